@@ -1,0 +1,54 @@
+// ESLint flat config for the mmviz UI (`npm run lint` = `eslint web`).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
+
+const nodeGlobals = Object.fromEntries(
+  ['process', 'console', 'URL', 'Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'navigator', 'document', 'window', 'location', 'history'].map(
+    (name) => [name, 'readonly'],
+  ),
+);
+
+/** Only web/src/engine/raw.ts may import the generated wasm package. */
+const wasmImportRule = [
+  'error',
+  {
+    patterns: [
+      {
+        group: ['**/wasm-pkg', '**/wasm-pkg/**', 'wasm-pkg', 'wasm-pkg/**'],
+        message: 'Only web/src/engine/raw.ts imports the wasm package; use the SimEngine interface (engine/engine.ts).',
+      },
+    ],
+  },
+];
+
+export default tseslint.config(
+  { ignores: ['web/dist/**', 'web/src/wasm-pkg/**', 'artifacts/**', 'target/**'] },
+  js.configs.recommended,
+  {
+    files: ['web/**/*.{ts,tsx}'],
+    extends: [...tseslint.configs.recommended],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.flat.recommended.rules,
+      'no-restricted-imports': wasmImportRule,
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+          message: 'Never interpret data as HTML.',
+        },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['web/src/engine/raw.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    files: ['web/e2e/**/*.mjs', 'eslint.config.js'],
+    languageOptions: { globals: nodeGlobals, sourceType: 'module' },
+  },
+);

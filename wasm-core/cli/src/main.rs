@@ -1,0 +1,293 @@
+//! `mmviz`: the engine headless. `run`, `compare`, `check`, `trace` and `bench`,
+//! per the CLI contract in DESIGN.md. Exit codes: 0 success, 1 a failed expectation,
+//! 2 bad input (with a one-line message naming the file, line and field).
+
+use clap::{Parser, Subcommand};
+use mmviz_engine::builtin;
+use mmviz_engine::counters::Counter;
+use mmviz_engine::patches::{ToggleSet, ToggleValue};
+use mmviz_engine::run::{self, RunResult};
+use mmviz_engine::scenario::{self, Scenario};
+use mmviz_engine::simulation::Simulation;
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "mmviz", version, about = "Step through what the Linux memory manager does on a NUMA machine")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scenario to the end and print its counters and metrics.
+    Run {
+        /// Scenario file, or the id of a built-in scenario.
+        scenario: String,
+        /// Set a toggle: ID=VALUE (repeatable).
+        #[arg(long = "set", value_name = "ID=VALUE")]
+        set: Vec<String>,
+        /// Override a scenario parameter: NAME=VALUE (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        param: Vec<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run once per value of a toggle (off, on / each enum value) and compare.
+    Compare {
+        /// Scenario file or built-in id.
+        scenario: String,
+        /// The toggle to vary.
+        #[arg(long)]
+        toggle: String,
+        /// Set other toggles: ID=VALUE (repeatable).
+        #[arg(long = "set", value_name = "ID=VALUE")]
+        set: Vec<String>,
+        /// Override a scenario parameter: NAME=VALUE (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        param: Vec<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the [[expect]] assertions of scenario files or folders (default: the built-ins).
+    Check {
+        /// Files, folders or built-in ids.
+        scenarios: Vec<String>,
+    },
+    /// Print every micro-step of a run with its narration.
+    Trace {
+        /// Scenario file or built-in id.
+        scenario: String,
+        /// Set a toggle: ID=VALUE (repeatable).
+        #[arg(long = "set", value_name = "ID=VALUE")]
+        set: Vec<String>,
+        /// Override a scenario parameter: NAME=VALUE (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        param: Vec<String>,
+    },
+    /// Measure engine speed: steps per second and wall time per scenario.
+    Bench {
+        /// Files, folders or built-in ids (default: the built-ins).
+        scenarios: Vec<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// A failure with its exit code.
+struct Fail(u8, String);
+
+fn bad(msg: impl Into<String>) -> Fail {
+    Fail(2, msg.into())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.cmd) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(code, msg)) => {
+            eprintln!("mmviz: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn dispatch(cmd: Cmd) -> Result<(), Fail> {
+    match cmd {
+        Cmd::Run { scenario, set, param, json } => {
+            let (name, s) = load(&scenario, &param)?;
+            let toggles = toggles(&set)?;
+            let r = run::run(&s, &toggles).map_err(|e| bad(format!("{name}: {e}")))?;
+            if json {
+                println!("{}", to_json(&run_json(&s, &r)));
+            } else {
+                print!("{}", run::compare_table(&s.id, &[("value".into(), &r)], &rows()));
+            }
+            Ok(())
+        }
+        Cmd::Compare { scenario, toggle, set, param, json } => {
+            let (name, s) = load(&scenario, &param)?;
+            let base = toggles(&set)?;
+            let runs = run::compare(&s, &base, &toggle).map_err(|e| bad(format!("{name}: {e}")))?;
+            if json {
+                let out = json!({
+                    "scenario": s.id,
+                    "toggle": toggle,
+                    "runs": runs.iter().map(|(_, r)| run_json(&s, r)).collect::<Vec<_>>(),
+                });
+                println!("{}", to_json(&out));
+            } else {
+                let cols: Vec<(String, &RunResult)> = runs.iter().map(|(v, r)| (format!("{toggle}={v}"), r)).collect();
+                print!("{}", run::compare_table(&s.id, &cols, &rows()));
+            }
+            Ok(())
+        }
+        Cmd::Check { scenarios } => check(&scenarios),
+        Cmd::Trace { scenario, set, param } => {
+            let (name, s) = load(&scenario, &param)?;
+            let sim = Simulation::from_scenario(s, &toggles(&set)?).map_err(|e| bad(format!("{name}: {e}")))?;
+            for e in sim.events(0, sim.total_steps()) {
+                let loc = if e.line.is_empty() { e.function.to_string() } else { format!("{}:{}", e.function, e.line) };
+                println!("{:>5} {:>9}ns cpu{:<2} {:<18} {:<28} {}", e.step, e.time_ns, e.cpu, e.kind.name(), loc, e.narration);
+            }
+            Ok(())
+        }
+        Cmd::Bench { scenarios, json } => bench(&scenarios, json),
+    }
+}
+
+fn to_json(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+fn rows() -> Vec<&'static str> {
+    Counter::ALL.iter().map(|c| c.name()).chain(["sim_time_ns", "accesses_per_ms", "steps"]).collect()
+}
+
+fn run_json(s: &Scenario, r: &RunResult) -> Value {
+    let toggles: Map<String, Value> = r
+        .toggles
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                ToggleValue::Bool(b) => Value::Bool(*b),
+                ToggleValue::Enum(e) => Value::String(e.clone()),
+            };
+            (k.to_string(), v)
+        })
+        .collect();
+    let counters: Map<String, Value> = r.counters.iter().map(|(c, v)| (c.name().to_string(), json!(v))).collect();
+    let metrics: Map<String, Value> = r.metrics.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+    json!({ "scenario": s.id, "toggles": toggles, "counters": counters, "metrics": metrics, "steps": r.steps })
+}
+
+fn toggles(set: &[String]) -> Result<ToggleSet, Fail> {
+    let mut t = ToggleSet::default();
+    for s in set {
+        let (id, v) = s.split_once('=').ok_or_else(|| bad(format!("--set `{s}`: expected ID=VALUE, e.g. numa_delay_map=off")))?;
+        t.set_text(id.trim(), v.trim()).map_err(|e| bad(format!("--set {s}: {e}")))?;
+    }
+    Ok(t)
+}
+
+fn params(param: &[String]) -> Result<Vec<(String, i64)>, Fail> {
+    param
+        .iter()
+        .map(|p| {
+            let (k, v) = p.split_once('=').ok_or_else(|| bad(format!("--param `{p}`: expected NAME=VALUE")))?;
+            let v: i64 = v.trim().parse().map_err(|_| bad(format!("--param {p}: `{}` is not a whole number", v.trim())))?;
+            Ok((k.trim().to_string(), v))
+        })
+        .collect()
+}
+
+/// Reads a scenario file (or a built-in id) and parses it with `--param` overrides.
+fn load(arg: &str, param: &[String]) -> Result<(String, Scenario), Fail> {
+    let (name, text) = read(arg)?;
+    let s = scenario::parse(&text, &params(param)?).map_err(|e| bad(format!("{name}: {e}")))?;
+    Ok((name, s))
+}
+
+fn read(arg: &str) -> Result<(String, String), Fail> {
+    let path = Path::new(arg);
+    if path.exists() {
+        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{arg}: cannot read: {e}")))?;
+        return Ok((arg.to_string(), text));
+    }
+    if let Some(b) = builtin::find(arg) {
+        return Ok((format!("builtin:{}", b.id), b.text.to_string()));
+    }
+    Err(bad(format!("{arg}: no such file, and no built-in scenario has that id (built-ins: {})", builtin::BUILTINS.iter().map(|b| b.id).collect::<Vec<_>>().join(", "))))
+}
+
+/// Expands folders to their `*.toml` files (sorted); no arguments means the built-ins.
+fn expand(args: &[String]) -> Result<Vec<String>, Fail> {
+    if args.is_empty() {
+        return Ok(builtin::BUILTINS.iter().map(|b| b.id.to_string()).collect());
+    }
+    let mut out = Vec::new();
+    for a in args {
+        let p = PathBuf::from(a);
+        if p.is_dir() {
+            let mut files: Vec<String> = std::fs::read_dir(&p)
+                .map_err(|e| bad(format!("{a}: cannot list: {e}")))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .map(|p| p.display().to_string())
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(bad(format!("{a}: no .toml scenario files in this folder")));
+            }
+            out.extend(files);
+        } else {
+            out.push(a.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn check(args: &[String]) -> Result<(), Fail> {
+    let mut failed = 0usize;
+    let mut passed = 0usize;
+    for a in expand(args)? {
+        let (name, s) = load(&a, &[])?;
+        let outcomes = run::check(&s).map_err(|e| bad(format!("{name}: {e}")))?;
+        if outcomes.is_empty() {
+            println!("{name}: no [[expect]] blocks");
+        }
+        for o in outcomes {
+            let e = &o.expect;
+            let set = if e.set.is_empty() { String::new() } else { format!(" [{}]", e.set.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")) };
+            let mut bounds = Vec::new();
+            if let Some(x) = e.eq {
+                bounds.push(format!("= {x}"));
+            }
+            if let Some(x) = e.min {
+                bounds.push(format!(">= {x}"));
+            }
+            if let Some(x) = e.max {
+                bounds.push(format!("<= {x}"));
+            }
+            println!("{} {name}:{} {}{set}: {:.4} (want {})", if o.ok { "ok  " } else { "FAIL" }, e.line, e.name, o.value, bounds.join(", "));
+            if o.ok {
+                passed += 1;
+            } else {
+                failed += 1;
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed > 0 {
+        return Err(Fail(1, format!("{failed} expectation(s) failed")));
+    }
+    Ok(())
+}
+
+fn bench(args: &[String], json_out: bool) -> Result<(), Fail> {
+    let mut rows = Vec::new();
+    for a in expand(args)? {
+        let (name, s) = load(&a, &[])?;
+        let t0 = Instant::now();
+        let r = run::run(&s, &ToggleSet::default()).map_err(|e| bad(format!("{name}: {e}")))?;
+        let wall = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let rec = Simulation::from_scenario(s.clone(), &ToggleSet::default()).map_err(|e| bad(format!("{name}: {e}")))?;
+        let wall_rec = t1.elapsed().as_secs_f64();
+        let steps_per_s = if wall > 0.0 { r.steps as f64 / wall } else { 0.0 };
+        rows.push(json!({ "scenario": s.id, "steps": r.steps, "wall_s": wall, "steps_per_s": steps_per_s, "recorded_wall_s": wall_rec, "recorded_steps": rec.total_steps() }));
+        if !json_out {
+            println!("{:<28} {:>10} steps  {:>9.4} s  {:>12.0} steps/s  (recorded: {:.4} s)", s.id, r.steps, wall, steps_per_s, wall_rec);
+        }
+    }
+    if json_out {
+        println!("{}", to_json(&Value::Array(rows)));
+    }
+    Ok(())
+}

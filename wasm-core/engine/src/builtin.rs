@@ -1,0 +1,25 @@
+//! The scenario registry: every file in `scenarios/`, built in. One list feeds the
+//! CLI, the tests, the UI picker and the end-to-end tests.
+
+/// A built-in scenario.
+#[derive(Clone, Copy, Debug)]
+pub struct Builtin {
+    /// Id (the file stem).
+    pub id: &'static str,
+    /// File name inside `scenarios/`.
+    pub file: &'static str,
+    /// The TOML text.
+    pub text: &'static str,
+}
+
+/// Every built-in scenario, teaching ones first.
+pub const BUILTINS: &[Builtin] = &[Builtin {
+    id: "numa-hint-fault-101",
+    file: "numa-hint-fault-101.toml",
+    text: include_str!("../../../scenarios/numa-hint-fault-101.toml"),
+}];
+
+/// Looks a built-in up by id.
+pub fn find(id: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|b| b.id == id)
+}

@@ -1,0 +1,2 @@
+//! `kernel/`.
+pub mod sched;

@@ -1,0 +1,2 @@
+//! `kernel/sched/`: the NUMA-balancing half of the scheduler.
+pub mod numa;

@@ -1,0 +1,6 @@
+//! `mm/`: the core memory-management paths, one module per kernel file.
+pub mod memory;
+pub mod mempolicy;
+pub mod migrate;
+pub mod mprotect;
+pub mod rmap;

@@ -1,0 +1,138 @@
+//! Headless runs: counters and metrics of one run, off/on comparisons, and
+//! `[[expect]]` checks. Used by the CLI and the tests.
+
+use crate::counters::{Counter, Counters};
+use crate::engine::Sim;
+use crate::patches::{self, ToggleSet, ToggleValue};
+use crate::scenario::{Expect, Scenario};
+use crate::simulation::Error;
+use std::collections::BTreeMap;
+
+/// The outcome of one counter-only run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    /// Toggles in effect.
+    pub toggles: ToggleSet,
+    /// Final counters.
+    pub counters: Counters,
+    /// Steps taken.
+    pub steps: u64,
+    /// Metrics (`sim_time_ns`, `accesses_per_ms`, ...).
+    pub metrics: BTreeMap<&'static str, f64>,
+}
+
+impl RunResult {
+    /// A counter or metric by name.
+    pub fn value(&self, name: &str) -> Option<f64> {
+        if let Some(c) = Counter::from_name(name) {
+            return Some(self.counters.get(c) as f64);
+        }
+        if name == "steps" {
+            return Some(self.steps as f64);
+        }
+        self.metrics.get(name).copied()
+    }
+}
+
+/// Runs `scenario` under `toggles` to the end, counters only.
+pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error> {
+    let mut sim = Sim::new(scenario, toggles, false);
+    sim.run_to_end().map_err(Error::Run)?;
+    let t = sim.now();
+    let acc = sim.st.counters.get(Counter::Accesses) as f64;
+    let mut metrics = BTreeMap::new();
+    metrics.insert("sim_time_ns", t as f64);
+    metrics.insert("accesses_per_ms", if t == 0 { 0.0 } else { acc / (t as f64 / 1e6) });
+    Ok(RunResult { toggles: sim.cfg.toggles.clone(), counters: sim.st.counters, steps: sim.st.step, metrics })
+}
+
+/// Runs once per value of toggle `id`, in declaration order.
+pub fn compare(scenario: &Scenario, base: &ToggleSet, id: &str) -> Result<Vec<(ToggleValue, RunResult)>, Error> {
+    let patch = patches::find(id).ok_or_else(|| Error::Toggle(format!("unknown toggle `{id}` (known toggles: {})", patches::known_ids())))?;
+    let mut out = Vec::new();
+    for v in patch.values() {
+        let mut t = base.clone();
+        t.set(id, v.clone()).map_err(Error::Toggle)?;
+        // An explicit compare value must win over the scenario's own default.
+        let mut s = scenario.clone();
+        s.toggles.retain(|(k, _)| k != id);
+        out.push((v, run(&s, &t)?));
+    }
+    Ok(out)
+}
+
+/// One checked expectation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExpectOutcome {
+    /// The expectation.
+    pub expect: Expect,
+    /// Measured value.
+    pub value: f64,
+    /// Whether it holds.
+    pub ok: bool,
+}
+
+/// Runs every `[[expect]]` of `scenario` (each distinct toggle set once).
+pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
+    let mut cache: Vec<(Vec<(String, ToggleValue)>, RunResult)> = Vec::new();
+    let mut out = Vec::new();
+    for e in &scenario.expects {
+        let result = match cache.iter().find(|(k, _)| *k == e.set) {
+            Some((_, r)) => r.clone(),
+            None => {
+                let mut t = ToggleSet::default();
+                let mut s = scenario.clone();
+                for (id, v) in &e.set {
+                    t.set(id, v.clone()).map_err(Error::Toggle)?;
+                    s.toggles.retain(|(k, _)| k != id);
+                }
+                let r = run(&s, &t)?;
+                cache.push((e.set.clone(), r.clone()));
+                r
+            }
+        };
+        let num = result.value(&e.counter).unwrap_or(f64::NAN);
+        let value = match &e.per {
+            Some(p) => {
+                let d = result.value(p).unwrap_or(f64::NAN);
+                if d == 0.0 { f64::NAN } else { num / d }
+            }
+            None => num,
+        };
+        let ok = !value.is_nan()
+            && e.eq.is_none_or(|x| (value - x).abs() <= 1e-9 * x.abs().max(1.0))
+            && e.min.is_none_or(|x| value >= x)
+            && e.max.is_none_or(|x| value <= x);
+        out.push(ExpectOutcome { expect: e.clone(), value, ok });
+    }
+    Ok(out)
+}
+
+/// A plain-text comparison table in the style of the seeds' tables: one column per
+/// run, absolute values, and the change against the first run in percent.
+pub fn compare_table(title: &str, runs: &[(String, &RunResult)], rows: &[&str]) -> String {
+    let name_w = rows.iter().map(|r| r.len()).max().unwrap_or(8).max(title.len().min(40));
+    let mut out = String::new();
+    out.push_str(&format!("{:<name_w$}", title));
+    for (label, _) in runs {
+        out.push_str(&format!("  {:>22}", label));
+    }
+    out.push('\n');
+    for row in rows {
+        let base = runs.first().and_then(|(_, r)| r.value(row));
+        out.push_str(&format!("{:<name_w$}", row));
+        for (i, (_, r)) in runs.iter().enumerate() {
+            let v = r.value(row).unwrap_or(f64::NAN);
+            let num = if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v:.2}") };
+            let cell = match (i, base) {
+                (0, _) => num,
+                (_, Some(b)) if b != 0.0 => format!("{num} ({:>+8.2}%)", (v - b) / b * 100.0),
+                (_, Some(_)) if v == 0.0 => format!("{num} ({:>+8.2}%)", 0.0),
+                _ => format!("{num} (     n/a)"),
+            };
+            out.push_str(&format!("  {:>22}", cell));
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,1130 @@
+//! Scenario files (format 1, TOML): parsing, `[params]` substitution and validation.
+//!
+//! The serde types below own the schema (documented field by field in
+//! `scenarios/README.md`). Every error names the line and the field it is about.
+
+use crate::patches::{self, ToggleValue};
+use crate::topology::{CpuId, Node, NodeId, Topology};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use toml::Spanned;
+
+/// A problem with a scenario or with the values given to run it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// 1-based line in the scenario text, when the problem has a place there.
+    pub line: Option<usize>,
+    /// Dotted field path, e.g. `process[0].thread[1].cpu`.
+    pub field: Option<String>,
+    /// What is wrong, for a person.
+    pub message: String,
+}
+
+impl ScenarioError {
+    fn at(text: &str, span: std::ops::Range<usize>, field: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { line: Some(line_of(text, span.start)), field: Some(field.into()), message: message.into() }
+    }
+
+    /// An error about a value given from outside the file (CLI, URL, UI).
+    pub fn input(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { line: None, field: Some(field.into()), message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.line, &self.field) {
+            (Some(l), Some(field)) => write!(f, "line {l}, field `{field}`: {}", self.message),
+            (Some(l), None) => write!(f, "line {l}: {}", self.message),
+            (None, Some(field)) => write!(f, "`{field}`: {}", self.message),
+            (None, None) => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// 1-based line number of byte `offset` in `text`.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes().iter().take(offset.min(text.len())).filter(|&&b| b == b'\n').count() + 1
+}
+
+/// A whole number, or `"$name"` referring to a `[params]` entry.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum NumOrParam {
+    /// A literal.
+    Int(i64),
+    /// A parameter reference, `"$name"`.
+    Param(String),
+}
+
+/// A number with its place in the file.
+pub type Num = Spanned<NumOrParam>;
+
+/// `[params.NAME]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamSpec {
+    /// Value when nothing overrides it.
+    pub default: Spanned<i64>,
+    /// Smallest allowed value.
+    pub min: i64,
+    /// Largest allowed value.
+    pub max: i64,
+    /// What the parameter means.
+    #[serde(default)]
+    pub description: String,
+}
+
+/// `[machine]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSpec {
+    /// `[[machine.node]]`, in node-id order.
+    pub node: Vec<NodeSpec>,
+    /// Distance matrix; default 10 on the diagonal and 20 elsewhere.
+    pub distance: Option<Spanned<Vec<Vec<u32>>>>,
+    /// TLB entries per CPU (default 64).
+    pub tlb_entries: Option<Num>,
+}
+
+/// `[[machine.node]]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// CPU ids on this node.
+    pub cpus: Spanned<Vec<i64>>,
+    /// Frames (4 KiB pages) of memory.
+    pub mem_pages: Num,
+    /// High watermark in pages (default: 1/64 of the node, at least 1).
+    pub high_wmark_pages: Option<Num>,
+}
+
+/// `[knobs]`: sysctl/debugfs-like settings.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnobsSpec {
+    /// `kernel.numa_balancing` (default true).
+    pub numa_balancing: Option<bool>,
+    /// x86 `tlb_single_page_flush_ceiling` (default 33).
+    pub tlb_single_page_flush_ceiling: Option<Num>,
+    /// Automatic scanning: `task_numa_work` every this many ms of task time (default: off, only `scan` ops).
+    pub scan_period_ms: Option<Num>,
+    /// Pages per automatic scan (default 65536 = 256 MiB).
+    pub scan_size_pages: Option<Num>,
+    /// Safety net: the run stops with an error after this many steps (default 5,000,000).
+    pub max_steps: Option<Num>,
+}
+
+/// `[costs]`: nanoseconds charged per micro-step; each has a documented default.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CostsSpec {
+    /// Overrides by name (see [`Costs`]).
+    #[serde(flatten)]
+    pub values: BTreeMap<String, Num>,
+}
+
+/// One operation in a thread's stream, as written: `op` names the kind and decides
+/// which other fields it takes (see `scenarios/README.md`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpSpec {
+    /// `access`, `touch`, `scan`, `sleep`, `compute` or `random`.
+    pub op: Spanned<String>,
+    /// VMA name (`access`, `touch`, `random`; optional for `scan`).
+    pub vma: Option<Spanned<String>>,
+    /// Page index inside the VMA (`access`).
+    pub page: Option<Num>,
+    /// Store instead of load (`access`, `touch`).
+    pub write: Option<Spanned<bool>>,
+    /// Repeat count (`access`, default 1).
+    pub repeat: Option<Num>,
+    /// Nanoseconds (`sleep`, `compute`).
+    pub ns: Option<Num>,
+    /// Number of accesses (`random`).
+    pub count: Option<Num>,
+    /// Percentage of stores (`random`, default 0).
+    pub write_percent: Option<Num>,
+}
+
+/// `[[process.vma]]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VmaSpec {
+    /// Name used by operations.
+    pub name: Spanned<String>,
+    /// `anon` or `file`.
+    #[serde(default = "default_kind")]
+    pub kind: Spanned<String>,
+    /// Length in pages.
+    pub pages: Num,
+    /// Populate every page on this node at start (default: not populated; first touch allocates).
+    pub node: Option<Num>,
+    /// File VMAs: filesystem (`btrfs` before v5.8, `xfs`, `ext4`), default `ext4`.
+    pub fs: Option<Spanned<String>>,
+    /// File VMAs: pages start dirty.
+    #[serde(default)]
+    pub dirty: bool,
+}
+
+fn default_kind() -> Spanned<String> {
+    Spanned::new(0..0, "anon".into())
+}
+
+/// `[[process.thread]]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadSpec {
+    /// CPU the thread is pinned to.
+    pub cpu: Num,
+    /// Operations, in order.
+    #[serde(default)]
+    pub ops: Vec<OpSpec>,
+}
+
+/// `[[process]]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessSpec {
+    /// Name (unique).
+    pub name: Spanned<String>,
+    /// VMAs.
+    #[serde(default)]
+    pub vma: Vec<VmaSpec>,
+    /// Threads.
+    #[serde(default)]
+    pub thread: Vec<ThreadSpec>,
+}
+
+/// `[[chapter]]`: where a lecture chapter starts.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChapterSpec {
+    /// Heading.
+    pub title: String,
+    /// What to say.
+    #[serde(default)]
+    pub narration: String,
+    /// Start at this workload operation: process name ...
+    pub process: Option<Spanned<String>>,
+    /// ... thread index (default 0) ...
+    pub thread: Option<Num>,
+    /// ... operation index.
+    pub op: Option<Num>,
+    /// Or start at the first event of this kind (e.g. `ipi_send`).
+    pub event: Option<Spanned<String>>,
+}
+
+/// `[[expect]]`: an assertion on a counter (or ratio of counters) after a run.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectSpec {
+    /// Label in reports.
+    pub name: Option<String>,
+    /// Toggles for this run (others: scenario defaults).
+    #[serde(default)]
+    pub set: BTreeMap<String, Spanned<toml::Value>>,
+    /// Counter (or metric) name.
+    pub counter: Spanned<String>,
+    /// Divide by this counter.
+    pub per: Option<Spanned<String>>,
+    /// Must equal.
+    pub eq: Option<f64>,
+    /// Must be at least.
+    pub min: Option<f64>,
+    /// Must be at most.
+    pub max: Option<f64>,
+}
+
+/// The file as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Must be 1.
+    pub format: Spanned<i64>,
+    /// Stable id (file stem).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Longer description.
+    #[serde(default)]
+    pub description: String,
+    /// RNG seed (default 1).
+    pub seed: Option<u64>,
+    /// The machine.
+    pub machine: MachineSpec,
+    /// Knobs.
+    #[serde(default)]
+    pub knobs: KnobsSpec,
+    /// Cost overrides.
+    #[serde(default)]
+    pub costs: CostsSpec,
+    /// Toggle defaults for this scenario.
+    #[serde(default)]
+    pub toggles: BTreeMap<String, Spanned<toml::Value>>,
+    /// Named numbers.
+    #[serde(default)]
+    pub params: BTreeMap<String, ParamSpec>,
+    /// Processes.
+    #[serde(default)]
+    pub process: Vec<ProcessSpec>,
+    /// Chapters.
+    #[serde(default)]
+    pub chapter: Vec<ChapterSpec>,
+    /// Assertions.
+    #[serde(default)]
+    pub expect: Vec<ExpectSpec>,
+}
+
+macro_rules! costs {
+    ($( $(#[doc = $doc:literal])* $field:ident = $default:expr, )*) => {
+        /// Simulated nanoseconds per micro-step. Defaults are calibration values in the ranges
+        /// of the behaviour notes (IPI 1-5 us, hint fault 1-2 us, 4 KiB copy 1-2 us, DRAM 90 ns
+        /// local / about 150 ns remote), not kernel facts; scenarios may override each.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct Costs { $( $(#[doc = $doc])* pub $field: u64, )* }
+
+        impl Default for Costs {
+            fn default() -> Self { Costs { $( $field: $default, )* } }
+        }
+
+        impl Costs {
+            /// Names of every cost, for validation messages and docs.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($field),)*];
+
+            fn set(&mut self, name: &str, v: u64) -> bool {
+                match name { $( stringify!($field) => { self.$field = v; true } )* _ => false }
+            }
+        }
+    };
+}
+
+costs! {
+    /// DRAM access on the local node.
+    dram_local_ns = 90,
+    /// DRAM access one hop away (distance 21); scaled linearly with distance.
+    dram_remote_ns = 150,
+    /// TLB miss: hardware page walk.
+    page_walk_ns = 30,
+    /// Exception entry and exit of a page fault.
+    fault_entry_ns = 600,
+    /// Taking or releasing a PTE lock.
+    ptl_ns = 20,
+    /// Writing one PTE.
+    pte_write_ns = 10,
+    /// Hint-fault bookkeeping (`numa_migrate_prep`, `task_numa_fault`).
+    numa_account_ns = 100,
+    /// `isolate_lru_page` under the LRU lock.
+    isolate_ns = 200,
+    /// Allocating the destination page.
+    alloc_page_ns = 250,
+    /// Copying one 4 KiB page.
+    copy_page_ns = 1500,
+    /// INVLPG of one page.
+    invlpg_ns = 100,
+    /// Full local flush (CR3 reload).
+    full_flush_ns = 200,
+    /// Sender-side cost of issuing IPIs.
+    ipi_send_ns = 1200,
+    /// Delivery latency of an IPI.
+    ipi_latency_ns = 800,
+    /// Receiver-side cost of one flush IPI.
+    ipi_handler_ns = 1000,
+    /// Per PTE examined by `change_pte_range`.
+    scan_pte_ns = 20,
+    /// Context switch / mm switch.
+    switch_ns = 500,
+}
+
+/// Knobs after validation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Knobs {
+    /// NUMA balancing on.
+    pub numa_balancing: bool,
+    /// Flush ceiling in pages.
+    pub tlb_single_page_flush_ceiling: u32,
+    /// Automatic scan period in ns (None: only explicit `scan` ops).
+    pub scan_period_ns: Option<u64>,
+    /// Pages per automatic scan.
+    pub scan_size_pages: u32,
+    /// Step limit.
+    pub max_steps: u64,
+}
+
+/// Kind of a VMA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VmaKind {
+    /// Anonymous memory.
+    Anon,
+    /// File-backed (shared) mapping.
+    File,
+}
+
+/// Filesystem of a file VMA: decides whether async migration can move a dirty page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fs {
+    /// btrfs before v5.8: no `migratepage`, `fallback_migrate_page` refuses dirty pages (-EBUSY).
+    BtrfsPre58,
+    /// XFS: `buffer_migrate_page` moves dirty pages.
+    Xfs,
+    /// ext4: like XFS.
+    Ext4,
+}
+
+/// A validated VMA.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VmaDef {
+    /// Name.
+    pub name: String,
+    /// Anon or file.
+    pub kind: VmaKind,
+    /// Pages.
+    pub pages: u32,
+    /// Populate on this node at start.
+    pub node: Option<NodeId>,
+    /// Filesystem (file VMAs).
+    pub fs: Fs,
+    /// File pages start dirty.
+    pub dirty: bool,
+}
+
+/// A validated operation; VMAs by index in the process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Access `page` of VMA `vma`, `repeat` times.
+    Access {
+        /// VMA index.
+        vma: u16,
+        /// Page index.
+        page: u32,
+        /// Store.
+        write: bool,
+        /// Times.
+        repeat: u32,
+    },
+    /// Every page of a VMA in order.
+    Touch {
+        /// VMA index.
+        vma: u16,
+        /// Store.
+        write: bool,
+    },
+    /// `task_numa_work` over one VMA or all.
+    Scan {
+        /// VMA index or all.
+        vma: Option<u16>,
+    },
+    /// Sleep.
+    Sleep {
+        /// Nanoseconds.
+        ns: u64,
+    },
+    /// Compute without memory accesses.
+    Compute {
+        /// Nanoseconds.
+        ns: u64,
+    },
+    /// Random accesses.
+    Random {
+        /// VMA index.
+        vma: u16,
+        /// Number.
+        count: u64,
+        /// Percent stores.
+        write_percent: u8,
+    },
+}
+
+/// A validated thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadDef {
+    /// Pinned CPU.
+    pub cpu: CpuId,
+    /// Operations.
+    pub ops: Vec<Op>,
+}
+
+/// A validated process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessDef {
+    /// Name.
+    pub name: String,
+    /// VMAs.
+    pub vmas: Vec<VmaDef>,
+    /// Threads.
+    pub threads: Vec<ThreadDef>,
+}
+
+/// Where a chapter starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChapterAnchor {
+    /// When thread `thread` of process `process` starts operation `op`.
+    Op {
+        /// Process index.
+        process: usize,
+        /// Thread index.
+        thread: usize,
+        /// Operation index.
+        op: usize,
+    },
+    /// At the first event of this kind.
+    Event(String),
+    /// At step 0.
+    Start,
+}
+
+/// A validated chapter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChapterDef {
+    /// Heading.
+    pub title: String,
+    /// Narration.
+    pub narration: String,
+    /// Anchor.
+    pub anchor: ChapterAnchor,
+}
+
+/// A validated expectation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expect {
+    /// Label.
+    pub name: String,
+    /// Toggle settings for the run.
+    pub set: Vec<(String, ToggleValue)>,
+    /// Counter or metric.
+    pub counter: String,
+    /// Divisor.
+    pub per: Option<String>,
+    /// Equality.
+    pub eq: Option<f64>,
+    /// Lower bound.
+    pub min: Option<f64>,
+    /// Upper bound.
+    pub max: Option<f64>,
+    /// Line in the file.
+    pub line: usize,
+}
+
+/// A parameter after overrides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Name.
+    pub name: String,
+    /// Value in effect.
+    pub value: i64,
+    /// Default.
+    pub default: i64,
+    /// Minimum.
+    pub min: i64,
+    /// Maximum.
+    pub max: i64,
+    /// Meaning.
+    pub description: String,
+}
+
+/// A scenario ready to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub description: String,
+    /// RNG seed.
+    pub seed: u64,
+    /// The machine.
+    pub topology: Topology,
+    /// Knobs.
+    pub knobs: Knobs,
+    /// Costs.
+    pub costs: Costs,
+    /// Toggle defaults declared by the scenario.
+    pub toggles: Vec<(String, ToggleValue)>,
+    /// Parameters with values in effect.
+    pub params: Vec<Param>,
+    /// Processes.
+    pub processes: Vec<ProcessDef>,
+    /// Chapters.
+    pub chapters: Vec<ChapterDef>,
+    /// Assertions.
+    pub expects: Vec<Expect>,
+}
+
+/// Names of metrics an `[[expect]]` may name besides counters.
+pub const METRICS: &[&str] = &["sim_time_ns", "steps", "accesses_per_ms"];
+
+/// Parses and validates scenario text, with `params` (name, value) overriding defaults.
+pub fn parse(text: &str, params: &[(String, i64)]) -> Result<Scenario, ScenarioError> {
+    let file: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
+    Resolver { text, file: &file, params: BTreeMap::new() }.resolve(params)
+}
+
+fn toml_error(text: &str, e: &toml::de::Error) -> ScenarioError {
+    let message = e.message().trim().to_string();
+    match e.span() {
+        Some(span) => {
+            let line = line_of(text, span.start);
+            ScenarioError { line: Some(line), field: field_at(text, line), message }
+        }
+        None => ScenarioError { line: None, field: None, message },
+    }
+}
+
+/// Best-effort dotted field name for a line: the enclosing table header plus the key.
+fn field_at(text: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let this = lines.get(line.checked_sub(1)?)?.trim();
+    let key = this.split_once('=').map(|(k, _)| k.trim().to_string());
+    let header = lines[..line.saturating_sub(1).min(lines.len())]
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| l.starts_with('['))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    match (header, key) {
+        (_, Some(k)) if this.starts_with('[') => Some(k),
+        (Some(h), Some(k)) => Some(format!("{h}.{k}")),
+        (None, Some(k)) => Some(k),
+        (Some(h), None) => Some(h),
+        (None, None) => None,
+    }
+}
+
+struct Resolver<'a> {
+    text: &'a str,
+    file: &'a ScenarioFile,
+    params: BTreeMap<String, i64>,
+}
+
+impl Resolver<'_> {
+    fn err(&self, span: std::ops::Range<usize>, field: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
+        ScenarioError::at(self.text, span, field, msg)
+    }
+
+    fn num(&self, n: &Num, field: &str, min: i64, max: i64) -> Result<i64, ScenarioError> {
+        let v = match n.get_ref() {
+            NumOrParam::Int(v) => *v,
+            NumOrParam::Param(s) => {
+                let name = s.strip_prefix('$').ok_or_else(|| {
+                    self.err(n.span(), field, format!("expected a number or \"$param\", found \"{s}\""))
+                })?;
+                *self.params.get(name).ok_or_else(|| {
+                    let known: Vec<&str> = self.params.keys().map(String::as_str).collect();
+                    self.err(
+                        n.span(),
+                        field,
+                        format!("unknown parameter `${name}` (declared: {})", if known.is_empty() { "none".into() } else { known.join(", ") }),
+                    )
+                })?
+            }
+        };
+        if v < min || v > max {
+            return Err(self.err(n.span(), field, format!("{v} is out of range {min}..={max}")));
+        }
+        Ok(v)
+    }
+
+    fn resolve(mut self, overrides: &[(String, i64)]) -> Result<Scenario, ScenarioError> {
+        let f = self.file;
+        if *f.format.get_ref() != 1 {
+            return Err(self.err(f.format.span(), "format", format!("unsupported format {} (this mmviz reads format 1)", f.format.get_ref())));
+        }
+        if f.id.is_empty() || !f.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return Err(ScenarioError { line: None, field: Some("id".into()), message: format!("id `{}` must be non-empty and use only letters, digits, `-` and `_`", f.id) });
+        }
+        // Parameters first: everything else may refer to them.
+        let mut params = Vec::new();
+        for (name, p) in &f.params {
+            let field = format!("params.{name}");
+            if p.min > p.max {
+                return Err(self.err(p.default.span(), &field, format!("min {} is above max {}", p.min, p.max)));
+            }
+            let d = *p.default.get_ref();
+            if d < p.min || d > p.max {
+                return Err(self.err(p.default.span(), format!("{field}.default"), format!("{d} is out of range {}..={}", p.min, p.max)));
+            }
+            params.push(Param { name: name.clone(), value: d, default: d, min: p.min, max: p.max, description: p.description.clone() });
+        }
+        for (name, v) in overrides {
+            let p = params.iter_mut().find(|p| &p.name == name).ok_or_else(|| {
+                let known: Vec<&str> = f.params.keys().map(String::as_str).collect();
+                ScenarioError::input(
+                    format!("param {name}"),
+                    format!("this scenario has no parameter `{name}` (it has: {})", if known.is_empty() { "none".into() } else { known.join(", ") }),
+                )
+            })?;
+            if *v < p.min || *v > p.max {
+                return Err(ScenarioError::input(format!("param {name}"), format!("{v} is out of range {}..={}", p.min, p.max)));
+            }
+            p.value = *v;
+        }
+        self.params = params.iter().map(|p| (p.name.clone(), p.value)).collect();
+
+        let topology = self.topology()?;
+        let knobs = self.knobs()?;
+        let mut costs = Costs::default();
+        for (name, n) in &f.costs.values {
+            let field = format!("costs.{name}");
+            let v = self.num(n, &field, 0, 1_000_000_000)?;
+            if !costs.set(name, v as u64) {
+                return Err(self.err(n.span(), field, format!("unknown cost `{name}` (known: {})", Costs::NAMES.join(", "))));
+            }
+        }
+        let mut toggles = Vec::new();
+        for (id, v) in &f.toggles {
+            toggles.push((id.clone(), self.toggle_value(id, v, &format!("toggles.{id}"))?));
+        }
+        let processes = self.processes(&topology)?;
+        let chapters = self.chapters(&processes)?;
+        let expects = self.expects()?;
+        Ok(Scenario {
+            id: f.id.clone(),
+            title: f.title.clone(),
+            description: f.description.clone(),
+            seed: f.seed.unwrap_or(1),
+            topology,
+            knobs,
+            costs,
+            toggles,
+            params,
+            processes,
+            chapters,
+            expects,
+        })
+    }
+
+    fn toggle_value(&self, id: &str, v: &Spanned<toml::Value>, field: &str) -> Result<ToggleValue, ScenarioError> {
+        let patch = patches::find(id)
+            .ok_or_else(|| self.err(v.span(), field, format!("unknown toggle `{id}` (known toggles: {})", patches::known_ids())))?;
+        let text = match v.get_ref() {
+            toml::Value::Boolean(b) => b.to_string(),
+            toml::Value::String(s) => s.clone(),
+            other => return Err(self.err(v.span(), field, format!("expected true/false or a value name, found {}", other.type_str()))),
+        };
+        patch.parse_value(&text).map_err(|m| self.err(v.span(), field, m))
+    }
+
+    fn topology(&self) -> Result<Topology, ScenarioError> {
+        let m = &self.file.machine;
+        if m.node.is_empty() || m.node.len() > 64 {
+            return Err(ScenarioError { line: None, field: Some("machine.node".into()), message: "a machine needs 1 to 64 nodes".into() });
+        }
+        let mut nodes = Vec::new();
+        let mut cpu_node: Vec<Option<NodeId>> = Vec::new();
+        let mut first_pfn = 0u32;
+        for (i, n) in m.node.iter().enumerate() {
+            let field = format!("machine.node[{i}]");
+            let pages = self.num(&n.mem_pages, &format!("{field}.mem_pages"), 1, 1 << 26)? as u32;
+            let wmark = match &n.high_wmark_pages {
+                Some(w) => self.num(w, &format!("{field}.high_wmark_pages"), 0, pages as i64)? as u32,
+                None => (pages / 64).max(1).min(pages),
+            };
+            let mut cpus = Vec::new();
+            for &c in n.cpus.get_ref() {
+                if !(0..1024).contains(&c) {
+                    return Err(self.err(n.cpus.span(), format!("{field}.cpus"), format!("CPU id {c} is out of range 0..=1023")));
+                }
+                let c = c as usize;
+                if cpu_node.len() <= c {
+                    cpu_node.resize(c + 1, None);
+                }
+                if let Some(other) = cpu_node[c] {
+                    return Err(self.err(n.cpus.span(), format!("{field}.cpus"), format!("CPU {c} is already on node {other}")));
+                }
+                cpu_node[c] = Some(i as NodeId);
+                cpus.push(c as CpuId);
+            }
+            if first_pfn.checked_add(pages).is_none_or(|t| t > 1 << 28) {
+                return Err(self.err(n.mem_pages.span(), format!("{field}.mem_pages"), "the machine has too much memory for the model (at most 2^28 pages)"));
+            }
+            nodes.push(Node { id: i as NodeId, cpus, mem_pages: pages, first_pfn, high_wmark: wmark });
+            first_pfn += pages;
+        }
+        let mut cpu_nodes = Vec::new();
+        for (c, n) in cpu_node.iter().enumerate() {
+            match n {
+                Some(n) => cpu_nodes.push(*n),
+                None => {
+                    return Err(ScenarioError {
+                        line: None,
+                        field: Some("machine.node.cpus".into()),
+                        message: format!("CPU ids must be 0..{} without gaps, but CPU {c} is on no node", cpu_node.len()),
+                    })
+                }
+            }
+        }
+        if cpu_nodes.is_empty() {
+            return Err(ScenarioError { line: None, field: Some("machine.node.cpus".into()), message: "the machine has no CPU".into() });
+        }
+        let nr = nodes.len();
+        let distance = match &m.distance {
+            None => (0..nr).map(|a| (0..nr).map(|b| if a == b { 10 } else { 20 }).collect()).collect(),
+            Some(d) => {
+                let rows = d.get_ref();
+                if rows.len() != nr || rows.iter().any(|r| r.len() != nr) {
+                    return Err(self.err(d.span(), "machine.distance", format!("expected a {nr}x{nr} matrix (one row and column per node)")));
+                }
+                for (a, row) in rows.iter().enumerate() {
+                    for (b, &v) in row.iter().enumerate() {
+                        if (a == b && v != 10) || (a != b && !(11..=254).contains(&v)) {
+                            return Err(self.err(d.span(), "machine.distance", format!("distance[{a}][{b}] = {v}: the diagonal must be 10 and other entries 11..=254")));
+                        }
+                    }
+                }
+                rows.clone()
+            }
+        };
+        let tlb_entries = match &m.tlb_entries {
+            Some(n) => self.num(n, "machine.tlb_entries", 1, 4096)? as u32,
+            None => 64,
+        };
+        Ok(Topology { nodes, distance, cpu_node: cpu_nodes, tlb_entries })
+    }
+
+    fn knobs(&self) -> Result<Knobs, ScenarioError> {
+        let k = &self.file.knobs;
+        Ok(Knobs {
+            numa_balancing: k.numa_balancing.unwrap_or(true),
+            tlb_single_page_flush_ceiling: match &k.tlb_single_page_flush_ceiling {
+                Some(n) => self.num(n, "knobs.tlb_single_page_flush_ceiling", 0, 1 << 20)? as u32,
+                None => 33,
+            },
+            scan_period_ns: match &k.scan_period_ms {
+                Some(n) => Some(self.num(n, "knobs.scan_period_ms", 1, 3_600_000)? as u64 * 1_000_000),
+                None => None,
+            },
+            scan_size_pages: match &k.scan_size_pages {
+                Some(n) => self.num(n, "knobs.scan_size_pages", 1, 1 << 28)? as u32,
+                None => 65536,
+            },
+            max_steps: match &k.max_steps {
+                Some(n) => self.num(n, "knobs.max_steps", 1, 1 << 40)? as u64,
+                None => 5_000_000,
+            },
+        })
+    }
+
+    fn processes(&self, topo: &Topology) -> Result<Vec<ProcessDef>, ScenarioError> {
+        let mut out: Vec<ProcessDef> = Vec::new();
+        if self.file.process.len() > 1000 {
+            return Err(ScenarioError { line: None, field: Some("process".into()), message: "at most 1000 processes".into() });
+        }
+        for (pi, p) in self.file.process.iter().enumerate() {
+            let pf = format!("process[{pi}]");
+            if out.iter().any(|o| &o.name == p.name.get_ref()) {
+                return Err(self.err(p.name.span(), format!("{pf}.name"), format!("process name `{}` is used twice", p.name.get_ref())));
+            }
+            let mut vmas: Vec<VmaDef> = Vec::new();
+            let mut total: u64 = 0;
+            for (vi, v) in p.vma.iter().enumerate() {
+                let vf = format!("{pf}.vma[{vi}]");
+                if vmas.iter().any(|o| &o.name == v.name.get_ref()) {
+                    return Err(self.err(v.name.span(), format!("{vf}.name"), format!("VMA name `{}` is used twice in this process", v.name.get_ref())));
+                }
+                let kind = match v.kind.get_ref().as_str() {
+                    "anon" => VmaKind::Anon,
+                    "file" => VmaKind::File,
+                    other => return Err(self.err(v.kind.span(), format!("{vf}.kind"), format!("expected `anon` or `file`, found `{other}`"))),
+                };
+                let pages = self.num(&v.pages, &format!("{vf}.pages"), 1, 1 << 26)? as u32;
+                total += u64::from(pages);
+                let node = match &v.node {
+                    Some(n) => Some(self.num(n, &format!("{vf}.node"), 0, topo.nodes.len() as i64 - 1)? as NodeId),
+                    None => None,
+                };
+                let fs = match &v.fs {
+                    None => Fs::Ext4,
+                    Some(s) => match s.get_ref().as_str() {
+                        "btrfs" => Fs::BtrfsPre58,
+                        "xfs" => Fs::Xfs,
+                        "ext4" => Fs::Ext4,
+                        other => return Err(self.err(s.span(), format!("{vf}.fs"), format!("expected `btrfs`, `xfs` or `ext4`, found `{other}`"))),
+                    },
+                };
+                if kind == VmaKind::Anon && (v.fs.is_some() || v.dirty) {
+                    return Err(self.err(v.name.span(), format!("{vf}"), "`fs` and `dirty` apply only to `kind = \"file\"` VMAs"));
+                }
+                vmas.push(VmaDef { name: v.name.get_ref().clone(), kind, pages, node, fs, dirty: v.dirty });
+            }
+            if total > 1 << 28 {
+                return Err(self.err(p.name.span(), format!("{pf}.vma"), "the VMAs are too large for the model (at most 2^28 pages per process)"));
+            }
+            let mut threads = Vec::new();
+            for (ti, t) in p.thread.iter().enumerate() {
+                let tf = format!("{pf}.thread[{ti}]");
+                let cpu = self.num(&t.cpu, &format!("{tf}.cpu"), 0, i64::MAX)?;
+                if cpu as usize >= topo.nr_cpus() {
+                    return Err(self.err(t.cpu.span(), format!("{tf}.cpu"), format!("CPU {cpu} does not exist (the machine has CPUs 0-{})", topo.nr_cpus() - 1)));
+                }
+                let mut ops = Vec::new();
+                for (oi, o) in t.ops.iter().enumerate() {
+                    ops.push(self.op(o, &vmas, &format!("{tf}.ops[{oi}]"))?);
+                }
+                threads.push(ThreadDef { cpu: cpu as CpuId, ops });
+            }
+            out.push(ProcessDef { name: p.name.get_ref().clone(), vmas, threads });
+        }
+        // One running thread per CPU: the model pins threads, it does not time-share.
+        let mut seen: BTreeMap<CpuId, String> = BTreeMap::new();
+        for (pi, p) in self.file.process.iter().enumerate() {
+            for (ti, t) in p.thread.iter().enumerate() {
+                let cpu = out[pi].threads[ti].cpu;
+                if let Some(other) = seen.insert(cpu, format!("{}/{ti}", p.name.get_ref())) {
+                    return Err(self.err(t.cpu.span(), format!("process[{pi}].thread[{ti}].cpu"), format!("CPU {cpu} already runs thread {other}; the model pins one thread per CPU")));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn vma_index(&self, name: &Spanned<String>, vmas: &[VmaDef], field: &str) -> Result<u16, ScenarioError> {
+        vmas.iter().position(|v| &v.name == name.get_ref()).map(|i| i as u16).ok_or_else(|| {
+            let known: Vec<&str> = vmas.iter().map(|v| v.name.as_str()).collect();
+            self.err(name.span(), field, format!("no VMA named `{}` in this process (it has: {})", name.get_ref(), if known.is_empty() { "none".into() } else { known.join(", ") }))
+        })
+    }
+
+    fn op(&self, o: &OpSpec, vmas: &[VmaDef], f: &str) -> Result<Op, ScenarioError> {
+        let kind = o.op.get_ref().as_str();
+        // Which fields each kind takes; anything else is a mistake worth naming.
+        let allowed: &[&str] = match kind {
+            "access" => &["vma", "page", "write", "repeat"],
+            "touch" => &["vma", "write"],
+            "scan" => &["vma"],
+            "sleep" | "compute" => &["ns"],
+            "random" => &["vma", "count", "write_percent"],
+            other => {
+                return Err(self.err(o.op.span(), format!("{f}.op"), format!("unknown operation `{other}` (known: access, touch, scan, sleep, compute, random)")));
+            }
+        };
+        let present = [
+            ("vma", o.vma.as_ref().map(|x| x.span())),
+            ("page", o.page.as_ref().map(|x| x.span())),
+            ("write", o.write.as_ref().map(|x| x.span())),
+            ("repeat", o.repeat.as_ref().map(|x| x.span())),
+            ("ns", o.ns.as_ref().map(|x| x.span())),
+            ("count", o.count.as_ref().map(|x| x.span())),
+            ("write_percent", o.write_percent.as_ref().map(|x| x.span())),
+        ];
+        for (name, span) in present {
+            if let Some(span) = span {
+                if !allowed.contains(&name) {
+                    return Err(self.err(span, format!("{f}.{name}"), format!("`{kind}` takes no `{name}` (it takes: {})", allowed.join(", "))));
+                }
+            }
+        }
+        let need = |field: &str| self.err(o.op.span(), format!("{f}.{field}"), format!("`{kind}` needs `{field}`"));
+        let vma = |s: &Self| -> Result<u16, ScenarioError> {
+            let v = o.vma.as_ref().ok_or_else(|| need("vma"))?;
+            s.vma_index(v, vmas, &format!("{f}.vma"))
+        };
+        let write = o.write.as_ref().is_some_and(|w| *w.get_ref());
+        Ok(match kind {
+            "access" => {
+                let vi = vma(self)?;
+                let max = vmas[vi as usize].pages as i64 - 1;
+                Op::Access {
+                    vma: vi,
+                    page: self.num(o.page.as_ref().ok_or_else(|| need("page"))?, &format!("{f}.page"), 0, max)? as u32,
+                    write,
+                    repeat: match &o.repeat {
+                        Some(r) => self.num(r, &format!("{f}.repeat"), 1, 1 << 32)? as u32,
+                        None => 1,
+                    },
+                }
+            }
+            "touch" => Op::Touch { vma: vma(self)?, write },
+            "scan" => Op::Scan {
+                vma: match &o.vma {
+                    Some(v) => Some(self.vma_index(v, vmas, &format!("{f}.vma"))?),
+                    None => None,
+                },
+            },
+            "sleep" => Op::Sleep { ns: self.num(o.ns.as_ref().ok_or_else(|| need("ns"))?, &format!("{f}.ns"), 0, 1 << 50)? as u64 },
+            "compute" => Op::Compute { ns: self.num(o.ns.as_ref().ok_or_else(|| need("ns"))?, &format!("{f}.ns"), 0, 1 << 50)? as u64 },
+            _ => Op::Random {
+                vma: vma(self)?,
+                count: self.num(o.count.as_ref().ok_or_else(|| need("count"))?, &format!("{f}.count"), 0, 1 << 40)? as u64,
+                write_percent: match &o.write_percent {
+                    Some(w) => self.num(w, &format!("{f}.write_percent"), 0, 100)? as u8,
+                    None => 0,
+                },
+            },
+        })
+    }
+
+    fn chapters(&self, processes: &[ProcessDef]) -> Result<Vec<ChapterDef>, ScenarioError> {
+        let mut out = Vec::new();
+        for (ci, c) in self.file.chapter.iter().enumerate() {
+            let f = format!("chapter[{ci}]");
+            let anchor = match (&c.process, &c.op, &c.event) {
+                (_, None, None) if c.process.is_none() => ChapterAnchor::Start,
+                (Some(p), Some(op), None) => {
+                    let pi = processes.iter().position(|x| &x.name == p.get_ref()).ok_or_else(|| {
+                        self.err(p.span(), format!("{f}.process"), format!("no process named `{}`", p.get_ref()))
+                    })?;
+                    let nthreads = processes[pi].threads.len() as i64;
+                    if nthreads == 0 {
+                        return Err(self.err(p.span(), format!("{f}.process"), "this process has no thread"));
+                    }
+                    let ti = match &c.thread {
+                        Some(t) => self.num(t, &format!("{f}.thread"), 0, nthreads - 1)? as usize,
+                        None => 0,
+                    };
+                    let nops = processes[pi].threads[ti].ops.len() as i64;
+                    let oi = self.num(op, &format!("{f}.op"), 0, (nops - 1).max(0))? as usize;
+                    ChapterAnchor::Op { process: pi, thread: ti, op: oi }
+                }
+                (None, None, Some(e)) => {
+                    if !crate::trace::EventKind::ALL.iter().any(|k| k.name() == e.get_ref()) {
+                        let known: Vec<&str> = crate::trace::EventKind::ALL.iter().map(|k| k.name()).collect();
+                        return Err(self.err(e.span(), format!("{f}.event"), format!("unknown event kind `{}` (known: {})", e.get_ref(), known.join(", "))));
+                    }
+                    ChapterAnchor::Event(e.get_ref().clone())
+                }
+                _ => {
+                    return Err(ScenarioError {
+                        line: None,
+                        field: Some(f),
+                        message: format!("chapter `{}` needs either `process` + `op` (+ `thread`), or `event`, or neither (start)", c.title),
+                    })
+                }
+            };
+            out.push(ChapterDef { title: c.title.clone(), narration: c.narration.clone(), anchor });
+        }
+        Ok(out)
+    }
+
+    fn expects(&self) -> Result<Vec<Expect>, ScenarioError> {
+        let mut out = Vec::new();
+        for (ei, e) in self.file.expect.iter().enumerate() {
+            let f = format!("expect[{ei}]");
+            let check_name = |n: &Spanned<String>, field: &str| -> Result<(), ScenarioError> {
+                if crate::counters::Counter::from_name(n.get_ref()).is_none() && !METRICS.contains(&n.get_ref().as_str()) {
+                    let known: Vec<&str> = crate::counters::Counter::ALL.iter().map(|c| c.name()).chain(METRICS.iter().copied()).collect();
+                    return Err(self.err(n.span(), field, format!("unknown counter `{}` (known: {})", n.get_ref(), known.join(", "))));
+                }
+                Ok(())
+            };
+            check_name(&e.counter, &format!("{f}.counter"))?;
+            if let Some(p) = &e.per {
+                check_name(p, &format!("{f}.per"))?;
+            }
+            if e.eq.is_none() && e.min.is_none() && e.max.is_none() {
+                return Err(self.err(e.counter.span(), f, "an expectation needs `eq`, `min` or `max`"));
+            }
+            let mut set = Vec::new();
+            for (id, v) in &e.set {
+                set.push((id.clone(), self.toggle_value(id, v, &format!("{f}.set.{id}"))?));
+            }
+            let line = line_of(self.text, e.counter.span().start);
+            let name = e.name.clone().unwrap_or_else(|| {
+                let per = e.per.as_ref().map(|p| format!(" per {}", p.get_ref())).unwrap_or_default();
+                format!("{}{per}", e.counter.get_ref())
+            });
+            out.push(Expect { name, set, counter: e.counter.get_ref().clone(), per: e.per.as_ref().map(|p| p.get_ref().clone()), eq: e.eq, min: e.min, max: e.max, line });
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINI: &str = r#"
+format = 1
+id = "mini"
+title = "Mini"
+
+[params.pages]
+default = 4
+min = 1
+max = 8
+
+[machine]
+tlb_entries = 8
+[[machine.node]]
+cpus = [0, 1]
+mem_pages = 16
+[[machine.node]]
+cpus = [2, 3]
+mem_pages = 16
+
+[[process]]
+name = "app"
+[[process.vma]]
+name = "heap"
+pages = "$pages"
+node = 0
+[[process.thread]]
+cpu = 2
+ops = [ { op = "touch", vma = "heap" }, { op = "scan" } ]
+"#;
+
+    #[test]
+    fn a_minimal_scenario_parses_with_defaults() {
+        let s = parse(MINI, &[]).unwrap();
+        assert_eq!(s.topology.nr_cpus(), 4);
+        assert_eq!(s.topology.distance[0][1], 20);
+        assert_eq!(s.processes[0].vmas[0].pages, 4);
+        assert_eq!(s.knobs.tlb_single_page_flush_ceiling, 33);
+    }
+
+    #[test]
+    fn a_param_override_replaces_the_default() {
+        let s = parse(MINI, &[("pages".into(), 8)]).unwrap();
+        assert_eq!(s.processes[0].vmas[0].pages, 8);
+    }
+
+    #[test]
+    fn an_out_of_range_param_override_is_rejected() {
+        let e = parse(MINI, &[("pages".into(), 9)]).unwrap_err();
+        assert!(e.to_string().contains("9 is out of range 1..=8"), "{e}");
+        let e = parse(MINI, &[("nope".into(), 1)]).unwrap_err();
+        assert!(e.to_string().contains("no parameter `nope`"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_cpu_names_its_line_and_field() {
+        let text = MINI.replace("cpu = 2", "cpu = 9");
+        let e = parse(&text, &[]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("process[0].thread[0].cpu"));
+        assert_eq!(e.line, Some(text.lines().position(|l| l.contains("cpu = 9")).unwrap() + 1));
+        assert!(e.message.contains("CPU 9 does not exist"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_field_names_its_line() {
+        let text = MINI.replace("tlb_entries = 8", "tlb_entires = 8");
+        let e = parse(&text, &[]).unwrap_err();
+        assert_eq!(e.line, Some(text.lines().position(|l| l.contains("tlb_entires")).unwrap() + 1));
+        assert!(e.message.contains("tlb_entires"), "{e}");
+        assert_eq!(e.field.as_deref(), Some("machine.tlb_entires"));
+    }
+
+    #[test]
+    fn malformed_toml_is_an_error_not_a_panic() {
+        for bad in ["", "format = ", "[[[", "format = 1\nid = 3", "\u{0}"] {
+            assert!(parse(bad, &[]).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_toggle_in_the_file_is_rejected() {
+        let text = format!("{MINI}\n[toggles]\nnuma_dealy_map = true\n").replace("[[process]]", "[toggles]\nnuma_dealy_map = true\n[[process]]");
+        let e = parse(&text, &[]).unwrap_err();
+        assert!(e.message.contains("unknown toggle") || e.message.contains("duplicate"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_param_reference_is_rejected() {
+        let text = MINI.replace("\"$pages\"", "\"$pagez\"");
+        let e = parse(&text, &[]).unwrap_err();
+        assert!(e.message.contains("unknown parameter `$pagez`"), "{e}");
+    }
+}

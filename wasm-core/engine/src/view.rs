@@ -1,0 +1,452 @@
+//! Serialisable views for the UI (camelCase, matching `web/src/engine/types.ts`).
+
+use crate::counters::Counter;
+use crate::engine::{Flow, Sim};
+use crate::patches::{Patch, ToggleValue};
+use crate::scenario::{Scenario, VmaKind};
+use crate::state::{pg, Wait, NO_MM};
+use crate::trace::{Event, EventKind};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A parameter.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParamView {
+    /// Name.
+    pub name: String,
+    /// In effect.
+    pub value: i64,
+    /// Default.
+    pub default: i64,
+    /// Minimum.
+    pub min: i64,
+    /// Maximum.
+    pub max: i64,
+    /// Meaning.
+    pub description: String,
+}
+
+/// A chapter resolved to a step.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ChapterView {
+    /// First step.
+    pub step: u64,
+    /// Heading.
+    pub title: String,
+    /// Narration.
+    pub narration: String,
+}
+
+/// A node.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeView {
+    /// Id.
+    pub id: u8,
+    /// CPUs.
+    pub cpus: Vec<u16>,
+    /// Frames.
+    pub mem_pages: u32,
+    /// First pfn.
+    pub first_pfn: u32,
+}
+
+/// The machine.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TopologyView {
+    /// Nodes.
+    pub nodes: Vec<NodeView>,
+    /// Distances.
+    pub distance: Vec<Vec<u32>>,
+    /// TLB entries per CPU.
+    pub tlb_entries: u32,
+}
+
+/// A thread.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThreadView {
+    /// Index in the process.
+    pub tid: u16,
+    /// CPU.
+    pub cpu: u16,
+}
+
+/// A VMA.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VmaView {
+    /// First vpn.
+    pub start_vpn: u32,
+    /// Pages.
+    pub pages: u32,
+    /// "anon" or "file".
+    pub kind: &'static str,
+    /// Name.
+    pub name: String,
+}
+
+/// A process.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProcessView {
+    /// Pid.
+    pub pid: u16,
+    /// Name.
+    pub name: String,
+    /// Threads.
+    pub threads: Vec<ThreadView>,
+    /// VMAs.
+    pub vmas: Vec<VmaView>,
+}
+
+/// Static facts of a loaded scenario.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryView {
+    /// Id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub description: String,
+    /// Seed.
+    pub seed: u64,
+    /// Toggles in effect.
+    pub toggles: BTreeMap<String, ToggleValue>,
+    /// Parameters.
+    pub params: Vec<ParamView>,
+    /// Chapters.
+    pub chapters: Vec<ChapterView>,
+    /// Steps in the run.
+    pub total_steps: u64,
+    /// Machine.
+    pub topology: TopologyView,
+    /// Processes.
+    pub processes: Vec<ProcessView>,
+    /// Counter names, display order.
+    pub counter_names: Vec<&'static str>,
+}
+
+/// Objects an event touched.
+#[derive(Clone, Debug, Serialize)]
+pub struct TouchedView {
+    /// `[pid, vpn]`.
+    pub ptes: Vec<(u16, u32)>,
+    /// Frames.
+    pub pfns: Vec<u32>,
+    /// CPUs.
+    pub cpus: Vec<u16>,
+}
+
+/// An event.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventView {
+    /// Step.
+    pub step: u64,
+    /// Time.
+    pub time_ns: u64,
+    /// CPU.
+    pub cpu: u16,
+    /// Kind.
+    pub kind: &'static str,
+    /// Function.
+    pub function: &'static str,
+    /// Line id.
+    pub line: &'static str,
+    /// Narration.
+    pub narration: String,
+    /// Touched objects.
+    pub touched: TouchedView,
+    /// Counter changes.
+    pub counter_deltas: BTreeMap<&'static str, i64>,
+}
+
+impl From<&Event> for EventView {
+    fn from(e: &Event) -> Self {
+        EventView {
+            step: e.step,
+            time_ns: e.time_ns,
+            cpu: e.cpu,
+            kind: e.kind.name(),
+            function: e.function,
+            line: e.line,
+            narration: e.narration.clone(),
+            touched: TouchedView { ptes: e.ptes.clone(), pfns: e.pfns.clone(), cpus: e.cpus.clone() },
+            counter_deltas: e.deltas.iter().map(|(c, d)| (c.name(), *d)).collect(),
+        }
+    }
+}
+
+/// A PTE.
+#[derive(Clone, Debug, Serialize)]
+pub struct PteView {
+    /// Pid.
+    pub pid: u16,
+    /// Virtual page.
+    pub vpn: u32,
+    /// Kind.
+    pub kind: &'static str,
+    /// Frame.
+    pub pfn: u32,
+    /// W.
+    pub write: bool,
+    /// D.
+    pub dirty: bool,
+    /// A.
+    pub accessed: bool,
+}
+
+/// A TLB entry.
+#[derive(Clone, Debug, Serialize)]
+pub struct TlbEntryView {
+    /// Pid.
+    pub pid: u16,
+    /// Virtual page.
+    pub vpn: u32,
+    /// Frame.
+    pub pfn: u32,
+    /// W.
+    pub write: bool,
+    /// D.
+    pub dirty: bool,
+}
+
+/// A CPU.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CpuView {
+    /// Id.
+    pub id: u16,
+    /// Node.
+    pub node: u8,
+    /// "pid/tid" running, or null.
+    pub task: Option<String>,
+    /// Loaded mm's pid.
+    pub loaded_mm: Option<u16>,
+    /// Lazy TLB.
+    pub lazy: bool,
+    /// TLB contents.
+    pub tlb: Vec<TlbEntryView>,
+    /// Function on top.
+    pub in_function: &'static str,
+    /// What it is doing.
+    pub state: String,
+}
+
+/// A frame.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameView {
+    /// Pfn.
+    pub pfn: u32,
+    /// Node.
+    pub node: u8,
+    /// "free" / "mapped" / "isolated" / "migrating".
+    pub state: &'static str,
+    /// `[pid, vpn]`.
+    pub mapped_by: Option<(u16, u32)>,
+    /// Locked.
+    pub locked: bool,
+    /// Dirty.
+    pub dirty: bool,
+}
+
+/// An IPI arrow.
+#[derive(Clone, Debug, Serialize)]
+pub struct IpiView {
+    /// Sender.
+    pub from: u16,
+    /// Receiver.
+    pub to: u16,
+    /// "sent" or "received".
+    pub phase: &'static str,
+}
+
+/// Code location.
+#[derive(Clone, Debug, Serialize)]
+pub struct CodeView {
+    /// Function.
+    pub function: &'static str,
+    /// Line id.
+    pub line: &'static str,
+}
+
+/// Everything the panels draw for one step.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameStateView {
+    /// Step.
+    pub step: u64,
+    /// Time.
+    pub time_ns: u64,
+    /// The event that produced this frame.
+    pub event: Option<EventView>,
+    /// CPUs.
+    pub cpus: Vec<CpuView>,
+    /// pid -> cpumask.
+    pub mm_cpumask: BTreeMap<String, Vec<u16>>,
+    /// PTEs.
+    pub ptes: Vec<PteView>,
+    /// Frames (only those of nodes, all of them; teaching scenarios are small).
+    pub frames: Vec<FrameView>,
+    /// IPIs.
+    pub ipis: Vec<IpiView>,
+    /// Counters.
+    pub counters: BTreeMap<&'static str, u64>,
+    /// Code location.
+    pub code: Option<CodeView>,
+}
+
+/// At most this many PTEs / frames go into one frame view; larger views need typed arrays.
+pub const VIEW_LIMIT: usize = 16_384;
+
+impl SummaryView {
+    /// Builds the summary.
+    pub fn new(s: &Scenario, sim: &Sim, chapters: Vec<ChapterView>, total_steps: u64) -> Self {
+        SummaryView {
+            id: s.id.clone(),
+            title: s.title.clone(),
+            description: s.description.clone(),
+            seed: s.seed,
+            toggles: sim.cfg.toggles.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            params: s.params.iter().map(|p| ParamView { name: p.name.clone(), value: p.value, default: p.default, min: p.min, max: p.max, description: p.description.clone() }).collect(),
+            chapters,
+            total_steps,
+            topology: TopologyView {
+                nodes: s.topology.nodes.iter().map(|n| NodeView { id: n.id, cpus: n.cpus.clone(), mem_pages: n.mem_pages, first_pfn: n.first_pfn }).collect(),
+                distance: s.topology.distance.clone(),
+                tlb_entries: s.topology.tlb_entries,
+            },
+            processes: s
+                .processes
+                .iter()
+                .enumerate()
+                .map(|(pi, p)| ProcessView {
+                    pid: pi as u16 + 1,
+                    name: p.name.clone(),
+                    threads: p.threads.iter().enumerate().map(|(ti, t)| ThreadView { tid: ti as u16, cpu: t.cpu }).collect(),
+                    vmas: p
+                        .vmas
+                        .iter()
+                        .zip(&sim.st.mms[pi].vmas)
+                        .map(|(d, v)| VmaView { start_vpn: v.start, pages: d.pages, kind: if d.kind == VmaKind::File { "file" } else { "anon" }, name: d.name.clone() })
+                        .collect(),
+                })
+                .collect(),
+            counter_names: Counter::ALL.iter().map(|c| c.name()).collect(),
+        }
+    }
+}
+
+/// Builds the frame view of `sim`'s current state; `event` produced it.
+pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
+    let st = &sim.st;
+    let cpus = st
+        .cpus
+        .iter()
+        .map(|c| {
+            let in_function = match (&c.flush, &c.flow) {
+                (Some(_), _) => "flush_tlb_mm_range",
+                (_, Flow::Fault(_)) => "handle_mm_fault",
+                (_, Flow::Scan(_)) => "task_numa_work",
+                _ => "",
+            };
+            let state = match c.wait {
+                Wait::Acks { pending, .. } => format!("waiting for {pending} IPI ack(s)"),
+                Wait::Ptl { .. } => "spinning on a PTE lock".into(),
+                Wait::PageLock(pfn) => format!("waiting for pfn {pfn} (migration)"),
+                Wait::Sleep(_) => "sleeping (lazy TLB)".into(),
+                Wait::Compute(_) => "running user code".into(),
+                Wait::None => match (&c.flow, c.running) {
+                    (Flow::Done, _) if c.task.is_some() => "idle (thread exited)".into(),
+                    (Flow::Done, _) => "idle".into(),
+                    (Flow::Fault(_), _) => "in a page fault".into(),
+                    (Flow::Scan(_), _) => "NUMA scanning".into(),
+                    _ => "running".into(),
+                },
+            };
+            CpuView {
+                id: c.id,
+                node: c.node,
+                task: c.task.filter(|_| c.running).map(|t| {
+                    let t = &st.tasks[t as usize];
+                    format!("{}/{}", st.mms[t.mm as usize].pid, t.tid)
+                }),
+                loaded_mm: c.loaded_mm.map(|m| st.mms[m as usize].pid),
+                lazy: c.lazy,
+                tlb: c.tlb.entries().iter().map(|e| TlbEntryView { pid: st.mms[e.mm as usize].pid, vpn: e.vpn, pfn: e.pfn, write: e.write, dirty: e.dirty }).collect(),
+                in_function,
+                state,
+            }
+        })
+        .collect();
+    let mut ptes = Vec::new();
+    'outer: for m in &st.mms {
+        for v in &m.vmas {
+            for (i, p) in v.ptes.iter().enumerate() {
+                if ptes.len() >= VIEW_LIMIT {
+                    break 'outer;
+                }
+                ptes.push(PteView { pid: m.pid, vpn: v.start + i as u32, kind: p.kind_name(), pfn: p.pfn(), write: p.write(), dirty: p.dirty(), accessed: p.accessed() });
+            }
+        }
+    }
+    let frames = st
+        .pages
+        .iter()
+        .enumerate()
+        .take(VIEW_LIMIT)
+        .map(|(pfn, p)| FrameView {
+            pfn: pfn as u32,
+            node: p.nid,
+            state: if p.has(pg::FREE) {
+                "free"
+            } else if p.has(pg::MIGRATE_DST) {
+                "migrating"
+            } else if p.has(pg::ISOLATED) {
+                "isolated"
+            } else {
+                "mapped"
+            },
+            mapped_by: (p.map_mm != NO_MM).then(|| (st.mms[p.map_mm as usize].pid, p.map_vpn)),
+            locked: p.has(pg::LOCKED),
+            dirty: p.has(pg::DIRTY),
+        })
+        .collect();
+    let ipis = match event {
+        Some(e) if e.kind == EventKind::IpiSend => e.cpus.iter().map(|&to| IpiView { from: e.cpu, to, phase: "sent" }).collect(),
+        Some(e) if e.kind == EventKind::IpiRecv => e.cpus.iter().map(|&from| IpiView { from, to: e.cpu, phase: "received" }).collect(),
+        _ => Vec::new(),
+    };
+    FrameStateView {
+        step: st.step,
+        time_ns: event.map_or(0, |e| e.time_ns),
+        event: event.map(EventView::from),
+        cpus,
+        mm_cpumask: st.mms.iter().map(|m| (m.pid.to_string(), m.cpumask.iter().collect())).collect(),
+        ptes,
+        frames,
+        ipis,
+        counters: st.counters.iter().map(|(c, v)| (c.name(), v)).collect(),
+        code: event.filter(|e| !e.function.is_empty()).map(|e| CodeView { function: e.function, line: e.line }),
+    }
+}
+
+/// The registry as the UI sees it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PatchView {
+    /// Entry.
+    #[serde(flatten)]
+    pub patch: &'static Patch,
+    /// Values.
+    pub values: Vec<ToggleValue>,
+    /// Default.
+    pub default: ToggleValue,
+}
+
+/// Every registry entry.
+pub fn patch_views() -> Vec<PatchView> {
+    crate::patches::REGISTRY.iter().map(|p| PatchView { patch: p, values: p.values(), default: p.default_value() }).collect()
+}

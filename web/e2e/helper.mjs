@@ -1,0 +1,151 @@
+// Page object for the mmviz lab: everything is found by role and accessible name.
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** Where screenshots go (git-ignored). */
+export const SCREENSHOT_DIR = join(here, '..', '..', 'artifacts', 'screenshots');
+
+/** Drives one page of the app. */
+export class Lab {
+  /** @param {import('playwright-core').Page} page @param {string} baseUrl URL of index.html (may carry a ?query) */
+  constructor(page, baseUrl) {
+    this.page = page;
+    this.baseUrl = baseUrl;
+  }
+
+  /** Loads the app with an optional fragment (without '#') and waits for a scenario; selects `scenarioId` if given. */
+  async openScenario(scenarioId, fragment = '') {
+    await this.page.goto('about:blank');
+    await this.page.goto(fragment ? `${this.baseUrl}#${fragment}` : this.baseUrl);
+    await this.readout().waitFor({ state: 'visible', timeout: 30_000 });
+    if (scenarioId) {
+      const picker = this.page.getByRole('combobox', { name: 'Scenario' });
+      if ((await picker.inputValue()) !== scenarioId) {
+        await picker.selectOption(scenarioId);
+        await this.waitForStep(0);
+      }
+    }
+  }
+
+  /** Loads an exact link (fresh document load). */
+  async openLink(link) {
+    await this.page.goto('about:blank');
+    await this.page.goto(link);
+    await this.readout().waitFor({ state: 'visible', timeout: 30_000 });
+  }
+
+  /** The "step N / total" readout. */
+  readout() {
+    return this.page.getByRole('status', { name: 'Step readout' }).or(this.page.locator('output[aria-label="Step readout"]')).first();
+  }
+
+  /** Reads { step, total } from the readout. */
+  async readStep() {
+    const text = (await this.readout().textContent()) ?? '';
+    const m = /step\s+(\d+)\s*\/\s*(\d+)/.exec(text);
+    if (!m) throw new Error(`unexpected readout "${text}"`);
+    return { step: Number(m[1]), total: Number(m[2]) };
+  }
+
+  /** Waits until the readout shows `step`. */
+  async waitForStep(step) {
+    await this.page.waitForFunction(
+      (n) => new RegExp(`step\\s+${n}\\s*/`).test(document.querySelector('output[aria-label="Step readout"]')?.textContent ?? ''),
+      step,
+      { timeout: 10_000 },
+    );
+  }
+
+  /** Clicks "Step forward". */
+  async stepForward() {
+    const { step } = await this.readStep();
+    await this.page.getByRole('button', { name: 'Step forward', exact: true }).click();
+    await this.waitForStep(step + 1);
+  }
+
+  /** Clicks "Step back". */
+  async stepBack() {
+    const { step } = await this.readStep();
+    await this.page.getByRole('button', { name: 'Step back', exact: true }).click();
+    await this.waitForStep(Math.max(0, step - 1));
+  }
+
+  /** Clicks "Last step" and returns the step. */
+  async lastStep() {
+    await this.page.getByRole('button', { name: 'Last step', exact: true }).click().catch(() => {});
+    const { total } = await this.readStep();
+    await this.waitForStep(total);
+    return total;
+  }
+
+  /** Moves the "Step" scrubber to `step`. */
+  async stepTo(step) {
+    const slider = this.page.getByRole('slider', { name: 'Step' });
+    await slider.evaluate((el, value) => {
+      const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
+      setter?.call(el, String(value));
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    }, step);
+    await this.waitForStep(step);
+  }
+
+  /** The switch of a patch, by its title. */
+  toggleSwitch(title) {
+    return this.page.getByRole('switch', { name: title, exact: true });
+  }
+
+  /** Sets a bool patch toggle (by title) to `on`, waiting for the rebuild. */
+  async toggle(title, on) {
+    const sw = this.toggleSwitch(title);
+    if ((await sw.isChecked()) !== on) {
+      await sw.click();
+      await this.page.waitForFunction(
+        ([t, v]) => {
+          const el = [...document.querySelectorAll('input[role="switch"]')].find((e) => e.labels?.[0]?.textContent?.includes(t));
+          return el && el.checked === v;
+        },
+        [title, on],
+      );
+    }
+  }
+
+  /** Reads a counter's value from the counters table. */
+  async readCounter(name) {
+    const row = this.page.getByRole('row').filter({ has: this.page.getByRole('rowheader', { name, exact: true }) });
+    const cell = row.getByRole('cell').first();
+    const text = (await cell.textContent()) ?? '';
+    return Number(text.replace(/\(was.*$/, '').replace(/[^\d-]/g, ''));
+  }
+
+  /** All counters as { name: value }. */
+  async readCounters() {
+    const names = await this.page.getByRole('rowheader').allTextContents();
+    const out = {};
+    for (const n of names) out[n.trim()] = await this.readCounter(n.trim());
+    return out;
+  }
+
+  /** Clicks "Copy link" and returns the link (from the clipboard when readable, else the address). */
+  async copyLink() {
+    await this.page.getByRole('button', { name: 'Copy link' }).click();
+    await this.page.getByText(/Link copied|Copy failed/).waitFor({ timeout: 5_000 }).catch(() => {});
+    const fromClipboard = await this.page.evaluate(() => navigator.clipboard.readText()).catch(() => '');
+    return fromClipboard || this.page.url();
+  }
+
+  /** Texts of the visible alerts. */
+  async alerts() {
+    return this.page.getByRole('alert').allTextContents();
+  }
+
+  /** Saves a screenshot as artifacts/screenshots/<name>.png; returns the path. */
+  async screenshot(name, options = {}) {
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    const path = join(SCREENSHOT_DIR, `${name}.png`);
+    await this.page.screenshot({ path, ...options });
+    return path;
+  }
+}

@@ -1,0 +1,214 @@
+// End-to-end tests of the built site (web/dist) in headless Chromium.
+// Run `npx vite build --config web/vite.config.ts` (or `npm run build`) first.
+//
+// Dev-only knobs: MMVIZ_E2E_URL=<url> tests a running server instead of web/dist,
+// MMVIZ_E2E_SCENARIO=<id> changes the default scenario id expected.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { Lab } from './helper.mjs';
+import { startStaticServer } from './server.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const distDir = join(here, '..', 'dist');
+const SCENARIO = process.env.MMVIZ_E2E_SCENARIO ?? 'numa-hint-fault-101';
+const DELAY_MAP_TITLE = 'NUMA balancing: reduce TLB flush via delaying mapping on hint page fault';
+
+let server = null;
+let context;
+let userDataDir;
+let baseUrl;
+const pageErrors = [];
+
+/** A fresh page (and Lab) for one test; fails the test on dialogs. */
+async function newLab() {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('dialog', (d) => {
+    pageErrors.push(`unexpected dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  return new Lab(page, baseUrl);
+}
+
+before(async () => {
+  if (process.env.MMVIZ_E2E_URL) {
+    baseUrl = process.env.MMVIZ_E2E_URL;
+  } else {
+    if (!existsSync(join(distDir, 'index.html'))) {
+      throw new Error('web/dist is not built: run `npx vite build --config web/vite.config.ts` (or `npm run build`) first');
+    }
+    server = await startStaticServer(distDir);
+    baseUrl = server.url;
+  }
+  userDataDir = mkdtempSync(join(tmpdir(), 'mmviz-e2e-'));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    viewport: { width: 1440, height: 900 },
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(baseUrl).origin });
+  for (const p of context.pages()) await p.close();
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+});
+
+describe('mmviz lab', () => {
+  it('opens the default scenario and steps forward and back', async () => {
+    const lab = await newLab();
+    await lab.openScenario();
+    assert.equal(await lab.page.getByRole('combobox', { name: 'Scenario' }).inputValue(), SCENARIO);
+    assert.equal((await lab.readStep()).step, 0);
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.screenshot('01-open');
+    for (let i = 0; i < 10; i++) await lab.stepForward();
+    await lab.stepBack();
+    assert.equal((await lab.readStep()).step, 9);
+    assert.match(await lab.readout().textContent(), /^step 9 \/ \d+$/);
+    await lab.page.waitForFunction(() => /[#&]step=9(&|$)/.test(location.hash));
+    await lab.screenshot('02-step-9');
+    await lab.page.close();
+  });
+
+  it('numa_delay_map lowers remote TLB flushes at the last step', async () => {
+    const lab = await newLab();
+    await lab.openScenario(SCENARIO);
+    await lab.toggle(DELAY_MAP_TITLE, false);
+    await lab.lastStep();
+    const off = await lab.readCounter('nr_tlb_remote_flush_received');
+    await lab.screenshot('03-last-step-off');
+    await lab.toggle(DELAY_MAP_TITLE, true);
+    assert.equal(await lab.toggleSwitch(DELAY_MAP_TITLE).isChecked(), true);
+    await lab.lastStep();
+    const on = await lab.readCounter('nr_tlb_remote_flush_received');
+    await lab.screenshot('04-last-step-on');
+    assert.ok(on < off, `nr_tlb_remote_flush_received with the patch (${on}) should be lower than without (${off})`);
+    await lab.page.close();
+  });
+
+  it('a link restores the same step, toggle and counters after reload', async () => {
+    const lab = await newLab();
+    await lab.openScenario(SCENARIO);
+    await lab.toggle(DELAY_MAP_TITLE, true);
+    await lab.stepTo(12);
+    const counters = await lab.readCounters();
+    const link = await lab.copyLink();
+    assert.match(link, /#v=1&/);
+    assert.match(link, /t\.numa_delay_map=true/);
+    await lab.page.reload();
+    await lab.readout().waitFor();
+    await lab.waitForStep(12);
+    assert.equal(await lab.toggleSwitch(DELAY_MAP_TITLE).isChecked(), true);
+    assert.deepEqual(await lab.readCounters(), counters);
+    await lab.openLink(link);
+    await lab.waitForStep(12);
+    assert.equal(await lab.toggleSwitch(DELAY_MAP_TITLE).isChecked(), true);
+    assert.deepEqual(await lab.readCounters(), counters);
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  it('a garbled link shows an alert and the app still steps', async () => {
+    const lab = await newLab();
+    await lab.openScenario(undefined, 'v=1&s=%%%garbage');
+    const alerts = await lab.alerts();
+    assert.equal(alerts.length, 1);
+    assert.match(alerts[0], /This link could not be read: /);
+    await lab.screenshot('05-garbled-link');
+    await lab.stepForward();
+    assert.equal((await lab.readStep()).step, 1);
+    await lab.page.getByRole('button', { name: /^Dismiss/ }).click();
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  it('a hostile link is shown as text, never run', async () => {
+    const lab = await newLab();
+    await lab.openScenario(undefined, 'v=1&sc=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&step=%3Cscript%3Ealert(2)%3C/script%3E');
+    const alerts = await lab.alerts();
+    assert.match(alerts.join('\n'), /This link could not be read: /);
+    assert.equal(await lab.page.locator('img[src="x"], main script').count(), 0);
+    await lab.stepForward();
+    await lab.page.close();
+  });
+
+  it('a step beyond the end clamps with an alert', async () => {
+    const lab = await newLab();
+    await lab.openScenario(undefined, `v=1&sc=${SCENARIO}&step=9999`);
+    const { step, total } = await lab.readStep();
+    assert.equal(step, total);
+    const alerts = await lab.alerts();
+    assert.ok(
+      alerts.some((a) => a.includes(`step 9999 is beyond the end of this scenario (${total} steps); showing the last step`)),
+      `alerts were: ${JSON.stringify(alerts)}`,
+    );
+    await lab.screenshot('06-step-beyond-end');
+    await lab.page.close();
+  });
+
+  it('keyboard: arrows, Home, End; not while typing', async () => {
+    const lab = await newLab();
+    await lab.openScenario(SCENARIO);
+    await lab.page.locator('body').click({ position: { x: 5, y: 5 } });
+    const { total } = await lab.readStep();
+    await lab.page.keyboard.press('ArrowRight');
+    await lab.page.keyboard.press('ArrowRight');
+    await lab.page.keyboard.press('ArrowRight');
+    await lab.waitForStep(3);
+    await lab.page.keyboard.press('ArrowLeft');
+    await lab.waitForStep(2);
+    await lab.page.keyboard.press('End');
+    await lab.waitForStep(total);
+    await lab.page.keyboard.press('Home');
+    await lab.waitForStep(0);
+    const param = lab.page.getByRole('spinbutton').first();
+    if ((await param.count()) > 0) {
+      await param.focus();
+      await lab.page.keyboard.press('ArrowRight');
+      await lab.page.keyboard.press('End');
+      assert.equal((await lab.readStep()).step, 0);
+    }
+    await lab.page.close();
+  });
+
+  it('patch card, code diff and layouts at 1280×800 and 1920×1080', async () => {
+    const lab = await newLab();
+    await lab.openScenario(SCENARIO);
+    await lab.page.getByRole('button', { name: `About the patch: ${DELAY_MAP_TITLE}` }).click();
+    const card = lab.page.getByRole('complementary', { name: `Patch: ${DELAY_MAP_TITLE}` });
+    await card.waitFor();
+    await lab.screenshot('07-patch-card');
+    await lab.page.keyboard.press('Escape');
+    await card.waitFor({ state: 'detached' });
+    // Find a step in a function with a before/after listing and open the diff.
+    const { total } = await lab.readStep();
+    let found = false;
+    for (let s = 1; s <= total && !found; s++) {
+      await lab.stepTo(s);
+      const diffButton = lab.page.getByRole('button', { name: 'Compare before/after' });
+      if ((await diffButton.count()) > 0) {
+        await diffButton.click();
+        found = true;
+      }
+    }
+    if (found) await lab.screenshot('08-code-diff');
+    await lab.page.setViewportSize({ width: 1280, height: 800 });
+    await lab.screenshot('09-1280x800');
+    await lab.page.setViewportSize({ width: 1920, height: 1080 });
+    await lab.screenshot('10-1920x1080');
+    await lab.page.close();
+  });
+
+  it('raised no page errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});

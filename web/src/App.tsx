@@ -1,0 +1,77 @@
+// The lab layout. Each panel reads what it needs from the store itself.
+import { useEffect } from 'react';
+import styles from './App.module.css';
+import { errorMessage } from './engine/engine';
+import { loadAppEngine } from './engine/loadEngine';
+import { CodePane } from './panels/CodePane';
+import { CountersTable } from './panels/CountersTable';
+import { ErrorBanner } from './panels/ErrorBanner';
+import { Header } from './panels/Header';
+import { MachineView } from './panels/MachineView';
+import { Narration } from './panels/Narration';
+import { PageTableView } from './panels/PageTableView';
+import { ChapterList } from './panels/ChapterList';
+import { useUrlSync } from './share/useUrlSync';
+import { useAppStore, useAppStoreApi } from './store/context';
+import { Transport } from './timeline/Transport';
+import { useKeyboard } from './timeline/useKeyboard';
+import { usePlayback } from './timeline/usePlayback';
+
+/** Loads the engine once and boots the store from the URL. */
+function useEngineBoot(): void {
+  const store = useAppStoreApi();
+  useEffect(() => {
+    let cancelled = false;
+    if (store.getState().engine) return;
+    loadAppEngine().then(
+      (engine) => {
+        if (!cancelled && !store.getState().engine) store.getState().boot(engine, window.location.hash);
+      },
+      (err: unknown) => {
+        if (!cancelled) store.getState().report(`The simulation engine could not be loaded: ${errorMessage(err)}`);
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [store]);
+}
+
+/** The whole lab. */
+export function App() {
+  useEngineBoot();
+  useUrlSync();
+  useKeyboard();
+  usePlayback();
+  const ready = useAppStore((s) => s.summary !== null);
+  const engineLoaded = useAppStore((s) => s.engine !== null);
+  return (
+    <div className={styles.app}>
+      <Header />
+      <ErrorBanner />
+      {ready ? (
+        <>
+          <section className={styles.stage} aria-label="Current step">
+            <Narration />
+            <Transport />
+          </section>
+          <main className={styles.main}>
+            <div className={styles.left}>
+              <MachineView />
+              <PageTableView />
+            </div>
+            <div className={styles.right}>
+              <CodePane />
+              <CountersTable />
+              <ChapterList />
+            </div>
+          </main>
+        </>
+      ) : (
+        <p className={styles.loading} role="status">
+          {engineLoaded ? 'No scenario is loaded. Pick one above.' : 'Loading the simulation engine…'}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,34 @@
+// Number formatting for the UI (units in names, kernel-style hex).
+import { format } from 'd3';
+
+const groupInt = format(',d');
+
+/** Formats a simulated time in nanoseconds as "850 ns", "12.3 µs" or "4.56 ms". */
+export function formatTimeNs(timeNs: number): string {
+  if (!Number.isFinite(timeNs)) return '—';
+  if (Math.abs(timeNs) < 1_000) return `${Math.round(timeNs)} ns`;
+  if (Math.abs(timeNs) < 1_000_000) return `${format('.3~r')(timeNs / 1_000)} µs`;
+  return `${format('.3~r')(timeNs / 1_000_000)} ms`;
+}
+
+/** Formats a page number in kernel hex style, e.g. 0x1a. */
+export function formatHex(value: number): string {
+  return `0x${Math.trunc(value).toString(16)}`;
+}
+
+/** Formats a counter value with thousands separators. */
+export function formatCount(value: number): string {
+  return groupInt(value);
+}
+
+/** Formats a change: "+3", "−2" (minus sign), or "" for zero. */
+export function formatDelta(delta: number): string {
+  if (delta === 0 || !Number.isFinite(delta)) return '';
+  return delta > 0 ? `+${groupInt(delta)}` : `\u2212${groupInt(-delta)}`;
+}
+
+/** Formats a delta for plain-text output (ASCII minus), "0" for no change. */
+export function formatDeltaAscii(delta: number): string {
+  if (delta === 0 || !Number.isFinite(delta)) return '0';
+  return delta > 0 ? `+${delta}` : `-${-delta}`;
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { columnsThatFit, curvedPathPx, gridCellsPx, insetRectPx, rectCenterPx, rectEdgeTowardPx } from './geometry';
+
+const box = { xPx: 10, yPx: 20, widthPx: 100, heightPx: 40 };
+
+describe('geometry', () => {
+  it('finds the centre', () => {
+    expect(rectCenterPx(box)).toEqual({ xPx: 60, yPx: 40 });
+  });
+  it('finds the edge point toward a target on each side', () => {
+    expect(rectEdgeTowardPx(box, { xPx: 500, yPx: 40 })).toEqual({ xPx: 110, yPx: 40 });
+    expect(rectEdgeTowardPx(box, { xPx: 60, yPx: -100 })).toEqual({ xPx: 60, yPx: 20 });
+    expect(rectEdgeTowardPx(box, { xPx: 60, yPx: 40 })).toEqual({ xPx: 60, yPx: 40 });
+    const corner = rectEdgeTowardPx(box, { xPx: 160, yPx: 140 });
+    expect(corner.yPx).toBeCloseTo(60);
+    expect(corner.xPx).toBeCloseTo(80);
+  });
+  it('bends a curve to the left of travel', () => {
+    expect(curvedPathPx({ xPx: 0, yPx: 0 }, { xPx: 100, yPx: 0 }, 20)).toBe('M0,0 Q50,-20 100,0');
+    expect(curvedPathPx({ xPx: 0, yPx: 0 }, { xPx: 0, yPx: 0 }, 20)).toBe('M0,0 Q0,0 0,0');
+  });
+  it('insets without going negative', () => {
+    expect(insetRectPx(box, 5)).toEqual({ xPx: 15, yPx: 25, widthPx: 90, heightPx: 30 });
+    expect(insetRectPx(box, 80).widthPx).toBe(0);
+  });
+  it('lays out a grid row by row', () => {
+    const cells = gridCellsPx(5, 2, { xPx: 0, yPx: 0 }, 10, 2);
+    expect(cells.map((c) => [c.xPx, c.yPx])).toEqual([
+      [0, 0],
+      [12, 0],
+      [0, 12],
+      [12, 12],
+      [0, 24],
+    ]);
+    expect(gridCellsPx(0, 3, { xPx: 0, yPx: 0 }, 10, 2)).toEqual([]);
+  });
+  it('counts columns that fit', () => {
+    expect(columnsThatFit(100, 10, 2)).toBe(8);
+    expect(columnsThatFit(5, 10, 2)).toBe(1);
+  });
+});

@@ -1,0 +1,126 @@
+// Layout of the machine view: NUMA node boxes, CPU boxes inside them and a
+// grid of page frames per node. All sizes in SVG user units (px).
+import { scaleBand } from 'd3';
+import { columnsThatFit, gridCellsPx, type RectPx } from './geometry';
+
+/** What the layout needs to know about one node. */
+export interface NodeShape {
+  cpuCount: number;
+  frameCount: number;
+}
+
+/** Fixed sizes of the machine drawing. */
+export interface MachineMetricsPx {
+  widthPx: number;
+  gapPx: number;
+  paddingPx: number;
+  titlePx: number;
+  cpuLinePx: number;
+  cpuHeaderLines: number;
+  tlbLinePx: number;
+  cpuGapPx: number;
+  maxCpusPerRow: number;
+  frameCellPx: number;
+  frameGapPx: number;
+  memTitlePx: number;
+}
+
+/** Default sizes, tuned for a projector (SVG ≈ its natural size in the left column at 1440 px). */
+export const DEFAULT_METRICS: MachineMetricsPx = {
+  widthPx: 800,
+  gapPx: 16,
+  paddingPx: 12,
+  titlePx: 28,
+  cpuLinePx: 20,
+  cpuHeaderLines: 3,
+  tlbLinePx: 18,
+  cpuGapPx: 10,
+  maxCpusPerRow: 4,
+  frameCellPx: 34,
+  frameGapPx: 4,
+  memTitlePx: 24,
+};
+
+/** Where everything of one node goes. */
+export interface NodeLayout {
+  box: RectPx;
+  cpus: RectPx[];
+  memLabelYPx: number;
+  frames: RectPx[];
+}
+
+/** The whole machine drawing. */
+export interface MachineLayout {
+  widthPx: number;
+  heightPx: number;
+  nodes: NodeLayout[];
+}
+
+/** Number of node columns: all nodes side by side up to 2, then 2 per row (3+ nodes: 2 or 3 per row). */
+export function nodeColumns(nodeCount: number): number {
+  if (nodeCount <= 2) return Math.max(1, nodeCount);
+  if (nodeCount === 3 || nodeCount > 4) return 3;
+  return 2;
+}
+
+/** Height of one CPU box showing `tlbEntries` TLB lines. */
+export function cpuHeightPx(tlbEntries: number, m: MachineMetricsPx = DEFAULT_METRICS): number {
+  return m.cpuHeaderLines * m.cpuLinePx + Math.max(1, tlbEntries) * m.tlbLinePx + 12;
+}
+
+/** Computes the layout of the machine view for the given nodes. */
+export function machineLayoutPx(nodes: NodeShape[], tlbEntries: number, m: MachineMetricsPx = DEFAULT_METRICS): MachineLayout {
+  const cols = nodeColumns(nodes.length);
+  const nodeWidthPx = (m.widthPx - (cols - 1) * m.gapPx) / cols;
+  const innerWidthPx = nodeWidthPx - 2 * m.paddingPx;
+  const cpuHPx = cpuHeightPx(tlbEntries, m);
+
+  // Height of each node's content, so that nodes in one row share a height.
+  const contentHeights = nodes.map((n) => {
+    const cpuRows = Math.ceil(Math.max(1, n.cpuCount) / m.maxCpusPerRow);
+    const frameCols = columnsThatFit(innerWidthPx, m.frameCellPx, m.frameGapPx);
+    const frameRows = Math.ceil(n.frameCount / frameCols);
+    const framesHPx = frameRows > 0 ? frameRows * (m.frameCellPx + m.frameGapPx) - m.frameGapPx : 0;
+    return m.titlePx + cpuRows * (cpuHPx + m.cpuGapPx) + m.memTitlePx + framesHPx + m.paddingPx;
+  });
+
+  const laidOut: NodeLayout[] = [];
+  let rowTopPx = 0;
+  for (let rowStart = 0; rowStart < nodes.length; rowStart += cols) {
+    const rowHeights = contentHeights.slice(rowStart, rowStart + cols);
+    const rowHPx = Math.max(...rowHeights);
+    for (let i = rowStart; i < Math.min(nodes.length, rowStart + cols); i++) {
+      const n = nodes[i] as NodeShape;
+      const box: RectPx = {
+        xPx: (i - rowStart) * (nodeWidthPx + m.gapPx),
+        yPx: rowTopPx,
+        widthPx: nodeWidthPx,
+        heightPx: rowHPx,
+      };
+      const perRow = Math.min(m.maxCpusPerRow, Math.max(1, n.cpuCount));
+      const band = scaleBand<number>()
+        .domain(Array.from({ length: perRow }, (_, k) => k))
+        .range([box.xPx + m.paddingPx, box.xPx + m.paddingPx + innerWidthPx])
+        .paddingInner(perRow > 1 ? m.cpuGapPx / (innerWidthPx / perRow) : 0);
+      const cpus: RectPx[] = Array.from({ length: n.cpuCount }, (_, k) => ({
+        xPx: band(k % perRow) ?? box.xPx + m.paddingPx,
+        yPx: box.yPx + m.titlePx + Math.floor(k / perRow) * (cpuHPx + m.cpuGapPx),
+        widthPx: band.bandwidth(),
+        heightPx: cpuHPx,
+      }));
+      const cpuRows = Math.ceil(Math.max(1, n.cpuCount) / perRow);
+      const memLabelYPx = box.yPx + m.titlePx + cpuRows * (cpuHPx + m.cpuGapPx) + m.memTitlePx * 0.7;
+      const frameCols = columnsThatFit(innerWidthPx, m.frameCellPx, m.frameGapPx);
+      const frames = gridCellsPx(
+        n.frameCount,
+        frameCols,
+        { xPx: box.xPx + m.paddingPx, yPx: box.yPx + m.titlePx + cpuRows * (cpuHPx + m.cpuGapPx) + m.memTitlePx },
+        m.frameCellPx,
+        m.frameGapPx,
+      );
+      laidOut.push({ box, cpus, memLabelYPx, frames });
+    }
+    rowTopPx += rowHPx + m.gapPx;
+  }
+  return { widthPx: m.widthPx, heightPx: Math.max(0, rowTopPx - m.gapPx), nodes: laidOut };
+}

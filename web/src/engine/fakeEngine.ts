@@ -1,0 +1,517 @@
+// A tiny, deterministic, hand-written stand-in for the wasm engine, for unit
+// tests and for UI development before the wasm package exists (dev only, via
+// `?engine=fake`; the app labels it "FAKE ENGINE"). It is NOT the simulator:
+// the numbers it produces are made up to exercise the UI.
+import type { BuiltinScenario, SimEngine, SimHandle } from './engine';
+import type {
+  Chapter,
+  CpuView,
+  Frame,
+  FrameView,
+  IpiView,
+  PatchInfo,
+  PteView,
+  ScenarioSummary,
+  SimEvent,
+  ToggleValue,
+  Touched,
+} from './types';
+
+const PID = 100;
+const START_VPN = 0x40;
+const FRAMES_PER_NODE = 8;
+const TLB_ENTRIES = 4;
+
+/** Counter names the fake produces, in display order. */
+export const FAKE_COUNTERS = [
+  'numa_pte_updates',
+  'numa_hint_faults',
+  'numa_pages_migrated',
+  'pgmigrate_success',
+  'nr_tlb_remote_flush',
+  'nr_tlb_remote_flush_received',
+  'nr_tlb_local_flush_all',
+] as const;
+
+/** The fake patch registry: one bool patch, with listings of do_numa_page. */
+export const FAKE_PATCHES: PatchInfo[] = [
+  {
+    id: 'numa_delay_map',
+    kind: 'bool',
+    title: 'NUMA balancing: reduce TLB flush via delaying mapping on hint page fault',
+    author: 'Huang Ying',
+    date: '2021-06-30',
+    commit: 'b99a342d4f11',
+    version: 'v5.14',
+    link: 'https://git.kernel.org/torvalds/c/b99a342d4f11',
+    explanation:
+      'Fake-engine copy of the patch card. With the patch, do_numa_page() no longer restores the PTE before trying to migrate, so the migration does not have to unmap it again and flush remote TLBs.',
+    functions: ['do_numa_page'],
+    values: [false, true],
+    default: false,
+    valueLabels: ['off', 'on'],
+    listings: [
+      {
+        before: {
+          function: 'do_numa_page',
+          follows: 'v5.13 mm/memory.c (fake)',
+          lines: [
+            { id: 'entry', text: 'vm_fault_t do_numa_page(struct vm_fault *vmf)' },
+            { id: 'fault', text: '  page = vm_normal_page(vma, vmf->address, pte);' },
+            { id: 'target', text: '  target_nid = numa_migrate_prep(page, vma, ...);' },
+            { id: 'restore', text: '  set_pte_at(mm, addr, ptep, pte_mkyoung(pte));' },
+            { id: 'migrate', text: '  migrated = migrate_misplaced_page(page, vma, target_nid);' },
+            { id: 'out', text: '  return 0;' },
+          ],
+        },
+        after: {
+          function: 'do_numa_page',
+          follows: 'v5.14 mm/memory.c (fake)',
+          lines: [
+            { id: 'entry', text: 'vm_fault_t do_numa_page(struct vm_fault *vmf)' },
+            { id: 'fault', text: '  page = vm_normal_page(vma, vmf->address, pte);' },
+            { id: 'target', text: '  target_nid = numa_migrate_prep(page, vma, ...);' },
+            { id: 'migrate', text: '  if (migrate_misplaced_page(page, vma, target_nid))' },
+            { id: 'migrated', text: '    return 0;  /* no PTE restored, no flush */' },
+            { id: 'map', text: '  set_pte_at(mm, addr, ptep, pte_mkyoung(pte));' },
+            { id: 'out', text: '  return 0;' },
+          ],
+        },
+      },
+    ],
+  },
+];
+
+/** Scenario texts of the fake (a tiny `key = value` format, not the engine's TOML). */
+export const FAKE_SCENARIOS: BuiltinScenario[] = [
+  {
+    id: 'fake-101',
+    title: 'Fake: three hint faults (test engine)',
+    text: '# fake-engine scenario\nid = "fake-101"\ntitle = "Fake: three hint faults (test engine)"\npages = 3\n',
+  },
+  {
+    id: 'fake-one',
+    title: 'Fake: one hint fault (test engine)',
+    text: '# fake-engine scenario\nid = "fake-one"\ntitle = "Fake: one hint fault (test engine)"\npages = 1\n',
+  },
+];
+
+interface ParsedScenario {
+  id: string;
+  title: string;
+  pages: number;
+}
+
+/** Parses the fake scenario format; throws Error with a line number on bad input. */
+export function parseFakeScenario(text: string): ParsedScenario {
+  const out: Partial<ParsedScenario> = {};
+  text.split('\n').forEach((rawLine, i) => {
+    const line = rawLine.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const m = /^([a-z_]+)\s*=\s*(.+)$/.exec(line);
+    if (!m) throw new Error(`scenario line ${i + 1}: expected key = value`);
+    const key = m[1] as string;
+    const value = (m[2] as string).trim();
+    if (key === 'id' || key === 'title') {
+      const s = /^"(.*)"$/.exec(value);
+      if (!s) throw new Error(`scenario line ${i + 1}, field "${key}": expected a quoted string`);
+      out[key] = s[1] as string;
+    } else if (key === 'pages') {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1 || n > 6) throw new Error(`scenario line ${i + 1}, field "pages": expected an integer 1-6`);
+      out.pages = n;
+    } else {
+      throw new Error(`scenario line ${i + 1}: unknown field "${key}"`);
+    }
+  });
+  if (!out.id) throw new Error('scenario: missing field "id"');
+  return { id: out.id, title: out.title ?? out.id, pages: out.pages ?? 3 };
+}
+
+interface FakeState {
+  timeNs: number;
+  cpus: CpuView[];
+  ptes: PteView[];
+  frames: FrameView[];
+  counters: Record<string, number>;
+}
+
+interface Action {
+  cpu: number;
+  kind: string;
+  function: string;
+  line: string;
+  narration: string;
+  costNs: number;
+  touched: Partial<Touched>;
+  deltas: Record<string, number>;
+  ipis: IpiView[];
+  apply: (s: FakeState) => void;
+}
+
+function initialState(pages: number): FakeState {
+  const cpu = (id: number, task: string | null, lazy: boolean): CpuView => ({
+    id,
+    node: id < 2 ? 0 : 1,
+    task,
+    loadedMm: task || lazy ? PID : null,
+    lazy,
+    tlb: [],
+    inFunction: '',
+    state: task ? 'running' : 'idle',
+  });
+  const cpus = [cpu(0, `${PID}/102`, false), cpu(1, null, true), cpu(2, `${PID}/101`, false), cpu(3, null, false)];
+  const ptes: PteView[] = [];
+  const frames: FrameView[] = [];
+  for (let pfn = 0; pfn < 2 * FRAMES_PER_NODE; pfn++) {
+    frames.push({ pfn, node: pfn < FRAMES_PER_NODE ? 0 : 1, state: 'free', mappedBy: null, locked: false, dirty: false });
+  }
+  for (let i = 0; i < pages; i++) {
+    const vpn = START_VPN + i;
+    ptes.push({ pid: PID, vpn, kind: 'present', pfn: i, write: true, dirty: i === 0, accessed: true });
+    const f = frames[i] as FrameView;
+    f.state = 'mapped';
+    f.mappedBy = [PID, vpn];
+    f.dirty = i === 0;
+    if (i < TLB_ENTRIES) (cpus[0] as CpuView).tlb.push({ pid: PID, vpn, pfn: i, write: true, dirty: i === 0 });
+  }
+  const counters = Object.fromEntries(FAKE_COUNTERS.map((c) => [c, 0]));
+  return { timeNs: 0, cpus, ptes, frames, counters };
+}
+
+function actions(pages: number, delayMap: boolean): Action[] {
+  const pte = (s: FakeState, vpn: number): PteView => s.ptes.find((p) => p.vpn === vpn) as PteView;
+  const frame = (s: FakeState, pfn: number): FrameView => s.frames[pfn] as FrameView;
+  const cpu = (s: FakeState, id: number): CpuView => s.cpus[id] as CpuView;
+  const base = { touched: {}, deltas: {}, ipis: [], line: '' };
+  const list: Action[] = [
+    {
+      ...base,
+      cpu: 2,
+      kind: 'numa_scan',
+      function: 'task_numa_work',
+      narration: `The NUMA scanner marks ${pages} PTEs PROT_NONE so the next access faults.`,
+      costNs: 800,
+      touched: { ptes: Array.from({ length: pages }, (_, i) => [PID, START_VPN + i] as [number, number]) },
+      deltas: { numa_pte_updates: pages },
+      apply: (s) => s.ptes.forEach((p) => (p.kind = 'protnone')),
+    },
+    {
+      ...base,
+      cpu: 2,
+      kind: 'ipi_send',
+      function: 'flush_tlb_mm_range',
+      narration: 'CPU 2 flushes its own TLB and sends a flush IPI to CPU 0.',
+      costNs: 1200,
+      touched: { cpus: [0] },
+      deltas: { nr_tlb_remote_flush: 1, nr_tlb_local_flush_all: 1 },
+      ipis: [{ from: 2, to: 0, phase: 'sent' }],
+      apply: (s) => {
+        cpu(s, 2).tlb = [];
+        cpu(s, 2).state = 'waiting for IPI acks';
+      },
+    },
+    {
+      ...base,
+      cpu: 0,
+      kind: 'ipi_recv',
+      function: 'flush_tlb_func',
+      narration: 'CPU 0 handles the IPI and drops its TLB entries.',
+      costNs: 900,
+      touched: { cpus: [2] },
+      deltas: { nr_tlb_remote_flush_received: 1 },
+      ipis: [{ from: 2, to: 0, phase: 'received' }],
+      apply: (s) => {
+        cpu(s, 0).tlb = [];
+        cpu(s, 2).state = 'running';
+      },
+    },
+  ];
+  for (let i = 0; i < pages; i++) {
+    const vpn = START_VPN + i;
+    const oldPfn = i;
+    const newPfn = FRAMES_PER_NODE + i;
+    const t = { ptes: [[PID, vpn]] as [number, number][] };
+    list.push(
+      {
+        ...base,
+        cpu: 2,
+        kind: 'tlb_miss',
+        function: 'handle_mm_fault',
+        narration: `CPU 2 touches page ${vpn.toString(16)}: TLB miss, the PTE is PROT_NONE.`,
+        costNs: 100,
+        touched: t,
+        apply: () => {},
+      },
+      {
+        ...base,
+        cpu: 2,
+        kind: 'hint_fault',
+        function: 'do_numa_page',
+        line: 'fault',
+        narration: `NUMA hint fault on vpn ${vpn.toString(16)}: the page lives on node 0, the task runs on node 1.`,
+        costNs: 500,
+        touched: { ...t, pfns: [oldPfn] },
+        deltas: { numa_hint_faults: 1 },
+        apply: (s) => {
+          cpu(s, 2).inFunction = 'do_numa_page';
+        },
+      },
+    );
+    if (!delayMap) {
+      list.push(
+        {
+          ...base,
+          cpu: 2,
+          kind: 'pte_restore',
+          function: 'do_numa_page',
+          line: 'restore',
+          narration: 'Before migrating, the PTE is made present again.',
+          costNs: 200,
+          touched: t,
+          apply: (s) => {
+            pte(s, vpn).kind = 'present';
+          },
+        },
+        {
+          ...base,
+          cpu: 2,
+          kind: 'isolate',
+          function: 'migrate_misplaced_page',
+          narration: `Frame ${oldPfn} is isolated from the LRU for migration.`,
+          costNs: 300,
+          touched: { pfns: [oldPfn] },
+          apply: (s) => {
+            frame(s, oldPfn).state = 'isolated';
+          },
+        },
+        {
+          ...base,
+          cpu: 2,
+          kind: 'ipi_send',
+          function: 'flush_tlb_mm_range',
+          narration: 'Unmapping the just-restored PTE needs a TLB flush: IPI to CPU 0.',
+          costNs: 1200,
+          touched: { ...t, cpus: [0] },
+          deltas: { nr_tlb_remote_flush: 1 },
+          ipis: [{ from: 2, to: 0, phase: 'sent' }],
+          apply: (s) => {
+            pte(s, vpn).kind = 'migration';
+            cpu(s, 2).state = 'waiting for IPI acks';
+          },
+        },
+        {
+          ...base,
+          cpu: 0,
+          kind: 'ipi_recv',
+          function: 'flush_tlb_func',
+          narration: 'CPU 0 handles another flush IPI.',
+          costNs: 900,
+          touched: { cpus: [2] },
+          deltas: { nr_tlb_remote_flush_received: 1 },
+          ipis: [{ from: 2, to: 0, phase: 'received' }],
+          apply: (s) => {
+            cpu(s, 2).state = 'running';
+          },
+        },
+      );
+    } else {
+      list.push({
+        ...base,
+        cpu: 2,
+        kind: 'isolate',
+        function: 'do_numa_page',
+        line: 'migrate',
+        narration: `The PTE stays PROT_NONE; frame ${oldPfn} is isolated for migration, no flush needed.`,
+        costNs: 300,
+        touched: { ...t, pfns: [oldPfn] },
+        apply: (s) => {
+          frame(s, oldPfn).state = 'isolated';
+          pte(s, vpn).kind = 'migration';
+        },
+      });
+    }
+    list.push(
+      {
+        ...base,
+        cpu: 2,
+        kind: 'migrate_copy',
+        function: 'migrate_pages',
+        narration: `Copying frame ${oldPfn} (node 0) to frame ${newPfn} (node 1).`,
+        costNs: 2000,
+        touched: { pfns: [oldPfn, newPfn] },
+        apply: (s) => {
+          frame(s, oldPfn).state = 'migrating';
+          frame(s, newPfn).state = 'migrating';
+        },
+      },
+      {
+        ...base,
+        cpu: 2,
+        kind: 'migrate_done',
+        function: delayMap ? 'do_numa_page' : 'remove_migration_ptes',
+        line: delayMap ? 'migrated' : '',
+        narration: `The PTE now points at frame ${newPfn} on node 1; frame ${oldPfn} is freed.`,
+        costNs: 400,
+        touched: { ...t, pfns: [oldPfn, newPfn] },
+        deltas: { numa_pages_migrated: 1, pgmigrate_success: 1 },
+        apply: (s) => {
+          const p = pte(s, vpn);
+          p.kind = 'present';
+          p.pfn = newPfn;
+          Object.assign(frame(s, newPfn), { state: 'mapped', mappedBy: [PID, vpn] });
+          Object.assign(frame(s, oldPfn), { state: 'free', mappedBy: null, dirty: false });
+          const c2 = cpu(s, 2);
+          c2.inFunction = '';
+          c2.tlb = [...c2.tlb, { pid: PID, vpn, pfn: newPfn, write: true, dirty: false }].slice(-TLB_ENTRIES);
+        },
+      },
+    );
+  }
+  return list;
+}
+
+class FakeSim implements SimHandle {
+  private readonly frames: Frame[];
+  private readonly allEvents: SimEvent[];
+  private readonly info: ScenarioSummary;
+  private cur = 0;
+  private freed = false;
+
+  constructor(text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>) {
+    const parsed = parseFakeScenario(text);
+    for (const [k, v] of Object.entries(toggles)) {
+      if (k !== 'numa_delay_map') throw new Error(`unknown toggle "${k}" (known: numa_delay_map)`);
+      if (typeof v !== 'boolean') throw new Error(`toggle "${k}" takes true or false, not "${String(v)}"`);
+    }
+    for (const [k, v] of Object.entries(params)) {
+      if (k !== 'pages') throw new Error(`unknown param "${k}" (known: pages)`);
+      if (!Number.isInteger(v) || v < 1 || v > 6) throw new Error(`param "pages" = ${v} is out of range 1..6`);
+    }
+    const delayMap = toggles.numa_delay_map === true;
+    const pages = params.pages ?? parsed.pages;
+    const acts = actions(pages, delayMap);
+    const state = initialState(pages);
+    const snapshot = (step: number, event: SimEvent | null, ipis: IpiView[]): Frame => {
+      const copy = JSON.parse(JSON.stringify(state)) as FakeState;
+      return {
+        step,
+        timeNs: copy.timeNs,
+        event,
+        cpus: copy.cpus,
+        mmCpumask: { [PID]: [0, 1, 2] },
+        ptes: copy.ptes,
+        frames: copy.frames,
+        ipis,
+        counters: copy.counters,
+        code: event ? { function: event.function, line: event.line } : null,
+      };
+    };
+    this.frames = [snapshot(0, null, [])];
+    this.allEvents = [];
+    const chapters: Chapter[] = [{ step: 0, title: 'NUMA scan', narration: 'The scanner makes PTEs PROT_NONE.' }];
+    acts.forEach((a, i) => {
+      if (a.kind === 'tlb_miss') {
+        chapters.push({ step: i, title: `Hint fault ${chapters.length}`, narration: `Page ${chapters.length} faults.` });
+      }
+      for (const c of state.cpus) if (c.id !== 2) c.inFunction = '';
+      a.apply(state);
+      if (a.cpu !== 2) (state.cpus[a.cpu] as CpuView).inFunction = a.function;
+      state.timeNs += a.costNs;
+      for (const [k, d] of Object.entries(a.deltas)) state.counters[k] = (state.counters[k] ?? 0) + d;
+      const event: SimEvent = {
+        step: i,
+        timeNs: state.timeNs,
+        cpu: a.cpu,
+        kind: a.kind,
+        function: a.function,
+        line: a.line,
+        narration: a.narration,
+        touched: { ptes: a.touched.ptes ?? [], pfns: a.touched.pfns ?? [], cpus: a.touched.cpus ?? [] },
+        counterDeltas: a.deltas,
+      };
+      this.allEvents.push(event);
+      this.frames.push(snapshot(i + 1, event, a.ipis));
+    });
+    this.info = {
+      id: parsed.id,
+      title: parsed.title,
+      description: 'Fake engine: a hand-written model for tests, not the simulator.',
+      seed: 0,
+      toggles: { numa_delay_map: delayMap },
+      params: [{ name: 'pages', value: pages, default: parsed.pages, min: 1, max: 6, description: 'Pages the thread touches' }],
+      chapters,
+      totalSteps: acts.length,
+      topology: {
+        nodes: [
+          { id: 0, cpus: [0, 1], memPages: FRAMES_PER_NODE, firstPfn: 0 },
+          { id: 1, cpus: [2, 3], memPages: FRAMES_PER_NODE, firstPfn: FRAMES_PER_NODE },
+        ],
+        distance: [
+          [10, 20],
+          [20, 10],
+        ],
+        tlbEntries: TLB_ENTRIES,
+      },
+      processes: [
+        {
+          pid: PID,
+          name: 'fake',
+          threads: [
+            { tid: 101, cpu: 2 },
+            { tid: 102, cpu: 0 },
+          ],
+          vmas: [{ startVpn: START_VPN, pages, kind: 'anon', name: '[heap]' }],
+        },
+      ],
+      counterNames: [...FAKE_COUNTERS],
+    };
+  }
+
+  private alive(): void {
+    if (this.freed) throw new Error('simulation used after free()');
+  }
+  summary(): ScenarioSummary {
+    this.alive();
+    return this.info;
+  }
+  step(n: number): number {
+    this.alive();
+    this.cur = Math.max(0, Math.min(this.info.totalSteps, this.cur + Math.max(0, Math.trunc(n))));
+    return this.cur;
+  }
+  seek(step: number): void {
+    this.alive();
+    if (!Number.isInteger(step) || step < 0 || step > this.info.totalSteps) {
+      throw new Error(`step ${step} is beyond the end of this scenario (${this.info.totalSteps} steps)`);
+    }
+    this.cur = step;
+  }
+  currentStep(): number {
+    return this.cur;
+  }
+  frame(): Frame {
+    this.alive();
+    return this.frames[this.cur] as Frame;
+  }
+  events(from: number, to: number): SimEvent[] {
+    this.alive();
+    return this.allEvents.filter((e) => e.step >= from && e.step < to);
+  }
+  counters(): Record<string, number> {
+    return { ...this.frame().counters };
+  }
+  free(): void {
+    this.freed = true;
+  }
+}
+
+/** Creates the fake engine (tests and `?engine=fake` dev mode only). */
+export function createFakeEngine(): SimEngine {
+  return {
+    kind: 'fake',
+    patches: () => FAKE_PATCHES,
+    builtinScenarios: () => FAKE_SCENARIOS,
+    create: (text, toggles, params) => new FakeSim(text, toggles, params),
+  };
+}

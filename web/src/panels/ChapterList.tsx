@@ -1,0 +1,41 @@
+// Chapter list: click to seek; the current chapter is marked.
+import { chapterIndexAt } from '../store/simSlice';
+import { useAppStore } from '../store/context';
+import panel from './Panel.module.css';
+import styles from './ChapterList.module.css';
+
+/** The scenario's chapters as buttons. */
+export function ChapterList() {
+  const chapters = useAppStore((s) => s.summary?.chapters);
+  const step = useAppStore((s) => s.step);
+  const seek = useAppStore((s) => s.seek);
+  const pause = useAppStore((s) => s.pause);
+  if (!chapters || chapters.length === 0) return null;
+  const current = chapterIndexAt(chapters, step);
+  return (
+    <nav className={panel.panel} aria-labelledby="chapters-title">
+      <h2 id="chapters-title" className={panel.title}>
+        Chapters <span className={panel.subtitle}>PageUp / PageDown</span>
+      </h2>
+      <ol className={styles.list}>
+        {chapters.map((c, i) => (
+          <li key={`${c.step}-${i}`}>
+            <button
+              type="button"
+              className={styles.chapter}
+              aria-current={i === current ? 'step' : undefined}
+              title={c.narration}
+              onClick={() => {
+                pause();
+                seek(c.step);
+              }}
+            >
+              <span className={styles.step}>{c.step}</span>
+              <span>{c.title}</span>
+            </button>
+          </li>
+        ))}
+      </ol>
+    </nav>
+  );
+}

@@ -1,0 +1,25 @@
+// Banner listing errors and warnings (role="alert"), each dismissible.
+import { useAppStore } from '../store/context';
+import styles from './ErrorBanner.module.css';
+
+/** Shows every pending message; the app stays usable underneath. */
+export function ErrorBanner() {
+  const messages = useAppStore((s) => s.messages);
+  const dismiss = useAppStore((s) => s.dismiss);
+  if (messages.length === 0) return null;
+  return (
+    <div className={styles.banner}>
+      {messages.map((m) => (
+        <div key={m.id} role="alert" className={m.severity === 'error' ? styles.error : styles.warning}>
+          <span className={styles.icon} aria-hidden="true">
+            {m.severity === 'error' ? '⛔' : '⚠'}
+          </span>
+          <span className={styles.text}>{m.message}</span>
+          <button type="button" className={styles.dismiss} onClick={() => dismiss(m.id)} aria-label={`Dismiss: ${m.message}`}>
+            Dismiss
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,261 @@
+// Machine view (SVG): NUMA nodes with their CPUs (task, lazy state,
+// mm_cpumask, TLB entries), page frames per node, and IPIs as arrows.
+import { useMemo } from 'react';
+import { formatHex } from '../base/format';
+import { curvedPathPx, rectCenterPx, rectEdgeTowardPx, type RectPx } from '../base/geometry';
+import { DEFAULT_METRICS, machineLayoutPx } from '../base/machineLayout';
+import { useReducedMotion } from '../base/useReducedMotion';
+import type { CpuView, FrameState, FrameView, IpiView } from '../engine/types';
+import { useAppStore } from '../store/context';
+import styles from './MachineView.module.css';
+import panel from './Panel.module.css';
+
+/** Fill colour of a frame state (Okabe–Ito). */
+export const FRAME_COLORS: Record<FrameState, string> = {
+  free: '#ffffff',
+  mapped: '#56b4e9',
+  isolated: '#e69f00',
+  migrating: '#d55e00',
+};
+
+const FRAME_TEXT: Record<FrameState, string> = {
+  free: '#6b6b6b',
+  mapped: '#000000',
+  isolated: '#000000',
+  migrating: '#ffffff',
+};
+
+function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries }: { cpu: CpuView; rect: RectPx; inMask: boolean; isEventCpu: boolean; isTouched: boolean; tlbEntries: number }) {
+  const m = DEFAULT_METRICS;
+  const small = rect.widthPx < 170;
+  const fontPx = small ? 12 : 15;
+  const monoPx = small ? 11 : 13.5;
+  const x = rect.xPx + 8;
+  const line = (i: number): number => rect.yPx + 17 + i * m.cpuLinePx;
+  const classes = [styles.cpu, cpu.lazy ? styles.lazy : '', isTouched ? styles.touchedCpu : '', isEventCpu ? styles.eventCpu : ''].join(' ');
+  const slots = Array.from({ length: tlbEntries }, (_, i) => cpu.tlb[i] ?? null);
+  return (
+    <g>
+      <title>
+        {`CPU ${cpu.id}: ${cpu.task ? `task ${cpu.task}` : 'idle'}, ${cpu.state}${cpu.lazy ? ', lazy TLB' : ''}${inMask ? ', in mm_cpumask' : ''}; ${cpu.tlb.length} TLB entries`}
+      </title>
+      <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={6} className={classes} />
+      <text x={x} y={line(0)} className={styles.cpuName} fontSize={fontPx + 1}>
+        CPU {cpu.id}
+      </text>
+      {inMask && (
+        <g>
+          <rect x={rect.xPx + rect.widthPx - (small ? 40 : 54)} y={rect.yPx + 4} width={small ? 34 : 48} height={18} rx={3} className={styles.maskBadge} />
+          <text x={rect.xPx + rect.widthPx - (small ? 23 : 30)} y={rect.yPx + 17} className={styles.maskText} fontSize={small ? 10 : 12} textAnchor="middle">
+            mask
+          </text>
+        </g>
+      )}
+      {cpu.lazy && (
+        <text x={rect.xPx + rect.widthPx - (inMask ? (small ? 44 : 60) : 8)} y={line(0)} textAnchor="end" className={styles.lazyText} fontSize={fontPx - 2}>
+          lazy
+        </text>
+      )}
+      <text x={x} y={line(1)} fontSize={fontPx - 1} className={styles.cpuTask}>
+        {cpu.task ? `task ${cpu.task}` : 'idle'} · {cpu.state}
+      </text>
+      <text x={x} y={line(2)} fontSize={fontPx - 1} className={cpu.inFunction ? styles.cpuFn : styles.cpuUser}>
+        {cpu.inFunction ? `${cpu.inFunction}()` : cpu.task ? 'user mode' : '—'}
+      </text>
+      {slots.map((e, i) => (
+        <text key={i} x={x} y={line(2) + (i + 1) * m.tlbLinePx + 2} fontSize={monoPx} className={e ? styles.tlb : styles.tlbEmpty}>
+          {e ? `${formatHex(e.vpn)}→${formatHex(e.pfn)}` : '· empty TLB slot'}
+          {e?.write && <tspan className={styles.badgeW}> W</tspan>}
+          {e?.dirty && <tspan className={styles.badgeD}> D</tspan>}
+          {e && e.pid !== undefined && !small && <tspan className={styles.tlbPid}>{`  pid ${e.pid}`}</tspan>}
+        </text>
+      ))}
+    </g>
+  );
+}
+
+function FrameCell({ frame, rect, touched, highlighted, onHover, onSelect }: { frame: FrameView; rect: RectPx; touched: boolean; highlighted: boolean; onHover: (pfn: number | null) => void; onSelect: (pfn: number) => void }) {
+  const c = rectCenterPx(rect);
+  const pattern = frame.state === 'migrating' ? 'url(#mm-hatch)' : frame.state === 'isolated' ? 'url(#mm-dots)' : null;
+  return (
+    <g className={styles.frame} onMouseEnter={() => onHover(frame.pfn)} onMouseLeave={() => onHover(null)} onClick={() => onSelect(frame.pfn)}>
+      <title>
+        {`pfn ${frame.pfn} (${formatHex(frame.pfn)}), node ${frame.node}: ${frame.state}${frame.mappedBy ? `, mapped by pid ${frame.mappedBy[0]} vpn ${formatHex(frame.mappedBy[1])}` : ''}${frame.locked ? ', locked' : ''}${frame.dirty ? ', dirty' : ''}`}
+      </title>
+      <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={FRAME_COLORS[frame.state]} className={styles.frameRect} />
+      {pattern && <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={pattern} pointerEvents="none" />}
+      <text x={c.xPx} y={c.yPx + 4} textAnchor="middle" fontSize={11.5} fill={FRAME_TEXT[frame.state]} className={styles.pfnLabel}>
+        {frame.pfn}
+      </text>
+      {frame.dirty && <circle cx={rect.xPx + rect.widthPx - 5} cy={rect.yPx + 5} r={2.6} className={styles.dirtyDot} />}
+      {frame.locked && <rect x={rect.xPx + 2} y={rect.yPx + 2} width={6} height={6} className={styles.lockMark} />}
+      {touched && <rect x={rect.xPx - 3} y={rect.yPx - 3} width={rect.widthPx + 6} height={rect.heightPx + 6} rx={4} className={styles.touchedFrame} />}
+      {highlighted && <rect x={rect.xPx - 4} y={rect.yPx - 4} width={rect.widthPx + 8} height={rect.heightPx + 8} rx={5} className={styles.highlightFrame} />}
+    </g>
+  );
+}
+
+function IpiArrow({ ipi, from, to, animate, index }: { ipi: IpiView; from: RectPx; to: RectPx; animate: boolean; index: number }) {
+  const a = rectEdgeTowardPx(from, rectCenterPx(to));
+  const b = rectEdgeTowardPx(to, rectCenterPx(from));
+  const d = curvedPathPx(a, b, 36 + index * 10);
+  if (ipi.phase === 'sent') {
+    return (
+      <g>
+        <path d={d} className={styles.ipiSent} markerEnd="url(#mm-arrow)" />
+        {animate && (
+          <circle r={7} className={styles.ipiDot}>
+            <animateMotion dur="1.1s" repeatCount="indefinite" path={d} />
+          </circle>
+        )}
+      </g>
+    );
+  }
+  return (
+    <g>
+      <path d={d} className={styles.ipiReceived} markerEnd="url(#mm-arrow-faint)" />
+      <rect x={to.xPx - 5} y={to.yPx - 5} width={to.widthPx + 10} height={to.heightPx + 10} rx={9} className={animate ? styles.flash : styles.flashStatic} />
+    </g>
+  );
+}
+
+/** The machine view panel. */
+export function MachineView() {
+  const summary = useAppStore((s) => s.summary);
+  const frame = useAppStore((s) => s.frame);
+  const hoverPfn = useAppStore((s) => s.hoverPfn);
+  const selection = useAppStore((s) => s.selection);
+  const setHoverPfn = useAppStore((s) => s.setHoverPfn);
+  const select = useAppStore((s) => s.select);
+  const reducedMotion = useReducedMotion();
+
+  const topology = summary?.topology;
+  const layout = useMemo(
+    () => (topology ? machineLayoutPx(topology.nodes.map((n) => ({ cpuCount: n.cpus.length, frameCount: n.memPages })), topology.tlbEntries) : null),
+    [topology],
+  );
+  if (!summary || !frame || !layout || !topology) return null;
+
+  const cpuRects = new Map<number, RectPx>();
+  const frameRects = new Map<number, RectPx>();
+  topology.nodes.forEach((n, i) => {
+    const nl = layout.nodes[i];
+    if (!nl) return;
+    n.cpus.forEach((cpu, k) => {
+      const r = nl.cpus[k];
+      if (r) cpuRects.set(cpu, r);
+    });
+    for (let k = 0; k < n.memPages; k++) {
+      const r = nl.frames[k];
+      if (r) frameRects.set(n.firstPfn + k, r);
+    }
+  });
+  const event = frame.event;
+  const eventCpu = event ? frame.cpus.find((c) => c.id === event.cpu) : undefined;
+  const currentPid = eventCpu?.loadedMm ?? summary.processes[0]?.pid ?? null;
+  const mask = new Set(currentPid === null ? [] : (frame.mmCpumask[String(currentPid)] ?? []));
+  const touchedCpus = new Set(event?.touched.cpus ?? []);
+  const touchedPfns = new Set(event?.touched.pfns ?? []);
+  const selectedPfn = selection?.object.startsWith('pfn-') ? Number(selection.object.slice(4)) : null;
+  const ipis = frame.ipis.filter((i) => cpuRects.has(i.from) && cpuRects.has(i.to));
+  const describe = `${topology.nodes.length} NUMA nodes. ${event ? `CPU ${event.cpu}: ${event.narration}` : 'Start of the run.'} ${ipis.map((i) => `IPI from CPU ${i.from} to CPU ${i.to} ${i.phase}.`).join(' ')}`;
+
+  return (
+    <section className={panel.panel} aria-labelledby="machine-title">
+      <h2 id="machine-title" className={panel.title}>
+        Machine{' '}
+        <span className={panel.subtitle}>
+          {currentPid !== null && <>mm_cpumask of pid {currentPid}: {[...mask].sort((a, b) => a - b).join(', ') || 'empty'}</>}
+        </span>
+      </h2>
+      <svg className={styles.svg} viewBox={`-4 -4 ${layout.widthPx + 8} ${layout.heightPx + 8}`} role="img" aria-label={describe}>
+        <defs>
+          <marker id="mm-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+            <path d="M0,0 L10,5 L0,10 z" fill="#cc79a7" stroke="#7a3b63" strokeWidth="0.8" />
+          </marker>
+          <marker id="mm-arrow-faint" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
+            <path d="M0,0 L10,5 L0,10 z" fill="#e3b5cf" />
+          </marker>
+          <pattern id="mm-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+            <line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" strokeWidth="2" strokeOpacity="0.55" />
+          </pattern>
+          <pattern id="mm-dots" width="6" height="6" patternUnits="userSpaceOnUse">
+            <circle cx="3" cy="3" r="1.1" fill="#000" fillOpacity="0.35" />
+          </pattern>
+        </defs>
+        {topology.nodes.map((n, i) => {
+          const nl = layout.nodes[i];
+          if (!nl) return null;
+          const cpuText = n.cpus.length > 0 ? `CPUs ${n.cpus.join(', ')}` : 'no CPUs';
+          return (
+            <g key={n.id}>
+              <rect x={nl.box.xPx} y={nl.box.yPx} width={nl.box.widthPx} height={nl.box.heightPx} rx={10} className={styles.node} />
+              <text x={nl.box.xPx + 12} y={nl.box.yPx + 20} className={styles.nodeTitle}>
+                Node {n.id} <tspan className={styles.nodeSub}>· {cpuText}</tspan>
+              </text>
+              {n.cpus.map((cpuId, k) => {
+                const cpu = frame.cpus.find((c) => c.id === cpuId);
+                const r = nl.cpus[k];
+                if (!cpu || !r) return null;
+                return <CpuBox key={cpuId} cpu={cpu} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} />;
+              })}
+              <text x={nl.box.xPx + 12} y={nl.memLabelYPx} className={styles.memTitle}>
+                Memory: pfn {n.firstPfn}–{n.firstPfn + n.memPages - 1}
+              </text>
+            </g>
+          );
+        })}
+        {frame.frames.map((f) => {
+          const r = frameRects.get(f.pfn);
+          if (!r) return null;
+          return (
+            <FrameCell
+              key={f.pfn}
+              frame={f}
+              rect={r}
+              touched={touchedPfns.has(f.pfn)}
+              highlighted={f.pfn === hoverPfn || f.pfn === selectedPfn}
+              onHover={setHoverPfn}
+              onSelect={(pfn) => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` })}
+            />
+          );
+        })}
+        <g key={`ipis-${frame.step}`}>
+          {ipis.map((ipi, i) => (
+            <IpiArrow key={`${frame.step}-${i}`} ipi={ipi} from={cpuRects.get(ipi.from) as RectPx} to={cpuRects.get(ipi.to) as RectPx} animate={!reducedMotion} index={i} />
+          ))}
+        </g>
+      </svg>
+      <ul className={styles.legend} aria-label="Legend">
+        {(Object.keys(FRAME_COLORS) as FrameState[]).map((st) => (
+          <li key={st}>
+            <svg width="18" height="18" aria-hidden="true">
+              <rect x="1" y="1" width="16" height="16" rx="3" fill={FRAME_COLORS[st]} stroke="#555" />
+              {st === 'migrating' && <rect x="1" y="1" width="16" height="16" rx="3" fill="url(#mm-hatch)" />}
+              {st === 'isolated' && <rect x="1" y="1" width="16" height="16" rx="3" fill="url(#mm-dots)" />}
+            </svg>
+            {st}
+          </li>
+        ))}
+        <li>
+          <span className={styles.legendEvent} aria-hidden="true" /> CPU of this step
+        </li>
+        <li>
+          <span className={styles.legendLazy} aria-hidden="true" /> lazy TLB
+        </li>
+        <li>
+          <span className={styles.legendMask} aria-hidden="true">
+            mask
+          </span>{' '}
+          in mm_cpumask
+        </li>
+        <li>
+          <span className={styles.legendIpi} aria-hidden="true">
+            ⟶
+          </span>{' '}
+          IPI
+        </li>
+      </ul>
+    </section>
+  );
+}

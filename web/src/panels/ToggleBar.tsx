@@ -1,0 +1,91 @@
+// Patch toggles: one switch (bool) or select (enum) per patch, named by the
+// patch title, with a patch card openable beside it.
+import { useId, useMemo, useState } from 'react';
+import type { PatchInfo, SimEvent, ToggleValue } from '../engine/types';
+import { useAppStore } from '../store/context';
+import { PatchCard } from './PatchCard';
+import styles from './ToggleBar.module.css';
+
+/** Patches whose changed functions run in this scenario (relevant first), then the rest. */
+export function splitRelevant(patches: readonly PatchInfo[], events: readonly SimEvent[]): { relevant: PatchInfo[]; other: PatchInfo[] } {
+  const functions = new Set(events.map((e) => e.function));
+  const relevant = patches.filter((p) => p.functions.some((f) => functions.has(f)));
+  if (relevant.length === 0) return { relevant: [...patches], other: [] };
+  return { relevant, other: patches.filter((p) => !relevant.includes(p)) };
+}
+
+function ToggleControl({ patch, value, onChange }: { patch: PatchInfo; value: ToggleValue; onChange: (v: ToggleValue) => void }) {
+  const id = useId();
+  if (patch.kind === 'bool') {
+    const on = value === true;
+    return (
+      <label className={styles.switch} htmlFor={id}>
+        <input id={id} type="checkbox" role="switch" className={styles.checkbox} checked={on} onChange={(e) => onChange(e.target.checked)} />
+        <span className={styles.track} aria-hidden="true">
+          <span className={styles.thumb} />
+        </span>
+        <span className={styles.title}>{patch.title}</span>
+        <span className={on ? styles.stateOn : styles.stateOff} aria-hidden="true">
+          {patch.valueLabels[on ? 1 : 0] ?? (on ? 'on' : 'off')}
+        </span>
+      </label>
+    );
+  }
+  const index = Math.max(0, patch.values.findIndex((v) => v === value));
+  return (
+    <span className={styles.enum}>
+      <label htmlFor={id} className={styles.title}>
+        {patch.title}
+      </label>
+      <select id={id} className={styles.select} value={String(index)} onChange={(e) => onChange(patch.values[Number(e.target.value)] ?? patch.default)}>
+        {patch.values.map((v, i) => (
+          <option key={String(v)} value={String(i)}>
+            {patch.valueLabels[i] ?? String(v)}
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+}
+
+/** All toggles of the registry, the ones relevant to this run first. */
+export function ToggleBar() {
+  const patches = useAppStore((s) => s.patches);
+  const events = useAppStore((s) => s.events);
+  const toggles = useAppStore((s) => s.summary?.toggles);
+  const setToggle = useAppStore((s) => s.setToggle);
+  const [openCard, setOpenCard] = useState<string | null>(null);
+  const { relevant, other } = useMemo(() => splitRelevant(patches, events), [patches, events]);
+  if (!toggles || patches.length === 0) return null;
+  const cardPatch = patches.find((p) => p.id === openCard);
+
+  const item = (p: PatchInfo) => (
+    <li key={p.id} className={styles.item}>
+      <ToggleControl patch={p} value={toggles[p.id] ?? p.default} onChange={(v) => setToggle(p.id, v)} />
+      <button
+        type="button"
+        className={styles.about}
+        aria-expanded={openCard === p.id}
+        aria-controls="patch-card"
+        aria-label={`About the patch: ${p.title}`}
+        onClick={() => setOpenCard(openCard === p.id ? null : p.id)}
+      >
+        About
+      </button>
+    </li>
+  );
+
+  return (
+    <div className={styles.bar}>
+      <span className={styles.heading}>Patches</span>
+      <ul className={styles.list}>{relevant.map(item)}</ul>
+      {other.length > 0 && (
+        <details className={styles.more}>
+          <summary>Other patches ({other.length})</summary>
+          <ul className={styles.list}>{other.map(item)}</ul>
+        </details>
+      )}
+      {cardPatch && <PatchCard patch={cardPatch} value={toggles[cardPatch.id] ?? cardPatch.default} onClose={() => setOpenCard(null)} />}
+    </div>
+  );
+}

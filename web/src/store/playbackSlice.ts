@@ -1,0 +1,31 @@
+// Playback slice: playing flag, speed, and the tick that advances the run.
+import type { StateCreator } from 'zustand';
+import type { AppState, PlaybackSlice } from './types';
+
+/** Speeds offered in the UI, in steps per second. */
+export const SPEEDS = [0.5, 1, 2, 4, 8, 16, 32] as const;
+
+/** Creates the playback slice. */
+export const createPlaybackSlice: StateCreator<AppState, [], [], PlaybackSlice> = (set, get) => ({
+  playing: false,
+  speed: 2,
+  play: () => {
+    const s = get();
+    if (!s.summary) return;
+    if (s.step >= s.summary.totalSteps) s.seek(0);
+    set({ playing: true });
+  },
+  pause: () => set({ playing: false }),
+  togglePlay: () => (get().playing ? get().pause() : get().play()),
+  setSpeed: (speed) => set({ speed: Number.isFinite(speed) && speed > 0 ? speed : 2 }),
+  tick: () => {
+    const s = get();
+    if (!s.playing || !s.summary) return;
+    if (s.step >= s.summary.totalSteps) {
+      set({ playing: false });
+      return;
+    }
+    s.stepBy(1);
+    if (get().step >= s.summary.totalSteps) set({ playing: false });
+  },
+});

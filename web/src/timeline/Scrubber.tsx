@@ -1,0 +1,84 @@
+// The step scrubber (range input labelled "Step") with event marks beside it.
+import { scaleBand, scaleLinear } from 'd3';
+import { useId, useMemo } from 'react';
+import { useAppStore } from '../store/context';
+import { CATEGORIES, categoryColor, eventCategory, type EventCategory } from './eventKinds';
+import styles from './Scrubber.module.css';
+
+/** Marks width in viewBox units (stretched to the track). */
+const MARKS_WIDTH = 1000;
+const ROW_PX = 5;
+
+/** Range input + marks of event kinds and chapters. */
+export function Scrubber() {
+  const id = useId();
+  const step = useAppStore((s) => s.step);
+  const total = useAppStore((s) => s.summary?.totalSteps ?? 0);
+  const chapters = useAppStore((s) => s.summary?.chapters);
+  const events = useAppStore((s) => s.events);
+  const seek = useAppStore((s) => s.seek);
+  const pause = useAppStore((s) => s.pause);
+
+  const { marks, rows, present } = useMemo(() => {
+    const categories = new Set<EventCategory>(events.map((e) => eventCategory(e.kind)));
+    const shown = CATEGORIES.filter((c) => c.id !== 'other' && categories.has(c.id));
+    const rowScale = scaleBand<string>().domain(shown.map((c) => c.id)).range([0, shown.length * ROW_PX]);
+    const x = scaleLinear().domain([0, Math.max(1, total)]).range([0, MARKS_WIDTH]);
+    const list = events.flatMap((e) => {
+      const cat = eventCategory(e.kind);
+      const y = rowScale(cat);
+      if (y === undefined) return [];
+      return [{ key: e.step, x: x(e.step + 1), y, color: categoryColor(cat) }];
+    });
+    return { marks: list, rows: shown.length, present: shown };
+  }, [events, total]);
+
+  const x = scaleLinear().domain([0, Math.max(1, total)]).range([0, MARKS_WIDTH]);
+  const heightPx = Math.max(1, rows) * ROW_PX + 6;
+  return (
+    <div className={styles.scrubber}>
+      <label htmlFor={id} className={styles.label}>
+        Step
+      </label>
+      <div className={styles.track}>
+        <input
+          id={id}
+          className={styles.range}
+          type="range"
+          min={0}
+          max={total}
+          step={1}
+          value={step}
+          aria-valuetext={`step ${step} of ${total}`}
+          onChange={(e) => {
+            pause();
+            seek(Number(e.target.value));
+          }}
+        />
+        <svg className={styles.marks} viewBox={`0 0 ${MARKS_WIDTH} ${heightPx}`} preserveAspectRatio="none" height={heightPx} aria-hidden="true">
+          {chapters?.map((c, i) => (
+            <line key={`c${i}`} x1={x(c.step)} x2={x(c.step)} y1={0} y2={heightPx} className={styles.chapterMark} />
+          ))}
+          {marks.map((m) => (
+            <line key={m.key} x1={m.x} x2={m.x} y1={m.y + 3} y2={m.y + 3 + ROW_PX - 1} stroke={m.color} className={styles.mark} />
+          ))}
+          <line x1={x(step)} x2={x(step)} y1={0} y2={heightPx} className={styles.now} />
+        </svg>
+        <ul className={styles.legend} aria-label="Marks on the timeline">
+          {present.map((c) => (
+            <li key={c.id}>
+              <span className={styles.swatch} style={{ background: c.color }} aria-hidden="true" />
+              {c.label}
+            </li>
+          ))}
+          {chapters && chapters.length > 0 && (
+            <li>
+              <span className={styles.chapterSwatch} aria-hidden="true" />
+              Chapters
+            </li>
+          )}
+        </ul>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,57 @@
+// Transport: first/back/play/forward/last, speed, scrubber with event marks, readout.
+import { SPEEDS } from '../store/playbackSlice';
+import { useAppStore } from '../store/context';
+import { Icon } from './icons';
+import { Scrubber } from './Scrubber';
+import styles from './Transport.module.css';
+
+/** The transport bar. */
+export function Transport() {
+  const step = useAppStore((s) => s.step);
+  const total = useAppStore((s) => s.summary?.totalSteps ?? 0);
+  const playing = useAppStore((s) => s.playing);
+  const speed = useAppStore((s) => s.speed);
+  const stepBy = useAppStore((s) => s.stepBy);
+  const goFirst = useAppStore((s) => s.goFirst);
+  const goLast = useAppStore((s) => s.goLast);
+  const togglePlay = useAppStore((s) => s.togglePlay);
+  const setSpeed = useAppStore((s) => s.setSpeed);
+  const pause = useAppStore((s) => s.pause);
+  const atStart = step <= 0;
+  const atEnd = step >= total;
+  return (
+    <div className={styles.transport}>
+      <div className={styles.buttons} role="group" aria-label="Transport">
+        <button type="button" className={styles.button} aria-label="First step" title="First step (Home)" disabled={atStart} onClick={() => { pause(); goFirst(); }}>
+          <Icon name="first" />
+        </button>
+        <button type="button" className={styles.button} aria-label="Step back" title="Step back (←)" disabled={atStart} onClick={() => { pause(); stepBy(-1); }}>
+          <Icon name="back" />
+        </button>
+        <button type="button" className={`${styles.button} ${styles.play}`} aria-label={playing ? 'Pause' : 'Play'} title={playing ? 'Pause (space)' : 'Play (space)'} onClick={togglePlay}>
+          <Icon name={playing ? 'pause' : 'play'} />
+        </button>
+        <button type="button" className={styles.button} aria-label="Step forward" title="Step forward (→)" disabled={atEnd} onClick={() => { pause(); stepBy(1); }}>
+          <Icon name="forward" />
+        </button>
+        <button type="button" className={styles.button} aria-label="Last step" title="Last step (End)" disabled={atEnd} onClick={() => { pause(); goLast(); }}>
+          <Icon name="last" />
+        </button>
+      </div>
+      <label className={styles.speed}>
+        <span>Speed</span>
+        <select value={String(speed)} onChange={(e) => setSpeed(Number(e.target.value))}>
+          {SPEEDS.map((s) => (
+            <option key={s} value={String(s)}>
+              {s} step{s === 1 ? '' : 's'}/s
+            </option>
+          ))}
+        </select>
+      </label>
+      <Scrubber />
+      <output className={styles.readout} aria-label="Step readout" aria-live="off">
+        step {step} / {total}
+      </output>
+    </div>
+  );
+}

@@ -1,0 +1,57 @@
+// Global transport shortcuts (← → space Home End PageUp PageDown).
+import { useEffect } from 'react';
+import { useAppStoreApi } from '../store/context';
+import { commandForKey } from './keys';
+
+/** Hook: installs the keyboard shortcuts on window while mounted. */
+export function useKeyboard(): void {
+  const store = useAppStoreApi();
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.defaultPrevented) return;
+      const target = e.target instanceof HTMLElement ? e.target : null;
+      const command = commandForKey({
+        key: e.key,
+        altKey: e.altKey,
+        ctrlKey: e.ctrlKey,
+        metaKey: e.metaKey,
+        targetTag: target?.tagName ?? 'BODY',
+        targetEditable: target?.isContentEditable ?? false,
+        targetRole: target?.getAttribute('role') ?? null,
+      });
+      if (!command) return;
+      const s = store.getState();
+      if (!s.summary) return;
+      e.preventDefault();
+      switch (command) {
+        case 'back':
+          s.pause();
+          s.stepBy(-1);
+          break;
+        case 'forward':
+          s.pause();
+          s.stepBy(1);
+          break;
+        case 'first':
+          s.pause();
+          s.goFirst();
+          break;
+        case 'last':
+          s.pause();
+          s.goLast();
+          break;
+        case 'prevChapter':
+          s.goChapter(-1);
+          break;
+        case 'nextChapter':
+          s.goChapter(1);
+          break;
+        case 'togglePlay':
+          s.togglePlay();
+          break;
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [store]);
+}
