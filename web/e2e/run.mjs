@@ -98,22 +98,26 @@ describe('mmviz lab', () => {
   it('a link restores the same step, toggle and counters after reload', async () => {
     const lab = await newLab();
     await lab.openScenario(SCENARIO);
-    await lab.toggle(DELAY_MAP_TITLE, true);
+    // Flip the toggle away from the scenario's default so that the link must carry it.
+    const wasOn = await lab.toggleSwitch(DELAY_MAP_TITLE).isChecked();
+    await lab.toggle(DELAY_MAP_TITLE, !wasOn);
     await lab.stepTo(12);
     const counters = await lab.readCounters();
     const link = await lab.copyLink();
     assert.match(link, /#v=1&/);
-    assert.match(link, /t\.numa_delay_map=true/);
+    assert.match(link, new RegExp(`t\\.numa_delay_map=${!wasOn}`));
+    assert.match(link, /step=12/);
     await lab.page.reload();
     await lab.readout().waitFor();
     await lab.waitForStep(12);
-    assert.equal(await lab.toggleSwitch(DELAY_MAP_TITLE).isChecked(), true);
+    assert.equal(await lab.toggleSwitch(DELAY_MAP_TITLE).isChecked(), !wasOn);
     assert.deepEqual(await lab.readCounters(), counters);
     await lab.openLink(link);
     await lab.waitForStep(12);
-    assert.equal(await lab.toggleSwitch(DELAY_MAP_TITLE).isChecked(), true);
+    assert.equal(await lab.toggleSwitch(DELAY_MAP_TITLE).isChecked(), !wasOn);
     assert.deepEqual(await lab.readCounters(), counters);
     assert.deepEqual(await lab.alerts(), []);
+    await lab.screenshot('05-restored-from-link');
     await lab.page.close();
   });
 
@@ -123,7 +127,7 @@ describe('mmviz lab', () => {
     const alerts = await lab.alerts();
     assert.equal(alerts.length, 1);
     assert.match(alerts[0], /This link could not be read: /);
-    await lab.screenshot('05-garbled-link');
+    await lab.screenshot('06-garbled-link');
     await lab.stepForward();
     assert.equal((await lab.readStep()).step, 1);
     await lab.page.getByRole('button', { name: /^Dismiss/ }).click();
@@ -151,7 +155,7 @@ describe('mmviz lab', () => {
       alerts.some((a) => a.includes(`step 9999 is beyond the end of this scenario (${total} steps); showing the last step`)),
       `alerts were: ${JSON.stringify(alerts)}`,
     );
-    await lab.screenshot('06-step-beyond-end');
+    await lab.screenshot('07-step-beyond-end');
     await lab.page.close();
   });
 
@@ -186,7 +190,7 @@ describe('mmviz lab', () => {
     await lab.page.getByRole('button', { name: `About the patch: ${DELAY_MAP_TITLE}` }).click();
     const card = lab.page.getByRole('complementary', { name: `Patch: ${DELAY_MAP_TITLE}` });
     await card.waitFor();
-    await lab.screenshot('07-patch-card');
+    await lab.screenshot('08-patch-card');
     await lab.page.keyboard.press('Escape');
     await card.waitFor({ state: 'detached' });
     // Find a step in a function with a before/after listing and open the diff.
@@ -200,11 +204,31 @@ describe('mmviz lab', () => {
         found = true;
       }
     }
-    if (found) await lab.screenshot('08-code-diff');
+    if (found) await lab.screenshot('09-code-diff');
+    // An IPI on its way and one received, with and without motion.
+    const machine = (re) => lab.page.getByRole('img', { name: re });
+    let sent = -1;
+    for (let s = 1; s <= total && sent < 0; s++) {
+      await lab.stepTo(s);
+      if ((await machine(/IPI from CPU \d+ to CPU \d+ sent/).count()) > 0) sent = s;
+    }
+    assert.ok(sent > 0, 'the scenario sends an IPI');
+    await lab.screenshot('12-ipi-sent');
+    for (let s = sent + 1; s <= Math.min(total, sent + 6); s++) {
+      await lab.stepTo(s);
+      if ((await machine(/IPI from CPU \d+ to CPU \d+ received/).count()) > 0) {
+        await lab.screenshot('13-ipi-received');
+        break;
+      }
+    }
+    await lab.page.emulateMedia({ reducedMotion: 'reduce' });
+    await lab.stepTo(sent);
+    await lab.screenshot('14-ipi-sent-reduced-motion');
+    await lab.page.emulateMedia({ reducedMotion: 'no-preference' });
     await lab.page.setViewportSize({ width: 1280, height: 800 });
-    await lab.screenshot('09-1280x800');
+    await lab.screenshot('10-1280x800');
     await lab.page.setViewportSize({ width: 1920, height: 1080 });
-    await lab.screenshot('10-1920x1080');
+    await lab.screenshot('11-1920x1080');
     await lab.page.close();
   });
 

@@ -15,7 +15,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "mmviz", version, about = "Step through what the Linux memory manager does on a NUMA machine")]
+#[command(
+    name = "mmviz",
+    version,
+    about = "Step through what the Linux memory manager does on a NUMA machine"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -100,7 +104,12 @@ fn main() -> ExitCode {
 
 fn dispatch(cmd: Cmd) -> Result<(), Fail> {
     match cmd {
-        Cmd::Run { scenario, set, param, json } => {
+        Cmd::Run {
+            scenario,
+            set,
+            param,
+            json,
+        } => {
             let (name, s) = load(&scenario, &param)?;
             let toggles = toggles(&set)?;
             let r = run::run(&s, &toggles).map_err(|e| bad(format!("{name}: {e}")))?;
@@ -111,7 +120,13 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             }
             Ok(())
         }
-        Cmd::Compare { scenario, toggle, set, param, json } => {
+        Cmd::Compare {
+            scenario,
+            toggle,
+            set,
+            param,
+            json,
+        } => {
             let (name, s) = load(&scenario, &param)?;
             let base = toggles(&set)?;
             let runs = run::compare(&s, &base, &toggle).map_err(|e| bad(format!("{name}: {e}")))?;
@@ -133,8 +148,20 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             let (name, s) = load(&scenario, &param)?;
             let sim = Simulation::from_scenario(s, &toggles(&set)?).map_err(|e| bad(format!("{name}: {e}")))?;
             for e in sim.events(0, sim.total_steps()) {
-                let loc = if e.line.is_empty() { e.function.to_string() } else { format!("{}:{}", e.function, e.line) };
-                println!("{:>5} {:>9}ns cpu{:<2} {:<18} {:<28} {}", e.step, e.time_ns, e.cpu, e.kind.name(), loc, e.narration);
+                let loc = if e.line.is_empty() {
+                    e.function.to_string()
+                } else {
+                    format!("{}:{}", e.function, e.line)
+                };
+                println!(
+                    "{:>5} {:>9}ns cpu{:<2} {:<18} {:<28} {}",
+                    e.step,
+                    e.time_ns,
+                    e.cpu,
+                    e.kind.name(),
+                    loc,
+                    e.narration
+                );
             }
             Ok(())
         }
@@ -147,7 +174,11 @@ fn to_json(v: &Value) -> String {
 }
 
 fn rows() -> Vec<&'static str> {
-    Counter::ALL.iter().map(|c| c.name()).chain(["sim_time_ns", "accesses_per_ms", "steps"]).collect()
+    Counter::ALL
+        .iter()
+        .map(|c| c.name())
+        .chain(["sim_time_ns", "accesses_per_ms", "steps"])
+        .collect()
 }
 
 fn run_json(s: &Scenario, r: &RunResult) -> Value {
@@ -170,7 +201,9 @@ fn run_json(s: &Scenario, r: &RunResult) -> Value {
 fn toggles(set: &[String]) -> Result<ToggleSet, Fail> {
     let mut t = ToggleSet::default();
     for s in set {
-        let (id, v) = s.split_once('=').ok_or_else(|| bad(format!("--set `{s}`: expected ID=VALUE, e.g. numa_delay_map=off")))?;
+        let (id, v) = s
+            .split_once('=')
+            .ok_or_else(|| bad(format!("--set `{s}`: expected ID=VALUE, e.g. numa_delay_map=off")))?;
         t.set_text(id.trim(), v.trim()).map_err(|e| bad(format!("--set {s}: {e}")))?;
     }
     Ok(t)
@@ -180,8 +213,13 @@ fn params(param: &[String]) -> Result<Vec<(String, i64)>, Fail> {
     param
         .iter()
         .map(|p| {
-            let (k, v) = p.split_once('=').ok_or_else(|| bad(format!("--param `{p}`: expected NAME=VALUE")))?;
-            let v: i64 = v.trim().parse().map_err(|_| bad(format!("--param {p}: `{}` is not a whole number", v.trim())))?;
+            let (k, v) = p
+                .split_once('=')
+                .ok_or_else(|| bad(format!("--param `{p}`: expected NAME=VALUE")))?;
+            let v: i64 = v
+                .trim()
+                .parse()
+                .map_err(|_| bad(format!("--param {p}: `{}` is not a whole number", v.trim())))?;
             Ok((k.trim().to_string(), v))
         })
         .collect()
@@ -203,7 +241,10 @@ fn read(arg: &str) -> Result<(String, String), Fail> {
     if let Some(b) = builtin::find(arg) {
         return Ok((format!("builtin:{}", b.id), b.text.to_string()));
     }
-    Err(bad(format!("{arg}: no such file, and no built-in scenario has that id (built-ins: {})", builtin::BUILTINS.iter().map(|b| b.id).collect::<Vec<_>>().join(", "))))
+    Err(bad(format!(
+        "{arg}: no such file, and no built-in scenario has that id (built-ins: {})",
+        builtin::BUILTINS.iter().map(|b| b.id).collect::<Vec<_>>().join(", ")
+    )))
 }
 
 /// Expands folders to their `*.toml` files (sorted); no arguments means the built-ins.
@@ -244,7 +285,14 @@ fn check(args: &[String]) -> Result<(), Fail> {
         }
         for o in outcomes {
             let e = &o.expect;
-            let set = if e.set.is_empty() { String::new() } else { format!(" [{}]", e.set.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")) };
+            let set = if e.set.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " [{}]",
+                    e.set.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+                )
+            };
             let mut bounds = Vec::new();
             if let Some(x) = e.eq {
                 bounds.push(format!("= {x}"));
@@ -255,7 +303,14 @@ fn check(args: &[String]) -> Result<(), Fail> {
             if let Some(x) = e.max {
                 bounds.push(format!("<= {x}"));
             }
-            println!("{} {name}:{} {}{set}: {:.4} (want {})", if o.ok { "ok  " } else { "FAIL" }, e.line, e.name, o.value, bounds.join(", "));
+            println!(
+                "{} {name}:{} {}{set}: {:.4} (want {})",
+                if o.ok { "ok  " } else { "FAIL" },
+                e.line,
+                e.name,
+                o.value,
+                bounds.join(", ")
+            );
             if o.ok {
                 passed += 1;
             } else {
@@ -283,7 +338,10 @@ fn bench(args: &[String], json_out: bool) -> Result<(), Fail> {
         let steps_per_s = if wall > 0.0 { r.steps as f64 / wall } else { 0.0 };
         rows.push(json!({ "scenario": s.id, "steps": r.steps, "wall_s": wall, "steps_per_s": steps_per_s, "recorded_wall_s": wall_rec, "recorded_steps": rec.total_steps() }));
         if !json_out {
-            println!("{:<28} {:>10} steps  {:>9.4} s  {:>12.0} steps/s  (recorded: {:.4} s)", s.id, r.steps, wall, steps_per_s, wall_rec);
+            println!(
+                "{:<28} {:>10} steps  {:>9.4} s  {:>12.0} steps/s  (recorded: {:.4} s)",
+                s.id, r.steps, wall, steps_per_s, wall_rec
+            );
         }
     }
     if json_out {

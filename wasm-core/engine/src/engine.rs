@@ -111,7 +111,10 @@ pub enum RunError {
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunError::TooManySteps(n) => write!(f, "the run did not finish within {n} steps (raise knobs.max_steps if this is intended)"),
+            RunError::TooManySteps(n) => write!(
+                f,
+                "the run did not finish within {n} steps (raise knobs.max_steps if this is intended)"
+            ),
             RunError::Deadlock(s) => write!(f, "the run stopped with CPUs still waiting: {s}"),
         }
     }
@@ -134,9 +137,19 @@ impl Sim {
         let topo = scenario.topology.clone();
         let nr_cpus = topo.nr_cpus();
         let mut pages: Vec<Page> = (0..topo.total_pages())
-            .map(|pfn| Page { flags: pg::FREE, nid: topo.pfn_to_nid(pfn), map_mm: NO_MM, map_vpn: 0, last_cpupid: CPUPID_UNSET })
+            .map(|pfn| Page {
+                flags: pg::FREE,
+                nid: topo.pfn_to_nid(pfn),
+                map_mm: NO_MM,
+                map_vpn: 0,
+                last_cpupid: CPUPID_UNSET,
+            })
             .collect();
-        let mut free: Vec<Vec<u32>> = topo.nodes.iter().map(|n| (n.first_pfn..n.first_pfn + n.mem_pages).rev().collect()).collect();
+        let mut free: Vec<Vec<u32>> = topo
+            .nodes
+            .iter()
+            .map(|n| (n.first_pfn..n.first_pfn + n.mem_pages).rev().collect())
+            .collect();
         let mut mms = Vec::new();
         let mut tasks = Vec::new();
         let mut ops = Vec::new();
@@ -156,7 +169,12 @@ impl Sim {
                         *pte = Pte::present(pfn, true, v.dirty, false);
                     }
                 }
-                vmas.push(Vma { start: next, kind: v.kind, fs: v.fs, ptes });
+                vmas.push(Vma {
+                    start: next,
+                    kind: v.kind,
+                    fs: v.fs,
+                    ptes,
+                });
                 next = (next + v.pages).div_ceil(512) * 512 + 512;
             }
             let mut cpumask = CpuMask::new(nr_cpus);
@@ -174,7 +192,13 @@ impl Sim {
                 numa_scan_seq: 0,
             });
             for (ti, t) in p.threads.iter().enumerate() {
-                tasks.push(Task { mm: pi as u16, tid: ti as u16, cpu: t.cpu, cursor: OpCursor::default(), numa: Default::default() });
+                tasks.push(Task {
+                    mm: pi as u16,
+                    tid: ti as u16,
+                    cpu: t.cpu,
+                    cursor: OpCursor::default(),
+                    numa: Default::default(),
+                });
                 ops.push(t.ops.clone());
             }
         }
@@ -292,7 +316,11 @@ impl Sim {
             ptes: ev.pte.map(|p| vec![p]).unwrap_or_default(),
             pfns: ev.pfns.iter().flatten().copied().collect(),
             cpus: ev.cpus,
-            deltas: if self.recording { self.st.counters.delta_since(&before) } else { Vec::new() },
+            deltas: if self.recording {
+                self.st.counters.delta_since(&before)
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -340,7 +368,9 @@ impl Sim {
     /// Fetches the next access (or operation) of the thread on `cpu` and starts it.
     fn next_access(&mut self, cpu: CpuId) -> Ev {
         let c = cpu as usize;
-        let Some(t) = self.st.cpus[c].task else { return Ev::new(EventKind::Exit, "", "") };
+        let Some(t) = self.st.cpus[c].task else {
+            return Ev::new(EventKind::Exit, "", "");
+        };
         let cfg = Rc::clone(&self.cfg);
         let task = &self.st.tasks[t as usize];
         let mm = task.mm;
@@ -395,7 +425,9 @@ impl Sim {
     pub(crate) fn advance_cursor(&mut self, t: u16) {
         let cfg = Rc::clone(&self.cfg);
         let task = &mut self.st.tasks[t as usize];
-        let Some(op) = cfg.ops[t as usize].get(task.cursor.op) else { return };
+        let Some(op) = cfg.ops[t as usize].get(task.cursor.op) else {
+            return;
+        };
         task.cursor.done += 1;
         let len = match *op {
             Op::Access { repeat, .. } => u64::from(repeat),
@@ -404,7 +436,11 @@ impl Sim {
             Op::Scan { .. } | Op::Sleep { .. } | Op::Compute { .. } => 1,
         };
         if task.cursor.done >= len {
-            task.cursor = OpCursor { op: task.cursor.op + 1, done: 0, started: false };
+            task.cursor = OpCursor {
+                op: task.cursor.op + 1,
+                done: 0,
+                started: false,
+            };
         }
     }
 
@@ -434,9 +470,12 @@ impl Sim {
             self.st.counters.inc(Counter::TlbMisses);
             self.charge(cpu, 1);
             self.st.cpus[c].flow = Flow::Access(AccessCtx { missed: true, ..a });
-            return Ev::new(EventKind::TlbMiss, "user access", "")
-                .pte(pid, a.vpn)
-                .say(say!(self, "Thread {} {what} page {:#x}: TLB miss, the MMU walks the page table", self.task_name(cpu), a.vpn));
+            return Ev::new(EventKind::TlbMiss, "user access", "").pte(pid, a.vpn).say(say!(
+                self,
+                "Thread {} {what} page {:#x}: TLB miss, the MMU walks the page table",
+                self.task_name(cpu),
+                a.vpn
+            ));
         }
         // Hardware page walk.
         self.charge(cpu, self.cfg.costs.page_walk_ns);
@@ -457,12 +496,15 @@ impl Sim {
             let ns = self.dram_ns(cpu, nid);
             self.charge(cpu, ns);
             self.complete_access(cpu);
-            return Ev::new(EventKind::PageWalk, "page walk (MMU)", "").pte(pid, a.vpn).pfn(pfn).say(say!(
-                self,
-                "Walk: PTE of {:#x} is present (pfn {pfn}, node {nid}); the MMU sets A{} and caches it in CPU {cpu}'s TLB",
-                a.vpn,
-                if a.write { "+D" } else { "" }
-            ));
+            return Ev::new(EventKind::PageWalk, "page walk (MMU)", "")
+                .pte(pid, a.vpn)
+                .pfn(pfn)
+                .say(say!(
+                    self,
+                    "Walk: PTE of {:#x} is present (pfn {pfn}, node {nid}); the MMU sets A{} and caches it in CPU {cpu}'s TLB",
+                    a.vpn,
+                    if a.write { "+D" } else { "" }
+                ));
         }
         self.charge(cpu, self.cfg.costs.fault_entry_ns);
         let why = if pte.protnone() {
@@ -475,9 +517,11 @@ impl Sim {
             "read-only"
         };
         self.st.cpus[c].flow = Flow::Fault(Box::new(FaultCtx::new(a.vpn, a.write)));
-        Ev::new(EventKind::FaultEntry, "page walk (MMU)", "")
-            .pte(pid, a.vpn)
-            .say(say!(self, "Walk: PTE of {:#x} is {why}: page fault on CPU {cpu}", a.vpn))
+        Ev::new(EventKind::FaultEntry, "page walk (MMU)", "").pte(pid, a.vpn).say(say!(
+            self,
+            "Walk: PTE of {:#x} is {why}: page fault on CPU {cpu}",
+            a.vpn
+        ))
     }
 
     /// Finishes the current access of the thread on `cpu`.
@@ -548,9 +592,17 @@ impl Sim {
             self.charge(cpu, self.cfg.costs.full_flush_ns);
         }
         Ev::new(EventKind::Wake, "switch_mm_irqs_off", "W2").say(if stale {
-            say!(self, "Thread {} wakes; flushes happened while CPU {cpu} was lazy, so it flushes its whole TLB now (no IPI was needed)", self.task_name(cpu))
+            say!(
+                self,
+                "Thread {} wakes; flushes happened while CPU {cpu} was lazy, so it flushes its whole TLB now (no IPI was needed)",
+                self.task_name(cpu)
+            )
         } else {
-            say!(self, "Thread {} wakes; CPU {cpu} leaves lazy mode, its TLB is up to date", self.task_name(cpu))
+            say!(
+                self,
+                "Thread {} wakes; CPU {cpu} leaves lazy mode, its TLB is up to date",
+                self.task_name(cpu)
+            )
         })
     }
 

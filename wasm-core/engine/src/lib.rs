@@ -10,6 +10,7 @@ pub mod arch;
 pub mod builtin;
 pub mod counters;
 pub mod engine;
+pub mod invariants;
 pub mod kernel;
 pub mod mm;
 pub mod patches;

@@ -129,9 +129,7 @@ impl Patch {
                 .iter()
                 .find(|v| **v == text.trim())
                 .map(|v| ToggleValue::Enum((*v).into()))
-                .ok_or_else(|| {
-                    format!("toggle `{}` takes one of {}, not `{text}`", self.id, self.enum_values.join(", "))
-                }),
+                .ok_or_else(|| format!("toggle `{}` takes one of {}, not `{text}`", self.id, self.enum_values.join(", "))),
         }
     }
 
@@ -159,7 +157,9 @@ pub struct ToggleSet {
 
 impl Default for ToggleSet {
     fn default() -> Self {
-        ToggleSet { values: REGISTRY.iter().map(Patch::default_value).collect() }
+        ToggleSet {
+            values: REGISTRY.iter().map(Patch::default_value).collect(),
+        }
     }
 }
 
@@ -175,10 +175,7 @@ impl ToggleSet {
             (ToggleValue::Bool(_), ToggleKind::Bool) => value,
             (ToggleValue::Enum(s), _) => patch.parse_value(s)?,
             (ToggleValue::Bool(_), ToggleKind::Enum) => {
-                return Err(format!(
-                    "toggle `{id}` takes one of {}, not a bool",
-                    patch.enum_values.join(", ")
-                ))
+                return Err(format!("toggle `{id}` takes one of {}, not a bool", patch.enum_values.join(", ")))
             }
         };
         self.values[idx] = value;
@@ -451,7 +448,10 @@ pub static REGISTRY: &[Patch] = &[
         enum_values: &[],
         default_index: 1,
         value_labels: &["v5.12: map, then migrate", "v5.13: migrate, map only on failure"],
-        listings: &[ListingPair { before: DO_NUMA_PAGE_V5_12, after: DO_NUMA_PAGE_V5_13 }],
+        listings: &[ListingPair {
+            before: DO_NUMA_PAGE_V5_12,
+            after: DO_NUMA_PAGE_V5_13,
+        }],
     },
     Patch {
         id: "numa_skip_dirty_file",
@@ -473,8 +473,14 @@ pub static REGISTRY: &[Patch] = &[
         default_index: 1,
         value_labels: &["v4.16: scan and migrate dirty file pages", "v4.17: skip dirty file pages"],
         listings: &[
-            ListingPair { before: CHANGE_PTE_RANGE_V4_16, after: CHANGE_PTE_RANGE_V4_17 },
-            ListingPair { before: MIGRATE_MISPLACED_PAGE_V4_16, after: MIGRATE_MISPLACED_PAGE_V4_17 },
+            ListingPair {
+                before: CHANGE_PTE_RANGE_V4_16,
+                after: CHANGE_PTE_RANGE_V4_17,
+            },
+            ListingPair {
+                before: MIGRATE_MISPLACED_PAGE_V4_16,
+                after: MIGRATE_MISPLACED_PAGE_V4_17,
+            },
         ],
     },
 ];

@@ -43,12 +43,18 @@ pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error>
     let mut metrics = BTreeMap::new();
     metrics.insert("sim_time_ns", t as f64);
     metrics.insert("accesses_per_ms", if t == 0 { 0.0 } else { acc / (t as f64 / 1e6) });
-    Ok(RunResult { toggles: sim.cfg.toggles.clone(), counters: sim.st.counters, steps: sim.st.step, metrics })
+    Ok(RunResult {
+        toggles: sim.cfg.toggles.clone(),
+        counters: sim.st.counters,
+        steps: sim.st.step,
+        metrics,
+    })
 }
 
 /// Runs once per value of toggle `id`, in declaration order.
 pub fn compare(scenario: &Scenario, base: &ToggleSet, id: &str) -> Result<Vec<(ToggleValue, RunResult)>, Error> {
-    let patch = patches::find(id).ok_or_else(|| Error::Toggle(format!("unknown toggle `{id}` (known toggles: {})", patches::known_ids())))?;
+    let patch =
+        patches::find(id).ok_or_else(|| Error::Toggle(format!("unknown toggle `{id}` (known toggles: {})", patches::known_ids())))?;
     let mut out = Vec::new();
     for v in patch.values() {
         let mut t = base.clone();
@@ -95,7 +101,11 @@ pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
         let value = match &e.per {
             Some(p) => {
                 let d = result.value(p).unwrap_or(f64::NAN);
-                if d == 0.0 { f64::NAN } else { num / d }
+                if d == 0.0 {
+                    f64::NAN
+                } else {
+                    num / d
+                }
             }
             None => num,
         };
@@ -103,7 +113,11 @@ pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
             && e.eq.is_none_or(|x| (value - x).abs() <= 1e-9 * x.abs().max(1.0))
             && e.min.is_none_or(|x| value >= x)
             && e.max.is_none_or(|x| value <= x);
-        out.push(ExpectOutcome { expect: e.clone(), value, ok });
+        out.push(ExpectOutcome {
+            expect: e.clone(),
+            value,
+            ok,
+        });
     }
     Ok(out)
 }
@@ -123,7 +137,11 @@ pub fn compare_table(title: &str, runs: &[(String, &RunResult)], rows: &[&str]) 
         out.push_str(&format!("{:<name_w$}", row));
         for (i, (_, r)) in runs.iter().enumerate() {
             let v = r.value(row).unwrap_or(f64::NAN);
-            let num = if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v:.2}") };
+            let num = if v.fract() == 0.0 && v.abs() < 1e15 {
+                format!("{}", v as i64)
+            } else {
+                format!("{v:.2}")
+            };
             let cell = match (i, base) {
                 (0, _) => num,
                 (_, Some(b)) if b != 0.0 => format!("{num} ({:>+8.2}%)", (v - b) / b * 100.0),

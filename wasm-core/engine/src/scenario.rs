@@ -23,12 +23,20 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     fn at(text: &str, span: std::ops::Range<usize>, field: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { line: Some(line_of(text, span.start)), field: Some(field.into()), message: message.into() }
+        ScenarioError {
+            line: Some(line_of(text, span.start)),
+            field: Some(field.into()),
+            message: message.into(),
+        }
     }
 
     /// An error about a value given from outside the file (CLI, URL, UI).
     pub fn input(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { line: None, field: Some(field.into()), message: message.into() }
+        ScenarioError {
+            line: None,
+            field: Some(field.into()),
+            message: message.into(),
+        }
     }
 }
 
@@ -560,7 +568,12 @@ pub const METRICS: &[&str] = &["sim_time_ns", "steps", "accesses_per_ms"];
 /// Parses and validates scenario text, with `params` (name, value) overriding defaults.
 pub fn parse(text: &str, params: &[(String, i64)]) -> Result<Scenario, ScenarioError> {
     let file: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
-    Resolver { text, file: &file, params: BTreeMap::new() }.resolve(params)
+    Resolver {
+        text,
+        file: &file,
+        params: BTreeMap::new(),
+    }
+    .resolve(params)
 }
 
 fn toml_error(text: &str, e: &toml::de::Error) -> ScenarioError {
@@ -568,9 +581,17 @@ fn toml_error(text: &str, e: &toml::de::Error) -> ScenarioError {
     match e.span() {
         Some(span) => {
             let line = line_of(text, span.start);
-            ScenarioError { line: Some(line), field: field_at(text, line), message }
+            ScenarioError {
+                line: Some(line),
+                field: field_at(text, line),
+                message,
+            }
         }
-        None => ScenarioError { line: None, field: None, message },
+        None => ScenarioError {
+            line: None,
+            field: None,
+            message,
+        },
     }
 }
 
@@ -609,15 +630,18 @@ impl Resolver<'_> {
         let v = match n.get_ref() {
             NumOrParam::Int(v) => *v,
             NumOrParam::Param(s) => {
-                let name = s.strip_prefix('$').ok_or_else(|| {
-                    self.err(n.span(), field, format!("expected a number or \"$param\", found \"{s}\""))
-                })?;
+                let name = s
+                    .strip_prefix('$')
+                    .ok_or_else(|| self.err(n.span(), field, format!("expected a number or \"$param\", found \"{s}\"")))?;
                 *self.params.get(name).ok_or_else(|| {
                     let known: Vec<&str> = self.params.keys().map(String::as_str).collect();
                     self.err(
                         n.span(),
                         field,
-                        format!("unknown parameter `${name}` (declared: {})", if known.is_empty() { "none".into() } else { known.join(", ") }),
+                        format!(
+                            "unknown parameter `${name}` (declared: {})",
+                            if known.is_empty() { "none".into() } else { known.join(", ") }
+                        ),
                     )
                 })?
             }
@@ -631,10 +655,18 @@ impl Resolver<'_> {
     fn resolve(mut self, overrides: &[(String, i64)]) -> Result<Scenario, ScenarioError> {
         let f = self.file;
         if *f.format.get_ref() != 1 {
-            return Err(self.err(f.format.span(), "format", format!("unsupported format {} (this mmviz reads format 1)", f.format.get_ref())));
+            return Err(self.err(
+                f.format.span(),
+                "format",
+                format!("unsupported format {} (this mmviz reads format 1)", f.format.get_ref()),
+            ));
         }
         if f.id.is_empty() || !f.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-            return Err(ScenarioError { line: None, field: Some("id".into()), message: format!("id `{}` must be non-empty and use only letters, digits, `-` and `_`", f.id) });
+            return Err(ScenarioError {
+                line: None,
+                field: Some("id".into()),
+                message: format!("id `{}` must be non-empty and use only letters, digits, `-` and `_`", f.id),
+            });
         }
         // Parameters first: everything else may refer to them.
         let mut params = Vec::new();
@@ -645,20 +677,37 @@ impl Resolver<'_> {
             }
             let d = *p.default.get_ref();
             if d < p.min || d > p.max {
-                return Err(self.err(p.default.span(), format!("{field}.default"), format!("{d} is out of range {}..={}", p.min, p.max)));
+                return Err(self.err(
+                    p.default.span(),
+                    format!("{field}.default"),
+                    format!("{d} is out of range {}..={}", p.min, p.max),
+                ));
             }
-            params.push(Param { name: name.clone(), value: d, default: d, min: p.min, max: p.max, description: p.description.clone() });
+            params.push(Param {
+                name: name.clone(),
+                value: d,
+                default: d,
+                min: p.min,
+                max: p.max,
+                description: p.description.clone(),
+            });
         }
         for (name, v) in overrides {
             let p = params.iter_mut().find(|p| &p.name == name).ok_or_else(|| {
                 let known: Vec<&str> = f.params.keys().map(String::as_str).collect();
                 ScenarioError::input(
                     format!("param {name}"),
-                    format!("this scenario has no parameter `{name}` (it has: {})", if known.is_empty() { "none".into() } else { known.join(", ") }),
+                    format!(
+                        "this scenario has no parameter `{name}` (it has: {})",
+                        if known.is_empty() { "none".into() } else { known.join(", ") }
+                    ),
                 )
             })?;
             if *v < p.min || *v > p.max {
-                return Err(ScenarioError::input(format!("param {name}"), format!("{v} is out of range {}..={}", p.min, p.max)));
+                return Err(ScenarioError::input(
+                    format!("param {name}"),
+                    format!("{v} is out of range {}..={}", p.min, p.max),
+                ));
             }
             p.value = *v;
         }
@@ -671,7 +720,11 @@ impl Resolver<'_> {
             let field = format!("costs.{name}");
             let v = self.num(n, &field, 0, 1_000_000_000)?;
             if !costs.set(name, v as u64) {
-                return Err(self.err(n.span(), field, format!("unknown cost `{name}` (known: {})", Costs::NAMES.join(", "))));
+                return Err(self.err(
+                    n.span(),
+                    field,
+                    format!("unknown cost `{name}` (known: {})", Costs::NAMES.join(", ")),
+                ));
             }
         }
         let mut toggles = Vec::new();
@@ -698,12 +751,23 @@ impl Resolver<'_> {
     }
 
     fn toggle_value(&self, id: &str, v: &Spanned<toml::Value>, field: &str) -> Result<ToggleValue, ScenarioError> {
-        let patch = patches::find(id)
-            .ok_or_else(|| self.err(v.span(), field, format!("unknown toggle `{id}` (known toggles: {})", patches::known_ids())))?;
+        let patch = patches::find(id).ok_or_else(|| {
+            self.err(
+                v.span(),
+                field,
+                format!("unknown toggle `{id}` (known toggles: {})", patches::known_ids()),
+            )
+        })?;
         let text = match v.get_ref() {
             toml::Value::Boolean(b) => b.to_string(),
             toml::Value::String(s) => s.clone(),
-            other => return Err(self.err(v.span(), field, format!("expected true/false or a value name, found {}", other.type_str()))),
+            other => {
+                return Err(self.err(
+                    v.span(),
+                    field,
+                    format!("expected true/false or a value name, found {}", other.type_str()),
+                ))
+            }
         };
         patch.parse_value(&text).map_err(|m| self.err(v.span(), field, m))
     }
@@ -711,7 +775,11 @@ impl Resolver<'_> {
     fn topology(&self) -> Result<Topology, ScenarioError> {
         let m = &self.file.machine;
         if m.node.is_empty() || m.node.len() > 64 {
-            return Err(ScenarioError { line: None, field: Some("machine.node".into()), message: "a machine needs 1 to 64 nodes".into() });
+            return Err(ScenarioError {
+                line: None,
+                field: Some("machine.node".into()),
+                message: "a machine needs 1 to 64 nodes".into(),
+            });
         }
         let mut nodes = Vec::new();
         let mut cpu_node: Vec<Option<NodeId>> = Vec::new();
@@ -726,22 +794,40 @@ impl Resolver<'_> {
             let mut cpus = Vec::new();
             for &c in n.cpus.get_ref() {
                 if !(0..1024).contains(&c) {
-                    return Err(self.err(n.cpus.span(), format!("{field}.cpus"), format!("CPU id {c} is out of range 0..=1023")));
+                    return Err(self.err(
+                        n.cpus.span(),
+                        format!("{field}.cpus"),
+                        format!("CPU id {c} is out of range 0..=1023"),
+                    ));
                 }
                 let c = c as usize;
                 if cpu_node.len() <= c {
                     cpu_node.resize(c + 1, None);
                 }
                 if let Some(other) = cpu_node[c] {
-                    return Err(self.err(n.cpus.span(), format!("{field}.cpus"), format!("CPU {c} is already on node {other}")));
+                    return Err(self.err(
+                        n.cpus.span(),
+                        format!("{field}.cpus"),
+                        format!("CPU {c} is already on node {other}"),
+                    ));
                 }
                 cpu_node[c] = Some(i as NodeId);
                 cpus.push(c as CpuId);
             }
             if first_pfn.checked_add(pages).is_none_or(|t| t > 1 << 28) {
-                return Err(self.err(n.mem_pages.span(), format!("{field}.mem_pages"), "the machine has too much memory for the model (at most 2^28 pages)"));
+                return Err(self.err(
+                    n.mem_pages.span(),
+                    format!("{field}.mem_pages"),
+                    "the machine has too much memory for the model (at most 2^28 pages)",
+                ));
             }
-            nodes.push(Node { id: i as NodeId, cpus, mem_pages: pages, first_pfn, high_wmark: wmark });
+            nodes.push(Node {
+                id: i as NodeId,
+                cpus,
+                mem_pages: pages,
+                first_pfn,
+                high_wmark: wmark,
+            });
             first_pfn += pages;
         }
         let mut cpu_nodes = Vec::new();
@@ -758,7 +844,11 @@ impl Resolver<'_> {
             }
         }
         if cpu_nodes.is_empty() {
-            return Err(ScenarioError { line: None, field: Some("machine.node.cpus".into()), message: "the machine has no CPU".into() });
+            return Err(ScenarioError {
+                line: None,
+                field: Some("machine.node.cpus".into()),
+                message: "the machine has no CPU".into(),
+            });
         }
         let nr = nodes.len();
         let distance = match &m.distance {
@@ -766,12 +856,20 @@ impl Resolver<'_> {
             Some(d) => {
                 let rows = d.get_ref();
                 if rows.len() != nr || rows.iter().any(|r| r.len() != nr) {
-                    return Err(self.err(d.span(), "machine.distance", format!("expected a {nr}x{nr} matrix (one row and column per node)")));
+                    return Err(self.err(
+                        d.span(),
+                        "machine.distance",
+                        format!("expected a {nr}x{nr} matrix (one row and column per node)"),
+                    ));
                 }
                 for (a, row) in rows.iter().enumerate() {
                     for (b, &v) in row.iter().enumerate() {
                         if (a == b && v != 10) || (a != b && !(11..=254).contains(&v)) {
-                            return Err(self.err(d.span(), "machine.distance", format!("distance[{a}][{b}] = {v}: the diagonal must be 10 and other entries 11..=254")));
+                            return Err(self.err(
+                                d.span(),
+                                "machine.distance",
+                                format!("distance[{a}][{b}] = {v}: the diagonal must be 10 and other entries 11..=254"),
+                            ));
                         }
                     }
                 }
@@ -782,7 +880,12 @@ impl Resolver<'_> {
             Some(n) => self.num(n, "machine.tlb_entries", 1, 4096)? as u32,
             None => 64,
         };
-        Ok(Topology { nodes, distance, cpu_node: cpu_nodes, tlb_entries })
+        Ok(Topology {
+            nodes,
+            distance,
+            cpu_node: cpu_nodes,
+            tlb_entries,
+        })
     }
 
     fn knobs(&self) -> Result<Knobs, ScenarioError> {
@@ -811,24 +914,42 @@ impl Resolver<'_> {
     fn processes(&self, topo: &Topology) -> Result<Vec<ProcessDef>, ScenarioError> {
         let mut out: Vec<ProcessDef> = Vec::new();
         if self.file.process.len() > 1000 {
-            return Err(ScenarioError { line: None, field: Some("process".into()), message: "at most 1000 processes".into() });
+            return Err(ScenarioError {
+                line: None,
+                field: Some("process".into()),
+                message: "at most 1000 processes".into(),
+            });
         }
         for (pi, p) in self.file.process.iter().enumerate() {
             let pf = format!("process[{pi}]");
             if out.iter().any(|o| &o.name == p.name.get_ref()) {
-                return Err(self.err(p.name.span(), format!("{pf}.name"), format!("process name `{}` is used twice", p.name.get_ref())));
+                return Err(self.err(
+                    p.name.span(),
+                    format!("{pf}.name"),
+                    format!("process name `{}` is used twice", p.name.get_ref()),
+                ));
             }
             let mut vmas: Vec<VmaDef> = Vec::new();
             let mut total: u64 = 0;
             for (vi, v) in p.vma.iter().enumerate() {
                 let vf = format!("{pf}.vma[{vi}]");
                 if vmas.iter().any(|o| &o.name == v.name.get_ref()) {
-                    return Err(self.err(v.name.span(), format!("{vf}.name"), format!("VMA name `{}` is used twice in this process", v.name.get_ref())));
+                    return Err(self.err(
+                        v.name.span(),
+                        format!("{vf}.name"),
+                        format!("VMA name `{}` is used twice in this process", v.name.get_ref()),
+                    ));
                 }
                 let kind = match v.kind.get_ref().as_str() {
                     "anon" => VmaKind::Anon,
                     "file" => VmaKind::File,
-                    other => return Err(self.err(v.kind.span(), format!("{vf}.kind"), format!("expected `anon` or `file`, found `{other}`"))),
+                    other => {
+                        return Err(self.err(
+                            v.kind.span(),
+                            format!("{vf}.kind"),
+                            format!("expected `anon` or `file`, found `{other}`"),
+                        ))
+                    }
                 };
                 let pages = self.num(&v.pages, &format!("{vf}.pages"), 1, 1 << 26)? as u32;
                 total += u64::from(pages);
@@ -842,23 +963,48 @@ impl Resolver<'_> {
                         "btrfs" => Fs::BtrfsPre58,
                         "xfs" => Fs::Xfs,
                         "ext4" => Fs::Ext4,
-                        other => return Err(self.err(s.span(), format!("{vf}.fs"), format!("expected `btrfs`, `xfs` or `ext4`, found `{other}`"))),
+                        other => {
+                            return Err(self.err(
+                                s.span(),
+                                format!("{vf}.fs"),
+                                format!("expected `btrfs`, `xfs` or `ext4`, found `{other}`"),
+                            ))
+                        }
                     },
                 };
                 if kind == VmaKind::Anon && (v.fs.is_some() || v.dirty) {
-                    return Err(self.err(v.name.span(), format!("{vf}"), "`fs` and `dirty` apply only to `kind = \"file\"` VMAs"));
+                    return Err(self.err(
+                        v.name.span(),
+                        vf.to_string(),
+                        "`fs` and `dirty` apply only to `kind = \"file\"` VMAs",
+                    ));
                 }
-                vmas.push(VmaDef { name: v.name.get_ref().clone(), kind, pages, node, fs, dirty: v.dirty });
+                vmas.push(VmaDef {
+                    name: v.name.get_ref().clone(),
+                    kind,
+                    pages,
+                    node,
+                    fs,
+                    dirty: v.dirty,
+                });
             }
             if total > 1 << 28 {
-                return Err(self.err(p.name.span(), format!("{pf}.vma"), "the VMAs are too large for the model (at most 2^28 pages per process)"));
+                return Err(self.err(
+                    p.name.span(),
+                    format!("{pf}.vma"),
+                    "the VMAs are too large for the model (at most 2^28 pages per process)",
+                ));
             }
             let mut threads = Vec::new();
             for (ti, t) in p.thread.iter().enumerate() {
                 let tf = format!("{pf}.thread[{ti}]");
                 let cpu = self.num(&t.cpu, &format!("{tf}.cpu"), 0, i64::MAX)?;
                 if cpu as usize >= topo.nr_cpus() {
-                    return Err(self.err(t.cpu.span(), format!("{tf}.cpu"), format!("CPU {cpu} does not exist (the machine has CPUs 0-{})", topo.nr_cpus() - 1)));
+                    return Err(self.err(
+                        t.cpu.span(),
+                        format!("{tf}.cpu"),
+                        format!("CPU {cpu} does not exist (the machine has CPUs 0-{})", topo.nr_cpus() - 1),
+                    ));
                 }
                 let mut ops = Vec::new();
                 for (oi, o) in t.ops.iter().enumerate() {
@@ -866,7 +1012,11 @@ impl Resolver<'_> {
                 }
                 threads.push(ThreadDef { cpu: cpu as CpuId, ops });
             }
-            out.push(ProcessDef { name: p.name.get_ref().clone(), vmas, threads });
+            out.push(ProcessDef {
+                name: p.name.get_ref().clone(),
+                vmas,
+                threads,
+            });
         }
         // One running thread per CPU: the model pins threads, it does not time-share.
         let mut seen: BTreeMap<CpuId, String> = BTreeMap::new();
@@ -874,7 +1024,11 @@ impl Resolver<'_> {
             for (ti, t) in p.thread.iter().enumerate() {
                 let cpu = out[pi].threads[ti].cpu;
                 if let Some(other) = seen.insert(cpu, format!("{}/{ti}", p.name.get_ref())) {
-                    return Err(self.err(t.cpu.span(), format!("process[{pi}].thread[{ti}].cpu"), format!("CPU {cpu} already runs thread {other}; the model pins one thread per CPU")));
+                    return Err(self.err(
+                        t.cpu.span(),
+                        format!("process[{pi}].thread[{ti}].cpu"),
+                        format!("CPU {cpu} already runs thread {other}; the model pins one thread per CPU"),
+                    ));
                 }
             }
         }
@@ -882,10 +1036,21 @@ impl Resolver<'_> {
     }
 
     fn vma_index(&self, name: &Spanned<String>, vmas: &[VmaDef], field: &str) -> Result<u16, ScenarioError> {
-        vmas.iter().position(|v| &v.name == name.get_ref()).map(|i| i as u16).ok_or_else(|| {
-            let known: Vec<&str> = vmas.iter().map(|v| v.name.as_str()).collect();
-            self.err(name.span(), field, format!("no VMA named `{}` in this process (it has: {})", name.get_ref(), if known.is_empty() { "none".into() } else { known.join(", ") }))
-        })
+        vmas.iter()
+            .position(|v| &v.name == name.get_ref())
+            .map(|i| i as u16)
+            .ok_or_else(|| {
+                let known: Vec<&str> = vmas.iter().map(|v| v.name.as_str()).collect();
+                self.err(
+                    name.span(),
+                    field,
+                    format!(
+                        "no VMA named `{}` in this process (it has: {})",
+                        name.get_ref(),
+                        if known.is_empty() { "none".into() } else { known.join(", ") }
+                    ),
+                )
+            })
     }
 
     fn op(&self, o: &OpSpec, vmas: &[VmaDef], f: &str) -> Result<Op, ScenarioError> {
@@ -898,7 +1063,11 @@ impl Resolver<'_> {
             "sleep" | "compute" => &["ns"],
             "random" => &["vma", "count", "write_percent"],
             other => {
-                return Err(self.err(o.op.span(), format!("{f}.op"), format!("unknown operation `{other}` (known: access, touch, scan, sleep, compute, random)")));
+                return Err(self.err(
+                    o.op.span(),
+                    format!("{f}.op"),
+                    format!("unknown operation `{other}` (known: access, touch, scan, sleep, compute, random)"),
+                ));
             }
         };
         let present = [
@@ -913,7 +1082,11 @@ impl Resolver<'_> {
         for (name, span) in present {
             if let Some(span) = span {
                 if !allowed.contains(&name) {
-                    return Err(self.err(span, format!("{f}.{name}"), format!("`{kind}` takes no `{name}` (it takes: {})", allowed.join(", "))));
+                    return Err(self.err(
+                        span,
+                        format!("{f}.{name}"),
+                        format!("`{kind}` takes no `{name}` (it takes: {})", allowed.join(", ")),
+                    ));
                 }
             }
         }
@@ -944,8 +1117,12 @@ impl Resolver<'_> {
                     None => None,
                 },
             },
-            "sleep" => Op::Sleep { ns: self.num(o.ns.as_ref().ok_or_else(|| need("ns"))?, &format!("{f}.ns"), 0, 1 << 50)? as u64 },
-            "compute" => Op::Compute { ns: self.num(o.ns.as_ref().ok_or_else(|| need("ns"))?, &format!("{f}.ns"), 0, 1 << 50)? as u64 },
+            "sleep" => Op::Sleep {
+                ns: self.num(o.ns.as_ref().ok_or_else(|| need("ns"))?, &format!("{f}.ns"), 0, 1 << 50)? as u64,
+            },
+            "compute" => Op::Compute {
+                ns: self.num(o.ns.as_ref().ok_or_else(|| need("ns"))?, &format!("{f}.ns"), 0, 1 << 50)? as u64,
+            },
             _ => Op::Random {
                 vma: vma(self)?,
                 count: self.num(o.count.as_ref().ok_or_else(|| need("count"))?, &format!("{f}.count"), 0, 1 << 40)? as u64,
@@ -964,9 +1141,10 @@ impl Resolver<'_> {
             let anchor = match (&c.process, &c.op, &c.event) {
                 (_, None, None) if c.process.is_none() => ChapterAnchor::Start,
                 (Some(p), Some(op), None) => {
-                    let pi = processes.iter().position(|x| &x.name == p.get_ref()).ok_or_else(|| {
-                        self.err(p.span(), format!("{f}.process"), format!("no process named `{}`", p.get_ref()))
-                    })?;
+                    let pi = processes
+                        .iter()
+                        .position(|x| &x.name == p.get_ref())
+                        .ok_or_else(|| self.err(p.span(), format!("{f}.process"), format!("no process named `{}`", p.get_ref())))?;
                     let nthreads = processes[pi].threads.len() as i64;
                     if nthreads == 0 {
                         return Err(self.err(p.span(), format!("{f}.process"), "this process has no thread"));
@@ -977,12 +1155,20 @@ impl Resolver<'_> {
                     };
                     let nops = processes[pi].threads[ti].ops.len() as i64;
                     let oi = self.num(op, &format!("{f}.op"), 0, (nops - 1).max(0))? as usize;
-                    ChapterAnchor::Op { process: pi, thread: ti, op: oi }
+                    ChapterAnchor::Op {
+                        process: pi,
+                        thread: ti,
+                        op: oi,
+                    }
                 }
                 (None, None, Some(e)) => {
                     if !crate::trace::EventKind::ALL.iter().any(|k| k.name() == e.get_ref()) {
                         let known: Vec<&str> = crate::trace::EventKind::ALL.iter().map(|k| k.name()).collect();
-                        return Err(self.err(e.span(), format!("{f}.event"), format!("unknown event kind `{}` (known: {})", e.get_ref(), known.join(", "))));
+                        return Err(self.err(
+                            e.span(),
+                            format!("{f}.event"),
+                            format!("unknown event kind `{}` (known: {})", e.get_ref(), known.join(", ")),
+                        ));
                     }
                     ChapterAnchor::Event(e.get_ref().clone())
                 }
@@ -990,11 +1176,18 @@ impl Resolver<'_> {
                     return Err(ScenarioError {
                         line: None,
                         field: Some(f),
-                        message: format!("chapter `{}` needs either `process` + `op` (+ `thread`), or `event`, or neither (start)", c.title),
+                        message: format!(
+                            "chapter `{}` needs either `process` + `op` (+ `thread`), or `event`, or neither (start)",
+                            c.title
+                        ),
                     })
                 }
             };
-            out.push(ChapterDef { title: c.title.clone(), narration: c.narration.clone(), anchor });
+            out.push(ChapterDef {
+                title: c.title.clone(),
+                narration: c.narration.clone(),
+                anchor,
+            });
         }
         Ok(out)
     }
@@ -1005,8 +1198,16 @@ impl Resolver<'_> {
             let f = format!("expect[{ei}]");
             let check_name = |n: &Spanned<String>, field: &str| -> Result<(), ScenarioError> {
                 if crate::counters::Counter::from_name(n.get_ref()).is_none() && !METRICS.contains(&n.get_ref().as_str()) {
-                    let known: Vec<&str> = crate::counters::Counter::ALL.iter().map(|c| c.name()).chain(METRICS.iter().copied()).collect();
-                    return Err(self.err(n.span(), field, format!("unknown counter `{}` (known: {})", n.get_ref(), known.join(", "))));
+                    let known: Vec<&str> = crate::counters::Counter::ALL
+                        .iter()
+                        .map(|c| c.name())
+                        .chain(METRICS.iter().copied())
+                        .collect();
+                    return Err(self.err(
+                        n.span(),
+                        field,
+                        format!("unknown counter `{}` (known: {})", n.get_ref(), known.join(", ")),
+                    ));
                 }
                 Ok(())
             };
@@ -1026,7 +1227,16 @@ impl Resolver<'_> {
                 let per = e.per.as_ref().map(|p| format!(" per {}", p.get_ref())).unwrap_or_default();
                 format!("{}{per}", e.counter.get_ref())
             });
-            out.push(Expect { name, set, counter: e.counter.get_ref().clone(), per: e.per.as_ref().map(|p| p.get_ref().clone()), eq: e.eq, min: e.min, max: e.max, line });
+            out.push(Expect {
+                name,
+                set,
+                counter: e.counter.get_ref().clone(),
+                per: e.per.as_ref().map(|p| p.get_ref().clone()),
+                eq: e.eq,
+                min: e.min,
+                max: e.max,
+                line,
+            });
         }
         Ok(out)
     }
@@ -1116,7 +1326,8 @@ ops = [ { op = "touch", vma = "heap" }, { op = "scan" } ]
 
     #[test]
     fn unknown_toggle_in_the_file_is_rejected() {
-        let text = format!("{MINI}\n[toggles]\nnuma_dealy_map = true\n").replace("[[process]]", "[toggles]\nnuma_dealy_map = true\n[[process]]");
+        let text =
+            format!("{MINI}\n[toggles]\nnuma_dealy_map = true\n").replace("[[process]]", "[toggles]\nnuma_dealy_map = true\n[[process]]");
         let e = parse(&text, &[]).unwrap_err();
         assert!(e.message.contains("unknown toggle") || e.message.contains("duplicate"), "{e}");
     }

@@ -74,14 +74,23 @@ impl Simulation {
         let mut events = Vec::new();
         let limit = scenario.knobs.max_steps.min(RECORD_LIMIT);
         // Chapter anchors on workload operations resolve to the first step of that op's thread.
-        let mut pending: Vec<(usize, usize, ChapterAnchor)> = scenario.chapters.iter().enumerate().map(|(i, c)| (i, 0, c.anchor.clone())).collect();
+        let mut pending: Vec<(usize, usize, ChapterAnchor)> = scenario
+            .chapters
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i, 0, c.anchor.clone()))
+            .collect();
         let mut chapter_steps: Vec<Option<u64>> = vec![None; scenario.chapters.len()];
         let task_index = |p: usize, t: usize| -> usize { scenario.processes[..p].iter().map(|x| x.threads.len()).sum::<usize>() + t };
         loop {
             if sim.st.step % CHECKPOINT_EVERY == 0 {
                 checkpoints.push(sim.st.clone());
             }
-            let cursors: Vec<usize> = if pending.is_empty() { Vec::new() } else { sim.st.tasks.iter().map(|t| t.cursor.op).collect() };
+            let cursors: Vec<usize> = if pending.is_empty() {
+                Vec::new()
+            } else {
+                sim.st.tasks.iter().map(|t| t.cursor.op).collect()
+            };
             let Some(ev) = sim.step() else { break };
             pending.retain(|(i, _, anchor)| {
                 let hit = match anchor {
@@ -107,10 +116,22 @@ impl Simulation {
             .chapters
             .iter()
             .zip(&chapter_steps)
-            .filter_map(|(c, s)| s.map(|step| ChapterView { step, title: c.title.clone(), narration: c.narration.clone() }))
+            .filter_map(|(c, s)| {
+                s.map(|step| ChapterView {
+                    step,
+                    title: c.title.clone(),
+                    narration: c.narration.clone(),
+                })
+            })
             .collect::<Vec<_>>();
         sim.st = initial;
-        Ok(Simulation { scenario, sim, events, checkpoints, chapters })
+        Ok(Simulation {
+            scenario,
+            sim,
+            events,
+            checkpoints,
+            chapters,
+        })
     }
 
     /// Number of steps in the run; valid positions are `0..=total_steps()`.

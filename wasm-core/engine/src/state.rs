@@ -187,9 +187,10 @@ impl CpuMask {
     }
     /// Members in order.
     pub fn iter(&self) -> impl Iterator<Item = CpuId> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            (0..64).filter(move |b| bits & (1 << b) != 0).map(move |b| (w * 64 + b) as CpuId)
-        })
+        self.0
+            .iter()
+            .enumerate()
+            .flat_map(|(w, &bits)| (0..64).filter(move |b| bits & (1 << b) != 0).map(move |b| (w * 64 + b) as CpuId))
     }
 }
 

@@ -68,8 +68,20 @@ mod tests {
     fn two_nodes() -> Topology {
         Topology {
             nodes: vec![
-                Node { id: 0, cpus: vec![0, 1], mem_pages: 8, first_pfn: 0, high_wmark: 1 },
-                Node { id: 1, cpus: vec![2, 3], mem_pages: 8, first_pfn: 8, high_wmark: 1 },
+                Node {
+                    id: 0,
+                    cpus: vec![0, 1],
+                    mem_pages: 8,
+                    first_pfn: 0,
+                    high_wmark: 1,
+                },
+                Node {
+                    id: 1,
+                    cpus: vec![2, 3],
+                    mem_pages: 8,
+                    first_pfn: 8,
+                    high_wmark: 1,
+                },
             ],
             distance: vec![vec![10, 21], vec![21, 10]],
             cpu_node: vec![0, 0, 1, 1],

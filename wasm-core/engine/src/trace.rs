@@ -141,7 +141,12 @@ pub struct Ev {
 impl Ev {
     /// A new event of `kind` in `function` at `line`.
     pub fn new(kind: EventKind, function: &'static str, line: &'static str) -> Self {
-        Ev { kind: Some(kind), function, line, ..Ev::default() }
+        Ev {
+            kind: Some(kind),
+            function,
+            line,
+            ..Ev::default()
+        }
     }
 
     /// Sets the narration.

@@ -172,7 +172,11 @@ impl From<&Event> for EventView {
             function: e.function,
             line: e.line,
             narration: e.narration.clone(),
-            touched: TouchedView { ptes: e.ptes.clone(), pfns: e.pfns.clone(), cpus: e.cpus.clone() },
+            touched: TouchedView {
+                ptes: e.ptes.clone(),
+                pfns: e.pfns.clone(),
+                cpus: e.cpus.clone(),
+            },
             counter_deltas: e.deltas.iter().map(|(c, d)| (c.name(), *d)).collect(),
         }
     }
@@ -310,11 +314,32 @@ impl SummaryView {
             description: s.description.clone(),
             seed: s.seed,
             toggles: sim.cfg.toggles.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-            params: s.params.iter().map(|p| ParamView { name: p.name.clone(), value: p.value, default: p.default, min: p.min, max: p.max, description: p.description.clone() }).collect(),
+            params: s
+                .params
+                .iter()
+                .map(|p| ParamView {
+                    name: p.name.clone(),
+                    value: p.value,
+                    default: p.default,
+                    min: p.min,
+                    max: p.max,
+                    description: p.description.clone(),
+                })
+                .collect(),
             chapters,
             total_steps,
             topology: TopologyView {
-                nodes: s.topology.nodes.iter().map(|n| NodeView { id: n.id, cpus: n.cpus.clone(), mem_pages: n.mem_pages, first_pfn: n.first_pfn }).collect(),
+                nodes: s
+                    .topology
+                    .nodes
+                    .iter()
+                    .map(|n| NodeView {
+                        id: n.id,
+                        cpus: n.cpus.clone(),
+                        mem_pages: n.mem_pages,
+                        first_pfn: n.first_pfn,
+                    })
+                    .collect(),
                 distance: s.topology.distance.clone(),
                 tlb_entries: s.topology.tlb_entries,
             },
@@ -325,12 +350,25 @@ impl SummaryView {
                 .map(|(pi, p)| ProcessView {
                     pid: pi as u16 + 1,
                     name: p.name.clone(),
-                    threads: p.threads.iter().enumerate().map(|(ti, t)| ThreadView { tid: ti as u16, cpu: t.cpu }).collect(),
+                    threads: p
+                        .threads
+                        .iter()
+                        .enumerate()
+                        .map(|(ti, t)| ThreadView {
+                            tid: ti as u16,
+                            cpu: t.cpu,
+                        })
+                        .collect(),
                     vmas: p
                         .vmas
                         .iter()
                         .zip(&sim.st.mms[pi].vmas)
-                        .map(|(d, v)| VmaView { start_vpn: v.start, pages: d.pages, kind: if d.kind == VmaKind::File { "file" } else { "anon" }, name: d.name.clone() })
+                        .map(|(d, v)| VmaView {
+                            start_vpn: v.start,
+                            pages: d.pages,
+                            kind: if d.kind == VmaKind::File { "file" } else { "anon" },
+                            name: d.name.clone(),
+                        })
                         .collect(),
                 })
                 .collect(),
@@ -375,7 +413,18 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
                 }),
                 loaded_mm: c.loaded_mm.map(|m| st.mms[m as usize].pid),
                 lazy: c.lazy,
-                tlb: c.tlb.entries().iter().map(|e| TlbEntryView { pid: st.mms[e.mm as usize].pid, vpn: e.vpn, pfn: e.pfn, write: e.write, dirty: e.dirty }).collect(),
+                tlb: c
+                    .tlb
+                    .entries()
+                    .iter()
+                    .map(|e| TlbEntryView {
+                        pid: st.mms[e.mm as usize].pid,
+                        vpn: e.vpn,
+                        pfn: e.pfn,
+                        write: e.write,
+                        dirty: e.dirty,
+                    })
+                    .collect(),
                 in_function,
                 state,
             }
@@ -388,7 +437,15 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
                 if ptes.len() >= VIEW_LIMIT {
                     break 'outer;
                 }
-                ptes.push(PteView { pid: m.pid, vpn: v.start + i as u32, kind: p.kind_name(), pfn: p.pfn(), write: p.write(), dirty: p.dirty(), accessed: p.accessed() });
+                ptes.push(PteView {
+                    pid: m.pid,
+                    vpn: v.start + i as u32,
+                    kind: p.kind_name(),
+                    pfn: p.pfn(),
+                    write: p.write(),
+                    dirty: p.dirty(),
+                    accessed: p.accessed(),
+                });
             }
         }
     }
@@ -415,8 +472,24 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
         })
         .collect();
     let ipis = match event {
-        Some(e) if e.kind == EventKind::IpiSend => e.cpus.iter().map(|&to| IpiView { from: e.cpu, to, phase: "sent" }).collect(),
-        Some(e) if e.kind == EventKind::IpiRecv => e.cpus.iter().map(|&from| IpiView { from, to: e.cpu, phase: "received" }).collect(),
+        Some(e) if e.kind == EventKind::IpiSend => e
+            .cpus
+            .iter()
+            .map(|&to| IpiView {
+                from: e.cpu,
+                to,
+                phase: "sent",
+            })
+            .collect(),
+        Some(e) if e.kind == EventKind::IpiRecv => e
+            .cpus
+            .iter()
+            .map(|&from| IpiView {
+                from,
+                to: e.cpu,
+                phase: "received",
+            })
+            .collect(),
         _ => Vec::new(),
     };
     FrameStateView {
@@ -429,7 +502,10 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
         frames,
         ipis,
         counters: st.counters.iter().map(|(c, v)| (c.name(), v)).collect(),
-        code: event.filter(|e| !e.function.is_empty()).map(|e| CodeView { function: e.function, line: e.line }),
+        code: event.filter(|e| !e.function.is_empty()).map(|e| CodeView {
+            function: e.function,
+            line: e.line,
+        }),
     }
 }
 
@@ -448,5 +524,12 @@ pub struct PatchView {
 
 /// Every registry entry.
 pub fn patch_views() -> Vec<PatchView> {
-    crate::patches::REGISTRY.iter().map(|p| PatchView { patch: p, values: p.values(), default: p.default_value() }).collect()
+    crate::patches::REGISTRY
+        .iter()
+        .map(|p| PatchView {
+            patch: p,
+            values: p.values(),
+            default: p.default_value(),
+        })
+        .collect()
 }

@@ -1,1 +1,193 @@
-//! wasm
+//! The only crate that sees `JsValue`: a thin wasm-bindgen layer over the engine.
+//!
+//! One exported handle, [`Simulation`], plus the registry getters. Structured data
+//! crosses as serde values (camelCase, see `web/src/engine/types.ts`); every failure
+//! is a real JS `Error` built by [`js_error`]; nothing here can panic on bad input.
+
+use mmviz_engine::builtin::BUILTINS;
+use mmviz_engine::view::patch_views;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use wasm_bindgen::prelude::*;
+
+/// Converts any engine error into a JS `Error` carrying the engine's message.
+fn js_error(msg: impl std::fmt::Display) -> JsValue {
+    JsError::new(&msg.to_string()).into()
+}
+
+/// Serialises for JS: maps as plain objects, 64-bit numbers as JS numbers.
+fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
+    let ser = serde_wasm_bindgen::Serializer::new()
+        .serialize_maps_as_objects(true)
+        .serialize_large_number_types_as_bigints(false);
+    v.serialize(&ser).map_err(js_error)
+}
+
+/// Reads `{id: bool | string}` into `(id, text)` pairs.
+fn toggles_from_js(v: JsValue) -> Result<Vec<(String, String)>, JsValue> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Vec::new());
+    }
+    let map: BTreeMap<String, serde_json_like::Toggle> = serde_wasm_bindgen::from_value(v)
+        .map_err(|e| js_error(format!("toggles must be an object of id: true/false or id: \"value\" ({e})")))?;
+    Ok(map
+        .into_iter()
+        .map(|(k, v)| {
+            let text = match v {
+                serde_json_like::Toggle::Bool(b) => if b { "on" } else { "off" }.to_string(),
+                serde_json_like::Toggle::Text(s) => s,
+            };
+            (k, text)
+        })
+        .collect())
+}
+
+/// Reads `{name: number}` into `(name, value)` pairs, rejecting non-integers.
+fn params_from_js(v: JsValue) -> Result<Vec<(String, i64)>, JsValue> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Vec::new());
+    }
+    let map: BTreeMap<String, f64> =
+        serde_wasm_bindgen::from_value(v).map_err(|e| js_error(format!("params must be an object of name: number ({e})")))?;
+    map.into_iter()
+        .map(|(k, x)| {
+            if x.fract() != 0.0 || !x.is_finite() || x.abs() > 9.0e15 {
+                return Err(js_error(format!("`param {k}`: {x} is not a whole number")));
+            }
+            Ok((k, x as i64))
+        })
+        .collect()
+}
+
+mod serde_json_like {
+    use serde::Deserialize;
+
+    /// A toggle value as JS gives it.
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    pub enum Toggle {
+        Bool(bool),
+        Text(String),
+    }
+}
+
+/// A recorded simulation the UI steps through.
+#[wasm_bindgen]
+pub struct Simulation {
+    inner: mmviz_engine::Simulation,
+}
+
+#[wasm_bindgen]
+impl Simulation {
+    /// Parses `scenario_text`, applies toggles `{id: value}` and params `{name: n}`, and records the run.
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario_text: &str, toggles: JsValue, params: JsValue) -> Result<Simulation, JsValue> {
+        let toggles = toggles_from_js(toggles)?;
+        let params = params_from_js(params)?;
+        let inner = mmviz_engine::Simulation::new(scenario_text, &toggles, &params).map_err(js_error)?;
+        Ok(Simulation { inner })
+    }
+
+    /// Static facts about the scenario and run.
+    pub fn summary(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.summary())
+    }
+
+    /// Advances `n` steps (clamped at the end); returns the new step.
+    pub fn step(&mut self, n: f64) -> Result<f64, JsValue> {
+        let n = whole(n, "step count")?;
+        Ok(self.inner.step(n) as f64)
+    }
+
+    /// Goes to `step` (0..=totalSteps), forwards or backwards.
+    pub fn seek(&mut self, step: f64) -> Result<(), JsValue> {
+        let s = whole(step, "step")?;
+        self.inner.seek(s).map_err(js_error)
+    }
+
+    /// The current step.
+    #[wasm_bindgen(js_name = currentStep)]
+    pub fn current_step(&self) -> f64 {
+        self.inner.current_step() as f64
+    }
+
+    /// Everything the panels draw for the current step.
+    pub fn frame(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.frame())
+    }
+
+    /// Events with step in `[from, to)`.
+    pub fn events(&self, from: f64, to: f64) -> Result<JsValue, JsValue> {
+        let (a, b) = (whole(from, "from")?, whole(to, "to")?);
+        let evs: Vec<mmviz_engine::view::EventView> = self.inner.events(a, b).iter().map(Into::into).collect();
+        to_js(&evs)
+    }
+
+    /// Counters at the current step.
+    pub fn counters(&self) -> Result<JsValue, JsValue> {
+        let c: BTreeMap<&str, u64> = self.inner.counters().iter().map(|(c, v)| (c.name(), v)).collect();
+        to_js(&c)
+    }
+}
+
+fn whole(x: f64, what: &str) -> Result<u64, JsValue> {
+    if !x.is_finite() || x < 0.0 || x.fract() != 0.0 || x > 9.0e15 {
+        return Err(js_error(format!("{what} must be a whole number >= 0, not {x}")));
+    }
+    Ok(x as u64)
+}
+
+/// The whole patch registry.
+#[wasm_bindgen]
+pub fn patches() -> Result<JsValue, JsValue> {
+    to_js(&patch_views())
+}
+
+/// A built-in scenario for the picker.
+#[derive(Serialize)]
+struct BuiltinView {
+    id: &'static str,
+    title: String,
+    text: &'static str,
+}
+
+/// The built-in scenarios (id, title, TOML text).
+#[wasm_bindgen(js_name = builtinScenarios)]
+pub fn builtin_scenarios() -> Result<JsValue, JsValue> {
+    let list: Vec<BuiltinView> = BUILTINS
+        .iter()
+        .map(|b| BuiltinView {
+            id: b.id,
+            title: mmviz_engine::scenario::parse(b.text, &[])
+                .map(|s| s.title)
+                .unwrap_or_else(|_| b.id.to_string()),
+            text: b.text,
+        })
+        .collect();
+    to_js(&list)
+}
+
+/// Runs a scenario headless (counters only) — the same numbers as `mmviz run --json`'s counters.
+#[wasm_bindgen(js_name = runCounters)]
+pub fn run_counters(scenario_text: &str, toggles: JsValue, params: JsValue) -> Result<JsValue, JsValue> {
+    let toggles = toggles_from_js(toggles)?;
+    let params = params_from_js(params)?;
+    let s = mmviz_engine::scenario::parse(scenario_text, &params).map_err(js_error)?;
+    let mut set = mmviz_engine::patches::ToggleSet::default();
+    for (id, v) in &toggles {
+        set.set_text(id, v).map_err(js_error)?;
+    }
+    let r = mmviz_engine::run::run(&s, &set).map_err(js_error)?;
+    let c: BTreeMap<&str, u64> = r.counters.iter().map(|(c, v)| (c.name(), v)).collect();
+    to_js(&RunView {
+        counters: c,
+        steps: r.steps as f64,
+    })
+}
+
+/// Counters of a headless run.
+#[derive(Serialize)]
+struct RunView<'a> {
+    counters: BTreeMap<&'a str, u64>,
+    steps: f64,
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatDelta, formatDeltaAscii, formatHex, formatTimeNs } from './format';
+import { fitText, formatCount, formatDelta, formatDeltaAscii, formatHex, formatTimeNs, functionLabel } from './format';
 
 describe('format', () => {
   it('formats time with units', () => {
@@ -16,5 +16,17 @@ describe('format', () => {
     expect(formatDelta(0)).toBe('');
     expect(formatDeltaAscii(-2)).toBe('-2');
     expect(formatDeltaAscii(0)).toBe('0');
+  });
+});
+
+describe('labels', () => {
+  it('adds () only to identifiers', () => {
+    expect(functionLabel('do_numa_page')).toBe('do_numa_page()');
+    expect(functionLabel('user access')).toBe('user access');
+  });
+  it('fits text into a width with an ellipsis', () => {
+    expect(fitText('short', 200, 10)).toBe('short');
+    expect(fitText('running user code on the CPU', 56, 10, 0.5)).toBe('running us…');
+    expect(Array.from(fitText('x'.repeat(100), 100, 10, 0.5))).toHaveLength(20);
   });
 });

@@ -32,3 +32,19 @@ export function formatDeltaAscii(delta: number): string {
   if (delta === 0 || !Number.isFinite(delta)) return '0';
   return delta > 0 ? `+${delta}` : `-${-delta}`;
 }
+
+/** Shows a kernel function name as "name()", or as is when it is not a C identifier (e.g. "user access"). */
+export function functionLabel(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `${name}()` : name;
+}
+
+/**
+ * Shortens `text` with an ellipsis so that it fits `widthPx` at `fontPx`,
+ * assuming an average glyph width of `charEm` em (0.6 suits monospace).
+ */
+export function fitText(text: string, widthPx: number, fontPx: number, charEm = 0.56): string {
+  const maxChars = Math.max(1, Math.floor(widthPx / (fontPx * charEm)));
+  const chars = Array.from(text);
+  if (chars.length <= maxChars) return text;
+  return `${chars.slice(0, Math.max(0, maxChars - 1)).join('')}…`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuHeightPx, DEFAULT_METRICS, machineLayoutPx, nodeColumns } from './machineLayout';
+import { cpuHeightPx, DEFAULT_METRICS, frameCellPxFor, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, nodeColumns } from './machineLayout';
 
 describe('machineLayoutPx', () => {
   it('puts two nodes side by side with equal widths inside the drawing', () => {
@@ -45,5 +45,18 @@ describe('machineLayoutPx', () => {
   });
   it('grows the CPU box with TLB entries', () => {
     expect(cpuHeightPx(8)).toBeGreaterThan(cpuHeightPx(2));
+  });
+});
+
+describe('big nodes', () => {
+  it('shrinks frame cells and caps how many are drawn', () => {
+    expect(frameCellPxFor(16)).toBe(DEFAULT_METRICS.frameCellPx);
+    expect(frameLabelFits(frameCellPxFor(16))).toBe(true);
+    expect(frameLabelFits(frameCellPxFor(1000))).toBe(false);
+    const layout = machineLayoutPx([{ cpuCount: 2, frameCount: 1 << 20 }], 8);
+    const node = layout.nodes[0];
+    expect(node?.frames).toHaveLength(MAX_FRAMES_DRAWN);
+    expect(node?.frameCellPx).toBe(7);
+    expect(layout.heightPx).toBeLessThan(2000);
   });
 });

@@ -32,7 +32,7 @@ export const DEFAULT_METRICS: MachineMetricsPx = {
   paddingPx: 12,
   titlePx: 28,
   cpuLinePx: 20,
-  cpuHeaderLines: 3,
+  cpuHeaderLines: 4,
   tlbLinePx: 18,
   cpuGapPx: 10,
   maxCpusPerRow: 4,
@@ -41,12 +41,30 @@ export const DEFAULT_METRICS: MachineMetricsPx = {
   memTitlePx: 24,
 };
 
+/** At most this many frames are drawn per node (the rest is summarised). */
+export const MAX_FRAMES_DRAWN = 1024;
+
+/** Frame cell size for a node with `frameCount` frames: big labelled cells for small nodes, dots for big ones. */
+export function frameCellPxFor(frameCount: number, m: MachineMetricsPx = DEFAULT_METRICS): number {
+  if (frameCount <= 64) return m.frameCellPx;
+  if (frameCount <= 160) return 20;
+  if (frameCount <= 512) return 12;
+  return 7;
+}
+
+/** Whether frame cells of `cellPx` are big enough to carry a pfn label. */
+export function frameLabelFits(cellPx: number): boolean {
+  return cellPx >= 24;
+}
+
 /** Where everything of one node goes. */
 export interface NodeLayout {
   box: RectPx;
   cpus: RectPx[];
   memLabelYPx: number;
+  /** One cell per drawn frame (the first min(frameCount, MAX_FRAMES_DRAWN) of the node). */
   frames: RectPx[];
+  frameCellPx: number;
 }
 
 /** The whole machine drawing. */
@@ -76,11 +94,14 @@ export function machineLayoutPx(nodes: NodeShape[], tlbEntries: number, m: Machi
   const cpuHPx = cpuHeightPx(tlbEntries, m);
 
   // Height of each node's content, so that nodes in one row share a height.
+  const gapFor = (cellPx: number): number => (cellPx >= 20 ? m.frameGapPx : 2);
   const contentHeights = nodes.map((n) => {
     const cpuRows = Math.ceil(Math.max(1, n.cpuCount) / m.maxCpusPerRow);
-    const frameCols = columnsThatFit(innerWidthPx, m.frameCellPx, m.frameGapPx);
-    const frameRows = Math.ceil(n.frameCount / frameCols);
-    const framesHPx = frameRows > 0 ? frameRows * (m.frameCellPx + m.frameGapPx) - m.frameGapPx : 0;
+    const cellPx = frameCellPxFor(n.frameCount, m);
+    const drawn = Math.min(n.frameCount, MAX_FRAMES_DRAWN);
+    const frameCols = columnsThatFit(innerWidthPx, cellPx, gapFor(cellPx));
+    const frameRows = Math.ceil(drawn / frameCols);
+    const framesHPx = frameRows > 0 ? frameRows * (cellPx + gapFor(cellPx)) - gapFor(cellPx) : 0;
     return m.titlePx + cpuRows * (cpuHPx + m.cpuGapPx) + m.memTitlePx + framesHPx + m.paddingPx;
   });
 
@@ -110,15 +131,16 @@ export function machineLayoutPx(nodes: NodeShape[], tlbEntries: number, m: Machi
       }));
       const cpuRows = Math.ceil(Math.max(1, n.cpuCount) / perRow);
       const memLabelYPx = box.yPx + m.titlePx + cpuRows * (cpuHPx + m.cpuGapPx) + m.memTitlePx * 0.7;
-      const frameCols = columnsThatFit(innerWidthPx, m.frameCellPx, m.frameGapPx);
+      const cellPx = frameCellPxFor(n.frameCount, m);
+      const frameCols = columnsThatFit(innerWidthPx, cellPx, gapFor(cellPx));
       const frames = gridCellsPx(
-        n.frameCount,
+        Math.min(n.frameCount, MAX_FRAMES_DRAWN),
         frameCols,
         { xPx: box.xPx + m.paddingPx, yPx: box.yPx + m.titlePx + cpuRows * (cpuHPx + m.cpuGapPx) + m.memTitlePx },
-        m.frameCellPx,
-        m.frameGapPx,
+        cellPx,
+        gapFor(cellPx),
       );
-      laidOut.push({ box, cpus, memLabelYPx, frames });
+      laidOut.push({ box, cpus, memLabelYPx, frames, frameCellPx: cellPx });
     }
     rowTopPx += rowHPx + m.gapPx;
   }

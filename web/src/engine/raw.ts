@@ -28,12 +28,12 @@ export interface RawWasmModule {
   builtinScenarios(): unknown;
 }
 
-const candidates = import.meta.glob('../wasm-pkg/*.js');
+// scripts/build-wasm.sh runs wasm-bindgen with `--out-name mmviz`.
+const candidates = import.meta.glob('../wasm-pkg/mmviz.js');
 
 /** Imports and initialises the wasm package; rejects with a readable Error if it is missing. */
 export async function loadRawWasm(): Promise<RawWasmModule> {
-  const entries = Object.entries(candidates).filter(([path]) => !path.endsWith('_bg.js') && !path.endsWith('.d.js'));
-  const first = entries[0];
+  const first = Object.entries(candidates)[0];
   if (!first) {
     throw new Error('The simulation engine (WebAssembly) is not built. Run `npm run build:wasm`, then rebuild the site.');
   }

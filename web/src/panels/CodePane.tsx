@@ -3,6 +3,7 @@
 // before/after side-by-side view for functions a patch changes.
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { sideBySideDiff } from '../base/diff';
+import { functionLabel } from '../base/format';
 import { findListing, type ListingChoice } from '../engine/listing';
 import type { CodeListing } from '../engine/types';
 import { useAppStore } from '../store/context';
@@ -106,7 +107,7 @@ export function CodePane() {
     <section className={panel.panel} aria-labelledby="code-title">
       <h2 id="code-title" className={panel.title}>
         Code
-        {code ? <code className={styles.fn}>{code.function}()</code> : <span className={panel.subtitle}>no kernel function at this step</span>}
+        {code ? <code className={styles.fn}>{functionLabel(code.function)}</code> : <span className={panel.subtitle}>no kernel function at this step</span>}
         {choice && !diff && <span className={panel.subtitle}>{choice.listing.follows}</span>}
         {differs && (
           <button type="button" className={panel.smallButton} aria-pressed={diff} onClick={() => setDiff(!diff)}>
@@ -116,7 +117,7 @@ export function CodePane() {
       </h2>
       {code && !choice && (
         <p className={styles.none}>
-          <code>{code.function}()</code>: no listing
+          <code>{functionLabel(code.function)}</code>: no listing
         </p>
       )}
       {choice && (diff && differs ? <DiffView choice={choice} currentLine={currentLine} /> : <Listing listing={choice.listing} currentLine={currentLine} />)}

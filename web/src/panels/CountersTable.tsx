@@ -75,7 +75,8 @@ export function CountersTable() {
       </h2>
       {comparison && comparison.step === frame.step && (
         <p className={styles.comparison}>
-          Rebuilt with <code>{comparison.reason}</code>: “was” shows the value before the change.
+          Rebuilt with <code>{comparison.reason}</code>: “was” shows the value before the change
+          {comparison.fromStep !== comparison.step ? ` (at step ${comparison.fromStep}, past the new end)` : ''}.
         </p>
       )}
       <table className={styles.table}>

@@ -39,7 +39,7 @@ function ParamList() {
   if (!summary || summary.params.length === 0) return null;
   return (
     <fieldset className={styles.params}>
-      <legend className={styles.label}>Parameters</legend>
+      <legend className="visually-hidden">Parameters</legend>
       {summary.params.map((p) => (
         <ParamInput key={`${summary.id}:${p.name}`} info={p} onApply={(v) => setParam(p.name, v)} />
       ))}

@@ -1,9 +1,9 @@
 // Machine view (SVG): NUMA nodes with their CPUs (task, lazy state,
 // mm_cpumask, TLB entries), page frames per node, and IPIs as arrows.
 import { useMemo } from 'react';
-import { formatHex } from '../base/format';
+import { fitText, formatHex, functionLabel } from '../base/format';
 import { curvedPathPx, rectCenterPx, rectEdgeTowardPx, type RectPx } from '../base/geometry';
-import { DEFAULT_METRICS, machineLayoutPx } from '../base/machineLayout';
+import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN } from '../base/machineLayout';
 import { useReducedMotion } from '../base/useReducedMotion';
 import type { CpuView, FrameState, FrameView, IpiView } from '../engine/types';
 import { useAppStore } from '../store/context';
@@ -25,19 +25,22 @@ const FRAME_TEXT: Record<FrameState, string> = {
   migrating: '#ffffff',
 };
 
-function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries }: { cpu: CpuView; rect: RectPx; inMask: boolean; isEventCpu: boolean; isTouched: boolean; tlbEntries: number }) {
+function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid }: { cpu: CpuView; rect: RectPx; inMask: boolean; isEventCpu: boolean; isTouched: boolean; tlbEntries: number; showPid: boolean }) {
   const m = DEFAULT_METRICS;
   const small = rect.widthPx < 170;
   const fontPx = small ? 12 : 15;
   const monoPx = small ? 11 : 13.5;
   const x = rect.xPx + 8;
+  const textWidthPx = rect.widthPx - 14;
   const line = (i: number): number => rect.yPx + 17 + i * m.cpuLinePx;
   const classes = [styles.cpu, cpu.lazy ? styles.lazy : '', isTouched ? styles.touchedCpu : '', isEventCpu ? styles.eventCpu : ''].join(' ');
   const slots = Array.from({ length: tlbEntries }, (_, i) => cpu.tlb[i] ?? null);
+  const tlbText = (e: NonNullable<(typeof slots)[number]>): string =>
+    `${formatHex(e.vpn)}→${formatHex(e.pfn)}${e.write ? ' W' : ''}${e.dirty ? ' D' : ''}${showPid ? ` pid ${e.pid}` : ''}`;
   return (
     <g>
       <title>
-        {`CPU ${cpu.id}: ${cpu.task ? `task ${cpu.task}` : 'idle'}, ${cpu.state}${cpu.lazy ? ', lazy TLB' : ''}${inMask ? ', in mm_cpumask' : ''}; ${cpu.tlb.length} TLB entries`}
+        {`CPU ${cpu.id}: ${cpu.task ? `task ${cpu.task}` : 'no task'}, ${cpu.state}${cpu.inFunction ? `, in ${cpu.inFunction}` : ''}${cpu.lazy ? ', lazy TLB' : ''}${inMask ? ', in mm_cpumask' : ''}; ${cpu.tlb.length} TLB entries`}
       </title>
       <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={6} className={classes} />
       <text x={x} y={line(0)} className={styles.cpuName} fontSize={fontPx + 1}>
@@ -56,25 +59,25 @@ function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries }: { cpu:
           lazy
         </text>
       )}
-      <text x={x} y={line(1)} fontSize={fontPx - 1} className={styles.cpuTask}>
-        {cpu.task ? `task ${cpu.task}` : 'idle'} · {cpu.state}
+      <text x={x} y={line(1)} fontSize={fontPx - 1} className={cpu.task ? styles.cpuTask : styles.cpuUser}>
+        {cpu.task ? `task ${cpu.task}` : 'no task'}
       </text>
-      <text x={x} y={line(2)} fontSize={fontPx - 1} className={cpu.inFunction ? styles.cpuFn : styles.cpuUser}>
-        {cpu.inFunction ? `${cpu.inFunction}()` : cpu.task ? 'user mode' : '—'}
+      <text x={x} y={line(2)} fontSize={fontPx - 2} className={styles.cpuState}>
+        {fitText(cpu.state, textWidthPx, fontPx - 2, 0.52)}
+      </text>
+      <text x={x} y={line(3)} fontSize={fontPx - 1} className={cpu.inFunction ? styles.cpuFn : styles.cpuUser}>
+        {cpu.inFunction ? fitText(functionLabel(cpu.inFunction), textWidthPx, fontPx - 1, 0.6) : cpu.task ? 'user mode' : ''}
       </text>
       {slots.map((e, i) => (
-        <text key={i} x={x} y={line(2) + (i + 1) * m.tlbLinePx + 2} fontSize={monoPx} className={e ? styles.tlb : styles.tlbEmpty}>
-          {e ? `${formatHex(e.vpn)}→${formatHex(e.pfn)}` : '· empty TLB slot'}
-          {e?.write && <tspan className={styles.badgeW}> W</tspan>}
-          {e?.dirty && <tspan className={styles.badgeD}> D</tspan>}
-          {e && e.pid !== undefined && !small && <tspan className={styles.tlbPid}>{`  pid ${e.pid}`}</tspan>}
+        <text key={i} x={x} y={line(3) + (i + 1) * m.tlbLinePx + 2} fontSize={monoPx} className={e ? styles.tlb : styles.tlbEmpty}>
+          {e ? fitText(tlbText(e), textWidthPx, monoPx, 0.6) : '·'}
         </text>
       ))}
     </g>
   );
 }
 
-function FrameCell({ frame, rect, touched, highlighted, onHover, onSelect }: { frame: FrameView; rect: RectPx; touched: boolean; highlighted: boolean; onHover: (pfn: number | null) => void; onSelect: (pfn: number) => void }) {
+function FrameCell({ frame, rect, touched, highlighted, label, onHover, onSelect }: { frame: FrameView; rect: RectPx; touched: boolean; highlighted: boolean; label: boolean; onHover: (pfn: number | null) => void; onSelect: (pfn: number) => void }) {
   const c = rectCenterPx(rect);
   const pattern = frame.state === 'migrating' ? 'url(#mm-hatch)' : frame.state === 'isolated' ? 'url(#mm-dots)' : null;
   return (
@@ -84,11 +87,13 @@ function FrameCell({ frame, rect, touched, highlighted, onHover, onSelect }: { f
       </title>
       <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={FRAME_COLORS[frame.state]} className={styles.frameRect} />
       {pattern && <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={pattern} pointerEvents="none" />}
-      <text x={c.xPx} y={c.yPx + 4} textAnchor="middle" fontSize={11.5} fill={FRAME_TEXT[frame.state]} className={styles.pfnLabel}>
-        {frame.pfn}
-      </text>
-      {frame.dirty && <circle cx={rect.xPx + rect.widthPx - 5} cy={rect.yPx + 5} r={2.6} className={styles.dirtyDot} />}
-      {frame.locked && <rect x={rect.xPx + 2} y={rect.yPx + 2} width={6} height={6} className={styles.lockMark} />}
+      {label && (
+        <text x={c.xPx} y={c.yPx + 4} textAnchor="middle" fontSize={frame.pfn >= 1000 ? 9.5 : 11.5} fill={FRAME_TEXT[frame.state]} className={styles.pfnLabel}>
+          {frame.pfn}
+        </text>
+      )}
+      {label && frame.dirty && <circle cx={rect.xPx + rect.widthPx - 5} cy={rect.yPx + 5} r={2.6} className={styles.dirtyDot} />}
+      {label && frame.locked && <rect x={rect.xPx + 2} y={rect.yPx + 2} width={6} height={6} className={styles.lockMark} />}
       {touched && <rect x={rect.xPx - 3} y={rect.yPx - 3} width={rect.widthPx + 6} height={rect.heightPx + 6} rx={4} className={styles.touchedFrame} />}
       {highlighted && <rect x={rect.xPx - 4} y={rect.yPx - 4} width={rect.widthPx + 8} height={rect.heightPx + 8} rx={5} className={styles.highlightFrame} />}
     </g>
@@ -138,6 +143,7 @@ export function MachineView() {
 
   const cpuRects = new Map<number, RectPx>();
   const frameRects = new Map<number, RectPx>();
+  const labelled = new Map<number, boolean>();
   topology.nodes.forEach((n, i) => {
     const nl = layout.nodes[i];
     if (!nl) return;
@@ -145,10 +151,11 @@ export function MachineView() {
       const r = nl.cpus[k];
       if (r) cpuRects.set(cpu, r);
     });
-    for (let k = 0; k < n.memPages; k++) {
+    for (let k = 0; k < nl.frames.length; k++) {
       const r = nl.frames[k];
       if (r) frameRects.set(n.firstPfn + k, r);
     }
+    labelled.set(n.id, frameLabelFits(nl.frameCellPx));
   });
   const event = frame.event;
   const eventCpu = event ? frame.cpus.find((c) => c.id === event.cpu) : undefined;
@@ -197,10 +204,11 @@ export function MachineView() {
                 const cpu = frame.cpus.find((c) => c.id === cpuId);
                 const r = nl.cpus[k];
                 if (!cpu || !r) return null;
-                return <CpuBox key={cpuId} cpu={cpu} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} />;
+                return <CpuBox key={cpuId} cpu={cpu} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} showPid={summary.processes.length > 1} />;
               })}
               <text x={nl.box.xPx + 12} y={nl.memLabelYPx} className={styles.memTitle}>
                 Memory: pfn {n.firstPfn}–{n.firstPfn + n.memPages - 1}
+                {n.memPages > MAX_FRAMES_DRAWN ? ` (first ${MAX_FRAMES_DRAWN} shown)` : ''}
               </text>
             </g>
           );
@@ -214,6 +222,7 @@ export function MachineView() {
               frame={f}
               rect={r}
               touched={touchedPfns.has(f.pfn)}
+              label={labelled.get(f.node) ?? true}
               highlighted={f.pfn === hoverPfn || f.pfn === selectedPfn}
               onHover={setHoverPfn}
               onSelect={(pfn) => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` })}

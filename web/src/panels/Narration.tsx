@@ -1,5 +1,5 @@
 // The narration line: what just happened, on which CPU, in which function.
-import { formatTimeNs } from '../base/format';
+import { formatTimeNs, functionLabel } from '../base/format';
 import { chapterIndexAt } from '../store/simSlice';
 import { useAppStore } from '../store/context';
 import styles from './Narration.module.css';
@@ -21,7 +21,7 @@ export function Narration() {
         {event ? (
           <>
             <span className={styles.cpu}>CPU {event.cpu}</span>
-            {event.function && <code className={styles.fn}>{event.function}()</code>}
+            {event.function && <code className={styles.fn}>{functionLabel(event.function)}</code>}
             <span className={styles.kind}>{event.kind.replace(/_/g, ' ')}</span>
           </>
         ) : (

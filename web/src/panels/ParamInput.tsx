@@ -9,6 +9,7 @@ export function paramProblem(info: Pick<ParamInfo, 'min' | 'max'>, text: string)
   if (text.trim() === '') return 'Enter a number';
   const n = Number(text);
   if (!Number.isFinite(n)) return 'Not a number';
+  if (!Number.isInteger(n)) return 'Must be a whole number; not applied';
   if (n < info.min || n > info.max) return `Must be ${info.min}–${info.max}; not applied`;
   return null;
 }
@@ -39,7 +40,8 @@ export function ParamInput({ info, onApply }: { info: ParamInfo; onApply: (value
         id={id}
         className={styles.input}
         type="number"
-        inputMode="decimal"
+        inputMode="numeric"
+        step={1}
         min={info.min}
         max={info.max}
         value={text}

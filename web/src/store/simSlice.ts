@@ -66,6 +66,7 @@ export function checkParams(summary: ScenarioSummary, params: Record<string, num
   for (const [name, value] of Object.entries(params)) {
     const info = summary.params.find((p) => p.name === name);
     if (!info) problems.push(`unknown param "${name}" was ignored`);
+    else if (!Number.isInteger(value)) problems.push(`param "${name}" = ${value} is not a whole number; it was ignored`);
     else if (!(value >= info.min && value <= info.max)) problems.push(`param "${name}" = ${value} is outside ${info.min}–${info.max}; it was ignored`);
     else if (value !== info.default) out[name] = value;
   }
@@ -268,26 +269,23 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       if (!s.scenario || !s.summary) return;
       const patch = s.patches.find((p) => p.id === id);
       const before = s.summary.toggles[id];
-      const comparison = s.frame
-        ? {
-            reason: `${patch?.id ?? id} ${before === undefined ? '' : toggleValueLabel(patch, before)} → ${toggleValueLabel(patch, value)}`,
-            step: s.step,
-            counters: s.frame.counters,
-          }
-        : null;
+      const reason = `${patch?.id ?? id} ${before === undefined ? '' : toggleValueLabel(patch, before)} → ${toggleValueLabel(patch, value)}`;
+      const old = s.frame ? { step: s.step, counters: s.frame.counters } : null;
       const toggles = { ...s.toggleOverrides, [id]: value };
-      if (install(s.scenario, s.scenarioText, toggles, s.paramOverrides, s.step, false)) set({ comparison });
+      if (install(s.scenario, s.scenarioText, toggles, s.paramOverrides, s.step, false)) {
+        set({ comparison: old ? { reason, step: get().step, fromStep: old.step, counters: old.counters } : null });
+      }
     },
 
     setParam: (name, value) => {
       const s = get();
       if (!s.scenario || !s.summary) return false;
       const info = s.summary.params.find((p) => p.name === name);
-      if (!info || !(value >= info.min && value <= info.max)) return false;
-      const comparison = s.frame ? { reason: `${name} ${info.value} → ${value}`, step: s.step, counters: s.frame.counters } : null;
+      if (!info || !Number.isInteger(value) || !(value >= info.min && value <= info.max)) return false;
+      const old = s.frame ? { step: s.step, counters: s.frame.counters } : null;
       const params = { ...s.paramOverrides, [name]: value };
       const ok = install(s.scenario, s.scenarioText, s.toggleOverrides, params, s.step, false);
-      if (ok) set({ comparison });
+      if (ok) set({ comparison: old ? { reason: `${name} ${info.value} → ${value}`, step: get().step, fromStep: old.step, counters: old.counters } : null });
       return ok;
     },
 

@@ -15,7 +15,10 @@ export interface OpenRequest {
 /** Counters of the simulation before the last toggle/param change, to show what changed. */
 export interface CounterComparison {
   reason: string;
+  /** Step of the new simulation the comparison belongs to. */
   step: number;
+  /** Step the old counters were read at (differs when the step had to be clamped). */
+  fromStep: number;
   counters: Record<string, number>;
 }
 

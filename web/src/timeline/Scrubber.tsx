@@ -7,7 +7,7 @@ import styles from './Scrubber.module.css';
 
 /** Marks width in viewBox units (stretched to the track). */
 const MARKS_WIDTH = 1000;
-const ROW_PX = 5;
+const ROW_PX = 7;
 
 /** Range input + marks of event kinds and chapters. */
 export function Scrubber() {

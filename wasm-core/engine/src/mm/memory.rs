@@ -148,7 +148,10 @@ impl Sim {
             if self.st.pages[pfn as usize].has(pg::LOCKED) {
                 self.st.cpus[cpu as usize].wait = Wait::PageLock(pfn);
             }
-            let ev = Ev::new(EventKind::MigrationWait, "handle_pte_fault", "H3").pte(pid, f.vpn).pfn(pfn).say(say!(
+            let ev = Ev::new(EventKind::MigrationWait, "handle_pte_fault", "H3")
+                .pte(pid, f.vpn)
+                .pfn(pfn)
+                .say(say!(
                 self,
                 "The PTE of {:#x} is a migration entry: thread {} waits (migration_entry_wait) until pfn {pfn} is unlocked, then retries",
                 f.vpn,
@@ -165,9 +168,11 @@ impl Sim {
             return (ev, Next::Go);
         }
         // Someone else mapped it meanwhile (or a protnone PTE with balancing off): just retry.
-        let ev = Ev::new(EventKind::FaultEntry, "handle_pte_fault", "H1")
-            .pte(pid, f.vpn)
-            .say(say!(self, "The PTE of {:#x} is already usable again: spurious fault, retry the access", f.vpn));
+        let ev = Ev::new(EventKind::FaultEntry, "handle_pte_fault", "H1").pte(pid, f.vpn).say(say!(
+            self,
+            "The PTE of {:#x} is already usable again: spurious fault, retry the access",
+            f.vpn
+        ));
         (ev, Next::Finish)
     }
 
@@ -182,11 +187,16 @@ impl Sim {
             self.ptl_unlock(cpu, mm, f.vpn);
             // Out of memory: the model stops this thread rather than invent reclaim.
             self.st.cpus[cpu as usize].flow = Flow::Done;
-            let ev = Ev::new(EventKind::AnonFault, "do_anonymous_page", "A1")
-                .say(say!(self, "No free page on any node: thread {} stops (the model has no reclaim)", self.task_name(cpu)));
+            let ev = Ev::new(EventKind::AnonFault, "do_anonymous_page", "A1").say(say!(
+                self,
+                "No free page on any node: thread {} stops (the model has no reclaim)",
+                self.task_name(cpu)
+            ));
             return (ev, Next::Again);
         };
-        let file = self.st.mms[mm as usize].find_vma(f.vpn).is_some_and(|(v, _)| self.st.mms[mm as usize].vmas[v].kind == crate::scenario::VmaKind::File);
+        let file = self.st.mms[mm as usize]
+            .find_vma(f.vpn)
+            .is_some_and(|(v, _)| self.st.mms[mm as usize].vmas[v].kind == crate::scenario::VmaKind::File);
         let page = &mut self.st.pages[pfn as usize];
         page.flags = pg::LRU | if file { pg::FILE } else { 0 } | if file && f.write { pg::DIRTY } else { 0 };
         page.map_mm = mm;
@@ -196,18 +206,24 @@ impl Sim {
         self.ptl_unlock(cpu, mm, f.vpn);
         self.st.counters.inc(Counter::AnonFaults);
         self.charge(cpu, self.cfg.costs.alloc_page_ns + self.cfg.costs.pte_write_ns);
-        let ev = Ev::new(EventKind::AnonFault, "do_anonymous_page", "A2").pte(pid, f.vpn).pfn(pfn).say(say!(
-            self,
-            "First touch of {:#x}: a zeroed page is allocated on node {nid}{} (pfn {pfn}) and mapped",
-            f.vpn,
-            if nid == node { " (local)" } else { " (the local node is full)" }
-        ));
+        let ev = Ev::new(EventKind::AnonFault, "do_anonymous_page", "A2")
+            .pte(pid, f.vpn)
+            .pfn(pfn)
+            .say(say!(
+                self,
+                "First touch of {:#x}: a zeroed page is allocated on node {nid}{} (pfn {pfn}) and mapped",
+                f.vpn,
+                if nid == node { " (local)" } else { " (the local node is full)" }
+            ));
         (ev, Next::Finish)
     }
 
     /// A "waits for the PTE lock" event.
     pub(crate) fn lock_wait_ev(&self, cpu: CpuId, function: &'static str, line: &'static str) -> Ev {
-        Ev::new(EventKind::LockWait, function, line).say(say!(self, "CPU {cpu} finds the PTE lock held by another CPU and spins until it is released"))
+        Ev::new(EventKind::LockWait, function, line).say(say!(
+            self,
+            "CPU {cpu} finds the PTE lock held by another CPU and spins until it is released"
+        ))
     }
 
     /// `do_numa_page`, old (v5.12) or new (v5.13, b99a342d4f11) flow per `numa_delay_map`.
@@ -226,15 +242,17 @@ impl Sim {
                 if self.st.mms[mm as usize].pte(f.vpn) != f.orig {
                     self.ptl_unlock(cpu, mm, f.vpn);
                     f.ptl = false;
-                    let ev = Ev::new(EventKind::PtlLock, F, l("O1", "N1"))
-                        .pte(pid, f.vpn)
-                        .say(say!(self, "do_numa_page takes the PTE lock: the PTE changed since the fault (another CPU handled it), so return and retry"));
+                    let ev = Ev::new(EventKind::PtlLock, F, l("O1", "N1")).pte(pid, f.vpn).say(say!(
+                        self,
+                        "do_numa_page takes the PTE lock: the PTE changed since the fault (another CPU handled it), so return and retry"
+                    ));
                     return (ev, Next::Finish);
                 }
                 f.pc = FaultPc::DnpMap;
-                let ev = Ev::new(EventKind::PtlLock, F, l("O1", "N1"))
-                    .pte(pid, f.vpn)
-                    .say(say!(self, "do_numa_page takes the PTE lock; the PTE is still the PROT_NONE value seen at fault time"));
+                let ev = Ev::new(EventKind::PtlLock, F, l("O1", "N1")).pte(pid, f.vpn).say(say!(
+                    self,
+                    "do_numa_page takes the PTE lock; the PTE is still the PROT_NONE value seen at fault time"
+                ));
                 (ev, Next::Go)
             }
             FaultPc::DnpMap => {
@@ -276,7 +294,10 @@ impl Sim {
                 match f.target {
                     Some(t) => {
                         f.pc = FaultPc::MmpIsolate;
-                        let ev = ev.say(say!(self, "do_numa_page drops the PTE lock and calls migrate_misplaced_page(page, node {t})"));
+                        let ev = ev.say(say!(
+                            self,
+                            "do_numa_page drops the PTE lock and calls migrate_misplaced_page(page, node {t})"
+                        ));
                         (ev, Next::Go)
                     }
                     None => {
@@ -303,9 +324,10 @@ impl Sim {
                     return (ev, Next::Go);
                 }
                 f.pc = FaultPc::OutMap;
-                let ev = Ev::new(EventKind::PtlLock, F, "N10")
-                    .pte(pid, f.vpn)
-                    .say(say!(self, "Migration failed: retake the PTE lock; the PTE is unchanged, so map it in place"));
+                let ev = Ev::new(EventKind::PtlLock, F, "N10").pte(pid, f.vpn).say(say!(
+                    self,
+                    "Migration failed: retake the PTE lock; the PTE is unchanged, so map it in place"
+                ));
                 (ev, Next::Go)
             }
             FaultPc::OutMap => {
@@ -324,7 +346,12 @@ impl Sim {
                 self.ptl_unlock(cpu, mm, f.vpn);
                 f.ptl = false;
                 f.pc = FaultPc::Account;
-                (Ev::new(EventKind::PtlUnlock, F, "N12").pte(pid, f.vpn).say(say!(self, "do_numa_page drops the PTE lock")), Next::Go)
+                (
+                    Ev::new(EventKind::PtlUnlock, F, "N12")
+                        .pte(pid, f.vpn)
+                        .say(say!(self, "do_numa_page drops the PTE lock")),
+                    Next::Go,
+                )
             }
             _ => (Ev::default(), Next::Finish),
         }
@@ -346,13 +373,20 @@ impl Sim {
         self.charge(cpu, self.cfg.costs.numa_account_ns);
         f.pc = FaultPc::DnpDecide;
         let _ = caller_line;
-        let ev = Ev::new(EventKind::HintFault, "numa_migrate_prep", if local { "P2" } else { "P1" }).pte(pid, f.vpn).pfn(f.pfn).say(say!(
-            self,
-            "numa_migrate_prep: numa_hint_faults += 1; pfn {} is on node {}, the CPU on node {here}: {}",
-            f.pfn,
-            page.nid,
-            if local { "a local fault (numa_hint_faults_local += 1)" } else { "a remote fault" }
-        ));
+        let ev = Ev::new(EventKind::HintFault, "numa_migrate_prep", if local { "P2" } else { "P1" })
+            .pte(pid, f.vpn)
+            .pfn(f.pfn)
+            .say(say!(
+                self,
+                "numa_migrate_prep: numa_hint_faults += 1; pfn {} is on node {}, the CPU on node {here}: {}",
+                f.pfn,
+                page.nid,
+                if local {
+                    "a local fault (numa_hint_faults_local += 1)"
+                } else {
+                    "a remote fault"
+                }
+            ));
         (ev, Next::Go)
     }
 }

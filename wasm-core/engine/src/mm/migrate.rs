@@ -16,7 +16,11 @@ impl Sim {
     /// Marks the migration failed and continues the fault on its failure path.
     fn migration_failed(&mut self, f: &mut FaultCtx) {
         f.migrated = Some(false);
-        f.pc = if self.cfg.delay_map { FaultPc::RelockCheck } else { FaultPc::Account };
+        f.pc = if self.cfg.delay_map {
+            FaultPc::RelockCheck
+        } else {
+            FaultPc::Account
+        };
     }
 
     /// `migrate_misplaced_page`: the early checks and `numamigrate_isolate_page`.
@@ -24,7 +28,9 @@ impl Sim {
         const F: &str = "migrate_misplaced_page";
         let mm = self.cpu_mm(cpu);
         let pid = self.st.mms[mm as usize].pid;
-        let Some(target) = f.target else { return (Ev::default(), Next::Finish) };
+        let Some(target) = f.target else {
+            return (Ev::default(), Next::Finish);
+        };
         let page = self.st.pages[f.pfn as usize];
         if self.cfg.skip_dirty_file && page.has(pg::FILE) && page.has(pg::DIRTY) {
             self.st.counters.inc(Counter::MisplacedBailDirtyFile);
@@ -92,15 +98,19 @@ impl Sim {
                 let Some(n) = self.alloc_page(target, false) else {
                     self.putback(f);
                     self.migration_failed(f);
-                    let ev = Ev::new(EventKind::MigrateFail, F, "U1")
-                        .pfn(f.pfn)
-                        .say(say!(self, "No free page on node {target} (__GFP_THISNODE, no reclaim): the page is put back, pgmigrate_fail += 1"));
+                    let ev = Ev::new(EventKind::MigrateFail, F, "U1").pfn(f.pfn).say(say!(
+                        self,
+                        "No free page on node {target} (__GFP_THISNODE, no reclaim): the page is put back, pgmigrate_fail += 1"
+                    ));
                     return (ev, Next::Go);
                 };
                 self.st.pages[n as usize].flags = pg::MIGRATE_DST | pg::LOCKED;
                 f.new_pfn = Some(n);
                 f.pc = FaultPc::UmLock;
-                let ev = Ev::new(EventKind::AllocPage, F, "U1").pfn(f.pfn).pfn(n).say(say!(self, "alloc_misplaced_dst_page: pfn {n} on node {target} will receive the data"));
+                let ev = Ev::new(EventKind::AllocPage, F, "U1").pfn(f.pfn).pfn(n).say(say!(
+                    self,
+                    "alloc_misplaced_dst_page: pfn {n} on node {target} will receive the data"
+                ));
                 (ev, Next::Go)
             }
             FaultPc::UmLock => {
@@ -109,7 +119,10 @@ impl Sim {
                 if page.has(pg::LOCKED) {
                     self.putback(f);
                     self.migration_failed(f);
-                    let ev = Ev::new(EventKind::MigrateFail, F, "U2").pfn(f.pfn).say(say!(self, "trylock_page fails (async mode never sleeps): -EAGAIN, pgmigrate_fail += 1"));
+                    let ev = Ev::new(EventKind::MigrateFail, F, "U2").pfn(f.pfn).say(say!(
+                        self,
+                        "trylock_page fails (async mode never sleeps): -EAGAIN, pgmigrate_fail += 1"
+                    ));
                     return (ev, Next::Go);
                 }
                 self.st.pages[f.pfn as usize].flags |= pg::LOCKED;
@@ -123,7 +136,9 @@ impl Sim {
             }
             FaultPc::UmCopy => {
                 let page = self.st.pages[f.pfn as usize];
-                let fs = self.st.mms[mm as usize].find_vma(f.vpn).map(|(v, _)| self.st.mms[mm as usize].vmas[v].fs);
+                let fs = self.st.mms[mm as usize]
+                    .find_vma(f.vpn)
+                    .map(|(v, _)| self.st.mms[mm as usize].vmas[v].fs);
                 if page.has(pg::FILE) && page.has(pg::DIRTY) && fs == Some(Fs::BtrfsPre58) {
                     f.copied = false;
                     f.pc = FaultPc::UmRemap;
@@ -194,7 +209,10 @@ impl Sim {
                 let ev = Ev::new(EventKind::MigrateFail, "migrate_misplaced_page", "M6")
                     .pte(pid, f.vpn)
                     .pfn(f.pfn)
-                    .say(say!(self, "Migration failed: the old page is unlocked and put back; pgmigrate_fail += 1"));
+                    .say(say!(
+                        self,
+                        "Migration failed: the old page is unlocked and put back; pgmigrate_fail += 1"
+                    ));
                 (ev, Next::Go)
             }
             _ => (Ev::default(), Next::Finish),

@@ -49,7 +49,13 @@ impl ScanCtx {
     /// A scan of `ranges`.
     pub fn new(ranges: Vec<(u32, u32)>) -> Self {
         let vpn = ranges.first().map_or(0, |r| r.0);
-        ScanCtx { ranges, ri: 0, vpn, changed: 0, pc: ScanPc::Begin }
+        ScanCtx {
+            ranges,
+            ri: 0,
+            vpn,
+            changed: 0,
+            pc: ScanPc::Begin,
+        }
     }
 }
 
@@ -70,7 +76,8 @@ impl Sim {
                 }
             }
             self.st.cpus[cpu as usize].flow = Flow::User;
-            return Ev::new(EventKind::ScanEnd, "task_numa_work", "").say(say!(self, "task_numa_work is done; the thread returns to user space"));
+            return Ev::new(EventKind::ScanEnd, "task_numa_work", "")
+                .say(say!(self, "task_numa_work is done; the thread returns to user space"));
         };
         let ev = match s.pc {
             ScanPc::Begin => {
@@ -91,7 +98,11 @@ impl Sim {
                     return self.lock_wait_ev(cpu, "change_pte_range", "C1");
                 }
                 s.pc = ScanPc::Pte;
-                Ev::new(EventKind::PtlLock, "change_pte_range", "C1").say(say!(self, "change_pte_range takes the PTE lock of the page table holding {:#x}", s.vpn))
+                Ev::new(EventKind::PtlLock, "change_pte_range", "C1").say(say!(
+                    self,
+                    "change_pte_range takes the PTE lock of the page table holding {:#x}",
+                    s.vpn
+                ))
             }
             ScanPc::Pte => {
                 let ev = self.change_pte(cpu, mm, &mut s);
@@ -105,7 +116,11 @@ impl Sim {
                 let vpn = s.vpn - 1;
                 self.ptl_unlock(cpu, mm, vpn);
                 s.pc = if s.vpn >= end { ScanPc::Flush } else { ScanPc::Lock };
-                Ev::new(EventKind::PtlUnlock, "change_pte_range", "C8").say(say!(self, "change_pte_range drops the PTE lock ({} PTE(s) changed so far)", s.changed))
+                Ev::new(EventKind::PtlUnlock, "change_pte_range", "C8").say(say!(
+                    self,
+                    "change_pte_range drops the PTE lock ({} PTE(s) changed so far)",
+                    s.changed
+                ))
             }
             ScanPc::Flush => {
                 s.pc = ScanPc::End;
@@ -143,7 +158,9 @@ impl Sim {
         let pte = self.st.mms[mm as usize].pte(vpn);
         self.charge(cpu, self.cfg.costs.scan_pte_ns);
         let skip = |sim: &Sim, line: &'static str, why: String| {
-            Ev::new(EventKind::ScanSkip, "change_pte_range", line).pte(pid, vpn).say(say!(sim, "PTE {vpn:#x}: skipped, {why}"))
+            Ev::new(EventKind::ScanSkip, "change_pte_range", line)
+                .pte(pid, vpn)
+                .say(say!(sim, "PTE {vpn:#x}: skipped, {why}"))
         };
         if pte.is_none() || pte.is_migration() {
             return skip(self, "C3", say!(self, "not present"));
@@ -159,14 +176,21 @@ impl Sim {
         }
         if self.cfg.skip_dirty_file && page.has(pg::FILE) && page.has(pg::DIRTY) {
             self.st.counters.inc(Counter::ScanSkipDirtyFile);
-            return skip(self, "C5", say!(self, "a dirty file page: migrating it may fail, so do not trap on it (09a913a7)"));
+            return skip(
+                self,
+                "C5",
+                say!(self, "a dirty file page: migrating it may fail, so do not trap on it (09a913a7)"),
+            );
         }
         self.st.mms[mm as usize].set_pte(vpn, pte.mk_protnone());
         self.charge(cpu, self.cfg.costs.pte_write_ns);
         s.changed += 1;
-        Ev::new(EventKind::ScanPte, "change_pte_range", "C6").pte(pid, vpn).pfn(pfn).say(say!(
-            self,
-            "PTE {vpn:#x} -> PROT_NONE (pfn {pfn} and the write bit are kept; the MMU now sees it as not present)"
-        ))
+        Ev::new(EventKind::ScanPte, "change_pte_range", "C6")
+            .pte(pid, vpn)
+            .pfn(pfn)
+            .say(say!(
+                self,
+                "PTE {vpn:#x} -> PROT_NONE (pfn {pfn} and the write bit are kept; the MMU now sees it as not present)"
+            ))
     }
 }

@@ -28,7 +28,14 @@ impl Sim {
                     return (self.lock_wait_ev(cpu, F, "T1"), Next::Again);
                 }
                 f.pc = FaultPc::UnmapClear;
-                (Ev::new(EventKind::PtlLock, F, "T1").pte(pid, f.vpn).say(say!(self, "try_to_unmap_one finds the mapping at {:#x} and takes its PTE lock", f.vpn)), Next::Go)
+                (
+                    Ev::new(EventKind::PtlLock, F, "T1").pte(pid, f.vpn).say(say!(
+                        self,
+                        "try_to_unmap_one finds the mapping at {:#x} and takes its PTE lock",
+                        f.vpn
+                    )),
+                    Next::Go,
+                )
             }
             FaultPc::UnmapClear => {
                 let pte = self.st.mms[mm as usize].pte(f.vpn);
@@ -45,9 +52,21 @@ impl Sim {
                     } else {
                         "the PTE is PROT_NONE but a scan's flush is still pending on this mm"
                     };
-                    return (ev.say(say!(self, "ptep_clear_flush: pte_accessible() is TRUE ({why}): the TLB must be flushed")), Next::Go);
+                    return (
+                        ev.say(say!(
+                            self,
+                            "ptep_clear_flush: pte_accessible() is TRUE ({why}): the TLB must be flushed"
+                        )),
+                        Next::Go,
+                    );
                 }
-                (ev.say(say!(self, "ptep_clear_flush: pte_accessible() is FALSE (the PTE is PROT_NONE, no TLB can hold it): no flush, no IPI")), Next::Go)
+                (
+                    ev.say(say!(
+                        self,
+                        "ptep_clear_flush: pte_accessible() is FALSE (the PTE is PROT_NONE, no TLB can hold it): no flush, no IPI"
+                    )),
+                    Next::Go,
+                )
             }
             FaultPc::UnmapEntry => {
                 let pte = f.unmap_pte;

@@ -22,12 +22,23 @@ impl Sim {
         let unset = last == CPUPID_UNSET;
         let same_pid = !unset && last >> 16 == pid;
         if self.st.mms[mm as usize].numa_scan_seq <= 4 && (unset || same_pid) {
-            return (true, "S2", say!(self, "early in the task's life and no other task touched the page last"));
+            return (
+                true,
+                "S2",
+                say!(self, "early in the task's life and no other task touched the page last"),
+            );
         }
         if !unset {
             let last_nid = self.cpu_node((last & 0xffff) as CpuId);
             if last_nid != dst {
-                return (false, "S3", say!(self, "the previous hint fault came from node {last_nid}, not {dst}: two-stage filter says wait"));
+                return (
+                    false,
+                    "S3",
+                    say!(
+                        self,
+                        "the previous hint fault came from node {last_nid}, not {dst}: two-stage filter says wait"
+                    ),
+                );
             }
         }
         (true, "S4", say!(self, "two consecutive faults from node {dst}"))
@@ -40,7 +51,12 @@ impl Sim {
         let here = self.cpu_node(cpu);
         self.charge(cpu, self.cfg.costs.numa_account_ns);
         let Some(nid) = f.page_nid else {
-            return (Ev::new(EventKind::NumaFaultAccount, "do_numa_page", "O12").pte(pid, f.vpn).say(say!(self, "Nothing to account: retry the access")), Next::Finish);
+            return (
+                Ev::new(EventKind::NumaFaultAccount, "do_numa_page", "O12")
+                    .pte(pid, f.vpn)
+                    .say(say!(self, "Nothing to account: retry the access")),
+                Next::Finish,
+            );
         };
         let nid = if f.migrated == Some(true) { f.target.unwrap_or(nid) } else { nid };
         if let Some(t) = self.st.cpus[cpu as usize].task {
@@ -55,12 +71,14 @@ impl Sim {
             Some(false) => "migration failed",
             None => "not migrated",
         };
-        let ev = Ev::new(EventKind::NumaFaultAccount, "task_numa_fault", "Q1").pte(pid, f.vpn).say(say!(
-            self,
-            "task_numa_fault: thread {} records a {} fault on node {nid} ({outcome}); the access is retried",
-            self.task_name(cpu),
-            if nid == here { "local" } else { "remote" }
-        ));
+        let ev = Ev::new(EventKind::NumaFaultAccount, "task_numa_fault", "Q1")
+            .pte(pid, f.vpn)
+            .say(say!(
+                self,
+                "task_numa_fault: thread {} records a {} fault on node {nid} ({outcome}); the access is retried",
+                self.task_name(cpu),
+                if nid == here { "local" } else { "remote" }
+            ));
         (ev, Next::Finish)
     }
 

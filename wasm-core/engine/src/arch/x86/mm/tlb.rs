@@ -42,7 +42,11 @@ pub struct Tlb {
 impl Tlb {
     /// An empty TLB of `capacity` entries.
     pub fn new(capacity: u32) -> Self {
-        Tlb { entries: Vec::with_capacity(capacity as usize), capacity: capacity as usize, clock: 0 }
+        Tlb {
+            entries: Vec::with_capacity(capacity as usize),
+            capacity: capacity as usize,
+            clock: 0,
+        }
     }
 
     /// Looks a translation up, refreshing its LRU stamp.
@@ -57,7 +61,14 @@ impl Tlb {
     /// Caches a translation, evicting the least recently used entry when full.
     pub fn insert(&mut self, mm: u16, vpn: u32, pfn: u32, write: bool, dirty: bool) {
         self.clock = self.clock.wrapping_add(1);
-        let e = TlbEntry { mm, vpn, pfn, write, dirty, stamp: self.clock };
+        let e = TlbEntry {
+            mm,
+            vpn,
+            pfn,
+            write,
+            dirty,
+            stamp: self.clock,
+        };
         if let Some(old) = self.entries.iter_mut().find(|x| x.mm == mm && x.vpn == vpn) {
             *old = e;
         } else if self.entries.len() < self.capacity {
@@ -126,7 +137,13 @@ impl Sim {
     /// Starts `flush_tlb_mm_range(mm, start, start + pages)` on `cpu`; the flush's own
     /// steps run before the caller's flow continues.
     pub(crate) fn start_flush(&mut self, cpu: CpuId, mm: u16, start: u32, pages: u32) {
-        self.st.cpus[cpu as usize].flush = Some(FlushOp { mm, start, pages, pc: FlushPc::Local, sent: 0 });
+        self.st.cpus[cpu as usize].flush = Some(FlushOp {
+            mm,
+            start,
+            pages,
+            pc: FlushPc::Local,
+            sent: 0,
+        });
     }
 
     /// Other CPUs in `mm_cpumask(mm)` that would get an IPI (not lazy), and the lazy ones skipped.
@@ -149,7 +166,9 @@ impl Sim {
     /// One step of a `flush_tlb_mm_range` in progress on `cpu`.
     pub(crate) fn flush_tlb_mm_range_step(&mut self, cpu: CpuId) -> Ev {
         let c = cpu as usize;
-        let Some(mut op) = self.st.cpus[c].flush else { return Ev::default() };
+        let Some(mut op) = self.st.cpus[c].flush else {
+            return Ev::default();
+        };
         let pid = self.st.mms[op.mm as usize].pid;
         match op.pc {
             FlushPc::Local => {
@@ -178,7 +197,11 @@ impl Sim {
                 } else {
                     say!(self, "{} page(s) at {:#x}", op.pages, op.start)
                 };
-                let lazy_note = if lazy.is_empty() { String::new() } else { say!(self, "; lazy CPU(s) {lazy:?} are skipped") };
+                let lazy_note = if lazy.is_empty() {
+                    String::new()
+                } else {
+                    say!(self, "; lazy CPU(s) {lazy:?} are skipped")
+                };
                 if targets.is_empty() {
                     self.st.cpus[c].flush = None;
                     let mut ev = Ev::new(EventKind::FlushLocal, "flush_tlb_mm_range", "F3").say(say!(
@@ -195,21 +218,42 @@ impl Sim {
                 Ev::new(EventKind::FlushLocal, "flush_tlb_mm_range", "F3").say(say!(
                     self,
                     "CPU {cpu} flushes {range} for mm {pid}: {}; other CPUs in mm_cpumask may cache it too{lazy_note}",
-                    if what.is_empty() { "mm not loaded here, nothing local".to_string() } else { what }
+                    if what.is_empty() {
+                        "mm not loaded here, nothing local".to_string()
+                    } else {
+                        what
+                    }
                 ))
             }
             FlushPc::Send => {
                 let (targets, _) = self.flush_targets(cpu, op.mm);
+                if targets.is_empty() {
+                    // The other CPUs went lazy (or left the mask) since the local flush.
+                    self.st.cpus[c].flush = None;
+                    return Ev::new(EventKind::FlushLocal, "flush_tlb_mm_range", "F4").say(say!(
+                        self,
+                        "No other CPU of mm {pid} is running non-lazily any more: no IPI is needed"
+                    ));
+                }
                 self.st.counters.inc(Counter::NrTlbRemoteFlush);
                 self.charge(cpu, self.cfg.costs.ipi_send_ns);
                 let arrive = self.st.cpus[c].clock + self.cfg.costs.ipi_latency_ns;
                 for &t in &targets {
-                    self.st.cpus[t as usize].inbox.push_back(Ipi { from: cpu, mm: op.mm, start: op.start, pages: op.pages, arrive });
+                    self.st.cpus[t as usize].inbox.push_back(Ipi {
+                        from: cpu,
+                        mm: op.mm,
+                        start: op.start,
+                        pages: op.pages,
+                        arrive,
+                    });
                 }
                 op.sent = targets.len() as u16;
                 op.pc = FlushPc::Acked;
                 self.st.cpus[c].flush = Some(op);
-                self.st.cpus[c].wait = Wait::Acks { pending: op.sent, last: arrive };
+                self.st.cpus[c].wait = Wait::Acks {
+                    pending: op.sent,
+                    last: arrive,
+                };
                 let mut ev = Ev::new(EventKind::IpiSend, "flush_tlb_mm_range", "F4").say(say!(
                     self,
                     "CPU {cpu} sends a TLB-shootdown IPI to CPU(s) {targets:?} and waits for them"
@@ -233,7 +277,9 @@ impl Sim {
     /// `flush_tlb_func_remote`: `cpu` handles the oldest IPI in its inbox.
     pub(crate) fn flush_tlb_func_remote(&mut self, cpu: CpuId) -> Ev {
         let c = cpu as usize;
-        let Some(ipi) = self.st.cpus[c].inbox.pop_front() else { return Ev::default() };
+        let Some(ipi) = self.st.cpus[c].inbox.pop_front() else {
+            return Ev::default();
+        };
         self.st.counters.inc(Counter::IrqTlbCount);
         self.charge(cpu, self.cfg.costs.ipi_handler_ns);
         // Cycles stolen from user code: the interrupted computation ends later.
@@ -254,7 +300,11 @@ impl Sim {
                 if dropped == 1 { "y" } else { "ies" }
             );
         } else {
-            text = say!(self, "CPU {cpu} takes the shootdown IPI from CPU {}, but mm {pid} is no longer loaded here: nothing to flush", ipi.from);
+            text = say!(
+                self,
+                "CPU {cpu} takes the shootdown IPI from CPU {}, but mm {pid} is no longer loaded here: nothing to flush",
+                ipi.from
+            );
         }
         // Acknowledge: the sender stops waiting once the last ack is in.
         let now = self.st.cpus[c].clock;
@@ -265,7 +315,10 @@ impl Sim {
                 sender.wait = Wait::None;
                 sender.clock = sender.clock.max(last);
             } else {
-                sender.wait = Wait::Acks { pending: pending - 1, last };
+                sender.wait = Wait::Acks {
+                    pending: pending - 1,
+                    last,
+                };
             }
         }
         let mut ev = Ev::new(EventKind::IpiRecv, "flush_tlb_func_remote", "R3").say(text);

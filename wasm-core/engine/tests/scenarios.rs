@@ -1,0 +1,180 @@
+//! Scenario-level behaviour: every scenario file's `[[expect]]`, determinism,
+//! time travel, and the invariants after every step.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
+
+use mmviz_engine::builtin::BUILTINS;
+use mmviz_engine::counters::Counter;
+use mmviz_engine::engine::Sim;
+use mmviz_engine::patches::ToggleSet;
+use mmviz_engine::{invariants, run, scenario, Simulation};
+use proptest::prelude::*;
+use std::path::PathBuf;
+
+fn scenario_files() -> Vec<(String, String)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .expect("scenarios/ exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).expect("readable")))
+        .collect();
+    out.sort();
+    out
+}
+
+fn toggles(delay: bool) -> ToggleSet {
+    let mut t = ToggleSet::default();
+    t.set_text("numa_delay_map", if delay { "on" } else { "off" })
+        .expect("known toggle");
+    t
+}
+
+#[test]
+fn every_scenario_file_is_built_in_and_passes_its_expectations() {
+    let files = scenario_files();
+    assert!(!files.is_empty());
+    for (path, text) in &files {
+        assert!(
+            BUILTINS.iter().any(|b| b.text == text),
+            "{path} is not in builtin::BUILTINS (or differs from it)"
+        );
+        let s = scenario::parse(text, &[]).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert!(!s.expects.is_empty(), "{path} has no [[expect]]");
+        for o in run::check(&s).unwrap_or_else(|e| panic!("{path}: {e}")) {
+            assert!(o.ok, "{path}:{} {} = {}", o.expect.line, o.expect.name, o.value);
+        }
+    }
+}
+
+#[test]
+fn the_same_input_gives_the_same_event_stream() {
+    for b in BUILTINS {
+        for delay in [false, true] {
+            let a = Simulation::from_scenario(scenario::parse(b.text, &[]).unwrap(), &toggles(delay)).unwrap();
+            let c = Simulation::from_scenario(scenario::parse(b.text, &[]).unwrap(), &toggles(delay)).unwrap();
+            assert_eq!(a.events(0, u64::MAX), c.events(0, u64::MAX), "{}", b.id);
+        }
+    }
+}
+
+#[test]
+fn seek_then_replay_equals_a_straight_run() {
+    for b in BUILTINS {
+        let mut sim = Simulation::from_scenario(scenario::parse(b.text, &[]).unwrap(), &toggles(false)).unwrap();
+        let total = sim.total_steps();
+        let mut straight = Vec::new();
+        for s in 0..=total {
+            sim.seek(s).unwrap();
+            straight.push(format!("{:?}", sim.sim().st));
+        }
+        for s in (0..=total).rev().step_by(3) {
+            sim.seek(s).unwrap();
+            assert_eq!(format!("{:?}", sim.sim().st), straight[s as usize], "{} step {s}", b.id);
+        }
+        assert!(sim.seek(total + 1).is_err());
+    }
+}
+
+#[test]
+fn recorded_and_counter_only_runs_agree() {
+    for b in BUILTINS {
+        let s = scenario::parse(b.text, &[]).unwrap();
+        for delay in [false, true] {
+            let r = run::run(&s, &toggles(delay)).unwrap();
+            let mut rec = Simulation::from_scenario(s.clone(), &toggles(delay)).unwrap();
+            rec.seek(rec.total_steps()).unwrap();
+            assert_eq!(rec.counters(), r.counters);
+            assert_eq!(rec.total_steps(), r.steps);
+        }
+    }
+}
+
+#[test]
+fn invariants_hold_after_every_step_of_every_scenario() {
+    for b in BUILTINS {
+        let s = scenario::parse(b.text, &[]).unwrap();
+        for delay in [false, true] {
+            let mut sim = Sim::new(&s, &toggles(delay), true);
+            while let Some(ev) = sim.step() {
+                if let Err(e) = invariants::check(&sim) {
+                    panic!("{} delay={delay} after step {} ({}): {e}", b.id, ev.step, ev.narration);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn with_delay_map_the_migration_unmap_sends_no_ipi_and_without_it_one_per_page() {
+    let s = scenario::parse(BUILTINS[0].text, &[]).unwrap();
+    let off = run::run(&s, &toggles(false)).unwrap();
+    let on = run::run(&s, &toggles(true)).unwrap();
+    let migrated = off.counters.get(Counter::NumaPagesMigrated);
+    assert!(migrated > 0);
+    assert_eq!(migrated, on.counters.get(Counter::NumaPagesMigrated));
+    // The scan flush is the same in both; migrations add one remote flush each without the patch.
+    let scan_flushes = on.counters.get(Counter::NrTlbRemoteFlush);
+    assert_eq!(off.counters.get(Counter::NrTlbRemoteFlush), scan_flushes + migrated);
+    assert!(on.counters.get(Counter::NrTlbRemoteFlushReceived) < off.counters.get(Counter::NrTlbRemoteFlushReceived));
+}
+
+#[test]
+fn a_lazy_cpu_gets_no_ipi() {
+    // Thread 1 sleeps (lazy TLB) instead of computing: the old flow then sends no migration IPI.
+    let text = BUILTINS[0].text.replace(
+        "{ op = \"compute\", ns = \"$compute_ns\" }",
+        "{ op = \"sleep\", ns = \"$compute_ns\" }",
+    );
+    let s = scenario::parse(&text, &[]).unwrap();
+    let off = run::run(&s, &toggles(false)).unwrap();
+    assert!(off.counters.get(Counter::NumaPagesMigrated) > 0);
+    assert_eq!(off.counters.get(Counter::NrTlbRemoteFlush), 0);
+    assert_eq!(off.counters.get(Counter::IrqTlbCount), 0);
+}
+
+#[test]
+fn chapters_resolve_to_increasing_steps() {
+    for b in BUILTINS {
+        let sim = Simulation::from_scenario(scenario::parse(b.text, &[]).unwrap(), &ToggleSet::default()).unwrap();
+        let ch = sim.chapters();
+        assert_eq!(
+            ch.len(),
+            scenario::parse(b.text, &[]).unwrap().chapters.len(),
+            "{}: every chapter resolves",
+            b.id
+        );
+        assert!(ch.windows(2).all(|w| w[0].step <= w[1].step), "{}: {ch:?}", b.id);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn pages_are_conserved_and_invariants_hold_for_any_parameters(pages in 1i64..=32, compute in 0i64..200_000, delay: bool) {
+        let s = scenario::parse(BUILTINS[0].text, &[("pages".into(), pages), ("compute_ns".into(), compute)]).unwrap();
+        let mut sim = Sim::new(&s, &toggles(delay), false);
+        let total = s.topology.total_pages() as usize;
+        while sim.step().is_some() {
+            prop_assert!(invariants::check(&sim).is_ok(), "{:?}", invariants::check(&sim));
+        }
+        let free: usize = sim.st.free.iter().map(Vec::len).sum();
+        let used = sim.st.pages.iter().filter(|p| p.flags & mmviz_engine::state::pg::FREE == 0).count();
+        prop_assert_eq!(free + used, total);
+        prop_assert_eq!(used as i64, pages);
+        let c = sim.st.counters;
+        prop_assert_eq!(c.get(Counter::NumaHintFaults), pages as u64);
+    }
+
+    #[test]
+    fn stepping_a_then_b_equals_stepping_a_plus_b(a in 0u64..80, b in 0u64..80) {
+        let s = scenario::parse(BUILTINS[0].text, &[]).unwrap();
+        let mut x = Simulation::from_scenario(s.clone(), &ToggleSet::default()).unwrap();
+        let mut y = Simulation::from_scenario(s, &ToggleSet::default()).unwrap();
+        x.step(a);
+        x.step(b);
+        y.step(a + b);
+        prop_assert_eq!(x.current_step(), y.current_step());
+        prop_assert_eq!(format!("{:?}", x.sim().st), format!("{:?}", y.sim().st));
+    }
+}
