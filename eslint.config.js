@@ -22,6 +22,15 @@ const wasmImportRule = [
   },
 ];
 
+const noHtml = {
+  selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+  message: 'Never interpret data as HTML.',
+};
+const noWasmGlob = {
+  selector: "CallExpression[callee.object.type='MetaProperty'][callee.property.name=/^glob/] Literal[value=/wasm-pkg/]",
+  message: 'Only web/src/engine/raw.ts loads the wasm package.',
+};
+
 export default tseslint.config(
   { ignores: ['web/dist/**', 'web/src/wasm-pkg/**', 'artifacts/**', 'target/**'] },
   js.configs.recommended,
@@ -32,20 +41,14 @@ export default tseslint.config(
     rules: {
       ...reactHooks.configs.flat.recommended.rules,
       'no-restricted-imports': wasmImportRule,
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
-          message: 'Never interpret data as HTML.',
-        },
-      ],
+      'no-restricted-syntax': ['error', noHtml, noWasmGlob],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
   {
     files: ['web/src/engine/raw.ts'],
-    rules: { 'no-restricted-imports': 'off' },
+    rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': ['error', noHtml] },
   },
   {
     files: ['web/e2e/**/*.mjs', 'eslint.config.js'],

@@ -92,6 +92,15 @@ describe('mmviz lab', () => {
     const on = await lab.readCounter('nr_tlb_remote_flush_received');
     await lab.screenshot('04-last-step-on');
     assert.ok(on < off, `nr_tlb_remote_flush_received with the patch (${on}) should be lower than without (${off})`);
+    // "Copy as text" gives an aligned plain-text table.
+    await lab.page.getByRole('button', { name: 'Copy as text' }).click();
+    await lab.page.getByText('Copied', { exact: true }).waitFor();
+    const text = await lab.page.evaluate(() => navigator.clipboard.readText());
+    const row = text.split('\n').find((l) => l.startsWith('nr_tlb_remote_flush_received '));
+    assert.ok(row, text);
+    assert.match(row, new RegExp(`^nr_tlb_remote_flush_received\\s+${on}\\s+[-+]?\\d+$`));
+    const widths = new Set(text.split('\n').filter((l) => /^\S+\s+\d+\s+[-+]?\d+$/.test(l)).map((l) => l.length));
+    assert.equal(widths.size, 1, 'rows are aligned');
     await lab.page.close();
   });
 
@@ -174,6 +183,19 @@ describe('mmviz lab', () => {
     await lab.waitForStep(total);
     await lab.page.keyboard.press('Home');
     await lab.waitForStep(0);
+    // After flipping a toggle with the mouse, the arrows still step (the switch takes no arrows).
+    const sw = lab.toggleSwitch(DELAY_MAP_TITLE);
+    const before = await sw.isChecked();
+    await lab.toggle(DELAY_MAP_TITLE, !before);
+    await lab.page.keyboard.press('ArrowRight');
+    await lab.waitForStep(1);
+    await lab.toggle(DELAY_MAP_TITLE, before);
+    await lab.page.keyboard.press('Home');
+    await lab.waitForStep(0);
+    // Focus is visible on the transport.
+    await lab.page.getByRole('button', { name: 'Step forward', exact: true }).focus();
+    await lab.page.keyboard.press('Tab');
+    await lab.screenshot('15-focus-ring', { clip: { x: 0, y: 0, width: 1440, height: 400 } });
     const param = lab.page.getByRole('spinbutton').first();
     if ((await param.count()) > 0) {
       await param.focus();

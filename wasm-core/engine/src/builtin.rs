@@ -13,11 +13,23 @@ pub struct Builtin {
 }
 
 /// Every built-in scenario, teaching ones first.
-pub const BUILTINS: &[Builtin] = &[Builtin {
-    id: "numa-hint-fault-101",
-    file: "numa-hint-fault-101.toml",
-    text: include_str!("../../../scenarios/numa-hint-fault-101.toml"),
-}];
+pub const BUILTINS: &[Builtin] = &[
+    Builtin {
+        id: "numa-hint-fault-101",
+        file: "numa-hint-fault-101.toml",
+        text: include_str!("../../../scenarios/numa-hint-fault-101.toml"),
+    },
+    Builtin {
+        id: "numa-delay-map-scale",
+        file: "numa-delay-map-scale.toml",
+        text: include_str!("../../../scenarios/numa-delay-map-scale.toml"),
+    },
+];
+
+/// Whether a scenario is a teaching one (`*-101`): small enough to record every step.
+pub fn is_teaching(id: &str) -> bool {
+    id.ends_with("-101")
+}
 
 /// Looks a built-in up by id.
 pub fn find(id: &str) -> Option<&'static Builtin> {

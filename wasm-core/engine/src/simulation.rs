@@ -12,7 +12,7 @@ use std::fmt;
 /// Steps between checkpoints.
 pub const CHECKPOINT_EVERY: u64 = 128;
 /// Recorded runs longer than this are refused (use the CLI's counter-only runs).
-pub const RECORD_LIMIT: u64 = 2_000_000;
+pub const RECORD_LIMIT: u64 = 250_000;
 
 /// Any error the engine reports to a caller.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,7 +108,14 @@ impl Simulation {
             });
             events.push(ev);
             if sim.st.step > limit {
-                return Err(Error::Run(RunError::TooManySteps(limit)));
+                return Err(if limit == RECORD_LIMIT {
+                    Error::Step(format!(
+                        "this scenario runs longer than the {RECORD_LIMIT} steps the lab records for stepping; run it headless with `mmviz run {}` instead",
+                        scenario.id
+                    ))
+                } else {
+                    Error::Run(RunError::TooManySteps(limit))
+                });
             }
         }
         sim.check_stuck().map_err(Error::Run)?;

@@ -2,7 +2,7 @@
 //! time travel, and the invariants after every step.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
-use mmviz_engine::builtin::BUILTINS;
+use mmviz_engine::builtin::{is_teaching, Builtin, BUILTINS};
 use mmviz_engine::counters::Counter;
 use mmviz_engine::engine::Sim;
 use mmviz_engine::patches::ToggleSet;
@@ -20,6 +20,11 @@ fn scenario_files() -> Vec<(String, String)> {
         .collect();
     out.sort();
     out
+}
+
+/// The scenarios small enough to record and check after every step.
+fn teaching() -> impl Iterator<Item = &'static Builtin> {
+    BUILTINS.iter().filter(|b| is_teaching(b.id))
 }
 
 fn toggles(delay: bool) -> ToggleSet {
@@ -48,7 +53,7 @@ fn every_scenario_file_is_built_in_and_passes_its_expectations() {
 
 #[test]
 fn the_same_input_gives_the_same_event_stream() {
-    for b in BUILTINS {
+    for b in teaching() {
         for delay in [false, true] {
             let a = Simulation::from_scenario(scenario::parse(b.text, &[]).unwrap(), &toggles(delay)).unwrap();
             let c = Simulation::from_scenario(scenario::parse(b.text, &[]).unwrap(), &toggles(delay)).unwrap();
@@ -59,7 +64,7 @@ fn the_same_input_gives_the_same_event_stream() {
 
 #[test]
 fn seek_then_replay_equals_a_straight_run() {
-    for b in BUILTINS {
+    for b in teaching() {
         let mut sim = Simulation::from_scenario(scenario::parse(b.text, &[]).unwrap(), &toggles(false)).unwrap();
         let total = sim.total_steps();
         let mut straight = Vec::new();
@@ -77,7 +82,7 @@ fn seek_then_replay_equals_a_straight_run() {
 
 #[test]
 fn recorded_and_counter_only_runs_agree() {
-    for b in BUILTINS {
+    for b in teaching() {
         let s = scenario::parse(b.text, &[]).unwrap();
         for delay in [false, true] {
             let r = run::run(&s, &toggles(delay)).unwrap();
@@ -91,7 +96,7 @@ fn recorded_and_counter_only_runs_agree() {
 
 #[test]
 fn invariants_hold_after_every_step_of_every_scenario() {
-    for b in BUILTINS {
+    for b in teaching() {
         let s = scenario::parse(b.text, &[]).unwrap();
         for delay in [false, true] {
             let mut sim = Sim::new(&s, &toggles(delay), true);
@@ -134,7 +139,7 @@ fn a_lazy_cpu_gets_no_ipi() {
 
 #[test]
 fn chapters_resolve_to_increasing_steps() {
-    for b in BUILTINS {
+    for b in teaching() {
         let sim = Simulation::from_scenario(scenario::parse(b.text, &[]).unwrap(), &ToggleSet::default()).unwrap();
         let ch = sim.chapters();
         assert_eq!(
@@ -177,4 +182,11 @@ proptest! {
         prop_assert_eq!(x.current_step(), y.current_step());
         prop_assert_eq!(format!("{:?}", x.sim().st), format!("{:?}", y.sim().st));
     }
+}
+
+#[test]
+fn a_scenario_too_long_to_record_says_so_instead_of_eating_memory() {
+    let big = BUILTINS.iter().find(|b| !is_teaching(b.id)).expect("a reproduction scenario");
+    let err = Simulation::from_scenario(scenario::parse(big.text, &[]).unwrap(), &ToggleSet::default()).unwrap_err();
+    assert!(err.to_string().contains("mmviz run"), "{err}");
 }

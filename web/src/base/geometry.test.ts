@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { columnsThatFit, curvedPathPx, gridCellsPx, insetRectPx, rectCenterPx, rectEdgeTowardPx } from './geometry';
+import { archOverPx, columnsThatFit, curvedPathPx, gridCellsPx, insetRectPx, rectCenterPx, rectEdgeTowardPx } from './geometry';
 
 const box = { xPx: 10, yPx: 20, widthPx: 100, heightPx: 40 };
 
@@ -37,5 +37,13 @@ describe('geometry', () => {
   it('counts columns that fit', () => {
     expect(columnsThatFit(100, 10, 2)).toBe(8);
     expect(columnsThatFit(5, 10, 2)).toBe(1);
+  });
+});
+
+describe('archOverPx', () => {
+  it('arches from top centre to top centre above both boxes', () => {
+    const a = { xPx: 0, yPx: 100, widthPx: 40, heightPx: 20 };
+    const b = { xPx: 100, yPx: 80, widthPx: 40, heightPx: 20 };
+    expect(archOverPx(a, b, 30)).toBe('M20,100 C20,50 120,50 120,80');
   });
 });

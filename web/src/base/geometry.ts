@@ -78,3 +78,16 @@ export function gridCellsPx(count: number, columns: number, origin: PointPx, cel
 export function columnsThatFit(widthPx: number, cellPx: number, gapPx: number): number {
   return Math.max(1, Math.floor((widthPx + gapPx) / (cellPx + gapPx)));
 }
+
+/**
+ * SVG path of an arch from the top edge of `from` to the top edge of `to`,
+ * rising `heightPx` above the higher of the two (cubic Bézier), so that arrows
+ * between neighbouring boxes stay visible.
+ */
+export function archOverPx(from: RectPx, to: RectPx, heightPx: number): string {
+  const a = { xPx: from.xPx + from.widthPx / 2, yPx: from.yPx };
+  const b = { xPx: to.xPx + to.widthPx / 2, yPx: to.yPx };
+  const topPx = Math.min(a.yPx, b.yPx) - heightPx;
+  const r = (v: number): number => Math.round(v * 10) / 10;
+  return `M${r(a.xPx)},${r(a.yPx)} C${r(a.xPx)},${r(topPx)} ${r(b.xPx)},${r(topPx)} ${r(b.xPx)},${r(b.yPx)}`;
+}

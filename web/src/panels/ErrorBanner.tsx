@@ -11,9 +11,7 @@ export function ErrorBanner() {
     <div className={styles.banner}>
       {messages.map((m) => (
         <div key={m.id} role="alert" className={m.severity === 'error' ? styles.error : styles.warning}>
-          <span className={styles.icon} aria-hidden="true">
-            {m.severity === 'error' ? '⛔' : '⚠'}
-          </span>
+          <strong className={styles.icon}>{m.severity === 'error' ? 'Error:' : 'Note:'}</strong>
           <span className={styles.text}>{m.message}</span>
           <button type="button" className={styles.dismiss} onClick={() => dismiss(m.id)} aria-label={`Dismiss: ${m.message}`}>
             Dismiss

@@ -2,7 +2,7 @@
 // mm_cpumask, TLB entries), page frames per node, and IPIs as arrows.
 import { useMemo } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
-import { curvedPathPx, rectCenterPx, rectEdgeTowardPx, type RectPx } from '../base/geometry';
+import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
 import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN } from '../base/machineLayout';
 import { useReducedMotion } from '../base/useReducedMotion';
 import type { CpuView, FrameState, FrameView, IpiView } from '../engine/types';
@@ -101,12 +101,12 @@ function FrameCell({ frame, rect, touched, highlighted, label, onHover, onSelect
 }
 
 function IpiArrow({ ipi, from, to, animate, index }: { ipi: IpiView; from: RectPx; to: RectPx; animate: boolean; index: number }) {
-  const a = rectEdgeTowardPx(from, rectCenterPx(to));
-  const b = rectEdgeTowardPx(to, rectCenterPx(from));
-  const d = curvedPathPx(a, b, 36 + index * 10);
+  const spanPx = Math.abs(rectCenterPx(from).xPx - rectCenterPx(to).xPx);
+  const d = archOverPx(from, to, 34 + Math.min(40, spanPx * 0.08) + index * 8);
   if (ipi.phase === 'sent') {
     return (
       <g>
+        <path d={d} className={styles.ipiHalo} />
         <path d={d} className={styles.ipiSent} markerEnd="url(#mm-arrow)" />
         {animate && (
           <circle r={7} className={styles.ipiDot}>
@@ -175,12 +175,12 @@ export function MachineView() {
           {currentPid !== null && <>mm_cpumask of pid {currentPid}: {[...mask].sort((a, b) => a - b).join(', ') || 'empty'}</>}
         </span>
       </h2>
-      <svg className={styles.svg} viewBox={`-4 -4 ${layout.widthPx + 8} ${layout.heightPx + 8}`} role="img" aria-label={describe}>
+      <svg className={styles.svg} viewBox={`-4 -36 ${layout.widthPx + 8} ${layout.heightPx + 40}`} role="img" aria-label={describe}>
         <defs>
-          <marker id="mm-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+          <marker id="mm-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse">
             <path d="M0,0 L10,5 L0,10 z" fill="#cc79a7" stroke="#7a3b63" strokeWidth="0.8" />
           </marker>
-          <marker id="mm-arrow-faint" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
+          <marker id="mm-arrow-faint" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
             <path d="M0,0 L10,5 L0,10 z" fill="#e3b5cf" />
           </marker>
           <pattern id="mm-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">

@@ -23,6 +23,13 @@ describe('commandForKey', () => {
     expect(press('ArrowRight', { ctrlKey: true })).toBeNull();
     expect(press('ArrowRight', { altKey: true })).toBeNull();
   });
+  it('steps from a toggle switch but leaves space to it; never from text or range inputs', () => {
+    expect(press('ArrowRight', { targetTag: 'INPUT', targetType: 'checkbox', targetRole: 'switch' })).toBe('forward');
+    expect(press(' ', { targetTag: 'INPUT', targetType: 'checkbox', targetRole: 'switch' })).toBeNull();
+    expect(press('ArrowRight', { targetTag: 'INPUT', targetType: 'number' })).toBeNull();
+    expect(press('ArrowRight', { targetTag: 'INPUT', targetType: 'range' })).toBeNull();
+    expect(press('Home', { targetTag: 'INPUT' })).toBeNull();
+  });
   it('leaves space to buttons but steps from them with arrows', () => {
     expect(press(' ', { targetTag: 'BUTTON' })).toBeNull();
     expect(press('ArrowRight', { targetTag: 'BUTTON' })).toBe('forward');

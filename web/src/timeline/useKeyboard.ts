@@ -18,6 +18,7 @@ export function useKeyboard(): void {
         targetTag: target?.tagName ?? 'BODY',
         targetEditable: target?.isContentEditable ?? false,
         targetRole: target?.getAttribute('role') ?? null,
+        targetType: target instanceof HTMLInputElement ? target.type : null,
       });
       if (!command) return;
       const s = store.getState();
