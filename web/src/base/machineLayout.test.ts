@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuHeightPx, DEFAULT_METRICS, frameCellPxFor, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, nodeColumns } from './machineLayout';
+import { cpuHeightPx, DEFAULT_METRICS, frameCellPxFor, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, MAX_TLB_LINES, nodeColumns, tlbLinesShown } from './machineLayout';
 
 describe('machineLayoutPx', () => {
   it('puts two nodes side by side with equal widths inside the drawing', () => {
@@ -45,6 +45,9 @@ describe('machineLayoutPx', () => {
   });
   it('grows the CPU box with TLB entries', () => {
     expect(cpuHeightPx(8)).toBeGreaterThan(cpuHeightPx(2));
+    expect(cpuHeightPx(64)).toBe(cpuHeightPx(MAX_TLB_LINES));
+    expect(tlbLinesShown(64)).toBe(MAX_TLB_LINES);
+    expect(tlbLinesShown(0)).toBe(1);
   });
 });
 

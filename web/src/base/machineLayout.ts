@@ -81,9 +81,17 @@ export function nodeColumns(nodeCount: number): number {
   return 2;
 }
 
-/** Height of one CPU box showing `tlbEntries` TLB lines. */
+/** At most this many TLB lines are drawn per CPU (the last one summarises the rest). */
+export const MAX_TLB_LINES = 8;
+
+/** Number of TLB lines a CPU box draws for a TLB of `tlbEntries` entries. */
+export function tlbLinesShown(tlbEntries: number): number {
+  return Math.max(1, Math.min(MAX_TLB_LINES, tlbEntries));
+}
+
+/** Height of one CPU box for a TLB of `tlbEntries` entries. */
 export function cpuHeightPx(tlbEntries: number, m: MachineMetricsPx = DEFAULT_METRICS): number {
-  return m.cpuHeaderLines * m.cpuLinePx + Math.max(1, tlbEntries) * m.tlbLinePx + 12;
+  return m.cpuHeaderLines * m.cpuLinePx + tlbLinesShown(tlbEntries) * m.tlbLinePx + 12;
 }
 
 /** Computes the layout of the machine view for the given nodes. */

@@ -3,7 +3,7 @@
 import { useMemo } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
 import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
-import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN } from '../base/machineLayout';
+import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, tlbLinesShown } from '../base/machineLayout';
 import { useReducedMotion } from '../base/useReducedMotion';
 import type { CpuView, FrameState, FrameView, IpiView } from '../engine/types';
 import { useAppStore } from '../store/context';
@@ -34,7 +34,10 @@ function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid 
   const textWidthPx = rect.widthPx - 14;
   const line = (i: number): number => rect.yPx + 17 + i * m.cpuLinePx;
   const classes = [styles.cpu, cpu.lazy ? styles.lazy : '', isTouched ? styles.touchedCpu : '', isEventCpu ? styles.eventCpu : ''].join(' ');
-  const slots = Array.from({ length: tlbEntries }, (_, i) => cpu.tlb[i] ?? null);
+  const shown = tlbLinesShown(tlbEntries);
+  // When the TLB is bigger than the box, the last line summarises the rest.
+  const overflow = cpu.tlb.length > shown ? cpu.tlb.length - (shown - 1) : 0;
+  const slots = Array.from({ length: overflow > 0 ? shown - 1 : shown }, (_, i) => cpu.tlb[i] ?? null);
   const tlbText = (e: NonNullable<(typeof slots)[number]>): string =>
     `${formatHex(e.vpn)}→${formatHex(e.pfn)}${e.write ? ' W' : ''}${e.dirty ? ' D' : ''}${showPid ? ` pid ${e.pid}` : ''}`;
   return (
@@ -73,6 +76,11 @@ function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid 
           {e ? fitText(tlbText(e), textWidthPx, monoPx, 0.6) : '·'}
         </text>
       ))}
+      {overflow > 0 && (
+        <text x={x} y={line(3) + shown * m.tlbLinePx + 2} fontSize={monoPx} className={styles.tlbMore}>
+          {fitText(`+${overflow} more (${cpu.tlb.length}/${tlbEntries})`, textWidthPx, monoPx, 0.6)}
+        </text>
+      )}
     </g>
   );
 }

@@ -9,6 +9,9 @@ import type { AppState, SimSlice } from './types';
 /** The scenario opened when nothing else is asked for. */
 export const DEFAULT_SCENARIO_ID = 'numa-hint-fault-101';
 
+/** Runs longer than this do not fetch all their events (the scrubber marks are skipped). */
+export const MAX_EVENTS_FETCHED = 20_000;
+
 /** Clamps a step into 0..=total. */
 export function clampStep(step: number, total: number): number {
   if (!Number.isFinite(step)) return 0;
@@ -130,7 +133,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     try {
       built.sim.seek(target);
       const frame = built.sim.frame();
-      const events = built.sim.events(0, total);
+      const eventsComplete = total <= MAX_EVENTS_FETCHED;
+      const events = eventsComplete ? built.sim.events(0, total) : [];
       const old = get().sim;
       if (old && old !== built.sim) old.free();
       // Overrides that equal the baseline are not overrides.
@@ -151,6 +155,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         paramOverrides,
         summary: built.summary,
         events,
+        eventsComplete,
         frame,
         step: target,
       });
@@ -174,6 +179,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     paramOverrides: {},
     summary: null,
     events: [],
+    eventsComplete: true,
     frame: null,
     step: 0,
     comparison: null,

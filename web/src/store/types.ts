@@ -35,7 +35,10 @@ export interface SimSlice {
   toggleOverrides: Record<string, ToggleValue>;
   paramOverrides: Record<string, number>;
   summary: ScenarioSummary | null;
+  /** Every event of the run (for the scrubber marks), or [] for runs too long to fetch. */
   events: SimEvent[];
+  /** False when `events` was not fetched because the run is too long. */
+  eventsComplete: boolean;
   frame: Frame | null;
   step: number;
   comparison: CounterComparison | null;

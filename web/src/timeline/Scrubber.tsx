@@ -16,6 +16,7 @@ export function Scrubber() {
   const total = useAppStore((s) => s.summary?.totalSteps ?? 0);
   const chapters = useAppStore((s) => s.summary?.chapters);
   const events = useAppStore((s) => s.events);
+  const eventsComplete = useAppStore((s) => s.eventsComplete);
   const seek = useAppStore((s) => s.seek);
   const pause = useAppStore((s) => s.pause);
 
@@ -71,6 +72,7 @@ export function Scrubber() {
               {c.label}
             </li>
           ))}
+          {!eventsComplete && <li>Event marks are not drawn for runs this long</li>}
           {chapters && chapters.length > 0 && (
             <li>
               <span className={styles.chapterSwatch} aria-hidden="true" />
