@@ -155,6 +155,27 @@ describe('App with the fake engine', () => {
   });
 });
 
+describe('URL sync', () => {
+  it('writes the state to the fragment (debounced) and applies a pasted fragment', () => {
+    vi.useFakeTimers();
+    renderApp();
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    fireEvent.click(screen.getByRole('switch', { name: TITLE }));
+    expect(window.location.hash).toBe('');
+    act(() => {
+      vi.advanceTimersByTime(400);
+    });
+    expect(window.location.hash).toMatch(/^#v=1&sc=fake-101&h=[0-9a-f]{8}&t\.numa_delay_map=true&step=1$/);
+    act(() => {
+      window.history.replaceState(null, '', '#v=1&sc=fake-one&step=4');
+      window.dispatchEvent(new HashChangeEvent('hashchange'));
+    });
+    expect(store.getState().summary?.id).toBe('fake-one');
+    expect(readout()).toBe('step 4 / 11');
+    expect(store.getState().summary?.toggles.numa_delay_map).toBe(false);
+  });
+});
+
 describe('ErrorBoundary', () => {
   it('shows the error and resets', () => {
     const spy = vi.spyOn(console, 'error').mockImplementation(() => {});

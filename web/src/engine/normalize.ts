@@ -1,7 +1,11 @@
-// Normalises values coming out of wasm-bindgen/serde-wasm-bindgen into plain
-// JSON-like data: Maps become objects, BigInts become numbers.
+// Normalises values coming out of wasm-bindgen/serde-wasm-bindgen into the
+// shapes of types.ts. The engine serialises maps as plain objects and 64-bit
+// numbers as JS numbers; these helpers only repair what would break if that
+// changed (Maps, BigInts), and touch only the map-typed fields of the hot
+// per-step values so that stepping stays cheap.
+import type { Frame, ScenarioSummary, SimEvent } from './types';
 
-/** Recursively converts Maps to plain objects and BigInts to numbers; other values pass through. */
+/** Recursively converts Maps to plain objects and BigInts to numbers; other values pass through (deep copy). */
 export function toPlain(value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value);
   if (value instanceof Map) {
@@ -16,4 +20,36 @@ export function toPlain(value: unknown): unknown {
     return out;
   }
   return value;
+}
+
+/** A map-typed field as a plain record (Map → object, BigInt values → numbers); plain objects pass as they are. */
+export function plainRecord<T>(value: unknown): Record<string, T> {
+  if (value instanceof Map) return toPlain(value) as Record<string, T>;
+  if (value && typeof value === 'object') {
+    const rec = value as Record<string, unknown>;
+    for (const v of Object.values(rec)) if (typeof v === 'bigint') return toPlain(rec) as Record<string, T>;
+    return rec as Record<string, T>;
+  }
+  return {};
+}
+
+/** Normalises one event in place. */
+export function normalizeEvent(raw: unknown): SimEvent {
+  const e = raw as SimEvent;
+  e.counterDeltas = plainRecord<number>(e.counterDeltas);
+  return e;
+}
+
+/** Normalises a frame in place (only its map-typed fields). */
+export function normalizeFrame(raw: unknown): Frame {
+  const f = raw as Frame;
+  f.counters = plainRecord<number>(f.counters);
+  f.mmCpumask = plainRecord<number[]>(f.mmCpumask);
+  if (f.event) normalizeEvent(f.event);
+  return f;
+}
+
+/** Normalises a summary (small: deep). */
+export function normalizeSummary(raw: unknown): ScenarioSummary {
+  return toPlain(raw) as ScenarioSummary;
 }

@@ -1,6 +1,6 @@
 // The real engine: the Rust simulator compiled to wasm, behind SimEngine.
 import type { BuiltinScenario, SimEngine, SimHandle } from './engine';
-import { toPlain } from './normalize';
+import { normalizeEvent, normalizeFrame, normalizeSummary, plainRecord, toPlain } from './normalize';
 import { loadRawWasm, type RawSimulation, type RawWasmModule } from './raw';
 import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
@@ -12,7 +12,7 @@ class WasmSim implements SimHandle {
     this.raw = raw;
   }
   summary(): ScenarioSummary {
-    return toPlain(this.raw.summary()) as ScenarioSummary;
+    return normalizeSummary(this.raw.summary());
   }
   step(n: number): number {
     return this.raw.step(n);
@@ -24,13 +24,14 @@ class WasmSim implements SimHandle {
     return this.raw.currentStep();
   }
   frame(): Frame {
-    return toPlain(this.raw.frame()) as Frame;
+    return normalizeFrame(this.raw.frame());
   }
   events(from: number, to: number): SimEvent[] {
-    return toPlain(this.raw.events(from, to)) as SimEvent[];
+    const list = this.raw.events(from, to);
+    return Array.isArray(list) ? list.map(normalizeEvent) : [];
   }
   counters(): Record<string, number> {
-    return toPlain(this.raw.counters()) as Record<string, number>;
+    return plainRecord<number>(this.raw.counters());
   }
   free(): void {
     if (this.freed) return;

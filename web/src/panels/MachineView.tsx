@@ -1,6 +1,6 @@
 // Machine view (SVG): NUMA nodes with their CPUs (task, lazy state,
 // mm_cpumask, TLB entries), page frames per node, and IPIs as arrows.
-import { useMemo } from 'react';
+import { memo, useCallback, useMemo } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
 import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
 import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, tlbLinesShown } from '../base/machineLayout';
@@ -39,7 +39,9 @@ function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid 
   const overflow = cpu.tlb.length > shown ? cpu.tlb.length - (shown - 1) : 0;
   const slots = Array.from({ length: overflow > 0 ? shown - 1 : shown }, (_, i) => cpu.tlb[i] ?? null);
   const tlbText = (e: NonNullable<(typeof slots)[number]>): string =>
-    `${formatHex(e.vpn)}→${formatHex(e.pfn)}${e.write ? ' W' : ''}${e.dirty ? ' D' : ''}${showPid ? ` pid ${e.pid}` : ''}`;
+    small
+      ? `${e.vpn.toString(16)}→${e.pfn.toString(16)}`
+      : `${formatHex(e.vpn)}→${formatHex(e.pfn)}${e.write ? ' W' : ''}${e.dirty ? ' D' : ''}${showPid ? ` pid ${e.pid}` : ''}`;
   return (
     <g>
       <title>
@@ -51,15 +53,15 @@ function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid 
       </text>
       {inMask && (
         <g>
-          <rect x={rect.xPx + rect.widthPx - (small ? 40 : 54)} y={rect.yPx + 4} width={small ? 34 : 48} height={18} rx={3} className={styles.maskBadge} />
-          <text x={rect.xPx + rect.widthPx - (small ? 23 : 30)} y={rect.yPx + 17} className={styles.maskText} fontSize={small ? 10 : 12} textAnchor="middle">
-            mask
+          <rect x={rect.xPx + rect.widthPx - (small ? 22 : 54)} y={rect.yPx + 4} width={small ? 17 : 48} height={18} rx={3} className={styles.maskBadge} />
+          <text x={rect.xPx + rect.widthPx - (small ? 13.5 : 30)} y={rect.yPx + 17} className={styles.maskText} fontSize={small ? 11 : 12} textAnchor="middle">
+            {small ? 'M' : 'mask'}
           </text>
         </g>
       )}
       {cpu.lazy && (
-        <text x={rect.xPx + rect.widthPx - (inMask ? (small ? 44 : 60) : 8)} y={line(0)} textAnchor="end" className={styles.lazyText} fontSize={fontPx - 2}>
-          lazy
+        <text x={rect.xPx + rect.widthPx - (inMask ? (small ? 26 : 60) : 8)} y={line(0)} textAnchor="end" className={styles.lazyText} fontSize={fontPx - 2}>
+          {small ? 'z' : 'lazy'}
         </text>
       )}
       <text x={x} y={line(1)} fontSize={fontPx - 1} className={cpu.task ? styles.cpuTask : styles.cpuUser}>
@@ -85,7 +87,38 @@ function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid 
   );
 }
 
-function FrameCell({ frame, rect, touched, highlighted, label, onHover, onSelect }: { frame: FrameView; rect: RectPx; touched: boolean; highlighted: boolean; label: boolean; onHover: (pfn: number | null) => void; onSelect: (pfn: number) => void }) {
+interface FrameCellProps {
+  frame: FrameView;
+  rect: RectPx;
+  touched: boolean;
+  highlighted: boolean;
+  label: boolean;
+  onHover: (pfn: number | null) => void;
+  onSelect: (pfn: number) => void;
+}
+
+/** Props equality for FrameCell: frames are new objects every step, so compare what is drawn. */
+function sameFrameCell(a: FrameCellProps, b: FrameCellProps): boolean {
+  const fa = a.frame;
+  const fb = b.frame;
+  return (
+    fa.pfn === fb.pfn &&
+    fa.state === fb.state &&
+    fa.node === fb.node &&
+    fa.dirty === fb.dirty &&
+    fa.locked === fb.locked &&
+    fa.mappedBy?.[0] === fb.mappedBy?.[0] &&
+    fa.mappedBy?.[1] === fb.mappedBy?.[1] &&
+    a.rect === b.rect &&
+    a.touched === b.touched &&
+    a.highlighted === b.highlighted &&
+    a.label === b.label &&
+    a.onHover === b.onHover &&
+    a.onSelect === b.onSelect
+  );
+}
+
+const FrameCell = memo(function FrameCell({ frame, rect, touched, highlighted, label, onHover, onSelect }: FrameCellProps) {
   const c = rectCenterPx(rect);
   const pattern = frame.state === 'migrating' ? 'url(#mm-hatch)' : frame.state === 'isolated' ? 'url(#mm-dots)' : null;
   return (
@@ -106,7 +139,7 @@ function FrameCell({ frame, rect, touched, highlighted, label, onHover, onSelect
       {highlighted && <rect x={rect.xPx - 4} y={rect.yPx - 4} width={rect.widthPx + 8} height={rect.heightPx + 8} rx={5} className={styles.highlightFrame} />}
     </g>
   );
-}
+}, sameFrameCell);
 
 function IpiArrow({ ipi, from, to, animate, index }: { ipi: IpiView; from: RectPx; to: RectPx; animate: boolean; index: number }) {
   const spanPx = Math.abs(rectCenterPx(from).xPx - rectCenterPx(to).xPx);
@@ -141,6 +174,11 @@ export function MachineView() {
   const setHoverPfn = useAppStore((s) => s.setHoverPfn);
   const select = useAppStore((s) => s.select);
   const reducedMotion = useReducedMotion();
+  const selectedPfn = selection?.object.startsWith('pfn-') ? Number(selection.object.slice(4)) : null;
+  const toggleSelect = useCallback(
+    (pfn: number) => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` }),
+    [select, selectedPfn],
+  );
 
   const topology = summary?.topology;
   const layout = useMemo(
@@ -171,7 +209,6 @@ export function MachineView() {
   const mask = new Set(currentPid === null ? [] : (frame.mmCpumask[String(currentPid)] ?? []));
   const touchedCpus = new Set(event?.touched.cpus ?? []);
   const touchedPfns = new Set(event?.touched.pfns ?? []);
-  const selectedPfn = selection?.object.startsWith('pfn-') ? Number(selection.object.slice(4)) : null;
   const ipis = frame.ipis.filter((i) => cpuRects.has(i.from) && cpuRects.has(i.to));
   const describe = `${topology.nodes.length} NUMA nodes. ${event ? `CPU ${event.cpu}: ${event.narration}` : 'Start of the run.'} ${ipis.map((i) => `IPI from CPU ${i.from} to CPU ${i.to} ${i.phase}.`).join(' ')}`;
 
@@ -233,7 +270,7 @@ export function MachineView() {
               label={labelled.get(f.node) ?? true}
               highlighted={f.pfn === hoverPfn || f.pfn === selectedPfn}
               onHover={setHoverPfn}
-              onSelect={(pfn) => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` })}
+              onSelect={toggleSelect}
             />
           );
         })}
@@ -264,7 +301,7 @@ export function MachineView() {
           <span className={styles.legendMask} aria-hidden="true">
             mask
           </span>{' '}
-          in mm_cpumask
+          in mm_cpumask (M on small CPUs; z = lazy)
         </li>
         <li>
           <span className={styles.legendIpi} aria-hidden="true">

@@ -83,16 +83,20 @@ interface Built {
 
 /** Creates the simulation slice. */
 export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, get) => {
-  // Baseline (no-override) summaries, per scenario text, to know defaults.
+  // Baseline summaries (no toggle overrides), per scenario text and params, to
+  // know the scenario's own toggle values. Params do not change toggle defaults,
+  // but the params are kept so that a run too long by default can still be opened.
   const baselines = new Map<string, ScenarioSummary>();
 
-  const baselineFor = (engine: SimEngine, text: string): ScenarioSummary => {
-    const cached = baselines.get(text);
+  const baselineFor = (engine: SimEngine, text: string, params: Record<string, number>): ScenarioSummary => {
+    const key = `${JSON.stringify(Object.entries(params).sort())}\n${text}`;
+    const cached = baselines.get(key);
     if (cached) return cached;
-    const sim = engine.create(text, {}, {});
+    const sim = engine.create(text, {}, params);
     try {
       const summary = sim.summary();
-      baselines.set(text, summary);
+      if (baselines.size > 32) baselines.clear();
+      baselines.set(key, summary);
       return summary;
     } finally {
       sim.free();
@@ -118,7 +122,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     let built: Built;
     let baseline: ScenarioSummary;
     try {
-      baseline = baselineFor(engine, text);
+      baseline = baselineFor(engine, text, params);
       const sim = engine.create(text, toggles, params);
       built = { sim, summary: sim.summary() };
     } catch (err) {
@@ -242,12 +246,20 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       for (const p of t.problems) report(`In this link, ${p}.`, 'warning');
       let params = req.params;
       if (Object.keys(params).length > 0) {
-        try {
-          const checked = checkParams(baselineFor(engine, text), params);
+        // Param limits come from any summary of the scenario: with these params, else with none.
+        let info: ScenarioSummary | null = null;
+        for (const attempt of [params, {}]) {
+          try {
+            info = baselineFor(engine, text, attempt);
+            break;
+          } catch {
+            // Try the next; if none works, install() reports the engine's message.
+          }
+        }
+        if (info) {
+          const checked = checkParams(info, params);
           for (const p of checked.problems) report(`In this link, ${p}.`, 'warning');
           params = checked.params;
-        } catch {
-          // The scenario itself is bad: install() reports it.
         }
       }
       get().pause();
