@@ -8,5 +8,5 @@ profile="${MMVIZ_WASM_PROFILE:-release-wasm}"
 cargo build -p mmviz-wasm --target wasm32-unknown-unknown --profile "$profile"
 out=web/src/wasm-pkg
 rm -rf "$out"
-wasm-bindgen --target web --out-dir "$out" --out-name mmviz "target/wasm32-unknown-unknown/$profile/mmviz_wasm.wasm"
+wasm-bindgen --target web --out-dir "$out" --out-name mmviz "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile/mmviz_wasm.wasm"
 echo "wasm package written to $out ($(du -h "$out/mmviz_bg.wasm" | cut -f1))"

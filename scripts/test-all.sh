@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
+export MMVIZ_BIN="${CARGO_TARGET_DIR:-target}/debug/mmviz"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "set-up"
@@ -20,7 +21,7 @@ cargo test --workspace --locked
 
 step "mmviz check scenarios/"
 cargo build -p mmviz-cli --locked
-./target/debug/mmviz check scenarios/
+"$MMVIZ_BIN" check scenarios/
 
 step "wasm build"
 bash scripts/build-wasm.sh
