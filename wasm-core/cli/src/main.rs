@@ -5,6 +5,7 @@
 use clap::{Parser, Subcommand};
 use mmviz_engine::builtin;
 use mmviz_engine::counters::Counter;
+use mmviz_engine::engine::Sim;
 use mmviz_engine::patches::{ToggleSet, ToggleValue};
 use mmviz_engine::run::{self, RunResult};
 use mmviz_engine::scenario::{self, Scenario};
@@ -73,6 +74,12 @@ enum Cmd {
         /// Override a scenario parameter: NAME=VALUE (repeatable).
         #[arg(long = "param", value_name = "NAME=VALUE")]
         param: Vec<String>,
+        /// First step to print.
+        #[arg(long, default_value_t = 0)]
+        from: u64,
+        /// Steps to print at most.
+        #[arg(long, default_value_t = u64::MAX)]
+        limit: u64,
     },
     /// Measure engine speed: steps per second and wall time per scenario.
     Bench {
@@ -144,10 +151,22 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             Ok(())
         }
         Cmd::Check { scenarios } => check(&scenarios),
-        Cmd::Trace { scenario, set, param } => {
-            let (name, s) = load(&scenario, &param)?;
-            let sim = Simulation::from_scenario(s, &toggles(&set)?).map_err(|e| bad(format!("{name}: {e}")))?;
-            for e in sim.events(0, sim.total_steps()) {
+        Cmd::Trace {
+            scenario,
+            set,
+            param,
+            from,
+            limit,
+        } => {
+            let (_, s) = load(&scenario, &param)?;
+            // Streams the run step by step: nothing is prepared or stored first.
+            let mut sim = Sim::new(&s, &toggles(&set)?, false);
+            while sim.st.step < from && sim.step().is_some() {}
+            sim.recording = true;
+            let mut printed = 0;
+            while printed < limit {
+                let Some(e) = sim.step_event() else { break };
+                printed += 1;
                 let loc = if e.line.is_empty() {
                     e.function.to_string()
                 } else {
@@ -163,6 +182,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                     e.narration
                 );
             }
+            sim.check_stuck().map_err(|e| bad(format!("{scenario}: {e}")))?;
             Ok(())
         }
         Cmd::Bench { scenarios, json } => bench(&scenarios, json),

@@ -1,50 +1,26 @@
-//! The simulation loop: per-CPU kernel flows interleaved by simulated time, one
-//! micro-step at a time, with recording, checkpoints and `seek`.
-//!
-//! Each CPU runs its pinned thread's operation stream. A step picks the CPU that is
-//! ready earliest (ties by CPU id), and runs one action of its current flow: a TLB
-//! lookup, a page walk, one line of `do_numa_page`, one IPI... Races therefore come from
-//! timing: a second thread may touch a page while the first is migrating it.
+//! The simulation loop. Every CPU runs the top frame of its current task's stack; CPUs
+//! are interleaved by simulated time through the ready queue, one line per step. An IPI
+//! pushes its handler frame on whatever the CPU runs, between any two steps; a frame
+//! that blocks leaves its CPU spinning (locks, IPI acks) or gives the CPU to the
+//! scheduler (sleep, yield, exit). Races therefore come from timing alone.
 
-use crate::arch::x86::mm::tlb::Tlb;
-use crate::counters::{Counter, Counters};
-use crate::mm::memory::FaultCtx;
-use crate::mm::mprotect::ScanCtx;
+use crate::core::{Flow, LockId, Locks, ReadyQueue, Ret, Stack, Until};
+use crate::counters::Counters;
+use crate::machine::mm::fresh_page_flags;
+use crate::machine::{
+    pg, Cpu, CpuMask, Frames, FreeMap, KthreadKind, Mm, Page, RmapKind, RmapRoot, Task, TaskKind, TaskState, Tlb, Vma, Wait, CPUPID_UNSET,
+    NO_MAPPING,
+};
 use crate::patches::ToggleSet;
+use crate::registry::Frame;
 use crate::scenario::{Costs, Knobs, Op, Scenario, VmaKind};
-use crate::state::{pg, Cpu, CpuMask, Mm, OpCursor, Page, Pte, Task, Vma, Wait, CPUPID_UNSET, NO_MM};
 use crate::topology::{CpuId, NodeId, Topology};
-use crate::trace::{Ev, Event, EventKind};
-use rand::{Rng, SeedableRng};
+use crate::trace::{Ev, Event, EventKind, NO_CAUSE};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
-
-/// What a CPU is doing.
-#[derive(Clone, Debug)]
-pub enum Flow {
-    /// Between accesses: fetch the next one from the workload.
-    User,
-    /// A user access in progress.
-    Access(AccessCtx),
-    /// A page fault in progress.
-    Fault(Box<FaultCtx>),
-    /// A NUMA scan in progress.
-    Scan(Box<ScanCtx>),
-    /// No thread, or its thread has exited.
-    Done,
-}
-
-/// A user access.
-#[derive(Clone, Copy, Debug)]
-pub struct AccessCtx {
-    /// Virtual page.
-    pub vpn: u32,
-    /// Store.
-    pub write: bool,
-    /// The TLB lookup missed; the next step walks.
-    pub missed: bool,
-}
 
 /// Settings that do not change while a simulation runs.
 #[derive(Debug)]
@@ -55,37 +31,43 @@ pub struct Config {
     pub knobs: Knobs,
     /// Costs.
     pub costs: Costs,
-    /// `numa_delay_map`.
-    pub delay_map: bool,
-    /// `numa_skip_dirty_file`.
-    pub skip_dirty_file: bool,
-    /// Operations per task.
+    /// Operation lists of the user threads (`Task::ops` indexes this).
     pub ops: Vec<Vec<Op>>,
     /// Toggles in effect.
     pub toggles: ToggleSet,
 }
 
-/// Everything that changes; cloned for checkpoints.
+/// Everything that changes; cloned for checkpoints (the large parts share chunks).
 #[derive(Clone, Debug)]
 pub struct State {
     /// CPUs by id.
     pub cpus: Vec<Cpu>,
+    /// Tasks: user threads, kernel threads, idle tasks.
+    pub tasks: Vec<Task>,
+    /// Each task's stack of frames.
+    pub stacks: Vec<Stack<Frame>>,
     /// Address spaces (index = pid - 1).
     pub mms: Vec<Mm>,
-    /// Threads.
-    pub tasks: Vec<Task>,
+    /// Reverse-map roots (anon_vmas and files).
+    pub roots: Vec<RmapRoot>,
     /// Frames by pfn.
-    pub pages: Vec<Page>,
-    /// Free pfns per node, highest first (allocation pops the lowest).
-    pub free: Vec<Vec<u32>>,
+    pub frames: Frames,
+    /// Free frames.
+    pub free: FreeMap,
+    /// Free frames per node.
+    pub free_count: Vec<u32>,
+    /// Held locks and lock statistics.
+    pub locks: Locks,
     /// Counters.
     pub counters: Counters,
     /// Steps taken.
     pub step: u64,
-    /// Held PTE locks: (mm, pmd, holder).
-    pub ptl_held: Vec<(u16, u32, CpuId)>,
     /// Seeded RNG for workload generators.
     pub rng: ChaCha8Rng,
+    /// Which CPU acts next.
+    pub readyq: ReadyQueue,
+    /// CPUs whose ready time may have changed during the current step.
+    pub touched: CpuMask,
 }
 
 /// A running simulation.
@@ -95,7 +77,7 @@ pub struct Sim {
     pub cfg: Rc<Config>,
     /// Mutable state.
     pub st: State,
-    /// Build narration and touched lists (off for large counter-only runs).
+    /// Build narration and touched lists (off for counter-only runs).
     pub recording: bool,
 }
 
@@ -104,7 +86,7 @@ pub struct Sim {
 pub enum RunError {
     /// More steps than `knobs.max_steps`.
     TooManySteps(u64),
-    /// Some CPU waits forever (a model bug or an impossible scenario).
+    /// Some CPU or task waits forever (a model bug or an impossible scenario).
     Deadlock(String),
 }
 
@@ -115,9 +97,24 @@ impl fmt::Display for RunError {
                 f,
                 "the run did not finish within {n} steps (raise knobs.max_steps if this is intended)"
             ),
-            RunError::Deadlock(s) => write!(f, "the run stopped with CPUs still waiting: {s}"),
+            RunError::Deadlock(s) => write!(f, "the run stopped with CPUs or tasks still waiting: {s}"),
         }
     }
+}
+
+/// What one step did, cheaply (no heap): enough for chapter anchors and series.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepInfo {
+    /// The step's index.
+    pub step: u64,
+    /// The CPU that acted.
+    pub cpu: CpuId,
+    /// The task that acted.
+    pub task: u16,
+    /// What happened.
+    pub kind: EventKind,
+    /// When it started.
+    pub time_ns: u64,
 }
 
 /// First vpn of the first VMA; VMAs are laid out PMD-aligned from here.
@@ -136,92 +133,196 @@ impl Sim {
     pub fn new(scenario: &Scenario, toggles: &ToggleSet, recording: bool) -> Sim {
         let topo = scenario.topology.clone();
         let nr_cpus = topo.nr_cpus();
-        let mut pages: Vec<Page> = (0..topo.total_pages())
-            .map(|pfn| Page {
-                flags: pg::FREE,
-                nid: topo.pfn_to_nid(pfn),
-                map_mm: NO_MM,
-                map_vpn: 0,
-                last_cpupid: CPUPID_UNSET,
-            })
-            .collect();
-        let mut free: Vec<Vec<u32>> = topo
-            .nodes
-            .iter()
-            .map(|n| (n.first_pfn..n.first_pfn + n.mem_pages).rev().collect())
-            .collect();
+        let total = topo.total_pages();
+        let mut frames = Frames::new(total);
+        let mut free = FreeMap::new(total);
+        for p in 0..total {
+            free.set(p);
+        }
+        let mut free_count: Vec<u32> = topo.nodes.iter().map(|n| n.mem_pages).collect();
         let mut mms = Vec::new();
+        let mut roots = Vec::new();
         let mut tasks = Vec::new();
         let mut ops = Vec::new();
         for (pi, p) in scenario.processes.iter().enumerate() {
             let mut vmas = Vec::new();
+            let mut pgtable = crate::machine::pgtable::PageTable::default();
             let mut next = VMA_BASE_VPN;
-            for v in &p.vmas {
-                let mut ptes = vec![Pte::NONE; v.pages as usize];
+            for (vi, v) in p.vmas.iter().enumerate() {
+                let root = roots.len() as u16;
+                roots.push(RmapRoot {
+                    kind: if v.kind == VmaKind::File { RmapKind::File } else { RmapKind::Anon },
+                    vmas: vec![(pi as u16, vi as u16)],
+                });
+                // Anon VMAs count page offsets in address space (vm_pgoff = start); a
+                // file VMA maps its file from offset 0.
+                let pgoff = if v.kind == VmaKind::File { 0 } else { next };
                 if let Some(node) = v.node {
-                    for (i, pte) in ptes.iter_mut().enumerate() {
+                    for i in 0..v.pages {
                         // Populate on the requested node, falling back by distance when full.
-                        let Some(pfn) = alloc_on(&topo, &mut free, node, true) else { break };
-                        let page = &mut pages[pfn as usize];
-                        page.flags = pg::LRU | if v.kind == VmaKind::File { pg::FILE } else { 0 } | if v.dirty { pg::DIRTY } else { 0 };
-                        page.map_mm = pi as u16;
-                        page.map_vpn = next + i as u32;
-                        *pte = Pte::present(pfn, true, v.dirty, false);
+                        let Some(pfn) = alloc_on(&topo, &mut free, &mut free_count, node, true) else {
+                            break;
+                        };
+                        let vpn = next + i;
+                        *frames.get_mut(pfn) = Page {
+                            flags: fresh_page_flags(v.kind, v.dirty),
+                            mapcount: 1,
+                            refcount: 1,
+                            mapping: root,
+                            index: pgoff + i,
+                            last_cpupid: CPUPID_UNSET,
+                        };
+                        pgtable.set_pte(vpn, crate::machine::Pte::present(pfn, true, v.dirty, false));
                     }
                 }
                 vmas.push(Vma {
                     start: next,
+                    pages: v.pages,
                     kind: v.kind,
                     fs: v.fs,
-                    ptes,
+                    pgoff,
+                    rmap_root: root,
                 });
                 next = (next + v.pages).div_ceil(512) * 512 + 512;
             }
-            let mut cpumask = CpuMask::new(nr_cpus);
-            for t in &p.threads {
-                cpumask.set(t.cpu);
-            }
             mms.push(Mm {
                 pid: pi as u16 + 1,
-                cpumask,
+                cpumask: CpuMask::EMPTY,
                 tlb_gen: 0,
                 flush_pending: 0,
                 vmas,
+                pgtable,
+                users: p.threads.len() as u16,
+                threads: p.threads.len() as u16,
                 numa_next_scan: scenario.knobs.scan_period_ns.unwrap_or(0),
                 scan_offset: (0, 0),
                 numa_scan_seq: 0,
             });
             for (ti, t) in p.threads.iter().enumerate() {
+                let mut allowed = CpuMask::EMPTY;
+                allowed.set(t.cpu);
                 tasks.push(Task {
-                    mm: pi as u16,
-                    tid: ti as u16,
+                    pid: 0,
+                    kind: TaskKind::User {
+                        mm: pi as u16,
+                        tid: ti as u16,
+                    },
+                    home: 0,
+                    state: TaskState::Runnable,
+                    cpus_allowed: allowed,
                     cpu: t.cpu,
-                    cursor: OpCursor::default(),
+                    ops: ops.len() as u16,
+                    op_seq: 0,
                     numa: Default::default(),
                 });
                 ops.push(t.ops.clone());
             }
         }
-        let cpus = (0..nr_cpus)
-            .map(|c| {
-                let task = tasks.iter().position(|t| t.cpu as usize == c).map(|t| t as u16);
-                Cpu {
-                    id: c as CpuId,
-                    node: topo.cpu_node[c],
-                    clock: 0,
-                    task,
-                    running: task.is_some(),
-                    loaded_mm: task.map(|t| tasks[t as usize].mm),
-                    lazy: false,
-                    seen_gen: 0,
-                    tlb: Tlb::new(topo.tlb_entries),
-                    flow: if task.is_some() { Flow::User } else { Flow::Done },
-                    flush: None,
-                    wait: Wait::None,
-                    inbox: Default::default(),
+        // Kernel threads exist from boot and sleep until something wakes them.
+        let all = CpuMask::first(nr_cpus);
+        let kthread = |kind: KthreadKind, home: u16, allowed: CpuMask, cpu: CpuId| Task {
+            pid: 0,
+            kind: TaskKind::Kernel(kind),
+            home,
+            state: TaskState::Sleeping(None),
+            cpus_allowed: allowed,
+            cpu,
+            ops: 0,
+            op_seq: 0,
+            numa: Default::default(),
+        };
+        let mut kthreads = Vec::new();
+        for n in &topo.nodes {
+            let mut mask = CpuMask::EMPTY;
+            for &c in &n.cpus {
+                mask.set(c);
+            }
+            let first = n.cpus.first().copied().unwrap_or(0);
+            kthreads.push(kthread(KthreadKind::Kswapd, u16::from(n.id), mask, first));
+            kthreads.push(kthread(KthreadKind::Kcompactd, u16::from(n.id), mask, first));
+        }
+        kthreads.push(kthread(KthreadKind::Khugepaged, 0, all, 0));
+        kthreads.push(kthread(KthreadKind::Flusher, 0, all, 0));
+        for c in 0..nr_cpus {
+            let mut one = CpuMask::EMPTY;
+            one.set(c as CpuId);
+            kthreads.push(kthread(KthreadKind::Vmstat, c as u16, one, c as CpuId));
+        }
+        tasks.extend(kthreads);
+        let first_idle = tasks.len();
+        for c in 0..nr_cpus {
+            let mut one = CpuMask::EMPTY;
+            one.set(c as CpuId);
+            tasks.push(Task {
+                pid: 0,
+                kind: TaskKind::Idle,
+                home: c as u16,
+                state: TaskState::Running,
+                cpus_allowed: one,
+                cpu: c as CpuId,
+                ops: 0,
+                op_seq: 0,
+                numa: Default::default(),
+            });
+        }
+        // Thread ids: user threads from 1000 up, kernel threads below; idle tasks are pid 0.
+        let mut next_pid = 2;
+        for t in tasks.iter_mut() {
+            match t.kind {
+                TaskKind::Kernel(_) => {
+                    t.pid = next_pid;
+                    next_pid += 1;
                 }
+                TaskKind::User { .. } | TaskKind::Idle => {}
+            }
+        }
+        for (upid, t) in (1000..).zip(tasks.iter_mut().filter(|t| t.mm().is_some())) {
+            t.pid = upid;
+        }
+        let stacks = tasks
+            .iter()
+            .map(|t| {
+                Stack::new(match t.kind {
+                    TaskKind::User { .. } => Frame::User(crate::kernel::entry::UserMode::default()),
+                    TaskKind::Kernel(_) | TaskKind::Idle => Frame::Idle,
+                })
             })
             .collect();
+        let slice = scenario.knobs.sched_slice_ns;
+        let mut cpus: Vec<Cpu> = (0..nr_cpus)
+            .map(|c| Cpu {
+                id: c as CpuId,
+                node: topo.cpu_node[c],
+                clock: 0,
+                curr: (first_idle + c) as u16,
+                idle: (first_idle + c) as u16,
+                rq: VecDeque::with_capacity(8),
+                slice_end: slice,
+                timers: Vec::with_capacity(4),
+                loaded_mm: None,
+                lazy: false,
+                seen_gen: 0,
+                tlb: Tlb::new(topo.tlb_entries),
+                wait: Wait::None,
+                inbox: VecDeque::with_capacity(nr_cpus),
+                acks_pending: 0,
+                acks_last: 0,
+            })
+            .collect();
+        // At time 0 each CPU already runs the first user thread placed on it.
+        for (i, t) in tasks.iter_mut().enumerate() {
+            if let TaskKind::User { mm, .. } = t.kind {
+                let c = &mut cpus[t.cpu as usize];
+                if c.curr == c.idle {
+                    c.curr = i as u16;
+                    c.loaded_mm = Some(mm);
+                    t.state = TaskState::Running;
+                    mms[mm as usize].cpumask.set(c.id);
+                } else {
+                    c.rq.push_back(i as u16);
+                }
+            }
+        }
         let mut toggles = toggles.clone();
         for (id, v) in &scenario.toggles {
             // Scenario defaults apply only where the caller left the registry default.
@@ -230,29 +331,34 @@ impl Sim {
             }
         }
         let cfg = Config {
-            delay_map: toggles.is_on("numa_delay_map"),
-            skip_dirty_file: toggles.is_on("numa_skip_dirty_file"),
             topo,
             knobs: scenario.knobs.clone(),
             costs: scenario.costs.clone(),
             ops,
             toggles,
         };
-        Sim {
+        let mut sim = Sim {
             cfg: Rc::new(cfg),
             st: State {
                 cpus,
-                mms,
                 tasks,
-                pages,
+                stacks,
+                mms,
+                roots,
+                frames,
                 free,
+                free_count,
+                locks: Locks::default(),
                 counters: Counters::default(),
                 step: 0,
-                ptl_held: Vec::new(),
                 rng: ChaCha8Rng::seed_from_u64(scenario.seed),
+                readyq: ReadyQueue::new(nr_cpus),
+                touched: CpuMask::first(nr_cpus),
             },
             recording,
-        }
+        };
+        sim.refresh_ready();
+        sim
     }
 
     /// Simulated time: the latest CPU clock.
@@ -260,14 +366,25 @@ impl Sim {
         self.st.cpus.iter().map(|c| c.clock).max().unwrap_or(0)
     }
 
+    /// When the CPU's current work (not its interrupts) can next run.
+    fn work_time(&self, c: &Cpu) -> Option<u64> {
+        match c.wait {
+            Wait::None => {
+                if c.curr != c.idle || !c.rq.is_empty() {
+                    Some(c.clock)
+                } else {
+                    c.timers.first().map(|&(t, _)| t.max(c.clock))
+                }
+            }
+            Wait::Busy(until) => Some(until.max(c.clock)),
+            Wait::Acks | Wait::Lock(_) | Wait::PageUnlock(_) => None,
+        }
+    }
+
+    /// When the CPU next acts, and whether that is an interrupt.
     fn ready_time(&self, c: &Cpu) -> Option<(u64, bool)> {
         let ipi = c.inbox.front().map(|i| i.arrive.max(c.clock));
-        let work = match c.wait {
-            Wait::None if !matches!(c.flow, Flow::Done) || c.flush.is_some() => Some(c.clock),
-            Wait::Sleep(until) | Wait::Compute(until) => Some(until.max(c.clock)),
-            _ => None,
-        };
-        match (work, ipi) {
+        match (self.work_time(c), ipi) {
             (Some(w), Some(i)) if i <= w => Some((i, true)),
             (Some(w), _) => Some((w, false)),
             (None, Some(i)) => Some((i, true)),
@@ -275,69 +392,163 @@ impl Sim {
         }
     }
 
-    /// Whether every CPU is finished.
-    pub fn finished(&self) -> bool {
-        self.st.cpus.iter().all(|c| self.ready_time(c).is_none())
+    /// Marks `cpu` for a ready-queue update at the end of the step.
+    #[inline]
+    pub(crate) fn touch(&mut self, cpu: CpuId) {
+        self.st.touched.set(cpu);
     }
 
-    /// Runs one micro-step; returns the event (narrated only when recording), or `None`
-    /// when nothing is left to do.
-    pub fn step(&mut self) -> Option<Event> {
-        let (cpu, time, ipi) = self
-            .st
-            .cpus
-            .iter()
-            .filter_map(|c| self.ready_time(c).map(|(t, i)| (c.id, t, i)))
-            .min_by_key(|&(id, t, _)| (t, id))?;
-        let before = self.st.counters;
-        let c = cpu as usize;
-        self.st.cpus[c].clock = self.st.cpus[c].clock.max(time);
-        let ev = if ipi {
-            self.flush_tlb_func_remote(cpu)
-        } else if let Wait::Sleep(_) = self.st.cpus[c].wait {
-            self.wake(cpu)
-        } else if let Wait::Compute(_) = self.st.cpus[c].wait {
-            self.compute_done(cpu)
-        } else if self.st.cpus[c].flush.is_some() {
-            self.flush_tlb_mm_range_step(cpu)
-        } else {
-            self.run_flow(cpu)
-        };
-        let step = self.st.step;
-        self.st.step += 1;
+    fn refresh_ready(&mut self) {
+        let touched = std::mem::take(&mut self.st.touched);
+        for c in touched.iter() {
+            let t = self.ready_time(&self.st.cpus[c as usize]).map(|(t, _)| t);
+            self.st.readyq.set(c, t);
+        }
+    }
+
+    /// Whether nothing is left to do.
+    pub fn finished(&mut self) -> bool {
+        self.st.readyq.peek().is_none()
+    }
+
+    /// Runs one micro-step and returns what it did, or `None` when nothing is left.
+    /// Builds no event (use [`Sim::step_event`] for that).
+    pub fn step(&mut self) -> Option<StepInfo> {
+        self.step_inner().map(|(info, _)| info)
+    }
+
+    /// Runs one micro-step and returns its full event (narrated when recording).
+    pub fn step_event(&mut self) -> Option<Event> {
+        let before = self.recording.then_some(self.st.counters);
+        let (info, (ev, cause)) = self.step_inner()?;
+        let cpus = if self.recording { ev.cpus.iter().collect() } else { Vec::new() };
         Some(Event {
-            step,
-            time_ns: time,
-            cpu,
-            kind: ev.kind.unwrap_or(EventKind::OpStart),
+            step: info.step,
+            time_ns: info.time_ns,
+            cpu: info.cpu,
+            task: info.task,
+            kind: info.kind,
             function: ev.function,
             line: ev.line,
+            cause,
             narration: ev.text,
             ptes: ev.pte.map(|p| vec![p]).unwrap_or_default(),
             pfns: ev.pfns.iter().flatten().copied().collect(),
-            cpus: ev.cpus,
-            deltas: if self.recording {
-                self.st.counters.delta_since(&before)
-            } else {
-                Vec::new()
-            },
+            cpus,
+            deltas: before.map(|b| self.st.counters.delta_since(&b)).unwrap_or_default(),
         })
     }
 
-    fn run_flow(&mut self, cpu: CpuId) -> Ev {
+    fn step_inner(&mut self) -> Option<(StepInfo, (Ev, u64))> {
+        let (time, cpu) = self.st.readyq.peek()?;
         let c = cpu as usize;
-        match std::mem::replace(&mut self.st.cpus[c].flow, Flow::Done) {
-            Flow::User => self.next_access(cpu),
-            Flow::Access(a) => self.access(cpu, a),
-            Flow::Fault(f) => self.fault_step(cpu, f),
-            Flow::Scan(s) => self.scan_step(cpu, s),
-            Flow::Done => Ev::new(EventKind::Exit, "", "").say(say!(self, "CPU {cpu} has nothing to do")),
+        let ipi_first = self.ready_time(&self.st.cpus[c]).is_some_and(|(_, i)| i);
+        self.st.cpus[c].clock = self.st.cpus[c].clock.max(time);
+        self.touch(cpu);
+        let task = self.st.cpus[c].curr;
+        let (ev, cause) = if ipi_first {
+            // The interrupt lands on whatever the CPU runs: its handler frame goes on
+            // top of the current task's stack.
+            match self.st.cpus[c].inbox.front().copied() {
+                Some(ipi) => {
+                    self.st.stacks[task as usize].push(crate::arch::x86::mm::tlb::FlushTlbFunc::frame(ipi), ipi.cause);
+                    self.run_top(cpu, task)
+                }
+                None => (Ev::default(), NO_CAUSE),
+            }
+        } else if let Wait::Busy(_) = self.st.cpus[c].wait {
+            self.st.cpus[c].wait = Wait::None;
+            self.run_top(cpu, task)
+        } else if self.st.cpus[c].curr == self.st.cpus[c].idle {
+            (crate::kernel::sched::core::idle_step(self, cpu), NO_CAUSE)
+        } else {
+            self.run_top(cpu, task)
+        };
+        let step = self.st.step;
+        self.st.step += 1;
+        self.refresh_ready();
+        let kind = ev.kind.unwrap_or(EventKind::OpStart);
+        Some((
+            StepInfo {
+                step,
+                cpu,
+                task,
+                kind,
+                time_ns: time,
+            },
+            (ev, cause),
+        ))
+    }
+
+    /// Runs one line of the top frame of `task` on `cpu` and applies its flow.
+    fn run_top(&mut self, cpu: CpuId, task: u16) -> (Ev, u64) {
+        let t = task as usize;
+        let Some((mut frame, cause)) = self.st.stacks[t].pop() else {
+            return (Ev::default(), NO_CAUSE);
+        };
+        let (ev, flow) = frame.step(self, cpu);
+        let step = self.st.step;
+        match flow {
+            Flow::Continue => self.st.stacks[t].push(frame, cause),
+            Flow::Call(callee) => {
+                self.st.stacks[t].push(frame, cause);
+                self.st.stacks[t].push(callee, step);
+            }
+            // An interrupt handler returns to whatever it interrupted, which is not its
+            // caller and gets no value.
+            Flow::Return(_) if frame.is_interrupt() => {}
+            Flow::Return(r) => self.resume_top(task, r),
+            Flow::Block(until) => {
+                self.st.stacks[t].push(frame, cause);
+                self.block(cpu, task, until);
+            }
+        }
+        (ev, cause)
+    }
+
+    /// Hands `r` to the top frame of `task` (a callee returned, or the task was woken).
+    pub(crate) fn resume_top(&mut self, task: u16, r: Ret) {
+        let t = task as usize;
+        if let Some((mut caller, cause)) = self.st.stacks[t].pop() {
+            caller.resume(self, task, r);
+            self.st.stacks[t].push(caller, cause);
+        }
+    }
+
+    /// Holds `task` on `cpu` until `until`.
+    fn block(&mut self, cpu: CpuId, task: u16, until: Until) {
+        let c = cpu as usize;
+        match until {
+            Until::Lock(id) => self.st.cpus[c].wait = Wait::Lock(id),
+            Until::Acks => self.st.cpus[c].wait = Wait::Acks,
+            Until::PageUnlocked(pfn) => self.st.cpus[c].wait = Wait::PageUnlock(pfn),
+            Until::Busy(t) => self.st.cpus[c].wait = Wait::Busy(t),
+            Until::Sleep(t) => {
+                self.st.tasks[task as usize].state = TaskState::Sleeping(Some(t));
+                let timers = &mut self.st.cpus[c].timers;
+                let pos = timers.partition_point(|&(x, _)| x <= t);
+                timers.insert(pos, (t, task));
+                crate::kernel::sched::core::schedule(self, cpu);
+            }
+            Until::Resched => {
+                self.st.tasks[task as usize].state = TaskState::Runnable;
+                self.st.cpus[c].rq.push_back(task);
+                crate::kernel::sched::core::schedule(self, cpu);
+            }
+            Until::Exit => crate::kernel::sched::core::do_exit(self, cpu, task),
         }
     }
 
     /// Charges `ns` to a CPU's clock.
+    #[inline]
     pub(crate) fn charge(&mut self, cpu: CpuId, ns: u64) {
         self.st.cpus[cpu as usize].clock += ns;
+    }
+
+    /// A CPU's clock.
+    #[inline]
+    pub(crate) fn clock(&self, cpu: CpuId) -> u64 {
+        self.st.cpus[cpu as usize].clock
     }
 
     /// DRAM access cost from `cpu` to memory on `nid`, scaled by node distance.
@@ -349,326 +560,106 @@ impl Sim {
         l + (r.saturating_sub(l)) * d.saturating_sub(10) / 11
     }
 
-    /// "pid/tid" of the task on `cpu`.
+    /// The node of `pfn`.
+    #[inline]
+    pub(crate) fn page_nid(&self, pfn: u32) -> NodeId {
+        self.cfg.topo.pfn_to_nid(pfn)
+    }
+
+    /// The task running on `cpu`.
+    #[inline]
+    pub(crate) fn curr(&self, cpu: CpuId) -> &Task {
+        &self.st.tasks[self.st.cpus[cpu as usize].curr as usize]
+    }
+
+    /// "pid/tid" of the user thread on `cpu` (or the kernel thread's name).
     pub(crate) fn task_name(&self, cpu: CpuId) -> String {
-        match self.st.cpus[cpu as usize].task {
-            Some(t) => {
-                let t = &self.st.tasks[t as usize];
-                format!("{}/{}", self.st.mms[t.mm as usize].pid, t.tid)
-            }
-            None => "idle".into(),
+        let t = self.curr(cpu);
+        match t.kind {
+            TaskKind::User { mm, tid } => format!("{}/{}", self.st.mms[mm as usize].pid, tid),
+            TaskKind::Kernel(k) => k.name().to_string(),
+            TaskKind::Idle => format!("swapper/{cpu}"),
         }
     }
 
-    /// The mm index of the task on `cpu`.
+    /// The mm of the user thread on `cpu`, else the mm the CPU has loaded (kernel
+    /// threads run on it lazily), else mm 0.
     pub(crate) fn cpu_mm(&self, cpu: CpuId) -> u16 {
-        self.st.cpus[cpu as usize].task.map_or(0, |t| self.st.tasks[t as usize].mm)
+        self.curr(cpu).mm().or(self.st.cpus[cpu as usize].loaded_mm).unwrap_or(0)
     }
 
-    /// Fetches the next access (or operation) of the thread on `cpu` and starts it.
-    fn next_access(&mut self, cpu: CpuId) -> Ev {
-        let c = cpu as usize;
-        let Some(t) = self.st.cpus[c].task else {
-            return Ev::new(EventKind::Exit, "", "");
-        };
-        let cfg = Rc::clone(&self.cfg);
-        let task = &self.st.tasks[t as usize];
-        let mm = task.mm;
-        // Automatic NUMA scanning (task_tick_numa -> task_numa_work) at an op boundary.
-        if let Some(period) = cfg.knobs.scan_period_ns {
-            if cfg.knobs.numa_balancing && self.st.cpus[c].clock >= self.st.mms[mm as usize].numa_next_scan {
-                // cmpxchg on numa_next_scan: only this thread wins the period.
-                self.st.mms[mm as usize].numa_next_scan = self.st.cpus[c].clock + period;
-                return self.task_numa_work_auto(cpu, mm);
-            }
-        }
-        let cur = task.cursor.clone();
-        let Some(op) = cfg.ops[t as usize].get(cur.op) else {
-            self.st.cpus[c].flow = Flow::Done;
-            self.st.cpus[c].running = false;
-            self.st.cpus[c].lazy = true;
-            return Ev::new(EventKind::Exit, "do_exit", "").say(say!(
-                self,
-                "Thread {} has finished its work; CPU {cpu} goes idle and keeps the mm loaded lazily (still in mm_cpumask, but no more flush IPIs)",
-                self.task_name(cpu)
-            ));
-        };
-        if !cur.started {
-            self.st.tasks[t as usize].cursor.started = true;
-            match op {
-                Op::Scan { vma } => return self.task_numa_work_explicit(cpu, mm, *vma),
-                Op::Sleep { ns } => return self.sleep(cpu, *ns),
-                Op::Compute { ns } => return self.compute(cpu, *ns),
-                _ => {}
-            }
-        }
-        let vma_start = |v: u16| self.st.mms[mm as usize].vmas[v as usize].start;
-        let (vpn, write) = match *op {
-            Op::Access { vma, page, write, .. } => (vma_start(vma) + page, write),
-            Op::Touch { vma, write } => (vma_start(vma) + cur.done as u32, write),
-            Op::Random { vma, write_percent, .. } => {
-                let len = self.st.mms[mm as usize].vmas[vma as usize].ptes.len() as u32;
-                let page = self.st.rng.random_range(0..len);
-                let write = self.st.rng.random_range(0..100u8) < write_percent;
-                (vma_start(vma) + page, write)
-            }
-            Op::Scan { .. } | Op::Sleep { .. } | Op::Compute { .. } => {
-                self.advance_cursor(t);
-                self.st.cpus[c].flow = Flow::User;
-                return Ev::new(EventKind::OpStart, "", "");
-            }
-        };
-        self.access(cpu, AccessCtx { vpn, write, missed: false })
+    /// Node of the CPU.
+    #[inline]
+    pub(crate) fn cpu_node(&self, cpu: CpuId) -> NodeId {
+        self.cfg.topo.cpu_node[cpu as usize]
     }
 
-    /// Moves the task's cursor past one completed access (or a finished operation).
-    pub(crate) fn advance_cursor(&mut self, t: u16) {
-        let cfg = Rc::clone(&self.cfg);
-        let task = &mut self.st.tasks[t as usize];
-        let Some(op) = cfg.ops[t as usize].get(task.cursor.op) else {
-            return;
-        };
-        task.cursor.done += 1;
-        let len = match *op {
-            Op::Access { repeat, .. } => u64::from(repeat),
-            Op::Touch { vma, .. } => self.st.mms[task.mm as usize].vmas[vma as usize].ptes.len() as u64,
-            Op::Random { count, .. } => count,
-            Op::Scan { .. } | Op::Sleep { .. } | Op::Compute { .. } => 1,
-        };
-        if task.cursor.done >= len {
-            task.cursor = OpCursor {
-                op: task.cursor.op + 1,
-                done: 0,
-                started: false,
-            };
-        }
-    }
-
-    /// A user access: TLB lookup, or (after a miss) the hardware page walk.
-    fn access(&mut self, cpu: CpuId, a: AccessCtx) -> Ev {
-        let c = cpu as usize;
-        let mm = self.cpu_mm(cpu);
-        let pid = self.st.mms[mm as usize].pid;
-        let what = if a.write { "store to" } else { "load from" };
-        if !a.missed {
-            if let Some(e) = self.st.cpus[c].tlb.lookup(mm, a.vpn) {
-                // A store through an entry that is read-only or not yet dirty makes the MMU walk.
-                if !a.write || (e.write && e.dirty) {
-                    let nid = self.cfg.topo.pfn_to_nid(e.pfn);
-                    let ns = self.dram_ns(cpu, nid);
-                    self.charge(cpu, ns);
-                    self.complete_access(cpu);
-                    return Ev::new(EventKind::Access, "user access", "").pte(pid, a.vpn).pfn(e.pfn).say(say!(
-                        self,
-                        "Thread {} {what} page {:#x}: TLB hit, pfn {} on node {nid} ({ns} ns)",
-                        self.task_name(cpu),
-                        a.vpn,
-                        e.pfn
-                    ));
-                }
-            }
-            self.st.counters.inc(Counter::TlbMisses);
-            self.charge(cpu, 1);
-            self.st.cpus[c].flow = Flow::Access(AccessCtx { missed: true, ..a });
-            return Ev::new(EventKind::TlbMiss, "user access", "").pte(pid, a.vpn).say(say!(
-                self,
-                "Thread {} {what} page {:#x}: TLB miss, the MMU walks the page table",
-                self.task_name(cpu),
-                a.vpn
-            ));
-        }
-        // Hardware page walk.
-        self.charge(cpu, self.cfg.costs.page_walk_ns);
-        let pte = self.st.mms[mm as usize].pte(a.vpn);
-        if pte.hw_present() && (pte.write() || !a.write) {
-            let young = pte.mk_young(a.write);
-            self.st.mms[mm as usize].set_pte(a.vpn, young);
-            let pfn = pte.pfn();
-            if a.write {
-                let page = &mut self.st.pages[pfn as usize];
-                if page.has(pg::FILE) {
-                    // A store to a shared file page dirties it (fault_dirty_shared_page).
-                    page.flags |= pg::DIRTY;
-                }
-            }
-            self.st.cpus[c].tlb.insert(mm, a.vpn, pfn, young.write(), young.dirty());
-            let nid = self.cfg.topo.pfn_to_nid(pfn);
-            let ns = self.dram_ns(cpu, nid);
+    /// Takes lock `id` for `cpu`, charging `ns`; `false` means it is held elsewhere and
+    /// the caller must return `Flow::Block(Until::Lock(id))` and retry the same line.
+    pub(crate) fn lock(&mut self, cpu: CpuId, id: LockId, ns: u64) -> bool {
+        let now = self.clock(cpu);
+        if self.st.locks.try_lock(id, cpu, now) {
             self.charge(cpu, ns);
-            self.complete_access(cpu);
-            return Ev::new(EventKind::PageWalk, "page walk (MMU)", "")
-                .pte(pid, a.vpn)
-                .pfn(pfn)
-                .say(say!(
-                    self,
-                    "Walk: PTE of {:#x} is present (pfn {pfn}, node {nid}); the MMU sets A{} and caches it in CPU {cpu}'s TLB",
-                    a.vpn,
-                    if a.write { "+D" } else { "" }
-                ));
-        }
-        self.charge(cpu, self.cfg.costs.fault_entry_ns);
-        let why = if pte.protnone() {
-            "PROT_NONE (a NUMA hint PTE: the MMU treats it as not present)"
-        } else if pte.is_migration() {
-            "a migration entry"
-        } else if pte.is_none() {
-            "empty"
+            true
         } else {
-            "read-only"
-        };
-        self.st.cpus[c].flow = Flow::Fault(Box::new(FaultCtx::new(a.vpn, a.write)));
-        Ev::new(EventKind::FaultEntry, "page walk (MMU)", "").pte(pid, a.vpn).say(say!(
-            self,
-            "Walk: PTE of {:#x} is {why}: page fault on CPU {cpu}",
-            a.vpn
-        ))
-    }
-
-    /// Finishes the current access of the thread on `cpu`.
-    pub(crate) fn complete_access(&mut self, cpu: CpuId) {
-        self.st.counters.inc(Counter::Accesses);
-        if let Some(t) = self.st.cpus[cpu as usize].task {
-            self.advance_cursor(t);
+            false
         }
-        self.st.cpus[cpu as usize].flow = Flow::User;
     }
 
-    /// Retries the faulting access after a fault handled.
-    pub(crate) fn retry_access(&mut self, cpu: CpuId, vpn: u32, write: bool) {
-        self.st.cpus[cpu as usize].flow = Flow::Access(AccessCtx { vpn, write, missed: false });
-    }
-
-    fn sleep(&mut self, cpu: CpuId, ns: u64) -> Ev {
-        let c = cpu as usize;
-        let until = self.st.cpus[c].clock + ns;
-        self.st.cpus[c].wait = Wait::Sleep(until);
-        self.st.cpus[c].running = false;
-        self.st.cpus[c].lazy = true;
-        self.st.cpus[c].flow = Flow::User;
-        self.charge(cpu, self.cfg.costs.switch_ns);
-        Ev::new(EventKind::Sleep, "switch_mm_irqs_off", "W1").say(say!(
-            self,
-            "Thread {} sleeps for {ns} ns: CPU {cpu} runs the idle task in lazy TLB mode (mm still loaded, still in mm_cpumask, skipped by flush IPIs)",
-            self.task_name(cpu)
-        ))
-    }
-
-    fn compute(&mut self, cpu: CpuId, ns: u64) -> Ev {
-        let c = cpu as usize;
-        self.st.cpus[c].wait = Wait::Compute(self.st.cpus[c].clock + ns);
-        self.st.cpus[c].flow = Flow::User;
-        Ev::new(EventKind::OpStart, "user code", "").say(say!(
-            self,
-            "Thread {} runs user code for {ns} ns without touching modelled memory; CPU {cpu} stays in mm_cpumask and is not lazy, so it gets every flush IPI for this mm",
-            self.task_name(cpu)
-        ))
-    }
-
-    fn compute_done(&mut self, cpu: CpuId) -> Ev {
-        let c = cpu as usize;
-        self.st.cpus[c].wait = Wait::None;
-        if let Some(t) = self.st.cpus[c].task {
-            self.advance_cursor(t);
+    /// Releases lock `id`, charging `ns`, and wakes the CPUs spinning on it: they
+    /// contend again from now on (a test-and-set spinlock, the v1 model).
+    pub(crate) fn unlock(&mut self, cpu: CpuId, id: LockId, ns: u64) {
+        self.charge(cpu, ns);
+        let now = self.clock(cpu);
+        if self.st.locks.unlock(id, now) {
+            self.wake_waiters(now, |w| w == Wait::Lock(id), Some(id));
         }
-        Ev::new(EventKind::OpStart, "user code", "").say(say!(self, "Thread {} finishes computing", self.task_name(cpu)))
     }
 
-    fn wake(&mut self, cpu: CpuId) -> Ev {
-        let c = cpu as usize;
-        self.st.cpus[c].wait = Wait::None;
-        self.st.cpus[c].running = true;
-        self.st.cpus[c].lazy = false;
-        if let Some(t) = self.st.cpus[c].task {
-            self.advance_cursor(t);
-        }
-        self.charge(cpu, self.cfg.costs.switch_ns);
-        let mm = self.cpu_mm(cpu);
-        let stale = self.st.cpus[c].loaded_mm == Some(mm) && self.st.cpus[c].seen_gen < self.st.mms[mm as usize].tlb_gen;
-        if stale || self.st.cpus[c].loaded_mm != Some(mm) {
-            self.st.cpus[c].tlb.flush_mm(mm);
-            self.st.cpus[c].seen_gen = self.st.mms[mm as usize].tlb_gen;
-            self.st.cpus[c].loaded_mm = Some(mm);
-            self.st.mms[mm as usize].cpumask.set(cpu);
-            self.charge(cpu, self.cfg.costs.full_flush_ns);
-        }
-        Ev::new(EventKind::Wake, "switch_mm_irqs_off", "W2").say(if stale {
-            say!(
-                self,
-                "Thread {} wakes; flushes happened while CPU {cpu} was lazy, so it flushes its whole TLB now (no IPI was needed)",
-                self.task_name(cpu)
-            )
-        } else {
-            say!(
-                self,
-                "Thread {} wakes; CPU {cpu} leaves lazy mode, its TLB is up to date",
-                self.task_name(cpu)
-            )
-        })
-    }
-
-    /// Takes the PTE lock of (`mm`, `vpn`) for `cpu`, or makes `cpu` wait for it. Returns
-    /// whether the lock was taken (on `false` the caller must retry the same step).
-    pub(crate) fn ptl_lock(&mut self, cpu: CpuId, mm: u16, vpn: u32) -> bool {
-        let pmd = vpn / 512;
-        if let Some(&(_, _, holder)) = self.st.ptl_held.iter().find(|&&(m, p, _)| m == mm && p == pmd) {
-            if holder != cpu {
-                self.st.cpus[cpu as usize].wait = Wait::Ptl { mm, pmd };
-                return false;
-            }
-            return true;
-        }
-        self.st.ptl_held.push((mm, pmd, cpu));
-        self.charge(cpu, self.cfg.costs.ptl_ns);
-        true
-    }
-
-    /// Releases a PTE lock and wakes CPUs spinning on it.
-    pub(crate) fn ptl_unlock(&mut self, cpu: CpuId, mm: u16, vpn: u32) {
-        let pmd = vpn / 512;
-        self.st.ptl_held.retain(|&(m, p, h)| !(m == mm && p == pmd && h == cpu));
-        self.charge(cpu, self.cfg.costs.ptl_ns);
-        let now = self.st.cpus[cpu as usize].clock;
-        for c in &mut self.st.cpus {
-            if c.wait == (Wait::Ptl { mm, pmd }) {
+    /// Wakes every CPU whose wait matches, at `now` at the earliest.
+    fn wake_waiters(&mut self, now: u64, matches: impl Fn(Wait) -> bool, lock: Option<LockId>) {
+        for i in 0..self.st.cpus.len() {
+            let w = self.st.cpus[i].wait;
+            if matches(w) {
+                let c = &mut self.st.cpus[i];
+                let waited = now.saturating_sub(c.clock);
                 c.wait = Wait::None;
                 c.clock = c.clock.max(now);
+                if let Some(id) = lock {
+                    self.st.locks.waited(id.class, waited);
+                }
+                self.st.touched.set(i as CpuId);
             }
         }
     }
 
-    /// Wakes CPUs sleeping on the page lock of `pfn`.
+    /// `unlock_page`: clears `PG_locked` and wakes the CPUs waiting for it.
     pub(crate) fn unlock_page(&mut self, cpu: CpuId, pfn: u32) {
-        self.st.pages[pfn as usize].flags &= !pg::LOCKED;
-        let now = self.st.cpus[cpu as usize].clock;
-        for c in &mut self.st.cpus {
-            if c.wait == Wait::PageLock(pfn) {
-                c.wait = Wait::None;
-                c.clock = c.clock.max(now);
-            }
-        }
+        self.st.frames.get_mut(pfn).flags &= !pg::LOCKED;
+        let now = self.clock(cpu);
+        self.wake_waiters(now, |w| w == Wait::PageUnlock(pfn), None);
     }
 
     /// Allocates a page on `nid` (`__GFP_THISNODE` when `fallback` is false).
     pub(crate) fn alloc_page(&mut self, nid: NodeId, fallback: bool) -> Option<u32> {
-        let pfn = alloc_on(&self.cfg.topo, &mut self.st.free, nid, fallback)?;
-        let p = &mut self.st.pages[pfn as usize];
-        p.flags = 0;
-        p.map_mm = NO_MM;
-        p.last_cpupid = CPUPID_UNSET;
+        let pfn = alloc_on(&self.cfg.topo, &mut self.st.free, &mut self.st.free_count, nid, fallback)?;
+        *self.st.frames.get_mut(pfn) = Page {
+            flags: 0,
+            mapcount: 0,
+            refcount: 1,
+            mapping: NO_MAPPING,
+            index: 0,
+            last_cpupid: CPUPID_UNSET,
+        };
         Some(pfn)
     }
 
-    /// Returns a page to its node's free list.
+    /// Returns a page to the free memory of its node.
     pub(crate) fn free_page(&mut self, pfn: u32) {
-        let p = &mut self.st.pages[pfn as usize];
-        p.flags = pg::FREE;
-        p.map_mm = NO_MM;
-        p.last_cpupid = CPUPID_UNSET;
-        let nid = p.nid as usize;
-        // Keep the list sorted (highest first) so allocation stays deterministic and lowest-first.
-        let list = &mut self.st.free[nid];
-        let pos = list.partition_point(|&x| x > pfn);
-        list.insert(pos, pfn);
+        *self.st.frames.get_mut(pfn) = Page::FREE;
+        self.st.free.set(pfn);
+        let nid = self.page_nid(pfn);
+        self.st.free_count[nid as usize] += 1;
     }
 
     /// Runs to the end without keeping events (counters only).
@@ -682,35 +673,44 @@ impl Sim {
         self.check_stuck()
     }
 
-    /// Errors if a CPU is left waiting when nothing can run.
+    /// Errors if a CPU or user thread is left waiting when nothing can run.
     pub fn check_stuck(&self) -> Result<(), RunError> {
-        let stuck: Vec<String> = self
+        let mut stuck: Vec<String> = self
             .st
             .cpus
             .iter()
-            .filter(|c| c.wait != Wait::None || c.flush.is_some())
+            .filter(|c| !matches!(c.wait, Wait::None | Wait::Busy(_)))
             .map(|c| format!("CPU {} ({:?})", c.id, c.wait))
             .collect();
+        stuck.extend(
+            self.st
+                .tasks
+                .iter()
+                .filter(|t| t.mm().is_some() && t.state != TaskState::Dead)
+                .map(|t| format!("thread {} ({:?})", t.pid, t.state)),
+        );
         if stuck.is_empty() {
             Ok(())
         } else {
             Err(RunError::Deadlock(stuck.join(", ")))
         }
     }
-
-    /// Node of the CPU.
-    pub(crate) fn cpu_node(&self, cpu: CpuId) -> NodeId {
-        self.cfg.topo.cpu_node[cpu as usize]
-    }
 }
 
-/// Pops the lowest free pfn on `nid`, or on the nearest node with memory when `fallback`.
-fn alloc_on(topo: &Topology, free: &mut [Vec<u32>], nid: NodeId, fallback: bool) -> Option<u32> {
-    if let Some(p) = free[nid as usize].pop() {
+/// Takes the lowest free pfn on `nid`, or on the nearest node with memory when `fallback`.
+fn alloc_on(topo: &Topology, free: &mut FreeMap, count: &mut [u32], nid: NodeId, fallback: bool) -> Option<u32> {
+    let take = |free: &mut FreeMap, count: &mut [u32], n: NodeId| {
+        let node = &topo.nodes[n as usize];
+        let pfn = free.lowest(node.first_pfn, node.first_pfn + node.mem_pages)?;
+        free.clear(pfn);
+        count[n as usize] -= 1;
+        Some(pfn)
+    };
+    if let Some(p) = take(free, count, nid) {
         return Some(p);
     }
     if !fallback {
         return None;
     }
-    topo.nodes_by_distance(nid).into_iter().find_map(|n| free[n as usize].pop())
+    topo.nodes_by_distance(nid).into_iter().find_map(|n| take(free, count, n))
 }

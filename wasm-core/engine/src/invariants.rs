@@ -1,60 +1,81 @@
-//! Invariants checked after every step in tests: page accounting adds up, every
-//! mapping points at an allocated frame, and no TLB holds a translation the page
-//! table no longer has unless a flush for it is under way.
+//! Invariants checked after every step in tests: free memory adds up, every mapping
+//! points at an allocated frame that the rmap can find and whose mapcount counts it, and
+//! no TLB holds a translation the page table no longer has unless a flush for it is
+//! under way (or the CPU is lazy and behind, and will flush when it switches back).
 
 use crate::engine::Sim;
-use crate::state::pg;
+use crate::machine::{pg, Wait};
 
 /// Checks every invariant; the error says which one broke and where.
 pub fn check(sim: &Sim) -> Result<(), String> {
     let st = &sim.st;
-    // Free lists hold exactly the FREE frames, each once, on their own node.
-    let mut on_list = vec![false; st.pages.len()];
-    for (nid, list) in st.free.iter().enumerate() {
-        for &pfn in list {
-            let p = st
-                .pages
-                .get(pfn as usize)
-                .ok_or(format!("free list of node {nid} holds pfn {pfn} beyond memory"))?;
-            if !p.has(pg::FREE) {
-                return Err(format!("pfn {pfn} is on a free list but not marked free"));
+    // The free map and the FREE flags agree, and per-node counts add up.
+    for (nid, n) in sim.cfg.topo.nodes.iter().enumerate() {
+        let end = n.first_pfn + n.mem_pages;
+        let mut free = 0;
+        for pfn in n.first_pfn..end {
+            let flagged = st.frames.get(pfn).has(pg::FREE);
+            if flagged != st.free.test(pfn) {
+                return Err(format!("pfn {pfn}: the free flag and the free map disagree"));
             }
-            if usize::from(p.nid) != nid {
-                return Err(format!("pfn {pfn} of node {} is on node {nid}'s free list", p.nid));
-            }
-            if std::mem::replace(&mut on_list[pfn as usize], true) {
-                return Err(format!("pfn {pfn} is on a free list twice"));
-            }
+            free += u32::from(flagged);
+        }
+        if free != st.free_count[nid] {
+            return Err(format!("node {nid} counts {} free pages but has {free}", st.free_count[nid]));
         }
     }
-    for (pfn, p) in st.pages.iter().enumerate() {
-        if p.has(pg::FREE) != on_list[pfn] {
-            return Err(format!("pfn {pfn}: free flag and free lists disagree"));
-        }
-    }
-    // Every PTE that names a frame names an allocated one, and present PTEs match the rmap.
-    for m in &st.mms {
-        for v in &m.vmas {
-            for (i, pte) in v.ptes.iter().enumerate() {
+    // Every PTE that names a frame names an allocated one, found again by the rmap walk.
+    let mut mapped = vec![0u32; st.frames.len() as usize];
+    for (mi, m) in st.mms.iter().enumerate() {
+        for (vi, v) in m.vmas.iter().enumerate() {
+            for vpn in v.start..v.end() {
+                let pte = m.pte(vpn);
                 if pte.is_none() {
                     continue;
                 }
-                let vpn = v.start + i as u32;
-                let page =
-                    st.pages
-                        .get(pte.pfn() as usize)
-                        .ok_or(format!("mm {} vpn {vpn:#x} maps pfn {} beyond memory", m.pid, pte.pfn()))?;
+                if pte.pfn() >= st.frames.len() {
+                    return Err(format!("mm {} vpn {vpn:#x} maps pfn {} beyond memory", m.pid, pte.pfn()));
+                }
+                let page = st.frames.get(pte.pfn());
                 if page.has(pg::FREE) {
                     return Err(format!("mm {} vpn {vpn:#x} maps pfn {}, which is free", m.pid, pte.pfn()));
                 }
-                if !pte.is_migration() && (usize::from(page.map_mm) != usize::from(m.pid) - 1 || page.map_vpn != vpn) {
+                let root = st.roots.get(page.mapping as usize);
+                let found = root.is_some_and(|r| r.vmas.contains(&(mi as u16, vi as u16))) && v.address_of(page) == Some(vpn);
+                if !found {
                     return Err(format!(
-                        "mm {} vpn {vpn:#x} maps pfn {} but the page's rmap says otherwise",
+                        "mm {} vpn {vpn:#x} maps pfn {}, but the page's rmap (root {}, index {:#x}) does not lead back to it",
                         m.pid,
-                        pte.pfn()
+                        pte.pfn(),
+                        page.mapping,
+                        page.index
                     ));
                 }
+                if !pte.is_migration() {
+                    mapped[pte.pfn() as usize] += 1;
+                }
             }
+        }
+    }
+    // try_to_unmap_one clears the PTE before it drops the page's rmap: in between, the
+    // mapcount may count one more than the PTEs that map it.
+    let mut unmapping = vec![0u32; st.frames.len() as usize];
+    for s in &st.stacks {
+        for f in s.iter() {
+            if let crate::registry::Frame::TryToUnmapOne(t) = f {
+                if let Some(n) = unmapping.get_mut(t.pfn() as usize) {
+                    *n += u32::from(t.cleared());
+                }
+            }
+        }
+    }
+    for (pfn, p) in st.frames.iter() {
+        let (m, k) = (mapped[pfn as usize], unmapping[pfn as usize]);
+        if !p.has(pg::FREE) && !(m..=m + k).contains(&u32::from(p.mapcount)) {
+            return Err(format!(
+                "pfn {pfn} has mapcount {} but {} PTEs map it",
+                p.mapcount, mapped[pfn as usize]
+            ));
         }
     }
     // A TLB entry must match a present PTE, unless a flush that will remove it is under way.
@@ -66,14 +87,21 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             if valid {
                 continue;
             }
-            // A lazy CPU is skipped by shootdowns; it flushes when it switches back (its tlb_gen is behind).
-            let lazy_behind = c.lazy && c.seen_gen < m.tlb_gen;
+            // A lazy CPU is skipped by shootdowns; it flushes when it switches back (its
+            // tlb_gen is behind). A CPU that left the mm drops its entries when it returns.
+            let lazy_behind = (c.lazy && c.seen_gen < m.tlb_gen) || c.loaded_mm != Some(e.mm);
             let flushing = lazy_behind
                 || m.flush_pending > 0
-                || st
-                    .cpus
-                    .iter()
-                    .any(|x| x.flush.is_some_and(|f| f.mm == e.mm) || x.inbox.iter().any(|i| i.mm == e.mm));
+                || st.cpus.iter().any(|x| {
+                    x.wait == Wait::Acks
+                        || x.inbox.iter().any(|i| i.mm == e.mm)
+                        || st.stacks[x.curr as usize].iter().any(|f| {
+                            matches!(
+                                f,
+                                crate::registry::Frame::FlushTlbMmRange(_) | crate::registry::Frame::PtepClearFlush(_)
+                            )
+                        })
+                });
             if !flushing {
                 return Err(format!(
                     "CPU {} caches mm {} vpn {:#x} -> pfn {}, but the PTE is {} (pfn {}) and no flush is under way",

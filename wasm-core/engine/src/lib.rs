@@ -8,16 +8,19 @@
 
 pub mod arch;
 pub mod builtin;
+pub mod core;
 pub mod counters;
 pub mod engine;
 pub mod invariants;
 pub mod kernel;
+pub mod listings;
+pub mod machine;
 pub mod mm;
 pub mod patches;
+pub mod registry;
 pub mod run;
 pub mod scenario;
 pub mod simulation;
-pub mod state;
 pub mod topology;
 pub mod trace;
 pub mod view;

@@ -163,7 +163,34 @@ impl Default for ToggleSet {
     }
 }
 
+/// A toggle by its position in [`REGISTRY`]: engine code reads toggles through these
+/// typed handles (an array index), never by string on a hot path. A test checks that each
+/// handle names the registry entry it claims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tog(pub usize, pub &'static str);
+
+/// `numa_delay_map`.
+pub const NUMA_DELAY_MAP: Tog = Tog(0, "numa_delay_map");
+/// `numa_skip_dirty_file`.
+pub const NUMA_SKIP_DIRTY_FILE: Tog = Tog(1, "numa_skip_dirty_file");
+/// Every handle, for the consistency test.
+pub const TOGS: &[Tog] = &[NUMA_DELAY_MAP, NUMA_SKIP_DIRTY_FILE];
+
 impl ToggleSet {
+    /// Whether bool toggle `t` is on.
+    #[inline]
+    pub fn on(&self, t: Tog) -> bool {
+        matches!(self.values.get(t.0), Some(ToggleValue::Bool(true)))
+    }
+
+    /// The value index of toggle `t` among its values (enums: declaration order).
+    pub fn index(&self, t: Tog) -> usize {
+        REGISTRY
+            .get(t.0)
+            .and_then(|p| self.values.get(t.0).and_then(|v| p.index_of(v)))
+            .unwrap_or(0)
+    }
+
     /// Sets toggle `id` to `value`, checking both.
     pub fn set(&mut self, id: &str, value: ToggleValue) -> Result<(), String> {
         let idx = REGISTRY
@@ -205,227 +232,7 @@ impl ToggleSet {
     }
 }
 
-macro_rules! lines {
-    ($( $id:literal => $text:literal ),* $(,)?) => {
-        &[ $( CodeLine { id: $id, text: $text } ),* ]
-    };
-}
-
-/// `do_numa_page` up to v5.12: the PTE is made present before migrating.
-pub const DO_NUMA_PAGE_V5_12: Listing = Listing {
-    function: "do_numa_page",
-    follows: "Linux v5.12 mm/memory.c (before b99a342d4f11)",
-    lines: lines![
-        "O1" => "take the PTE lock; if the PTE is no longer orig_pte: unlock, return",
-        "O2" => "pte = orig_pte made accessible again (present, young, writable if it was)",
-        "O3" => "write pte to the page table  -- every CPU of this mm may now cache it",
-        "O4" => "page = vm_normal_page(pte); if none or a THP: unlock, return",
-        "O5" => "flags: NO_GROUP if !pte_write(pte), SHARED if mapped by several",
-        "O6" => "page_nid = page_to_nid(page); last_cpupid = page_cpupid_last(page)",
-        "O7" => "target_nid = numa_migrate_prep(page, vma, addr, page_nid, &flags)",
-        "O8" => "release the PTE lock",
-        "O9" => "if target_nid == NUMA_NO_NODE: put_page(page), goto out",
-        "O10" => "migrated = migrate_misplaced_page(page, vma, target_nid)",
-        "O11" => "if migrated: page_nid = target_nid, flags |= MIGRATED  else flags |= MIGRATE_FAIL",
-        "O12" => "out: if page_nid is valid: task_numa_fault(last_cpupid, page_nid, 1, flags)",
-    ],
-};
-
-/// `do_numa_page` from v5.13 (b99a342d4f11): the PTE stays PROT_NONE until migration is decided.
-pub const DO_NUMA_PAGE_V5_13: Listing = Listing {
-    function: "do_numa_page",
-    follows: "Linux v5.13 mm/memory.c (b99a342d4f11)",
-    lines: lines![
-        "N1" => "take the PTE lock; if the PTE is no longer orig_pte: unlock, return",
-        "N2" => "pte = pte_modify(orig_pte, vma->vm_page_prot)   -- computed only, PTE stays PROT_NONE",
-        "N3" => "page = vm_normal_page(pte); if none or a THP: goto out_map",
-        "N4" => "flags: NO_GROUP if !was_writable, SHARED if mapped by several",
-        "N5" => "page_nid = page_to_nid(page); last_cpupid = page_cpupid_last(page)",
-        "N6" => "target_nid = numa_migrate_prep(page, vma, addr, page_nid, &flags)",
-        "N7" => "if target_nid == NUMA_NO_NODE: put_page(page), goto out_map",
-        "N8" => "release the PTE lock",
-        "N9" => "if migrate_misplaced_page(page, vma, target_nid): task_numa_fault(last_cpupid, target_nid, 1, flags|MIGRATED), return",
-        "N10" => "flags |= MIGRATE_FAIL; retake the PTE lock; if the PTE changed: unlock, return",
-        "N11" => "out_map: write orig_pte made accessible (present, young, writable if it was)",
-        "N12" => "release the PTE lock",
-        "N13" => "task_numa_fault(last_cpupid, page_nid, 1, flags)",
-    ],
-};
-
-/// `change_pte_range` (prot_numa path) before 09a913a7.
-pub const CHANGE_PTE_RANGE_V4_16: Listing = Listing {
-    function: "change_pte_range",
-    follows: "Linux v4.16 mm/mprotect.c (before 09a913a7)",
-    lines: lines![
-        "C1" => "lock the PTE table; flush_tlb_batched_pending(mm)",
-        "C2" => "for each PTE in [addr, end):",
-        "C3" => "  skip if not present, already PROT_NONE, no normal page, or shared COW",
-        "C4" => "  skip if single-threaded and the page is already on this node",
-        "C6" => "  ptent = ptep_modify_prot_start(); pte_modify(ptent, PAGE_NONE) keeping the write bit; commit",
-        "C7" => "  pages++",
-        "C8" => "unlock; return pages",
-    ],
-};
-
-/// `change_pte_range` (prot_numa path) from v4.17 (09a913a7).
-pub const CHANGE_PTE_RANGE_V4_17: Listing = Listing {
-    function: "change_pte_range",
-    follows: "Linux v4.17 mm/mprotect.c (09a913a7)",
-    lines: lines![
-        "C1" => "lock the PTE table; flush_tlb_batched_pending(mm)",
-        "C2" => "for each PTE in [addr, end):",
-        "C3" => "  skip if not present, already PROT_NONE, no normal page, or shared COW",
-        "C4" => "  skip if single-threaded and the page is already on this node",
-        "C5" => "  skip if the page is file-backed and dirty   -- migration may fail on it",
-        "C6" => "  ptent = ptep_modify_prot_start(); pte_modify(ptent, PAGE_NONE) keeping the write bit; commit",
-        "C7" => "  pages++",
-        "C8" => "unlock; return pages",
-    ],
-};
-
-/// `migrate_misplaced_page` before 09a913a7.
-pub const MIGRATE_MISPLACED_PAGE_V4_16: Listing = Listing {
-    function: "migrate_misplaced_page",
-    follows: "Linux v4.16 mm/migrate.c (before 09a913a7)",
-    lines: lines![
-        "M1" => "if the page is a shared executable file page: goto out",
-        "M3" => "isolated = numamigrate_isolate_page(pgdat, page)   -- watermark + isolate_lru_page",
-        "M4" => "if !isolated: goto out",
-        "M5" => "nr_remaining = migrate_pages(list, alloc_misplaced_dst_page, node, MIGRATE_ASYNC)",
-        "M6" => "if nr_remaining: putback, isolated = 0  else count NUMA_PAGE_MIGRATE",
-        "M7" => "return isolated",
-        "M8" => "out: put_page(page); return 0",
-    ],
-};
-
-/// `migrate_misplaced_page` from v4.17 (09a913a7), unchanged in v5.12/v5.13.
-pub const MIGRATE_MISPLACED_PAGE_V4_17: Listing = Listing {
-    function: "migrate_misplaced_page",
-    follows: "Linux v4.17-v5.13 mm/migrate.c",
-    lines: lines![
-        "M1" => "if the page is a shared executable file page: goto out",
-        "M2" => "if the page is file-backed and dirty: goto out   -- async migration may not move it",
-        "M3" => "isolated = numamigrate_isolate_page(pgdat, page)   -- watermark + isolate_lru_page",
-        "M4" => "if !isolated: goto out",
-        "M5" => "nr_remaining = migrate_pages(list, alloc_misplaced_dst_page, node, MIGRATE_ASYNC)",
-        "M6" => "if nr_remaining: putback, isolated = 0  else count NUMA_PAGE_MIGRATE",
-        "M7" => "return isolated",
-        "M8" => "out: put_page(page); return 0",
-    ],
-};
-
-/// Listings of functions no registered patch changes (shown in the code pane as they are).
-pub const STATIC_LISTINGS: &[Listing] = &[
-    Listing {
-        function: "handle_pte_fault",
-        follows: "Linux v5.12 mm/memory.c",
-        lines: lines![
-            "H1" => "orig_pte = *pte",
-            "H2" => "if pte_none(orig_pte): return do_anonymous_page(vmf)",
-            "H3" => "if !pte_present(orig_pte): return do_swap_page(vmf)   -- migration entry: wait for the page",
-            "H4" => "if pte_protnone(orig_pte) && vma_is_accessible(vma): return do_numa_page(vmf)",
-        ],
-    },
-    Listing {
-        function: "do_anonymous_page",
-        follows: "Linux v5.12 mm/memory.c",
-        lines: lines![
-            "A1" => "page = alloc_zeroed_user_highpage_movable()   -- local node first, then by distance",
-            "A2" => "take the PTE lock; set_pte_at(present, writable, young, dirty if write); unlock",
-        ],
-    },
-    Listing {
-        function: "numa_migrate_prep",
-        follows: "Linux v5.12 mm/memory.c + mm/mempolicy.c mpol_misplaced",
-        lines: lines![
-            "P1" => "get_page(page); count_vm_numa_event(NUMA_HINT_FAULTS)",
-            "P2" => "if page_nid == numa_node_id(): count NUMA_HINT_FAULTS_LOCAL, flags |= TNF_FAULT_LOCAL",
-            "P3" => "return mpol_misplaced(page, vma, addr)   -- MPOL_F_MORON: this CPU's node, if should_numa_migrate_memory()",
-        ],
-    },
-    Listing {
-        function: "should_numa_migrate_memory",
-        follows: "Linux v5.12 kernel/sched/fair.c",
-        lines: lines![
-            "S1" => "last_cpupid = page_cpupid_xchg_last(page, this cpu + pid)",
-            "S2" => "early in the task's life (numa_scan_seq <= 4) and last_cpupid unset or ours: return true",
-            "S3" => "if last_cpupid is set and its node != this node: return false   -- two-stage filter",
-            "S4" => "private fault or no numa_group: return true",
-        ],
-    },
-    Listing {
-        function: "unmap_and_move",
-        follows: "Linux v5.12 mm/migrate.c (__unmap_and_move, MIGRATE_ASYNC)",
-        lines: lines![
-            "U1" => "newpage = alloc_misplaced_dst_page(target node)   -- __GFP_THISNODE, no reclaim",
-            "U2" => "if !trylock_page(page): return -EAGAIN",
-            "U3" => "if PageWriteback(page): return -EBUSY",
-            "U4" => "try_to_unmap(page, TTU_MIGRATION)   -- each mapping: try_to_unmap_one",
-            "U5" => "rc = move_to_new_page(newpage, page)   -- copy data, flags, last_cpupid",
-            "U6" => "remove_migration_ptes(page, rc == 0 ? newpage : page)",
-            "U7" => "unlock_page(page); newpage to the LRU; free the old page (or put it back on failure)",
-        ],
-    },
-    Listing {
-        function: "try_to_unmap_one",
-        follows: "Linux v5.12 mm/rmap.c",
-        lines: lines![
-            "T1" => "take the PTE lock (page_vma_mapped_walk)",
-            "T2" => "pteval = ptep_clear_flush(vma, addr, pte)   -- flushes only if pte_accessible(mm, pteval)",
-            "T3" => "if pte_dirty(pteval): set_page_dirty(page)",
-            "T4" => "set_pte_at(migration entry for page, writable if pte_write(pteval))",
-            "T5" => "page_remove_rmap(page); release the PTE lock",
-        ],
-    },
-    Listing {
-        function: "flush_tlb_mm_range",
-        follows: "Linux v5.12 arch/x86/mm/tlb.c",
-        lines: lines![
-            "F1" => "if (end - start) >> PAGE_SHIFT > tlb_single_page_flush_ceiling (33): flush everything",
-            "F2" => "new_tlb_gen = inc_mm_tlb_gen(mm)",
-            "F3" => "if this CPU has mm loaded: flush locally (INVLPG per page, or reload CR3)",
-            "F4" => "if another CPU is in mm_cpumask(mm): flush_tlb_others() -- IPI each one that is not lazy",
-            "F5" => "wait until every IPI'd CPU has run its flush",
-        ],
-    },
-    Listing {
-        function: "flush_tlb_func_remote",
-        follows: "Linux v5.12 arch/x86/mm/tlb.c",
-        lines: lines![
-            "R1" => "inc_irq_stat(irq_tlb_count)   -- the \"TLB shootdowns\" row of /proc/interrupts",
-            "R2" => "if this CPU's loaded_mm != mm: return",
-            "R3" => "count NR_TLB_REMOTE_FLUSH_RECEIVED; flush the range (or everything); catch up tlb_gen",
-        ],
-    },
-    Listing {
-        function: "change_prot_numa",
-        follows: "Linux v5.12 mm/mempolicy.c + mm/mprotect.c change_protection_range",
-        lines: lines![
-            "P10" => "inc_tlb_flush_pending(mm)",
-            "P11" => "pages = change_pte_range(vma, pmd, addr, end, PAGE_NONE, prot_numa)",
-            "P12" => "if pages: flush_tlb_range(vma, start, end)",
-            "P13" => "dec_tlb_flush_pending(mm); count_vm_numa_events(NUMA_PTE_UPDATES, pages)",
-        ],
-    },
-    Listing {
-        function: "task_numa_fault",
-        follows: "Linux v5.12 kernel/sched/fair.c",
-        lines: lines![
-            "Q1" => "record the fault in numa_faults[] and numa_faults_locality[local/remote/failed]",
-            "Q2" => "maybe pick a preferred node and adapt the scan period",
-        ],
-    },
-    Listing {
-        function: "switch_mm_irqs_off",
-        follows: "Linux v5.12 arch/x86/mm/tlb.c",
-        lines: lines![
-            "W1" => "enter_lazy_tlb: a kernel thread runs; keep the old mm loaded and stay in mm_cpumask (is_lazy = true)",
-            "W2" => "back to the same mm: is_lazy = false; if tlb_gen moved while lazy, flush everything now (no IPI needed)",
-        ],
-    },
-];
-
-/// Every toggle the engine models.
+/// Every toggle the engine models, in the order [`Tog`] handles index.
 pub static REGISTRY: &[Patch] = &[
     Patch {
         id: "numa_delay_map",
@@ -449,8 +256,8 @@ pub static REGISTRY: &[Patch] = &[
         default_index: 1,
         value_labels: &["v5.12: map, then migrate", "v5.13: migrate, map only on failure"],
         listings: &[ListingPair {
-            before: DO_NUMA_PAGE_V5_12,
-            after: DO_NUMA_PAGE_V5_13,
+            before: crate::listings::DO_NUMA_PAGE_V5_12,
+            after: crate::listings::DO_NUMA_PAGE_V5_13,
         }],
     },
     Patch {
@@ -474,12 +281,12 @@ pub static REGISTRY: &[Patch] = &[
         value_labels: &["v4.16: scan and migrate dirty file pages", "v4.17: skip dirty file pages"],
         listings: &[
             ListingPair {
-                before: CHANGE_PTE_RANGE_V4_16,
-                after: CHANGE_PTE_RANGE_V4_17,
+                before: crate::listings::CHANGE_PTE_RANGE_V4_16,
+                after: crate::listings::CHANGE_PTE_RANGE_V4_17,
             },
             ListingPair {
-                before: MIGRATE_MISPLACED_PAGE_V4_16,
-                after: MIGRATE_MISPLACED_PAGE_V4_17,
+                before: crate::listings::MIGRATE_MISPLACED_PAGE_V4_16,
+                after: crate::listings::MIGRATE_MISPLACED_PAGE_V4_17,
             },
         ],
     },
@@ -487,10 +294,7 @@ pub static REGISTRY: &[Patch] = &[
 
 /// Every distinct listing (patched variants and static ones), for line-id validation.
 pub fn all_listings() -> impl Iterator<Item = &'static Listing> {
-    REGISTRY
-        .iter()
-        .flat_map(|p| p.listings.iter().flat_map(|l| [&l.before, &l.after]))
-        .chain(STATIC_LISTINGS.iter())
+    crate::registry::function_listings().flat_map(|f| f.variants.iter())
 }
 
 #[cfg(test)]
@@ -503,6 +307,13 @@ mod tests {
         let err = t.set_text("numa_dleay_map", "on").unwrap_err();
         assert!(err.contains("unknown toggle `numa_dleay_map`"), "{err}");
         assert!(err.contains("numa_delay_map"), "{err}");
+    }
+
+    #[test]
+    fn every_typed_handle_names_its_registry_entry() {
+        for t in TOGS {
+            assert_eq!(REGISTRY[t.0].id, t.1);
+        }
     }
 
     #[test]

@@ -345,6 +345,16 @@ costs! {
     scan_pte_ns = 20,
     /// Context switch / mm switch.
     switch_ns = 500,
+    /// `trylock_page` on the page to migrate.
+    trylock_page_ns = 20,
+    /// Ending a migration: unlock, put the new page on the LRU, free or put back the old one.
+    migrate_finish_ns = 50,
+    /// A filesystem's `migratepage` refusing a page (`fallback_migrate_page` on a dirty page).
+    migrate_refuse_ns = 50,
+    /// Starting a `task_numa_work` pass (window and VMA bookkeeping).
+    numa_work_ns = 50,
+    /// Computing a PTE value without writing it (`pte_modify` in a register).
+    pte_compute_ns = 5,
 }
 
 /// Knobs after validation.
@@ -360,6 +370,8 @@ pub struct Knobs {
     pub scan_size_pages: u32,
     /// Step limit.
     pub max_steps: u64,
+    /// Scheduler time slice in ns (round robin between the runnable tasks of a CPU).
+    pub sched_slice_ns: u64,
 }
 
 /// Kind of a VMA.
@@ -793,11 +805,15 @@ impl Resolver<'_> {
             };
             let mut cpus = Vec::new();
             for &c in n.cpus.get_ref() {
-                if !(0..1024).contains(&c) {
+                if !(0..crate::machine::cpumask::MAX_CPUS as i64).contains(&c) {
                     return Err(self.err(
                         n.cpus.span(),
                         format!("{field}.cpus"),
-                        format!("CPU id {c} is out of range 0..=1023"),
+                        format!(
+                            "CPU id {c} is out of range 0..={} (the model runs machines of up to {} CPUs)",
+                            crate::machine::cpumask::MAX_CPUS - 1,
+                            crate::machine::cpumask::MAX_CPUS
+                        ),
                     ));
                 }
                 let c = c as usize;
@@ -908,6 +924,8 @@ impl Resolver<'_> {
                 Some(n) => self.num(n, "knobs.max_steps", 1, 1 << 40)? as u64,
                 None => 5_000_000,
             },
+            // CFS's sysctl_sched_latency (6 ms) shared by two runnable tasks.
+            sched_slice_ns: 3_000_000,
         })
     }
 

@@ -2,6 +2,7 @@
 //! sentence of narration and the counters it moved.
 
 use crate::counters::Counter;
+use crate::machine::CpuMask;
 use crate::topology::CpuId;
 
 macro_rules! kinds {
@@ -90,7 +91,20 @@ kinds! {
     Exit => "exit",
     /// Waiting for a page under migration.
     MigrationWait => "migration_wait",
+    /// A line that calls another modelled function.
+    Call => "call",
+    /// A function returns to its caller.
+    Return => "return",
+    /// `task_work` runs on the way back to user space.
+    TaskWork => "task_work",
+    /// The scheduler switches tasks on a CPU.
+    Switch => "context_switch",
+    /// A user thread finishes computing.
+    ComputeDone => "compute_done",
 }
+
+/// "No cause": the event runs in a task's base frame (its workload) or the scheduler.
+pub const NO_CAUSE: u64 = u64::MAX;
 
 /// One micro-step as recorded.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,12 +115,16 @@ pub struct Event {
     pub time_ns: u64,
     /// CPU that acted.
     pub cpu: CpuId,
+    /// Task that acted (its index).
+    pub task: u16,
     /// Kind.
     pub kind: EventKind,
     /// Kernel function.
     pub function: &'static str,
-    /// Listing line id (or "").
+    /// Listing line id.
     pub line: &'static str,
+    /// Step of the event that started the frame this one runs in ([`NO_CAUSE`]: none).
+    pub cause: u64,
     /// One sentence.
     pub narration: String,
     /// `(pid, vpn)` PTEs touched.
@@ -119,7 +137,8 @@ pub struct Event {
     pub deltas: Vec<(Counter, i64)>,
 }
 
-/// What a step handler reports; becomes an [`Event`] when recording.
+/// What a step reports. Built on every step, so it holds nothing on the heap unless
+/// narration is on (`text` stays an empty `String`, which does not allocate).
 #[derive(Debug, Default)]
 pub struct Ev {
     /// Kind.
@@ -134,8 +153,8 @@ pub struct Ev {
     pub pte: Option<(u16, u32)>,
     /// Frames touched.
     pub pfns: [Option<u32>; 2],
-    /// CPUs involved (filled only when recording).
-    pub cpus: Vec<CpuId>,
+    /// CPUs involved.
+    pub cpus: CpuMask,
 }
 
 impl Ev {
@@ -168,6 +187,12 @@ impl Ev {
         } else {
             self.pfns[1] = Some(pfn);
         }
+        self
+    }
+
+    /// Sets the other CPUs involved.
+    pub fn cpus(mut self, m: CpuMask) -> Self {
+        self.cpus = m;
         self
     }
 }

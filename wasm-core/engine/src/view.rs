@@ -1,11 +1,12 @@
 //! Serialisable views for the UI (camelCase, matching `web/src/engine/types.ts`).
 
 use crate::counters::Counter;
-use crate::engine::{Flow, Sim};
-use crate::patches::{Patch, ToggleValue};
+use crate::engine::{Sim, State};
+use crate::machine::{pg, TaskKind, TaskState, Wait};
+use crate::patches::{Listing, Patch, ToggleValue};
+use crate::registry::Frame;
 use crate::scenario::{Scenario, VmaKind};
-use crate::state::{pg, Wait, NO_MM};
-use crate::trace::{Event, EventKind};
+use crate::trace::{Event, EventKind, NO_CAUSE};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -125,6 +126,8 @@ pub struct SummaryView {
     pub processes: Vec<ProcessView>,
     /// Counter names, display order.
     pub counter_names: Vec<&'static str>,
+    /// The listing of every modelled function, as the run's toggles select them.
+    pub listings: Vec<&'static Listing>,
 }
 
 /// Objects an event touched.
@@ -154,6 +157,10 @@ pub struct EventView {
     pub function: &'static str,
     /// Line id.
     pub line: &'static str,
+    /// Step of the event that started this event's frame (null: none).
+    pub cause: Option<u64>,
+    /// The acting task, as "pid/tid", a kernel thread's name, or "swapper/N".
+    pub task: String,
     /// Narration.
     pub narration: String,
     /// Touched objects.
@@ -162,8 +169,9 @@ pub struct EventView {
     pub counter_deltas: BTreeMap<&'static str, i64>,
 }
 
-impl From<&Event> for EventView {
-    fn from(e: &Event) -> Self {
+impl EventView {
+    /// The view of `e`, naming its task from `st`.
+    pub fn new(e: &Event, st: &State) -> Self {
         EventView {
             step: e.step,
             time_ns: e.time_ns,
@@ -171,6 +179,8 @@ impl From<&Event> for EventView {
             kind: e.kind.name(),
             function: e.function,
             line: e.line,
+            cause: (e.cause != NO_CAUSE).then_some(e.cause),
+            task: task_label(st, e.task),
             narration: e.narration.clone(),
             touched: TouchedView {
                 ptes: e.ptes.clone(),
@@ -234,6 +244,9 @@ pub struct CpuView {
     pub tlb: Vec<TlbEntryView>,
     /// Function on top.
     pub in_function: &'static str,
+    /// The running task's stack of functions, bottom first (an IPI handler on top shows
+    /// what it interrupted).
+    pub stack: Vec<&'static str>,
     /// What it is doing.
     pub state: String,
 }
@@ -373,8 +386,65 @@ impl SummaryView {
                 })
                 .collect(),
             counter_names: Counter::ALL.iter().map(|c| c.name()).collect(),
+            listings: crate::registry::active_listings(&sim.cfg.toggles),
         }
     }
+}
+
+/// "pid/tid" of a user thread, a kernel thread's name, or "swapper/N".
+pub fn task_label(st: &State, task: u16) -> String {
+    match st.tasks.get(task as usize).map(|t| (t.kind, t.home)) {
+        Some((TaskKind::User { mm, tid }, _)) => format!("{}/{}", st.mms[mm as usize].pid, tid),
+        Some((TaskKind::Kernel(k), home)) => format!("{}/{home}", k.name()),
+        Some((TaskKind::Idle, home)) => format!("swapper/{home}"),
+        None => String::new(),
+    }
+}
+
+/// The operation index a user thread is at (the locals of its base frame).
+pub fn op_index(sim: &Sim, task: usize) -> Option<u16> {
+    match sim.st.stacks.get(task)?.iter().next()? {
+        Frame::User(u) => Some(u.op_index()),
+        _ => None,
+    }
+}
+
+/// Bytes of `st` not shared with `prev` (frames and PTE tables are copy-on-write
+/// chunks; everything else is counted whole). An estimate for the memory benchmark.
+pub fn state_bytes(st: &State, prev: Option<&State>) -> usize {
+    use std::mem::size_of;
+    let frames = match prev {
+        Some(p) => st.frames.unshared_chunks(&p.frames),
+        None => (st.frames.len() as usize).div_ceil(crate::machine::page::CHUNK),
+    } * crate::machine::page::CHUNK
+        * size_of::<crate::machine::Page>();
+    let tables: usize = st
+        .mms
+        .iter()
+        .enumerate()
+        .map(|(i, m)| match prev.and_then(|p| p.mms.get(i)) {
+            Some(pm) => m.pgtable.unshared_tables(&pm.pgtable),
+            None => m.pgtable.pmds().count(),
+        })
+        .sum::<usize>()
+        * size_of::<crate::machine::pgtable::PteTable>();
+    let cpus: usize = st
+        .cpus
+        .iter()
+        .map(|c| {
+            size_of::<crate::machine::Cpu>()
+                + c.tlb.capacity() * size_of::<crate::machine::TlbEntry>()
+                + c.inbox.len() * size_of::<crate::machine::Ipi>()
+        })
+        .sum();
+    let stacks: usize = st.stacks.iter().map(|s| s.len() * (size_of::<Frame>() + 8) + 24).sum();
+    let tasks = st.tasks.len() * size_of::<crate::machine::Task>();
+    let mms: usize = st
+        .mms
+        .iter()
+        .map(|m| size_of::<crate::machine::Mm>() + m.vmas.len() * size_of::<crate::machine::Vma>() + m.pgtable.pmds().count() * 16)
+        .sum();
+    frames + tables + cpus + stacks + tasks + mms + (st.frames.len() as usize).div_ceil(8) + size_of::<State>()
 }
 
 /// Builds the frame view of `sim`'s current state; `event` produced it.
@@ -384,33 +454,30 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
         .cpus
         .iter()
         .map(|c| {
-            let in_function = match (&c.flush, &c.flow) {
-                (Some(_), _) => "flush_tlb_mm_range",
-                (_, Flow::Fault(_)) => "handle_mm_fault",
-                (_, Flow::Scan(_)) => "task_numa_work",
-                _ => "",
-            };
+            let stack: Vec<&'static str> = st.stacks[c.curr as usize]
+                .iter()
+                .filter(|f| !matches!(f, Frame::Idle))
+                .map(Frame::function)
+                .collect();
+            let in_function = stack.last().copied().filter(|f| *f != "user code").unwrap_or("");
+            let task = &st.tasks[c.curr as usize];
             let state = match c.wait {
-                Wait::Acks { pending, .. } => format!("waiting for {pending} IPI ack(s)"),
-                Wait::Ptl { .. } => "spinning on a PTE lock".into(),
-                Wait::PageLock(pfn) => format!("waiting for pfn {pfn} (migration)"),
-                Wait::Sleep(_) => "sleeping (lazy TLB)".into(),
-                Wait::Compute(_) => "running user code".into(),
-                Wait::None => match (&c.flow, c.running) {
-                    (Flow::Done, _) if c.task.is_some() => "idle (thread exited)".into(),
-                    (Flow::Done, _) => "idle".into(),
-                    (Flow::Fault(_), _) => "in a page fault".into(),
-                    (Flow::Scan(_), _) => "NUMA scanning".into(),
-                    _ => "running".into(),
+                Wait::Acks => format!("waiting for {} IPI ack(s)", c.acks_pending),
+                Wait::Lock(id) => format!("spinning on a {} lock", id.class.name()),
+                Wait::PageUnlock(pfn) => format!("waiting for pfn {pfn} (migration)"),
+                Wait::Busy(_) => "running user code".into(),
+                Wait::None => match task.kind {
+                    TaskKind::Idle if c.loaded_mm.is_some() => "idle (lazy TLB)".into(),
+                    TaskKind::Idle => "idle".into(),
+                    TaskKind::Kernel(k) => format!("running {}", k.name()),
+                    TaskKind::User { .. } if stack.len() > 1 => format!("in {}", stack.last().copied().unwrap_or("the kernel")),
+                    TaskKind::User { .. } => "running".into(),
                 },
             };
             CpuView {
                 id: c.id,
                 node: c.node,
-                task: c.task.filter(|_| c.running).map(|t| {
-                    let t = &st.tasks[t as usize];
-                    format!("{}/{}", st.mms[t.mm as usize].pid, t.tid)
-                }),
+                task: (task.kind != TaskKind::Idle && task.state == TaskState::Running).then(|| task_label(st, c.curr)),
                 loaded_mm: c.loaded_mm.map(|m| st.mms[m as usize].pid),
                 lazy: c.lazy,
                 tlb: c
@@ -426,6 +493,7 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
                     })
                     .collect(),
                 in_function,
+                stack,
                 state,
             }
         })
@@ -433,13 +501,14 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
     let mut ptes = Vec::new();
     'outer: for m in &st.mms {
         for v in &m.vmas {
-            for (i, p) in v.ptes.iter().enumerate() {
+            for vpn in v.start..v.end() {
                 if ptes.len() >= VIEW_LIMIT {
                     break 'outer;
                 }
+                let p = m.pte(vpn);
                 ptes.push(PteView {
                     pid: m.pid,
-                    vpn: v.start + i as u32,
+                    vpn,
                     kind: p.kind_name(),
                     pfn: p.pfn(),
                     write: p.write(),
@@ -450,25 +519,35 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
         }
     }
     let frames = st
-        .pages
+        .frames
         .iter()
-        .enumerate()
         .take(VIEW_LIMIT)
-        .map(|(pfn, p)| FrameView {
-            pfn: pfn as u32,
-            node: p.nid,
-            state: if p.has(pg::FREE) {
-                "free"
-            } else if p.has(pg::MIGRATE_DST) {
-                "migrating"
-            } else if p.has(pg::ISOLATED) {
-                "isolated"
-            } else {
-                "mapped"
-            },
-            mapped_by: (p.map_mm != NO_MM).then(|| (st.mms[p.map_mm as usize].pid, p.map_vpn)),
-            locked: p.has(pg::LOCKED),
-            dirty: p.has(pg::DIRTY),
+        .map(|(pfn, p)| {
+            // The first mapping the rmap walk finds.
+            let mapped_by = (p.mapcount > 0).then(|| st.roots.get(p.mapping as usize)).flatten().and_then(|r| {
+                r.vmas.iter().find_map(|&(mm, vi)| {
+                    let m = &st.mms[mm as usize];
+                    let vpn = m.vmas[vi as usize].address_of(p)?;
+                    let pte = m.pte(vpn);
+                    (!pte.is_none() && !pte.is_migration() && pte.pfn() == pfn).then_some((m.pid, vpn))
+                })
+            });
+            FrameView {
+                pfn,
+                node: sim.page_nid(pfn),
+                state: if p.has(pg::FREE) {
+                    "free"
+                } else if p.has(pg::MIGRATE_DST) {
+                    "migrating"
+                } else if p.has(pg::ISOLATED) {
+                    "isolated"
+                } else {
+                    "mapped"
+                },
+                mapped_by,
+                locked: p.has(pg::LOCKED),
+                dirty: p.has(pg::DIRTY),
+            }
         })
         .collect();
     let ipis = match event {
@@ -495,7 +574,7 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
     FrameStateView {
         step: st.step,
         time_ns: event.map_or(0, |e| e.time_ns),
-        event: event.map(EventView::from),
+        event: event.map(|e| EventView::new(e, st)),
         cpus,
         mm_cpumask: st.mms.iter().map(|m| (m.pid.to_string(), m.cpumask.iter().collect())).collect(),
         ptes,

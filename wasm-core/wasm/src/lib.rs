@@ -79,13 +79,48 @@ pub struct Simulation {
 
 #[wasm_bindgen]
 impl Simulation {
-    /// Parses `scenario_text`, applies toggles `{id: value}` and params `{name: n}`, and records the run.
+    /// Parses `scenario_text`, applies toggles `{id: value}` and params `{name: n}`, and
+    /// prepares the whole run.
     #[wasm_bindgen(constructor)]
     pub fn new(scenario_text: &str, toggles: JsValue, params: JsValue) -> Result<Simulation, JsValue> {
+        let mut sim = Self::load(scenario_text, toggles, params)?;
+        sim.inner.prepare(u64::MAX).map_err(js_error)?;
+        Ok(sim)
+    }
+
+    /// Parses and sets up without running; call `prepare` until `isPrepared()` (a Worker
+    /// does this in slices so it can report progress and be cancelled).
+    pub fn load(scenario_text: &str, toggles: JsValue, params: JsValue) -> Result<Simulation, JsValue> {
         let toggles = toggles_from_js(toggles)?;
         let params = params_from_js(params)?;
-        let inner = mmviz_engine::Simulation::new(scenario_text, &toggles, &params).map_err(js_error)?;
+        let inner = mmviz_engine::Simulation::load(scenario_text, &toggles, &params).map_err(js_error)?;
         Ok(Simulation { inner })
+    }
+
+    /// Runs up to `budget` more steps of the preparation pass; returns the steps prepared so far.
+    pub fn prepare(&mut self, budget: f64) -> Result<f64, JsValue> {
+        let b = whole(budget, "budget")?;
+        Ok(self.inner.prepare(b).map_err(js_error)? as f64)
+    }
+
+    /// Whether the whole run is prepared (then `summary().totalSteps` is final).
+    #[wasm_bindgen(js_name = isPrepared)]
+    pub fn is_prepared(&self) -> bool {
+        self.inner.is_prepared()
+    }
+
+    /// The steps of the event at `step` and of each event that caused it in turn, newest first.
+    #[wasm_bindgen(js_name = causeChain)]
+    pub fn cause_chain(&self, step: f64) -> Result<JsValue, JsValue> {
+        let s = whole(step, "step")?;
+        let st = &self.inner.sim().st;
+        let evs: Vec<mmviz_engine::view::EventView> = self
+            .inner
+            .cause_chain(s)
+            .iter()
+            .map(|e| mmviz_engine::view::EventView::new(e, st))
+            .collect();
+        to_js(&evs)
     }
 
     /// Static facts about the scenario and run.
@@ -119,7 +154,13 @@ impl Simulation {
     /// Events with step in `[from, to)`.
     pub fn events(&self, from: f64, to: f64) -> Result<JsValue, JsValue> {
         let (a, b) = (whole(from, "from")?, whole(to, "to")?);
-        let evs: Vec<mmviz_engine::view::EventView> = self.inner.events(a, b).iter().map(Into::into).collect();
+        let st = &self.inner.sim().st;
+        let evs: Vec<mmviz_engine::view::EventView> = self
+            .inner
+            .events(a, b)
+            .iter()
+            .map(|e| mmviz_engine::view::EventView::new(e, st))
+            .collect();
         to_js(&evs)
     }
 

@@ -1,2 +1,3 @@
-//! `kernel/`.
+//! `kernel/`: the scheduler and the user/kernel boundary.
+pub mod entry;
 pub mod sched;

@@ -1,392 +1,453 @@
 //! `mm/memory.c`: page-fault handling — `handle_pte_fault`, `do_anonymous_page`,
 //! `do_numa_page` (both flows of b99a342d4f11) and `numa_migrate_prep`.
+//!
+//! Follows Linux v5.12 (`numa_delay_map` off) and v5.13 (on). Left out: THP
+//! (`do_huge_pmd_numa_page`), `do_wp_page` and swap-in. Kept from the v1 model (its
+//! golden counters are reproduced exactly; the NUMA-fidelity work changes them):
+//! `do_anonymous_page` takes the PTE lock before allocating, and after waiting for the
+//! lock it goes back to `handle_pte_fault`'s classification; the kernel allocates first,
+//! and after the wait finds `!pte_none`, releases and returns to user space.
 
+use crate::core::{Flow, LockId, Ret, Until};
 use crate::counters::Counter;
-use crate::engine::{say, Flow, Sim};
-use crate::state::{pg, Pte, Wait};
+use crate::engine::{say, Sim};
+use crate::kernel::sched::numa::TaskNumaFault;
+use crate::machine::mm::fresh_page_flags;
+use crate::machine::{pg, Pte};
+use crate::mm::mempolicy::MpolMisplaced;
+use crate::mm::migrate::MigrateMisplacedPage;
+use crate::patches::NUMA_DELAY_MAP;
+use crate::registry::Frame;
+use crate::scenario::VmaKind;
 use crate::topology::{CpuId, NodeId};
 use crate::trace::{Ev, EventKind};
 
-/// Where a fault is, as a position in the kernel functions it runs through.
+/// "Waits for the PTE lock" (the line retries when the lock is free).
+pub(crate) fn lock_wait(sim: &Sim, cpu: CpuId, id: LockId, function: &'static str, line: &'static str) -> (Ev, Flow<Frame>) {
+    let ev = Ev::new(EventKind::LockWait, function, line).say(say!(
+        sim,
+        "CPU {cpu} finds the PTE lock held by CPU {} and spins until it is released",
+        sim.st.locks.holder(id).map_or(-1, i32::from)
+    ));
+    (ev, Flow::Block(Until::Lock(id)))
+}
+
+/// `handle_pte_fault`: classify the PTE and hand the fault to its handler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FaultPc {
-    /// `handle_pte_fault`: classify the PTE.
-    HandlePteFault,
-    /// `do_numa_page` O1/N1: lock, `pte_same`.
-    DnpLock,
-    /// O2-O3 (make present) or N2 (compute only).
-    DnpMap,
-    /// `numa_migrate_prep`: counters.
-    DnpPrep,
-    /// `mpol_misplaced` -> `should_numa_migrate_memory`.
-    DnpDecide,
-    /// O8/N8: unlock before migrating.
-    DnpUnlock,
-    /// `migrate_misplaced_page`: checks and isolation.
-    MmpIsolate,
-    /// `unmap_and_move`: allocate the destination.
-    UmAlloc,
-    /// `__unmap_and_move`: lock the page.
-    UmLock,
-    /// `try_to_unmap_one`: lock.
-    UnmapLock,
-    /// `try_to_unmap_one`: `ptep_clear_flush`.
-    UnmapClear,
-    /// `try_to_unmap_one`: migration entry, unlock.
-    UnmapEntry,
-    /// `move_to_new_page`.
-    UmCopy,
-    /// `remove_migration_ptes`.
-    UmRemap,
-    /// Unlock, free, count.
-    UmFinish,
-    /// N10: retake the lock after a failed migration.
-    RelockCheck,
-    /// N11 / O2 on the failure path: map the PTE.
-    OutMap,
-    /// N12: unlock.
-    OutUnlock,
-    /// `task_numa_fault`.
-    Account,
+pub struct HandleMmFault {
+    vpn: u32,
+    write: bool,
+    called: bool,
 }
 
-/// A page fault in progress.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FaultCtx {
-    /// Faulting page.
-    pub vpn: u32,
-    /// Store.
-    pub write: bool,
-    /// PTE value at fault entry.
-    pub orig: Pte,
-    /// Position.
-    pub pc: FaultPc,
-    /// The page (old frame).
-    pub pfn: u32,
-    /// Its node, or `None` (NUMA_NO_NODE: nothing to account).
-    pub page_nid: Option<NodeId>,
-    /// Migration target.
-    pub target: Option<NodeId>,
-    /// `page_cpupid_last` before the xchg.
-    pub last_cpupid: u32,
-    /// Outcome of `migrate_misplaced_page`.
-    pub migrated: Option<bool>,
-    /// Destination frame.
-    pub new_pfn: Option<u32>,
-    /// The PTE value `ptep_clear_flush` returned when unmapping.
-    pub unmap_pte: Pte,
-    /// The page was unmapped (migration entry installed).
-    pub unmapped: bool,
-    /// The copy succeeded.
-    pub copied: bool,
-    /// The PTE lock is held.
-    pub ptl: bool,
-}
-
-impl FaultCtx {
+impl HandleMmFault {
     /// A fault on `vpn`.
-    pub fn new(vpn: u32, write: bool) -> Self {
-        FaultCtx {
-            vpn,
-            write,
-            orig: Pte::NONE,
-            pc: FaultPc::HandlePteFault,
-            pfn: 0,
-            page_nid: None,
-            target: None,
-            last_cpupid: crate::state::CPUPID_UNSET,
-            migrated: None,
-            new_pfn: None,
-            unmap_pte: Pte::NONE,
-            unmapped: false,
-            copied: false,
-            ptl: false,
-        }
-    }
-}
-
-/// What the step did to the fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Next {
-    /// Continue at the (updated) pc.
-    Go,
-    /// The CPU now waits; run the same pc again when it wakes.
-    Again,
-    /// The fault is handled: retry the access.
-    Finish,
-}
-
-impl Sim {
-    /// One step of the fault on `cpu`.
-    pub(crate) fn fault_step(&mut self, cpu: CpuId, mut f: Box<FaultCtx>) -> Ev {
-        use FaultPc::*;
-        let (ev, next) = match f.pc {
-            HandlePteFault => self.handle_pte_fault(cpu, &mut f),
-            DnpLock | DnpMap | DnpPrep | DnpDecide | DnpUnlock | RelockCheck | OutMap | OutUnlock => self.do_numa_page(cpu, &mut f),
-            Account => self.task_numa_fault(cpu, &mut f),
-            MmpIsolate => self.migrate_misplaced_page(cpu, &mut f),
-            UmAlloc | UmLock | UmCopy | UmRemap | UmFinish => self.unmap_and_move(cpu, &mut f),
-            UnmapLock | UnmapClear | UnmapEntry => self.try_to_unmap_one(cpu, &mut f),
-        };
-        match next {
-            Next::Go | Next::Again => self.st.cpus[cpu as usize].flow = Flow::Fault(f),
-            Next::Finish => self.retry_access(cpu, f.vpn, f.write),
-        }
-        ev
+    pub fn frame(vpn: u32, write: bool) -> Frame {
+        Frame::HandleMmFault(HandleMmFault { vpn, write, called: false })
     }
 
-    fn handle_pte_fault(&mut self, cpu: CpuId, f: &mut FaultCtx) -> (Ev, Next) {
-        let mm = self.cpu_mm(cpu);
-        let pid = self.st.mms[mm as usize].pid;
-        let pte = self.st.mms[mm as usize].pte(f.vpn);
-        f.orig = pte;
+    /// The handler returned: the fault is done, unless it asks to classify again.
+    pub fn resume(&mut self, r: Ret) {
+        self.called = r != Ret::Bool(false);
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "handle_pte_fault";
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        if self.called {
+            let ev = Ev::new(EventKind::Return, F, "H5")
+                .pte(pid, self.vpn)
+                .say(say!(sim, "The fault is handled: back to user space, the access is retried"));
+            return (ev, Flow::Return(Ret::Unit));
+        }
+        let pte = sim.st.mms[mm as usize].pte(self.vpn);
         if pte.is_none() {
-            return self.do_anonymous_page(cpu, f);
+            let ev = Ev::new(EventKind::Call, F, "H2").pte(pid, self.vpn).say(say!(
+                sim,
+                "handle_pte_fault: the PTE of {:#x} is empty: do_anonymous_page",
+                self.vpn
+            ));
+            return (
+                ev,
+                Flow::Call(Frame::DoAnonymousPage(DoAnonymousPage {
+                    vpn: self.vpn,
+                    write: self.write,
+                    waited: false,
+                })),
+            );
         }
         if pte.is_migration() {
             let pfn = pte.pfn();
-            if self.st.pages[pfn as usize].has(pg::LOCKED) {
-                self.st.cpus[cpu as usize].wait = Wait::PageLock(pfn);
-            }
-            let ev = Ev::new(EventKind::MigrationWait, "handle_pte_fault", "H3")
-                .pte(pid, f.vpn)
-                .pfn(pfn)
-                .say(say!(
-                self,
+            self.called = true;
+            let ev = Ev::new(EventKind::MigrationWait, F, "H3").pte(pid, self.vpn).pfn(pfn).say(say!(
+                sim,
                 "The PTE of {:#x} is a migration entry: thread {} waits (migration_entry_wait) until pfn {pfn} is unlocked, then retries",
-                f.vpn,
-                self.task_name(cpu)
+                self.vpn,
+                sim.task_name(cpu)
             ));
-            return (ev, Next::Finish);
+            if sim.st.frames.get(pfn).has(pg::LOCKED) {
+                return (ev, Flow::Block(Until::PageUnlocked(pfn)));
+            }
+            return (ev, Flow::Continue);
         }
-        if pte.protnone() && self.cfg.knobs.numa_balancing {
-            f.pc = FaultPc::DnpLock;
-            let ev = Ev::new(EventKind::FaultEntry, "handle_pte_fault", "H4").pte(pid, f.vpn).say(say!(
-                self,
+        // v5.12 routes a PROT_NONE PTE in an accessible VMA to do_numa_page whether or not
+        // NUMA balancing is on (vma_is_accessible + pte_protnone); only the scanner
+        // depends on the sysctl.
+        if pte.protnone() {
+            let ev = Ev::new(EventKind::FaultEntry, F, "H4").pte(pid, self.vpn).say(say!(
+                sim,
                 "handle_pte_fault: the PTE is PROT_NONE in an accessible VMA, so this is a NUMA hint fault: do_numa_page"
             ));
-            return (ev, Next::Go);
+            return (ev, Flow::Call(DoNumaPage::frame(self.vpn, pte)));
         }
-        // Someone else mapped it meanwhile (or a protnone PTE with balancing off): just retry.
-        let ev = Ev::new(EventKind::FaultEntry, "handle_pte_fault", "H1").pte(pid, f.vpn).say(say!(
-            self,
+        // Someone else mapped it meanwhile: just retry.
+        let ev = Ev::new(EventKind::FaultEntry, F, "H1").pte(pid, self.vpn).say(say!(
+            sim,
             "The PTE of {:#x} is already usable again: spurious fault, retry the access",
-            f.vpn
+            self.vpn
         ));
-        (ev, Next::Finish)
+        (ev, Flow::Return(Ret::Unit))
     }
+}
 
-    fn do_anonymous_page(&mut self, cpu: CpuId, f: &mut FaultCtx) -> (Ev, Next) {
-        let mm = self.cpu_mm(cpu);
-        if !self.ptl_lock(cpu, mm, f.vpn) {
-            return (self.lock_wait_ev(cpu, "do_anonymous_page", "A2"), Next::Again);
+/// `do_anonymous_page`: first touch of an anonymous (or, in this model, file) page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DoAnonymousPage {
+    vpn: u32,
+    write: bool,
+    /// It waited for the PTE lock: classify the fault again.
+    waited: bool,
+}
+
+impl DoAnonymousPage {
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "do_anonymous_page";
+        let mm = sim.cpu_mm(cpu);
+        let id = LockId::ptl(mm, self.vpn);
+        let pid = sim.st.mms[mm as usize].pid;
+        if self.waited {
+            let ev = Ev::new(EventKind::Return, F, "A3").pte(pid, self.vpn).say(say!(
+                sim,
+                "The PTE lock is free again: handle_pte_fault looks at the PTE of {:#x} once more",
+                self.vpn
+            ));
+            return (ev, Flow::Return(Ret::Bool(false)));
         }
-        let pid = self.st.mms[mm as usize].pid;
-        let node = self.cpu_node(cpu);
-        let Some(pfn) = self.alloc_page(node, true) else {
-            self.ptl_unlock(cpu, mm, f.vpn);
+        if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+            self.waited = true;
+            return lock_wait(sim, cpu, id, F, "A2");
+        }
+        if !sim.st.mms[mm as usize].pte(self.vpn).is_none() {
+            sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+            let ev = Ev::new(EventKind::PtlUnlock, F, "A3").pte(pid, self.vpn).say(say!(
+                sim,
+                "Another thread mapped {:#x} meanwhile: nothing to do",
+                self.vpn
+            ));
+            return (ev, Flow::Return(Ret::Unit));
+        }
+        let node = sim.cpu_node(cpu);
+        let Some(pfn) = sim.alloc_page(node, true) else {
+            sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
             // Out of memory: the model stops this thread rather than invent reclaim.
-            self.st.cpus[cpu as usize].flow = Flow::Done;
-            let ev = Ev::new(EventKind::AnonFault, "do_anonymous_page", "A1").say(say!(
-                self,
-                "No free page on any node: thread {} stops (the model has no reclaim)",
-                self.task_name(cpu)
+            let ev = Ev::new(EventKind::Exit, F, "A1").say(say!(
+                sim,
+                "No free page on any node: thread {} stops (the model has no reclaim yet)",
+                sim.task_name(cpu)
             ));
-            return (ev, Next::Again);
+            return (ev, Flow::Block(Until::Exit));
         };
-        let file = self.st.mms[mm as usize]
-            .find_vma(f.vpn)
-            .is_some_and(|(v, _)| self.st.mms[mm as usize].vmas[v].kind == crate::scenario::VmaKind::File);
-        let page = &mut self.st.pages[pfn as usize];
-        page.flags = pg::LRU | if file { pg::FILE } else { 0 } | if file && f.write { pg::DIRTY } else { 0 };
-        page.map_mm = mm;
-        page.map_vpn = f.vpn;
-        let nid = page.nid;
-        self.st.mms[mm as usize].set_pte(f.vpn, Pte::present(pfn, true, f.write, true));
-        self.ptl_unlock(cpu, mm, f.vpn);
-        self.st.counters.inc(Counter::AnonFaults);
-        self.charge(cpu, self.cfg.costs.alloc_page_ns + self.cfg.costs.pte_write_ns);
-        let ev = Ev::new(EventKind::AnonFault, "do_anonymous_page", "A2")
-            .pte(pid, f.vpn)
-            .pfn(pfn)
-            .say(say!(
-                self,
-                "First touch of {:#x}: a zeroed page is allocated on node {nid}{} (pfn {pfn}) and mapped",
-                f.vpn,
-                if nid == node { " (local)" } else { " (the local node is full)" }
-            ));
-        (ev, Next::Finish)
+        let Some(vi) = sim.st.mms[mm as usize].find_vma(self.vpn) else {
+            return (Ev::default(), Flow::Return(Ret::Unit));
+        };
+        let v = sim.st.mms[mm as usize].vmas[vi].clone();
+        let file = v.kind == VmaKind::File;
+        let page = sim.st.frames.get_mut(pfn);
+        page.flags = fresh_page_flags(v.kind, file && self.write);
+        page.mapcount = 1;
+        page.mapping = v.rmap_root;
+        page.index = v.pgoff + (self.vpn - v.start);
+        let nid = sim.page_nid(pfn);
+        sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, self.write, true));
+        sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+        sim.st.counters.inc(Counter::AnonFaults);
+        sim.charge(cpu, sim.cfg.costs.alloc_page_ns + sim.cfg.costs.pte_write_ns);
+        let ev = Ev::new(EventKind::AnonFault, F, "A2").pte(pid, self.vpn).pfn(pfn).say(say!(
+            sim,
+            "First touch of {:#x}: a zeroed page is allocated on node {nid}{} (pfn {pfn}) and mapped",
+            self.vpn,
+            if nid == node { " (local)" } else { " (the local node is full)" }
+        ));
+        (ev, Flow::Return(Ret::Unit))
+    }
+}
+
+/// Where `do_numa_page` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dnp {
+    /// O1/N1: lock, `pte_same`.
+    Lock,
+    /// O2-O3 (make present) or N2 (compute only), then `numa_migrate_prep`.
+    Map,
+    /// Waiting for `numa_migrate_prep`.
+    Prep,
+    /// O8/N8: unlock before migrating (or, old flow, before returning).
+    Unlock,
+    /// Waiting for `migrate_misplaced_page`.
+    Migrating,
+    /// N10: retake the lock after a failed migration.
+    Relock,
+    /// N11: map the PTE in place.
+    OutMap,
+    /// N12: unlock.
+    OutUnlock,
+    /// O12/N9/N13: `task_numa_fault`.
+    Account,
+    /// Return to `handle_pte_fault`.
+    Done,
+}
+
+/// `do_numa_page`, old (v5.12) or new (v5.13, b99a342d4f11) flow per `numa_delay_map`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DoNumaPage {
+    vpn: u32,
+    orig: Pte,
+    pc: Dnp,
+    pfn: u32,
+    page_nid: NodeId,
+    target: Option<NodeId>,
+    migrated: Option<bool>,
+}
+
+impl DoNumaPage {
+    /// A hint fault on `vpn`, whose PTE was `orig` at fault time.
+    pub fn frame(vpn: u32, orig: Pte) -> Frame {
+        Frame::DoNumaPage(DoNumaPage {
+            vpn,
+            orig,
+            pc: Dnp::Lock,
+            pfn: orig.pfn(),
+            page_nid: 0,
+            target: None,
+            migrated: None,
+        })
     }
 
-    /// A "waits for the PTE lock" event.
-    pub(crate) fn lock_wait_ev(&self, cpu: CpuId, function: &'static str, line: &'static str) -> Ev {
-        Ev::new(EventKind::LockWait, function, line).say(say!(
-            self,
-            "CPU {cpu} finds the PTE lock held by another CPU and spins until it is released"
-        ))
+    /// A callee returned.
+    pub fn resume(&mut self, sim: &Sim, r: Ret) {
+        let new = sim.cfg.toggles.on(NUMA_DELAY_MAP);
+        match self.pc {
+            Dnp::Prep => {
+                self.target = r.as_node();
+                self.pc = match (self.target, new) {
+                    (None, true) => Dnp::OutMap,
+                    _ => Dnp::Unlock,
+                };
+            }
+            Dnp::Migrating => {
+                let ok = r.as_bool();
+                self.migrated = Some(ok);
+                self.pc = if !ok && new { Dnp::Relock } else { Dnp::Account };
+            }
+            Dnp::Account => self.pc = Dnp::Done,
+            _ => {}
+        }
     }
 
-    /// `do_numa_page`, old (v5.12) or new (v5.13, b99a342d4f11) flow per `numa_delay_map`.
-    fn do_numa_page(&mut self, cpu: CpuId, f: &mut FaultCtx) -> (Ev, Next) {
-        let mm = self.cpu_mm(cpu);
-        let pid = self.st.mms[mm as usize].pid;
-        let new = self.cfg.delay_map;
-        let l = |old: &'static str, n: &'static str| if new { n } else { old };
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "do_numa_page";
-        match f.pc {
-            FaultPc::DnpLock => {
-                if !self.ptl_lock(cpu, mm, f.vpn) {
-                    return (self.lock_wait_ev(cpu, F, l("O1", "N1")), Next::Again);
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        let new = sim.cfg.toggles.on(NUMA_DELAY_MAP);
+        let l = |old: &'static str, n: &'static str| if new { n } else { old };
+        let id = LockId::ptl(mm, self.vpn);
+        match self.pc {
+            Dnp::Lock => {
+                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                    return lock_wait(sim, cpu, id, F, l("O1", "N1"));
                 }
-                f.ptl = true;
-                if self.st.mms[mm as usize].pte(f.vpn) != f.orig {
-                    self.ptl_unlock(cpu, mm, f.vpn);
-                    f.ptl = false;
-                    let ev = Ev::new(EventKind::PtlLock, F, l("O1", "N1")).pte(pid, f.vpn).say(say!(
-                        self,
+                if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
+                    sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                    let ev = Ev::new(EventKind::PtlLock, F, l("O1", "N1")).pte(pid, self.vpn).say(say!(
+                        sim,
                         "do_numa_page takes the PTE lock: the PTE changed since the fault (another CPU handled it), so return and retry"
                     ));
-                    return (ev, Next::Finish);
+                    return (ev, Flow::Return(Ret::Unit));
                 }
-                f.pc = FaultPc::DnpMap;
-                let ev = Ev::new(EventKind::PtlLock, F, l("O1", "N1")).pte(pid, f.vpn).say(say!(
-                    self,
+                self.pc = Dnp::Map;
+                let ev = Ev::new(EventKind::PtlLock, F, l("O1", "N1")).pte(pid, self.vpn).say(say!(
+                    sim,
                     "do_numa_page takes the PTE lock; the PTE is still the PROT_NONE value seen at fault time"
                 ));
-                (ev, Next::Go)
+                (ev, Flow::Continue)
             }
-            FaultPc::DnpMap => {
-                f.pfn = f.orig.pfn();
-                f.pc = FaultPc::DnpPrep;
+            Dnp::Map => {
+                self.page_nid = sim.page_nid(self.pfn);
+                self.pc = Dnp::Prep;
+                let prep = Frame::NumaMigratePrep(NumaMigratePrep {
+                    pfn: self.pfn,
+                    vpn: self.vpn,
+                    called: false,
+                    target: None,
+                });
                 if new {
-                    self.charge(cpu, 5);
-                    let ev = Ev::new(EventKind::PteUpdate, F, "N2").pte(pid, f.vpn).pfn(f.pfn).say(say!(
-                        self,
+                    sim.charge(cpu, sim.cfg.costs.pte_compute_ns);
+                    let ev = Ev::new(EventKind::PteUpdate, F, "N2").pte(pid, self.vpn).pfn(self.pfn).say(say!(
+                        sim,
                         "New flow: the accessible PTE is only computed; the page table keeps PROT_NONE, so no CPU can cache this translation yet"
                     ));
-                    return (ev, Next::Go);
+                    return (ev, Flow::Call(prep));
                 }
-                let pte = f.orig.mk_accessible();
-                self.st.mms[mm as usize].set_pte(f.vpn, pte);
-                self.charge(cpu, self.cfg.costs.pte_write_ns);
-                let ev = Ev::new(EventKind::PteUpdate, F, "O3").pte(pid, f.vpn).pfn(f.pfn).say(say!(
-                    self,
+                let pte = self.orig.mk_accessible();
+                sim.st.mms[mm as usize].set_pte(self.vpn, pte);
+                sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+                let ev = Ev::new(EventKind::PteUpdate, F, "O3").pte(pid, self.vpn).pfn(self.pfn).say(say!(
+                    sim,
                     "Old flow: the PTE is made present again (pfn {}, {}) before deciding anything; from now on every CPU running mm {pid} can cache it",
-                    f.pfn,
+                    self.pfn,
                     if pte.write() { "writable" } else { "read-only" }
                 ));
-                (ev, Next::Go)
+                (ev, Flow::Call(prep))
             }
-            FaultPc::DnpPrep => self.numa_migrate_prep(cpu, f, l("O7", "N6")),
-            FaultPc::DnpDecide => {
-                let (ev, target) = self.mpol_misplaced(cpu, f, l("O7", "N6"));
-                f.target = target;
-                f.pc = match (target, new) {
-                    (None, true) => FaultPc::OutMap,
-                    _ => FaultPc::DnpUnlock,
-                };
-                (ev, Next::Go)
-            }
-            FaultPc::DnpUnlock => {
-                self.ptl_unlock(cpu, mm, f.vpn);
-                f.ptl = false;
-                let ev = Ev::new(EventKind::PtlUnlock, F, l("O8", "N8")).pte(pid, f.vpn);
-                match f.target {
+            Dnp::Unlock => {
+                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                let ev = Ev::new(EventKind::PtlUnlock, F, l("O8", "N8")).pte(pid, self.vpn);
+                match self.target {
                     Some(t) => {
-                        f.pc = FaultPc::MmpIsolate;
+                        self.pc = Dnp::Migrating;
                         let ev = ev.say(say!(
-                            self,
+                            sim,
                             "do_numa_page drops the PTE lock and calls migrate_misplaced_page(page, node {t})"
                         ));
-                        (ev, Next::Go)
+                        (ev, Flow::Call(MigrateMisplacedPage::frame(self.pfn, t, self.vpn)))
                     }
                     None => {
-                        f.pc = FaultPc::Account;
-                        let ev = ev.say(say!(self, "do_numa_page drops the PTE lock; the page stays where it is (put_page)"));
-                        (ev, Next::Go)
+                        self.pc = Dnp::Account;
+                        let ev = ev.say(say!(sim, "do_numa_page drops the PTE lock; the page stays where it is (put_page)"));
+                        (ev, Flow::Continue)
                     }
                 }
             }
-            FaultPc::RelockCheck => {
-                if !self.ptl_lock(cpu, mm, f.vpn) {
-                    return (self.lock_wait_ev(cpu, F, "N10"), Next::Again);
+            Dnp::Relock => {
+                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                    return lock_wait(sim, cpu, id, F, "N10");
                 }
-                f.ptl = true;
-                let cur = self.st.mms[mm as usize].pte(f.vpn);
-                if cur != f.orig {
-                    self.ptl_unlock(cpu, mm, f.vpn);
-                    f.ptl = false;
-                    f.pc = FaultPc::Account;
-                    let ev = Ev::new(EventKind::PtlLock, F, "N10").pte(pid, f.vpn).say(say!(
-                        self,
+                if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
+                    sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                    self.pc = Dnp::Account;
+                    let ev = Ev::new(EventKind::PtlLock, F, "N10").pte(pid, self.vpn).say(say!(
+                        sim,
                         "Migration failed; the PTE changed meanwhile (another CPU got there first), so unlock without mapping (v5.13 still accounts the fault)"
                     ));
-                    return (ev, Next::Go);
+                    return (ev, Flow::Continue);
                 }
-                f.pc = FaultPc::OutMap;
-                let ev = Ev::new(EventKind::PtlLock, F, "N10").pte(pid, f.vpn).say(say!(
-                    self,
+                self.pc = Dnp::OutMap;
+                let ev = Ev::new(EventKind::PtlLock, F, "N10").pte(pid, self.vpn).say(say!(
+                    sim,
                     "Migration failed: retake the PTE lock; the PTE is unchanged, so map it in place"
                 ));
-                (ev, Next::Go)
+                (ev, Flow::Continue)
             }
-            FaultPc::OutMap => {
-                let pte = f.orig.mk_accessible();
-                self.st.mms[mm as usize].set_pte(f.vpn, pte);
-                self.charge(cpu, self.cfg.costs.pte_write_ns);
-                f.pc = FaultPc::OutUnlock;
-                let ev = Ev::new(EventKind::PteUpdate, F, "N11").pte(pid, f.vpn).pfn(f.orig.pfn()).say(say!(
-                    self,
+            Dnp::OutMap => {
+                let pte = self.orig.mk_accessible();
+                sim.st.mms[mm as usize].set_pte(self.vpn, pte);
+                sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+                self.pc = Dnp::OutUnlock;
+                let ev = Ev::new(EventKind::PteUpdate, F, "N11").pte(pid, self.vpn).pfn(self.pfn).say(say!(
+                    sim,
                     "out_map: the page is not migrated, so the PTE is made present again (pfn {})",
-                    f.orig.pfn()
+                    self.pfn
                 ));
-                (ev, Next::Go)
+                (ev, Flow::Continue)
             }
-            FaultPc::OutUnlock => {
-                self.ptl_unlock(cpu, mm, f.vpn);
-                f.ptl = false;
-                f.pc = FaultPc::Account;
-                (
-                    Ev::new(EventKind::PtlUnlock, F, "N12")
-                        .pte(pid, f.vpn)
-                        .say(say!(self, "do_numa_page drops the PTE lock")),
-                    Next::Go,
-                )
+            Dnp::OutUnlock => {
+                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                self.pc = Dnp::Account;
+                let ev = Ev::new(EventKind::PtlUnlock, F, "N12")
+                    .pte(pid, self.vpn)
+                    .say(say!(sim, "do_numa_page drops the PTE lock"));
+                (ev, Flow::Continue)
             }
-            _ => (Ev::default(), Next::Finish),
+            Dnp::Account => {
+                let migrated = self.migrated == Some(true);
+                let nid = if migrated {
+                    self.target.unwrap_or(self.page_nid)
+                } else {
+                    self.page_nid
+                };
+                let line = match (new, migrated) {
+                    (false, _) => "O12",
+                    (true, true) => "N9",
+                    (true, false) => "N13",
+                };
+                let ev = Ev::new(EventKind::Call, F, line)
+                    .pte(pid, self.vpn)
+                    .say(say!(sim, "do_numa_page records the fault: task_numa_fault(node {nid})"));
+                (ev, Flow::Call(TaskNumaFault::frame(nid, self.migrated, self.vpn)))
+            }
+            Dnp::Prep | Dnp::Migrating | Dnp::Done => {
+                let ev = Ev::new(EventKind::Return, F, l("O13", "N14"))
+                    .pte(pid, self.vpn)
+                    .say(say!(sim, "do_numa_page returns"));
+                (ev, Flow::Return(Ret::Unit))
+            }
         }
     }
+}
 
-    /// `numa_migrate_prep`: take a reference and count the hint fault.
-    fn numa_migrate_prep(&mut self, cpu: CpuId, f: &mut FaultCtx, caller_line: &'static str) -> (Ev, Next) {
-        let mm = self.cpu_mm(cpu);
-        let pid = self.st.mms[mm as usize].pid;
-        let page = self.st.pages[f.pfn as usize];
-        f.page_nid = Some(page.nid);
-        f.last_cpupid = page.last_cpupid;
-        self.st.counters.inc(Counter::NumaHintFaults);
-        let here = self.cpu_node(cpu);
-        let local = page.nid == here;
-        if local {
-            self.st.counters.inc(Counter::NumaHintFaultsLocal);
+/// `numa_migrate_prep`: take a reference, count the hint fault, ask the policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NumaMigratePrep {
+    pfn: u32,
+    vpn: u32,
+    called: bool,
+    target: Option<NodeId>,
+}
+
+impl NumaMigratePrep {
+    /// `mpol_misplaced` returned.
+    pub fn resume(&mut self, r: Ret) {
+        self.target = r.as_node();
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        if self.called {
+            let ev = Ev::new(EventKind::Return, "numa_migrate_prep", "P3").pte(pid, self.vpn).say(say!(
+                sim,
+                "numa_migrate_prep returns {}",
+                self.target.map_or("NUMA_NO_NODE".to_string(), |n| format!("node {n}"))
+            ));
+            return (ev, Flow::Return(Ret::Node(self.target)));
         }
-        self.charge(cpu, self.cfg.costs.numa_account_ns);
-        f.pc = FaultPc::DnpDecide;
-        let _ = caller_line;
+        self.called = true;
+        let nid = sim.page_nid(self.pfn);
+        sim.st.counters.inc(Counter::NumaHintFaults);
+        let here = sim.cpu_node(cpu);
+        let local = nid == here;
+        if local {
+            sim.st.counters.inc(Counter::NumaHintFaultsLocal);
+        }
+        sim.charge(cpu, sim.cfg.costs.numa_account_ns);
         let ev = Ev::new(EventKind::HintFault, "numa_migrate_prep", if local { "P2" } else { "P1" })
-            .pte(pid, f.vpn)
-            .pfn(f.pfn)
+            .pte(pid, self.vpn)
+            .pfn(self.pfn)
             .say(say!(
-                self,
-                "numa_migrate_prep: numa_hint_faults += 1; pfn {} is on node {}, the CPU on node {here}: {}",
-                f.pfn,
-                page.nid,
+                sim,
+                "numa_migrate_prep: numa_hint_faults += 1; pfn {} is on node {nid}, the CPU on node {here}: {}",
+                self.pfn,
                 if local {
                     "a local fault (numa_hint_faults_local += 1)"
                 } else {
                     "a remote fault"
                 }
             ));
-        (ev, Next::Go)
+        (ev, Flow::Call(MpolMisplaced::frame(self.pfn, self.vpn)))
     }
 }

@@ -5,30 +5,43 @@
 //! faulting CPU's node, subject to `should_numa_migrate_memory`. VMA and task policies
 //! other than the default are not modelled.
 
+use crate::core::{Flow, Ret};
 use crate::engine::{say, Sim};
-use crate::mm::memory::FaultCtx;
-use crate::topology::{CpuId, NodeId};
+use crate::registry::Frame;
+use crate::topology::CpuId;
 use crate::trace::{Ev, EventKind};
 
-impl Sim {
-    /// `mpol_misplaced`: the node the page should move to, or `None` (NUMA_NO_NODE).
-    pub(crate) fn mpol_misplaced(&mut self, cpu: CpuId, f: &mut FaultCtx, _caller_line: &'static str) -> (Ev, Option<NodeId>) {
-        let mm = self.cpu_mm(cpu);
-        let pid = self.st.mms[mm as usize].pid;
-        let polnid = self.cpu_node(cpu);
-        let page_nid = f.page_nid.unwrap_or(polnid);
-        let (ok, line, why) = self.should_numa_migrate_memory(cpu, f.pfn);
-        self.charge(cpu, self.cfg.costs.numa_account_ns);
+/// `mpol_misplaced(page, vma, addr)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MpolMisplaced {
+    pfn: u32,
+    vpn: u32,
+}
+
+impl MpolMisplaced {
+    /// Where should the page at `pfn` (mapped at `vpn`) live?
+    pub fn frame(pfn: u32, vpn: u32) -> Frame {
+        Frame::MpolMisplaced(MpolMisplaced { pfn, vpn })
+    }
+
+    /// One line: the policy node, filtered by `should_numa_migrate_memory`.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        let polnid = sim.cpu_node(cpu);
+        let page_nid = sim.page_nid(self.pfn);
+        let (ok, line, why) = crate::kernel::sched::numa::should_numa_migrate_memory(sim, cpu, self.pfn);
+        sim.charge(cpu, sim.cfg.costs.numa_account_ns);
         let target = (ok && page_nid != polnid).then_some(polnid);
         let verdict = match (ok, target) {
-            (false, _) => say!(self, "{why}: leave it"),
-            (true, None) => say!(self, "{why}, and the page is already on node {polnid}: nothing to do"),
-            (true, Some(t)) => say!(self, "{why}: migrate pfn {} from node {page_nid} to node {t}", f.pfn),
+            (false, _) => say!(sim, "{why}: leave it"),
+            (true, None) => say!(sim, "{why}, and the page is already on node {polnid}: nothing to do"),
+            (true, Some(t)) => say!(sim, "{why}: migrate pfn {} from node {page_nid} to node {t}", self.pfn),
         };
         let ev = Ev::new(EventKind::MigrateDecision, "should_numa_migrate_memory", line)
-            .pte(pid, f.vpn)
-            .pfn(f.pfn)
-            .say(say!(self, "mpol_misplaced: {verdict}"));
-        (ev, target)
+            .pte(pid, self.vpn)
+            .pfn(self.pfn)
+            .say(say!(sim, "mpol_misplaced: {verdict}"));
+        (ev, Flow::Return(Ret::Node(target)))
     }
 }

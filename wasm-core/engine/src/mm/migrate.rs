@@ -1,221 +1,340 @@
-//! `mm/migrate.c`: `migrate_misplaced_page`, `numamigrate_isolate_page` and
-//! `unmap_and_move` / `__unmap_and_move` in MIGRATE_ASYNC mode.
+//! `mm/migrate.c`: `migrate_misplaced_page` (with `numamigrate_isolate_page`),
+//! `unmap_and_move` / `__unmap_and_move` in MIGRATE_ASYNC mode, and
+//! `remove_migration_ptes`.
 //!
-//! Follows Linux v5.12. One mapping per page (no shared pages yet); `migrate_pages`'
-//! retry passes are not modelled (an -EAGAIN fails the migration at once).
+//! Follows Linux v5.12. `migrate_pages`' retry passes are not modelled (an -EAGAIN
+//! fails the migration at once); filesystems differ only in whether async migration
+//! may move a dirty page (btrfs before v5.8 refuses it after the unmap).
 
+use crate::core::{Flow, LockId, Ret};
 use crate::counters::Counter;
 use crate::engine::{say, Sim};
-use crate::mm::memory::{FaultCtx, FaultPc, Next};
+use crate::machine::{pg, Pte, RmapKind};
+use crate::mm::memory::lock_wait;
+use crate::mm::rmap::TryToUnmap;
+use crate::patches::NUMA_SKIP_DIRTY_FILE;
+use crate::registry::Frame;
 use crate::scenario::Fs;
-use crate::state::{pg, Pte};
-use crate::topology::CpuId;
+use crate::topology::{CpuId, NodeId};
 use crate::trace::{Ev, EventKind};
 
-impl Sim {
-    /// Marks the migration failed and continues the fault on its failure path.
-    fn migration_failed(&mut self, f: &mut FaultCtx) {
-        f.migrated = Some(false);
-        f.pc = if self.cfg.delay_map {
-            FaultPc::RelockCheck
-        } else {
-            FaultPc::Account
-        };
+/// `migrate_misplaced_page(page, vma, node)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MigrateMisplacedPage {
+    pfn: u32,
+    target: NodeId,
+    vpn: u32,
+    /// `None` until `unmap_and_move` returns.
+    migrated: Option<bool>,
+}
+
+impl MigrateMisplacedPage {
+    /// Migrate the page at `pfn` (faulted at `vpn`) to `target`.
+    pub fn frame(pfn: u32, target: NodeId, vpn: u32) -> Frame {
+        Frame::MigrateMisplacedPage(MigrateMisplacedPage {
+            pfn,
+            target,
+            vpn,
+            migrated: None,
+        })
     }
 
-    /// `migrate_misplaced_page`: the early checks and `numamigrate_isolate_page`.
-    pub(crate) fn migrate_misplaced_page(&mut self, cpu: CpuId, f: &mut FaultCtx) -> (Ev, Next) {
-        const F: &str = "migrate_misplaced_page";
-        let mm = self.cpu_mm(cpu);
-        let pid = self.st.mms[mm as usize].pid;
-        let Some(target) = f.target else {
-            return (Ev::default(), Next::Finish);
-        };
-        let page = self.st.pages[f.pfn as usize];
-        if self.cfg.skip_dirty_file && page.has(pg::FILE) && page.has(pg::DIRTY) {
-            self.st.counters.inc(Counter::MisplacedBailDirtyFile);
-            self.migration_failed(f);
-            let ev = Ev::new(EventKind::MigrateFail, F, "M2").pte(pid, f.vpn).pfn(f.pfn).say(say!(
-                self,
-                "pfn {} is a dirty file page: migrate_misplaced_page gives up before isolating it (09a913a7)",
-                f.pfn
-            ));
-            return (ev, Next::Go);
+    /// `migrate_pages` returned.
+    pub fn resume(&mut self, sim: &mut Sim, r: Ret) {
+        let ok = r.as_bool();
+        if ok {
+            sim.st.counters.inc(Counter::NumaPagesMigrated);
         }
-        self.charge(cpu, self.cfg.costs.isolate_ns);
+        self.migrated = Some(ok);
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "migrate_misplaced_page";
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        let (target, pfn) = (self.target, self.pfn);
+        if let Some(ok) = self.migrated {
+            let ev = Ev::new(EventKind::Return, F, "M7").pte(pid, self.vpn).pfn(pfn).say(if ok {
+                say!(sim, "migrate_misplaced_page returns 1: numa_pages_migrated += 1")
+            } else {
+                say!(
+                    sim,
+                    "migrate_misplaced_page returns 0: the page stays on node {}",
+                    sim.page_nid(pfn)
+                )
+            });
+            return (ev, Flow::Return(Ret::Bool(ok)));
+        }
+        let page = *sim.st.frames.get(pfn);
+        let fail = |line: &'static str, text: String| {
+            let ev = Ev::new(EventKind::MigrateFail, F, line).pte(pid, self.vpn).pfn(pfn).say(text);
+            (ev, Flow::Return(Ret::Bool(false)))
+        };
+        if sim.cfg.toggles.on(NUMA_SKIP_DIRTY_FILE) && page.has(pg::FILE) && page.has(pg::DIRTY) {
+            sim.st.counters.inc(Counter::MisplacedBailDirtyFile);
+            return fail(
+                "M2",
+                say!(
+                    sim,
+                    "pfn {pfn} is a dirty file page: migrate_misplaced_page gives up before isolating it (09a913a7)"
+                ),
+            );
+        }
+        sim.charge(cpu, sim.cfg.costs.isolate_ns);
         // migrate_balanced_pgdat: the target must stay above its high watermark.
-        let free = self.st.free[target as usize].len() as u32;
-        let high = self.cfg.topo.nodes[target as usize].high_wmark;
+        let free = sim.st.free_count[target as usize];
+        let high = sim.cfg.topo.nodes[target as usize].high_wmark;
         if free <= high + 1 {
-            self.st.counters.inc(Counter::MigrateIsolateFail);
-            self.migration_failed(f);
-            let ev = Ev::new(EventKind::MigrateFail, F, "M4").pte(pid, f.vpn).pfn(f.pfn).say(say!(
-                self,
-                "numamigrate_isolate_page: node {target} has {free} free page(s), not above its high watermark ({high}): no migration"
-            ));
-            return (ev, Next::Go);
+            sim.st.counters.inc(Counter::MigrateIsolateFail);
+            return fail(
+                "M4",
+                say!(
+                    sim,
+                    "numamigrate_isolate_page: node {target} has {free} free page(s), not above its high watermark ({high}): no migration"
+                ),
+            );
         }
         if !page.has(pg::LRU) || page.has(pg::ISOLATED) {
-            self.st.counters.inc(Counter::MigrateIsolateFail);
-            self.migration_failed(f);
-            let ev = Ev::new(EventKind::MigrateFail, F, "M4").pte(pid, f.vpn).pfn(f.pfn).say(say!(
-                self,
-                "isolate_lru_page fails: pfn {} is not on an LRU list (another CPU is already migrating it)",
-                f.pfn
-            ));
-            return (ev, Next::Go);
+            sim.st.counters.inc(Counter::MigrateIsolateFail);
+            return fail(
+                "M4",
+                say!(
+                    sim,
+                    "isolate_lru_page fails: pfn {pfn} is not on an LRU list (another CPU is already migrating it)"
+                ),
+            );
         }
-        let p = &mut self.st.pages[f.pfn as usize];
+        let p = sim.st.frames.get_mut(pfn);
         p.flags = (p.flags & !pg::LRU) | pg::ISOLATED;
-        f.pc = FaultPc::UmAlloc;
-        let ev = Ev::new(EventKind::Isolate, F, "M3").pte(pid, f.vpn).pfn(f.pfn).say(say!(
-            self,
-            "numamigrate_isolate_page: node {target} has room ({free} free); pfn {} is taken off its LRU list",
-            f.pfn
+        let ev = Ev::new(EventKind::Isolate, F, "M3").pte(pid, self.vpn).pfn(pfn).say(say!(
+            sim,
+            "numamigrate_isolate_page: node {target} has room ({free} free); pfn {pfn} is taken off its LRU list; migrate_pages -> unmap_and_move"
         ));
-        (ev, Next::Go)
+        (ev, Flow::Call(Frame::UnmapAndMove(UnmapAndMove::new(pfn, target))))
     }
+}
 
-    /// Undoes an isolation after a failed migration.
-    fn putback(&mut self, f: &FaultCtx) {
-        let p = &mut self.st.pages[f.pfn as usize];
-        p.flags = (p.flags & !pg::ISOLATED) | pg::LRU;
-        if let Some(n) = f.new_pfn {
-            self.free_page(n);
+/// Where `unmap_and_move` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Uam {
+    /// U1: allocate the destination.
+    Alloc,
+    /// U2: lock the page.
+    Lock,
+    /// U4: `try_to_unmap`.
+    Unmap,
+    /// U5: `move_to_new_page`.
+    Copy,
+    /// U6: `remove_migration_ptes`.
+    Remap,
+    /// U7: unlock, free or put back.
+    Finish,
+}
+
+/// `unmap_and_move` / `__unmap_and_move` for one page, MIGRATE_ASYNC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnmapAndMove {
+    pfn: u32,
+    target: NodeId,
+    new_pfn: Option<u32>,
+    copied: bool,
+    pc: Uam,
+}
+
+impl UnmapAndMove {
+    fn new(pfn: u32, target: NodeId) -> Self {
+        UnmapAndMove {
+            pfn,
+            target,
+            new_pfn: None,
+            copied: false,
+            pc: Uam::Alloc,
         }
-        self.st.counters.inc(Counter::PgmigrateFail);
     }
 
-    /// `unmap_and_move` / `__unmap_and_move` (MIGRATE_ASYNC), except `try_to_unmap_one`.
-    pub(crate) fn unmap_and_move(&mut self, cpu: CpuId, f: &mut FaultCtx) -> (Ev, Next) {
+    /// Undoes the isolation of a page whose migration failed (`putback_lru_page`).
+    fn putback(&self, sim: &mut Sim) {
+        let p = sim.st.frames.get_mut(self.pfn);
+        p.flags = (p.flags & !pg::ISOLATED) | pg::LRU;
+        if let Some(n) = self.new_pfn {
+            sim.free_page(n);
+        }
+        sim.st.counters.inc(Counter::PgmigrateFail);
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "unmap_and_move";
-        let mm = self.cpu_mm(cpu);
-        let pid = self.st.mms[mm as usize].pid;
-        let target = f.target.unwrap_or(0);
-        match f.pc {
-            FaultPc::UmAlloc => {
-                self.charge(cpu, self.cfg.costs.alloc_page_ns);
-                let Some(n) = self.alloc_page(target, false) else {
-                    self.putback(f);
-                    self.migration_failed(f);
-                    let ev = Ev::new(EventKind::MigrateFail, F, "U1").pfn(f.pfn).say(say!(
-                        self,
+        let (pfn, target) = (self.pfn, self.target);
+        match self.pc {
+            Uam::Alloc => {
+                sim.charge(cpu, sim.cfg.costs.alloc_page_ns);
+                let Some(n) = sim.alloc_page(target, false) else {
+                    self.putback(sim);
+                    let ev = Ev::new(EventKind::MigrateFail, F, "U1").pfn(pfn).say(say!(
+                        sim,
                         "No free page on node {target} (__GFP_THISNODE, no reclaim): the page is put back, pgmigrate_fail += 1"
                     ));
-                    return (ev, Next::Go);
+                    return (ev, Flow::Return(Ret::Bool(false)));
                 };
-                self.st.pages[n as usize].flags = pg::MIGRATE_DST | pg::LOCKED;
-                f.new_pfn = Some(n);
-                f.pc = FaultPc::UmLock;
-                let ev = Ev::new(EventKind::AllocPage, F, "U1").pfn(f.pfn).pfn(n).say(say!(
-                    self,
+                sim.st.frames.get_mut(n).flags = pg::MIGRATE_DST | pg::LOCKED;
+                self.new_pfn = Some(n);
+                self.pc = Uam::Lock;
+                let ev = Ev::new(EventKind::AllocPage, F, "U1").pfn(pfn).pfn(n).say(say!(
+                    sim,
                     "alloc_misplaced_dst_page: pfn {n} on node {target} will receive the data"
                 ));
-                (ev, Next::Go)
+                (ev, Flow::Continue)
             }
-            FaultPc::UmLock => {
-                self.charge(cpu, 20);
-                let page = self.st.pages[f.pfn as usize];
-                if page.has(pg::LOCKED) {
-                    self.putback(f);
-                    self.migration_failed(f);
-                    let ev = Ev::new(EventKind::MigrateFail, F, "U2").pfn(f.pfn).say(say!(
-                        self,
+            Uam::Lock => {
+                sim.charge(cpu, sim.cfg.costs.trylock_page_ns);
+                if sim.st.frames.get(pfn).has(pg::LOCKED) {
+                    self.putback(sim);
+                    let ev = Ev::new(EventKind::MigrateFail, F, "U2").pfn(pfn).say(say!(
+                        sim,
                         "trylock_page fails (async mode never sleeps): -EAGAIN, pgmigrate_fail += 1"
                     ));
-                    return (ev, Next::Go);
+                    return (ev, Flow::Return(Ret::Bool(false)));
                 }
-                self.st.pages[f.pfn as usize].flags |= pg::LOCKED;
-                f.pc = FaultPc::UnmapLock;
-                let ev = Ev::new(EventKind::PageLock, F, "U2").pfn(f.pfn).say(say!(
-                    self,
-                    "trylock_page(pfn {}) succeeds; not under writeback; try_to_unmap walks the page's mappings",
-                    f.pfn
+                sim.st.frames.get_mut(pfn).flags |= pg::LOCKED;
+                self.pc = Uam::Unmap;
+                let ev = Ev::new(EventKind::PageLock, F, "U2").pfn(pfn).say(say!(
+                    sim,
+                    "trylock_page(pfn {pfn}) succeeds; not under writeback; try_to_unmap walks the page's mappings"
                 ));
-                (ev, Next::Go)
+                (ev, Flow::Continue)
             }
-            FaultPc::UmCopy => {
-                let page = self.st.pages[f.pfn as usize];
-                let fs = self.st.mms[mm as usize]
-                    .find_vma(f.vpn)
-                    .map(|(v, _)| self.st.mms[mm as usize].vmas[v].fs);
+            Uam::Unmap => {
+                self.pc = Uam::Copy;
+                let ev = Ev::new(EventKind::Call, F, "U4")
+                    .pfn(pfn)
+                    .say(say!(sim, "try_to_unmap(pfn {pfn}, TTU_MIGRATION)"));
+                (ev, Flow::Call(TryToUnmap::frame(pfn)))
+            }
+            Uam::Copy => {
+                let page = *sim.st.frames.get(pfn);
+                let root = &sim.st.roots[page.mapping as usize];
+                let fs = match root.kind {
+                    RmapKind::File => root.vmas.first().map(|&(m, v)| sim.st.mms[m as usize].vmas[v as usize].fs),
+                    RmapKind::Anon => None,
+                };
+                self.pc = Uam::Remap;
                 if page.has(pg::FILE) && page.has(pg::DIRTY) && fs == Some(Fs::BtrfsPre58) {
-                    f.copied = false;
-                    f.pc = FaultPc::UmRemap;
-                    self.charge(cpu, 50);
-                    let ev = Ev::new(EventKind::MigrateFail, F, "U5").pfn(f.pfn).say(say!(
-                        self,
+                    self.copied = false;
+                    sim.charge(cpu, sim.cfg.costs.migrate_refuse_ns);
+                    let ev = Ev::new(EventKind::MigrateFail, F, "U5").pfn(pfn).say(say!(
+                        sim,
                         "move_to_new_page: btrfs (before v5.8) has no migratepage; fallback_migrate_page refuses a dirty page in async mode (-EBUSY) after the unmap was already paid"
                     ));
-                    return (ev, Next::Go);
+                    return (ev, Flow::Continue);
                 }
-                let Some(n) = f.new_pfn else { return (Ev::default(), Next::Finish) };
-                let ns = self.cfg.costs.copy_page_ns * self.dram_ns(cpu, page.nid) / self.cfg.costs.dram_local_ns.max(1);
-                self.charge(cpu, ns);
-                let np = &mut self.st.pages[n as usize];
-                np.flags |= page.flags & (pg::DIRTY | pg::FILE);
+                let Some(n) = self.new_pfn else {
+                    return (Ev::default(), Flow::Return(Ret::Bool(false)));
+                };
+                let nid = sim.page_nid(pfn);
+                let ns = sim.cfg.costs.copy_page_ns * sim.dram_ns(cpu, nid) / sim.cfg.costs.dram_local_ns.max(1);
+                sim.charge(cpu, ns);
+                let np = sim.st.frames.get_mut(n);
+                np.flags |= page.flags & (pg::DIRTY | pg::FILE | pg::ANON);
                 np.last_cpupid = page.last_cpupid;
-                f.copied = true;
-                f.pc = FaultPc::UmRemap;
-                let ev = Ev::new(EventKind::MigrateCopy, F, "U5").pfn(f.pfn).pfn(n).say(say!(
-                    self,
-                    "move_to_new_page: 4 KiB copied from pfn {} (node {}) to pfn {n} (node {target}), with the page flags and last_cpupid",
-                    f.pfn,
-                    page.nid
+                np.mapping = page.mapping;
+                np.index = page.index;
+                self.copied = true;
+                let ev = Ev::new(EventKind::MigrateCopy, F, "U5").pfn(pfn).pfn(n).say(say!(
+                    sim,
+                    "move_to_new_page: 4 KiB copied from pfn {pfn} (node {nid}) to pfn {n} (node {target}), with the page flags and last_cpupid"
                 ));
-                (ev, Next::Go)
+                (ev, Flow::Continue)
             }
-            FaultPc::UmRemap => {
-                if !self.ptl_lock(cpu, mm, f.vpn) {
-                    return (self.lock_wait_ev(cpu, "remove_migration_ptes", "U6"), Next::Again);
-                }
-                let pfn = if f.copied { f.new_pfn.unwrap_or(f.pfn) } else { f.pfn };
-                let write = f.unmap_pte.write();
-                self.st.mms[mm as usize].set_pte(f.vpn, Pte::present(pfn, write, false, false));
-                let p = &mut self.st.pages[pfn as usize];
-                p.map_mm = mm;
-                p.map_vpn = f.vpn;
-                self.charge(cpu, self.cfg.costs.pte_write_ns);
-                self.ptl_unlock(cpu, mm, f.vpn);
-                f.pc = FaultPc::UmFinish;
-                let ev = Ev::new(EventKind::RemoveMigrationPtes, "remove_migration_ptes", "U6").pte(pid, f.vpn).pfn(pfn).say(say!(
-                    self,
-                    "remove_migration_ptes: the migration entry becomes a present PTE to pfn {pfn} ({}, old); no flush, it was not present before",
-                    if write { "writable" } else { "read-only" }
-                ));
-                (ev, Next::Go)
+            Uam::Remap => {
+                self.pc = Uam::Finish;
+                let dst = if self.copied { self.new_pfn.unwrap_or(pfn) } else { pfn };
+                let ev = Ev::new(EventKind::Call, F, "U6")
+                    .pfn(pfn)
+                    .say(say!(sim, "remove_migration_ptes(pfn {pfn} -> pfn {dst})"));
+                (ev, Flow::Call(RemoveMigrationPtes::frame(pfn, dst)))
             }
-            FaultPc::UmFinish => {
-                self.unlock_page(cpu, f.pfn);
-                self.charge(cpu, 50);
-                if f.copied {
-                    let n = f.new_pfn.unwrap_or(f.pfn);
-                    let np = &mut self.st.pages[n as usize];
+            Uam::Finish => {
+                sim.unlock_page(cpu, pfn);
+                sim.charge(cpu, sim.cfg.costs.migrate_finish_ns);
+                if self.copied {
+                    let n = self.new_pfn.unwrap_or(pfn);
+                    let np = sim.st.frames.get_mut(n);
                     np.flags = (np.flags & !(pg::MIGRATE_DST | pg::LOCKED)) | pg::LRU;
-                    self.free_page(f.pfn);
-                    self.st.counters.inc(Counter::PgmigrateSuccess);
-                    self.st.counters.inc(Counter::NumaPagesMigrated);
-                    f.migrated = Some(true);
-                    f.pc = FaultPc::Account;
-                    let ev = Ev::new(EventKind::MigrateDone, "migrate_misplaced_page", "M6").pte(pid, f.vpn).pfn(f.pfn).pfn(n).say(say!(
-                        self,
-                        "Migration done: pfn {} is freed, pfn {n} is on node {target}'s LRU; pgmigrate_success and numa_pages_migrated += 1",
-                        f.pfn
+                    sim.free_page(pfn);
+                    sim.st.counters.inc(Counter::PgmigrateSuccess);
+                    let ev = Ev::new(EventKind::MigrateDone, F, "U7").pfn(pfn).pfn(n).say(say!(
+                        sim,
+                        "Migration done: pfn {pfn} is freed, pfn {n} is on node {target}'s LRU; pgmigrate_success += 1"
                     ));
-                    return (ev, Next::Go);
+                    return (ev, Flow::Return(Ret::Bool(true)));
                 }
-                self.putback(f);
-                self.migration_failed(f);
-                let ev = Ev::new(EventKind::MigrateFail, "migrate_misplaced_page", "M6")
-                    .pte(pid, f.vpn)
-                    .pfn(f.pfn)
-                    .say(say!(
-                        self,
-                        "Migration failed: the old page is unlocked and put back; pgmigrate_fail += 1"
-                    ));
-                (ev, Next::Go)
+                self.putback(sim);
+                let ev = Ev::new(EventKind::MigrateFail, F, "U7").pfn(pfn).say(say!(
+                    sim,
+                    "Migration failed: the old page is unlocked and put back; pgmigrate_fail += 1"
+                ));
+                (ev, Flow::Return(Ret::Bool(false)))
             }
-            _ => (Ev::default(), Next::Finish),
         }
+    }
+}
+
+/// `remove_migration_ptes(old, new)`: every migration entry for `old` becomes a present
+/// PTE to `dst`, found by an rmap walk of the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RemoveMigrationPtes {
+    old: u32,
+    dst: u32,
+    /// Next VMA of the rmap root to look at.
+    i: u16,
+}
+
+impl RemoveMigrationPtes {
+    /// Replace the migration entries for `old` with PTEs to `dst`.
+    pub fn frame(old: u32, dst: u32) -> Frame {
+        Frame::RemoveMigrationPtes(RemoveMigrationPtes { old, dst, i: 0 })
+    }
+
+    /// One line: the next mapping, or return.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "remove_migration_ptes";
+        let page = *sim.st.frames.get(self.old);
+        let root = page.mapping as usize;
+        while let Some(&(mm, vi)) = sim.st.roots.get(root).and_then(|r| r.vmas.get(self.i as usize)) {
+            let vma = &sim.st.mms[mm as usize].vmas[vi as usize];
+            let Some(vpn) = vma.address_of(&page) else {
+                self.i += 1;
+                continue;
+            };
+            let pte = sim.st.mms[mm as usize].pte(vpn);
+            if !(pte.is_migration() && pte.pfn() == self.old) {
+                self.i += 1;
+                continue;
+            }
+            let id = LockId::ptl(mm, vpn);
+            if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                return lock_wait(sim, cpu, id, F, "RM2");
+            }
+            let write = pte.write();
+            sim.st.mms[mm as usize].set_pte(vpn, Pte::present(self.dst, write, false, false));
+            sim.st.frames.get_mut(self.dst).mapcount += 1;
+            sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+            sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+            self.i += 1;
+            let pid = sim.st.mms[mm as usize].pid;
+            let ev = Ev::new(EventKind::RemoveMigrationPtes, F, "RM2").pte(pid, vpn).pfn(self.dst).say(say!(
+                sim,
+                "remove_migration_ptes: the migration entry at {vpn:#x} of mm {pid} becomes a present PTE to pfn {} ({}, old); no flush, it was not present before",
+                self.dst,
+                if write { "writable" } else { "read-only" }
+            ));
+            return (ev, Flow::Continue);
+        }
+        let ev = Ev::new(EventKind::Return, F, "RM3")
+            .pfn(self.dst)
+            .say(say!(sim, "remove_migration_ptes: no migration entry left"));
+        (ev, Flow::Return(Ret::Unit))
     }
 }

@@ -3,4 +3,5 @@ pub mod memory;
 pub mod mempolicy;
 pub mod migrate;
 pub mod mprotect;
+pub mod pgtable_generic;
 pub mod rmap;

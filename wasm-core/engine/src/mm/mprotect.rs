@@ -1,195 +1,233 @@
 //! `mm/mprotect.c` (+ `change_prot_numa` of `mm/mempolicy.c`): the NUMA scanner's
 //! PROT_NONE marking, `change_protection_range` -> `change_pte_range`.
 //!
-//! Follows Linux v5.12 (pre-mmu_gather): `inc_tlb_flush_pending`, walk with the PTE
-//! lock per page table, one `flush_tlb_range` over the chunk if any PTE changed, then
-//! `dec_tlb_flush_pending` and `numa_pte_updates += pages`. The dirty-file skip is
-//! 09a913a7 (v4.17), under `numa_skip_dirty_file`. Left out: THP (`change_huge_pmd`),
-//! KSM and shared-COW pages (the model has neither).
+//! Follows Linux v5.12 (pre-mmu_gather): `inc_tlb_flush_pending`, one
+//! `change_pte_range` per PTE table under its PTE lock, one `flush_tlb_range` over the
+//! whole range if any PTE changed, then `dec_tlb_flush_pending` and
+//! `numa_pte_updates += pages`. The dirty-file skip is 09a913a7 (v4.17), under
+//! `numa_skip_dirty_file`. Left out: THP (`change_huge_pmd`), KSM and shared-COW pages.
+//! Kept from the v1 model: "single-threaded" counts every thread the process started
+//! (the kernel reads `mm_users`, live threads).
 
+use crate::arch::x86::mm::tlb::FlushTlbMmRange;
+use crate::core::{Flow, LockId, Ret};
 use crate::counters::Counter;
-use crate::engine::{say, Flow, Sim};
-use crate::state::pg;
+use crate::engine::{say, Sim};
+use crate::machine::pg;
+use crate::machine::pgtable::PTRS_PER_PTE;
+use crate::mm::memory::lock_wait;
+use crate::patches::NUMA_SKIP_DIRTY_FILE;
+use crate::registry::Frame;
 use crate::topology::CpuId;
 use crate::trace::{Ev, EventKind};
 
-/// Position in a scan.
+/// Where `change_prot_numa` is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScanPc {
-    /// `inc_tlb_flush_pending` for the next range.
+enum Cpn {
+    /// P10: `inc_tlb_flush_pending`, first PTE table.
     Begin,
-    /// Lock the page table of the current vpn.
-    Lock,
-    /// Examine the PTE at `vpn`.
-    Pte,
-    /// Unlock the page table.
-    Unlock,
-    /// Flush the range if anything changed.
+    /// P11: the next PTE table.
+    Table,
+    /// P12: flush if anything changed.
     Flush,
-    /// `dec_tlb_flush_pending`, count.
+    /// P13: `dec_tlb_flush_pending`, count.
     End,
 }
 
-/// A `task_numa_work` pass in progress.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScanCtx {
-    /// Ranges `[start, end)` of vpns, one `change_prot_numa` call each.
-    pub ranges: Vec<(u32, u32)>,
-    /// Current range.
-    pub ri: usize,
-    /// Current vpn.
-    pub vpn: u32,
-    /// PTEs changed in the current range.
-    pub changed: u32,
-    /// Position.
-    pub pc: ScanPc,
+/// `change_prot_numa(vma, start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChangeProtNuma {
+    mm: u16,
+    start: u32,
+    end: u32,
+    /// Next PTE table starts here.
+    vpn: u32,
+    changed: u32,
+    pc: Cpn,
 }
 
-impl ScanCtx {
-    /// A scan of `ranges`.
-    pub fn new(ranges: Vec<(u32, u32)>) -> Self {
-        let vpn = ranges.first().map_or(0, |r| r.0);
-        ScanCtx {
-            ranges,
-            ri: 0,
-            vpn,
+/// The end of the PTE table holding `vpn`, capped at `end`.
+fn table_end(vpn: u32, end: u32) -> u32 {
+    ((vpn / PTRS_PER_PTE + 1) * PTRS_PER_PTE).min(end)
+}
+
+impl ChangeProtNuma {
+    /// Marks `[start, end)` of `mm`.
+    pub fn frame(mm: u16, start: u32, end: u32) -> Frame {
+        Frame::ChangeProtNuma(ChangeProtNuma {
+            mm,
+            start,
+            end,
+            vpn: start,
             changed: 0,
-            pc: ScanPc::Begin,
+            pc: Cpn::Begin,
+        })
+    }
+
+    /// `change_pte_range` returned the PTEs it changed, or the flush returned.
+    pub fn resume(&mut self, r: Ret) {
+        if matches!(self.pc, Cpn::Table) {
+            self.changed += r.as_count();
+            self.vpn = table_end(self.vpn, self.end);
+            if self.vpn >= self.end {
+                self.pc = Cpn::Flush;
+            }
+        }
+    }
+
+    fn table(&self) -> Frame {
+        Frame::ChangePteRange(ChangePteRange {
+            mm: self.mm,
+            vpn: self.vpn,
+            end: table_end(self.vpn, self.end),
+            changed: 0,
+            pc: Cpr::Lock,
+        })
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "change_prot_numa";
+        let pid = sim.st.mms[self.mm as usize].pid;
+        match self.pc {
+            Cpn::Begin => {
+                sim.st.mms[self.mm as usize].flush_pending += 1;
+                self.pc = Cpn::Table;
+                let ev = Ev::new(EventKind::ScanStart, F, "P10").say(say!(
+                    sim,
+                    "change_prot_numa({:#x}..{:#x}): inc_tlb_flush_pending(mm {pid}), so pte_accessible() treats PROT_NONE PTEs as cached until the flush",
+                    self.start,
+                    self.end
+                ));
+                (ev, Flow::Call(self.table()))
+            }
+            Cpn::Table => {
+                let ev = Ev::new(EventKind::Call, F, "P11").say(say!(sim, "change_pte_range on the next PTE table, from {:#x}", self.vpn));
+                (ev, Flow::Call(self.table()))
+            }
+            Cpn::Flush => {
+                self.pc = Cpn::End;
+                if self.changed > 0 {
+                    let ev = Ev::new(EventKind::ScanEnd, F, "P12").say(say!(
+                        sim,
+                        "{} PTE(s) lost their present bit, but TLBs may still hold them: flush_tlb_range over the whole range",
+                        self.changed
+                    ));
+                    return (ev, Flow::Call(FlushTlbMmRange::frame(self.mm, self.start, self.end - self.start)));
+                }
+                let ev = Ev::new(EventKind::ScanEnd, F, "P12").say(say!(sim, "No PTE changed, so no flush is needed"));
+                (ev, Flow::Continue)
+            }
+            Cpn::End => {
+                let m = &mut sim.st.mms[self.mm as usize];
+                m.flush_pending = m.flush_pending.saturating_sub(1);
+                sim.st.counters.add(Counter::NumaPteUpdates, u64::from(self.changed));
+                let ev =
+                    Ev::new(EventKind::ScanEnd, F, "P13").say(say!(sim, "dec_tlb_flush_pending; numa_pte_updates += {}", self.changed));
+                (ev, Flow::Return(Ret::Unit))
+            }
         }
     }
 }
 
-impl Sim {
-    /// One step of a scan on `cpu`.
-    pub(crate) fn scan_step(&mut self, cpu: CpuId, mut s: Box<ScanCtx>) -> Ev {
-        let mm = self.cpu_mm(cpu);
-        let pid = self.st.mms[mm as usize].pid;
-        let Some(&(start, end)) = s.ranges.get(s.ri) else {
-            // Every range done: the operation is over.
-            if let Some(t) = self.st.cpus[cpu as usize].task {
-                let explicit = matches!(
-                    self.cfg.ops[t as usize].get(self.st.tasks[t as usize].cursor.op),
-                    Some(crate::scenario::Op::Scan { .. })
-                ) && self.st.tasks[t as usize].cursor.started;
-                if explicit {
-                    self.advance_cursor(t);
+/// Where `change_pte_range` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cpr {
+    /// C1: lock the PTE table.
+    Lock,
+    /// C2-C7: one PTE.
+    Pte,
+    /// C8: unlock, return the count.
+    Unlock,
+}
+
+/// `change_pte_range(vma, pmd, addr, end, PAGE_NONE, MM_CP_PROT_NUMA)` over one PTE table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChangePteRange {
+    mm: u16,
+    vpn: u32,
+    end: u32,
+    changed: u32,
+    pc: Cpr,
+}
+
+impl ChangePteRange {
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "change_pte_range";
+        let id = LockId::ptl(self.mm, self.vpn.min(self.end.saturating_sub(1)));
+        match self.pc {
+            Cpr::Lock => {
+                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                    return lock_wait(sim, cpu, id, F, "C1");
                 }
-            }
-            self.st.cpus[cpu as usize].flow = Flow::User;
-            return Ev::new(EventKind::ScanEnd, "task_numa_work", "")
-                .say(say!(self, "task_numa_work is done; the thread returns to user space"));
-        };
-        let ev = match s.pc {
-            ScanPc::Begin => {
-                self.st.mms[mm as usize].flush_pending += 1;
-                s.vpn = start;
-                s.changed = 0;
-                s.pc = ScanPc::Lock;
-                Ev::new(EventKind::ScanStart, "change_prot_numa", "P10").say(say!(
-                    self,
-                    "change_prot_numa({:#x}..{:#x}): inc_tlb_flush_pending(mm {pid}), so pte_accessible() treats PROT_NONE PTEs as cached until the flush",
-                    start,
-                    end
-                ))
-            }
-            ScanPc::Lock => {
-                if !self.ptl_lock(cpu, mm, s.vpn) {
-                    self.st.cpus[cpu as usize].flow = Flow::Scan(s);
-                    return self.lock_wait_ev(cpu, "change_pte_range", "C1");
-                }
-                s.pc = ScanPc::Pte;
-                Ev::new(EventKind::PtlLock, "change_pte_range", "C1").say(say!(
-                    self,
+                self.pc = Cpr::Pte;
+                let ev = Ev::new(EventKind::PtlLock, F, "C1").say(say!(
+                    sim,
                     "change_pte_range takes the PTE lock of the page table holding {:#x}",
-                    s.vpn
-                ))
+                    self.vpn
+                ));
+                (ev, Flow::Continue)
             }
-            ScanPc::Pte => {
-                let ev = self.change_pte(cpu, mm, &mut s);
-                s.vpn += 1;
-                if s.vpn >= end || s.vpn % 512 == 0 {
-                    s.pc = ScanPc::Unlock;
+            Cpr::Pte => {
+                let ev = self.change_pte(sim, cpu);
+                self.vpn += 1;
+                if self.vpn >= self.end {
+                    self.pc = Cpr::Unlock;
                 }
-                ev
+                (ev, Flow::Continue)
             }
-            ScanPc::Unlock => {
-                let vpn = s.vpn - 1;
-                self.ptl_unlock(cpu, mm, vpn);
-                s.pc = if s.vpn >= end { ScanPc::Flush } else { ScanPc::Lock };
-                Ev::new(EventKind::PtlUnlock, "change_pte_range", "C8").say(say!(
-                    self,
-                    "change_pte_range drops the PTE lock ({} PTE(s) changed so far)",
-                    s.changed
-                ))
+            Cpr::Unlock => {
+                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                let ev = Ev::new(EventKind::PtlUnlock, F, "C8").say(say!(
+                    sim,
+                    "change_pte_range drops the PTE lock ({} PTE(s) changed)",
+                    self.changed
+                ));
+                (ev, Flow::Return(Ret::Count(self.changed)))
             }
-            ScanPc::Flush => {
-                s.pc = ScanPc::End;
-                if s.changed > 0 {
-                    self.start_flush(cpu, mm, start, end - start);
-                    Ev::new(EventKind::ScanEnd, "change_prot_numa", "P12").say(say!(
-                        self,
-                        "{} PTE(s) lost their present bit, but TLBs may still hold them: flush_tlb_range over the whole chunk",
-                        s.changed
-                    ))
-                } else {
-                    Ev::new(EventKind::ScanEnd, "change_prot_numa", "P12").say(say!(self, "No PTE changed, so no flush is needed"))
-                }
-            }
-            ScanPc::End => {
-                self.st.mms[mm as usize].flush_pending -= 1;
-                self.st.counters.add(Counter::NumaPteUpdates, u64::from(s.changed));
-                s.ri += 1;
-                s.pc = ScanPc::Begin;
-                Ev::new(EventKind::ScanEnd, "change_prot_numa", "P13").say(say!(
-                    self,
-                    "dec_tlb_flush_pending; numa_pte_updates += {}",
-                    s.changed
-                ))
-            }
-        };
-        self.st.cpus[cpu as usize].flow = Flow::Scan(s);
-        ev
+        }
     }
 
-    /// `change_pte_range`'s body for one PTE (prot_numa).
-    fn change_pte(&mut self, cpu: CpuId, mm: u16, s: &mut ScanCtx) -> Ev {
-        let pid = self.st.mms[mm as usize].pid;
-        let vpn = s.vpn;
-        let pte = self.st.mms[mm as usize].pte(vpn);
-        self.charge(cpu, self.cfg.costs.scan_pte_ns);
+    /// The loop body for one PTE (prot_numa).
+    fn change_pte(&mut self, sim: &mut Sim, cpu: CpuId) -> Ev {
+        let mm = self.mm;
+        let pid = sim.st.mms[mm as usize].pid;
+        let vpn = self.vpn;
+        let pte = sim.st.mms[mm as usize].pte(vpn);
+        sim.charge(cpu, sim.cfg.costs.scan_pte_ns);
         let skip = |sim: &Sim, line: &'static str, why: String| {
             Ev::new(EventKind::ScanSkip, "change_pte_range", line)
                 .pte(pid, vpn)
                 .say(say!(sim, "PTE {vpn:#x}: skipped, {why}"))
         };
         if pte.is_none() || pte.is_migration() {
-            return skip(self, "C3", say!(self, "not present"));
+            return skip(sim, "C3", say!(sim, "not present"));
         }
         if pte.protnone() {
-            return skip(self, "C3", say!(self, "already PROT_NONE (no flush needed for it)"));
+            return skip(sim, "C3", say!(sim, "already PROT_NONE (no flush needed for it)"));
         }
         let pfn = pte.pfn();
-        let page = self.st.pages[pfn as usize];
-        let single_threaded = self.st.tasks.iter().filter(|t| t.mm == mm).count() == 1;
-        if single_threaded && page.nid == self.cpu_node(cpu) {
-            return skip(self, "C4", say!(self, "single-threaded and the page is already on this node"));
+        let page = *sim.st.frames.get(pfn);
+        if sim.st.mms[mm as usize].threads == 1 && sim.page_nid(pfn) == sim.cpu_node(cpu) {
+            return skip(sim, "C4", say!(sim, "single-threaded and the page is already on this node"));
         }
-        if self.cfg.skip_dirty_file && page.has(pg::FILE) && page.has(pg::DIRTY) {
-            self.st.counters.inc(Counter::ScanSkipDirtyFile);
+        if sim.cfg.toggles.on(NUMA_SKIP_DIRTY_FILE) && page.has(pg::FILE) && page.has(pg::DIRTY) {
+            sim.st.counters.inc(Counter::ScanSkipDirtyFile);
             return skip(
-                self,
+                sim,
                 "C5",
-                say!(self, "a dirty file page: migrating it may fail, so do not trap on it (09a913a7)"),
+                say!(sim, "a dirty file page: migrating it may fail, so do not trap on it (09a913a7)"),
             );
         }
-        self.st.mms[mm as usize].set_pte(vpn, pte.mk_protnone());
-        self.charge(cpu, self.cfg.costs.pte_write_ns);
-        s.changed += 1;
+        sim.st.mms[mm as usize].set_pte(vpn, pte.mk_protnone());
+        sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+        self.changed += 1;
         Ev::new(EventKind::ScanPte, "change_pte_range", "C6")
             .pte(pid, vpn)
             .pfn(pfn)
             .say(say!(
-                self,
+                sim,
                 "PTE {vpn:#x} -> PROT_NONE (pfn {pfn} and the write bit are kept; the MMU now sees it as not present)"
             ))
     }

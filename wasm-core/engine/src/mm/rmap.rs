@@ -1,93 +1,171 @@
-//! `mm/rmap.c`: `try_to_unmap_one` for migration, with `ptep_clear_flush`'s rule.
+//! `mm/rmap.c`: `try_to_unmap` as an rmap walk over every VMA that may map the page,
+//! and `try_to_unmap_one` for migration (a migration entry replaces each mapping).
 //!
-//! Follows Linux v5.12: `ptep_clear_flush` (mm/pgtable-generic.c) flushes only when
-//! `pte_accessible(mm, pte)` — on x86, the PTE is present, or PROT_NONE while a
-//! PROT_NONE change's flush is still pending on the mm (`mm_tlb_flush_pending`). That
-//! rule is why b99a342d4f11 removes the flush: its PTEs are still PROT_NONE here.
+//! Follows Linux v5.12 (`rmap_walk_anon` / `rmap_walk_file` over the anon_vma or the
+//! file's `i_mmap`, `page_vma_mapped_walk` under the PTE lock). Left out: THP
+//! (`TTU_SPLIT_HUGE_PMD`), mlocked pages, and the batched flush of reclaim
+//! (`TTU_BATCH_FLUSH`); the anon_vma / i_mmap locks are not contended in any scenario
+//! yet and are not taken.
 
+use crate::core::{Flow, LockId, Ret};
 use crate::engine::{say, Sim};
-use crate::mm::memory::{FaultCtx, FaultPc, Next};
-use crate::state::{pg, Pte, NO_MM};
+use crate::machine::{pg, Pte};
+use crate::mm::memory::lock_wait;
+use crate::mm::pgtable_generic::PtepClearFlush;
+use crate::registry::Frame;
 use crate::topology::CpuId;
 use crate::trace::{Ev, EventKind};
 
-impl Sim {
-    /// `pte_accessible` on x86.
-    pub(crate) fn pte_accessible(&self, mm: u16, pte: Pte) -> bool {
-        pte.hw_present() || (pte.protnone() && self.st.mms[mm as usize].flush_pending > 0)
+/// `try_to_unmap(page, TTU_MIGRATION)`: walk the page's rmap root and unmap each mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TryToUnmap {
+    pfn: u32,
+    /// Next VMA of the rmap root to look at.
+    i: u16,
+    unmapped: u16,
+}
+
+impl TryToUnmap {
+    /// Unmap the page at `pfn` everywhere.
+    pub fn frame(pfn: u32) -> Frame {
+        Frame::TryToUnmap(TryToUnmap { pfn, i: 0, unmapped: 0 })
     }
 
-    /// `try_to_unmap_one` for the page's single mapping.
-    pub(crate) fn try_to_unmap_one(&mut self, cpu: CpuId, f: &mut FaultCtx) -> (Ev, Next) {
+    /// A mapping was handled.
+    pub fn resume(&mut self, r: Ret) {
+        if r.as_bool() {
+            self.unmapped += 1;
+        }
+    }
+
+    /// One line: the next VMA that covers the page, or return.
+    pub fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "try_to_unmap";
+        let page = *sim.st.frames.get(self.pfn);
+        let root = page.mapping as usize;
+        while let Some(&(mm, vi)) = sim.st.roots.get(root).and_then(|r| r.vmas.get(self.i as usize)) {
+            self.i += 1;
+            let vma = &sim.st.mms[mm as usize].vmas[vi as usize];
+            let Some(vpn) = vma.address_of(&page) else { continue };
+            let pid = sim.st.mms[mm as usize].pid;
+            let ev = Ev::new(EventKind::Call, F, "TU2").pte(pid, vpn).pfn(self.pfn).say(say!(
+                sim,
+                "rmap walk: pfn {} may be mapped by mm {pid} at {vpn:#x}: try_to_unmap_one",
+                self.pfn
+            ));
+            return (ev, Flow::Call(Frame::TryToUnmapOne(TryToUnmapOne::new(mm, vpn, self.pfn))));
+        }
+        let ev = Ev::new(EventKind::Return, F, "TU3").pfn(self.pfn).say(say!(
+            sim,
+            "try_to_unmap: the rmap walk is done, {} mapping(s) replaced by migration entries",
+            self.unmapped
+        ));
+        (ev, Flow::Return(Ret::Unit))
+    }
+}
+
+/// Where `try_to_unmap_one` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ttu {
+    /// T1: lock and check the mapping.
+    Lock,
+    /// T2: `ptep_clear_flush`.
+    Clear,
+    /// Waiting for `ptep_clear_flush`.
+    Cleared,
+    /// T3-T5: migration entry, rmap, unlock.
+    Entry,
+}
+
+/// `try_to_unmap_one` for one (mm, address).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TryToUnmapOne {
+    mm: u16,
+    vpn: u32,
+    pfn: u32,
+    pteval: Pte,
+    pc: Ttu,
+}
+
+impl TryToUnmapOne {
+    /// The page being unmapped.
+    pub fn pfn(&self) -> u32 {
+        self.pfn
+    }
+
+    /// Whether the PTE is cleared (or being cleared) but the rmap not yet dropped.
+    pub fn cleared(&self) -> bool {
+        matches!(self.pc, Ttu::Cleared | Ttu::Entry)
+    }
+
+    fn new(mm: u16, vpn: u32, pfn: u32) -> Self {
+        TryToUnmapOne {
+            mm,
+            vpn,
+            pfn,
+            pteval: Pte::NONE,
+            pc: Ttu::Lock,
+        }
+    }
+
+    /// `ptep_clear_flush` returned the old PTE.
+    pub fn resume(&mut self, r: Ret) {
+        if let Ret::Pte(p) = r {
+            self.pteval = p;
+        }
+        self.pc = Ttu::Entry;
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "try_to_unmap_one";
-        let mm = self.cpu_mm(cpu);
-        let pid = self.st.mms[mm as usize].pid;
-        match f.pc {
-            FaultPc::UnmapLock => {
-                if !self.ptl_lock(cpu, mm, f.vpn) {
-                    return (self.lock_wait_ev(cpu, F, "T1"), Next::Again);
+        let (mm, vpn, pfn) = (self.mm, self.vpn, self.pfn);
+        let pid = sim.st.mms[mm as usize].pid;
+        let id = LockId::ptl(mm, vpn);
+        match self.pc {
+            Ttu::Lock => {
+                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                    return lock_wait(sim, cpu, id, F, "T1");
                 }
-                f.pc = FaultPc::UnmapClear;
-                (
-                    Ev::new(EventKind::PtlLock, F, "T1").pte(pid, f.vpn).say(say!(
-                        self,
-                        "try_to_unmap_one finds the mapping at {:#x} and takes its PTE lock",
-                        f.vpn
-                    )),
-                    Next::Go,
-                )
-            }
-            FaultPc::UnmapClear => {
-                let pte = self.st.mms[mm as usize].pte(f.vpn);
-                let accessible = self.pte_accessible(mm, pte);
-                self.st.mms[mm as usize].set_pte(f.vpn, Pte::NONE);
-                f.unmap_pte = pte;
-                self.charge(cpu, self.cfg.costs.pte_write_ns);
-                f.pc = FaultPc::UnmapEntry;
-                let ev = Ev::new(EventKind::PteClear, "ptep_clear_flush", "T2").pte(pid, f.vpn).pfn(f.pfn);
-                if accessible {
-                    self.start_flush(cpu, mm, f.vpn, 1);
-                    let why = if pte.hw_present() {
-                        "the PTE was present, so any CPU of this mm may have cached it"
-                    } else {
-                        "the PTE is PROT_NONE but a scan's flush is still pending on this mm"
-                    };
-                    return (
-                        ev.say(say!(
-                            self,
-                            "ptep_clear_flush: pte_accessible() is TRUE ({why}): the TLB must be flushed"
-                        )),
-                        Next::Go,
-                    );
+                let pte = sim.st.mms[mm as usize].pte(vpn);
+                if pte.is_none() || pte.is_migration() || pte.pfn() != pfn {
+                    sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                    let ev = Ev::new(EventKind::PtlLock, F, "T1")
+                        .pte(pid, vpn)
+                        .say(say!(sim, "page_vma_mapped_walk: mm {pid} does not map pfn {pfn} at {vpn:#x}"));
+                    return (ev, Flow::Return(Ret::Bool(false)));
                 }
-                (
-                    ev.say(say!(
-                        self,
-                        "ptep_clear_flush: pte_accessible() is FALSE (the PTE is PROT_NONE, no TLB can hold it): no flush, no IPI"
-                    )),
-                    Next::Go,
-                )
+                self.pc = Ttu::Clear;
+                let ev = Ev::new(EventKind::PtlLock, F, "T1")
+                    .pte(pid, vpn)
+                    .say(say!(sim, "try_to_unmap_one finds the mapping at {vpn:#x} and takes its PTE lock"));
+                (ev, Flow::Continue)
             }
-            FaultPc::UnmapEntry => {
-                let pte = f.unmap_pte;
+            Ttu::Clear => {
+                self.pc = Ttu::Cleared;
+                let ev = Ev::new(EventKind::Call, F, "T2")
+                    .pte(pid, vpn)
+                    .say(say!(sim, "pteval = ptep_clear_flush(vma, {vpn:#x})"));
+                (ev, Flow::Call(PtepClearFlush::frame(mm, vpn, pfn)))
+            }
+            Ttu::Entry | Ttu::Cleared => {
+                let pte = self.pteval;
                 if pte.dirty() {
-                    self.st.pages[f.pfn as usize].flags |= pg::DIRTY;
+                    sim.st.frames.get_mut(pfn).flags |= pg::DIRTY;
                 }
-                self.st.mms[mm as usize].set_pte(f.vpn, Pte::migration(f.pfn, pte.write()));
-                self.st.pages[f.pfn as usize].map_mm = NO_MM;
-                self.charge(cpu, self.cfg.costs.pte_write_ns);
-                self.ptl_unlock(cpu, mm, f.vpn);
-                f.unmapped = true;
-                f.pc = FaultPc::UmCopy;
-                let ev = Ev::new(EventKind::MigrationEntry, F, "T4").pte(pid, f.vpn).pfn(f.pfn).say(say!(
-                    self,
-                    "A {} migration entry replaces the PTE{}; the PTE lock is dropped. A thread touching the page now waits for the migration",
+                sim.st.mms[mm as usize].set_pte(vpn, Pte::migration(pfn, pte.write()));
+                let p = sim.st.frames.get_mut(pfn);
+                p.mapcount = p.mapcount.saturating_sub(1);
+                sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                let ev = Ev::new(EventKind::MigrationEntry, F, "T4").pte(pid, vpn).pfn(pfn).say(say!(
+                    sim,
+                    "A {} migration entry replaces the PTE{}; page_remove_rmap; the PTE lock is dropped. A thread touching the page now waits for the migration",
                     if pte.write() { "write" } else { "read" },
                     if pte.dirty() { " (its dirty bit moves to the page)" } else { "" }
                 ));
-                (ev, Next::Go)
+                (ev, Flow::Return(Ret::Bool(true)))
             }
-            _ => (Ev::default(), Next::Finish),
         }
     }
 }

@@ -1,2 +1,4 @@
-//! `kernel/sched/`: the NUMA-balancing half of the scheduler.
+//! `kernel/sched/`: run queues and context switches (`core.rs`) and NUMA balancing
+//! (`numa.rs`, the NUMA half of `fair.c`).
+pub mod core;
 pub mod numa;

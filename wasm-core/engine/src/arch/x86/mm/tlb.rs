@@ -1,359 +1,274 @@
-//! `arch/x86/mm/tlb.c`: per-CPU TLBs, `flush_tlb_mm_range` and the shootdown IPIs.
+//! `arch/x86/mm/tlb.c`: `flush_tlb_mm_range`, the shootdown IPI handler and
+//! `switch_mm_irqs_off`.
 //!
 //! Follows Linux v5.12 (`flush_tlb_mm_range`, `flush_tlb_others` ->
-//! `native_flush_tlb_others`, `flush_tlb_func_remote`): a range above
-//! `tlb_single_page_flush_ceiling` pages becomes a full flush; the sender flushes
+//! `native_flush_tlb_others`, `flush_tlb_func_remote`, `switch_mm_irqs_off`): a range
+//! above `tlb_single_page_flush_ceiling` pages becomes a full flush; the sender flushes
 //! locally if it has the mm loaded, then IPIs every *other, non-lazy* CPU in
-//! `mm_cpumask(mm)` and waits for all of them. Left out: PCID/ASID switching, the
-//! per-CPU generation fast paths (a receiver always flushes what it is asked to), and
-//! `freed_tables` (which would also IPI lazy CPUs).
+//! `mm_cpumask(mm)` and waits for all of them. Left out for now (the NUMA-fidelity work
+//! adds them): `on_each_cpu_cond_mask` running the flush function on the sender too,
+//! the `tlb_gen` comparison in `flush_tlb_func_common` (a receiver always flushes what
+//! it is asked to), a lazy receiver switching to `init_mm`, and `freed_tables`.
 
+use crate::core::{Flow, Until};
 use crate::counters::Counter;
 use crate::engine::{say, Sim};
-use crate::state::{Ipi, Wait, FLUSH_ALL};
+use crate::machine::{CpuMask, Ipi, FLUSH_ALL};
+use crate::registry::Frame;
 use crate::topology::CpuId;
 use crate::trace::{Ev, EventKind};
 
-/// One cached translation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TlbEntry {
-    /// mm index.
-    pub mm: u16,
-    /// Virtual page.
-    pub vpn: u32,
-    /// Frame.
-    pub pfn: u32,
-    /// Writable.
-    pub write: bool,
-    /// Dirty bit already set (a store needs no walk).
-    pub dirty: bool,
-    /// LRU stamp.
-    stamp: u32,
-}
-
-/// A finite, fully associative TLB with LRU replacement.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tlb {
-    entries: Vec<TlbEntry>,
-    capacity: usize,
-    clock: u32,
-}
-
-impl Tlb {
-    /// An empty TLB of `capacity` entries.
-    pub fn new(capacity: u32) -> Self {
-        Tlb {
-            entries: Vec::with_capacity(capacity as usize),
-            capacity: capacity as usize,
-            clock: 0,
-        }
-    }
-
-    /// Looks a translation up, refreshing its LRU stamp.
-    pub fn lookup(&mut self, mm: u16, vpn: u32) -> Option<TlbEntry> {
-        self.clock = self.clock.wrapping_add(1);
-        let now = self.clock;
-        let e = self.entries.iter_mut().find(|e| e.mm == mm && e.vpn == vpn)?;
-        e.stamp = now;
-        Some(*e)
-    }
-
-    /// Caches a translation, evicting the least recently used entry when full.
-    pub fn insert(&mut self, mm: u16, vpn: u32, pfn: u32, write: bool, dirty: bool) {
-        self.clock = self.clock.wrapping_add(1);
-        let e = TlbEntry {
-            mm,
-            vpn,
-            pfn,
-            write,
-            dirty,
-            stamp: self.clock,
-        };
-        if let Some(old) = self.entries.iter_mut().find(|x| x.mm == mm && x.vpn == vpn) {
-            *old = e;
-        } else if self.entries.len() < self.capacity {
-            self.entries.push(e);
-        } else if let Some(victim) = self.entries.iter_mut().min_by_key(|x| x.stamp) {
-            *victim = e;
-        }
-    }
-
-    /// Drops every entry of `mm` in `[start, start + pages)`; `FLUSH_ALL` drops all of `mm`'s.
-    /// Returns how many entries went.
-    pub fn flush_range(&mut self, mm: u16, start: u32, pages: u32) -> usize {
-        let before = self.entries.len();
-        if pages == FLUSH_ALL {
-            self.entries.retain(|e| e.mm != mm);
-        } else {
-            let end = start.saturating_add(pages);
-            self.entries.retain(|e| e.mm != mm || e.vpn < start || e.vpn >= end);
-        }
-        before - self.entries.len()
-    }
-
-    /// Drops every entry of `mm`.
-    pub fn flush_mm(&mut self, mm: u16) -> usize {
-        self.flush_range(mm, 0, FLUSH_ALL)
-    }
-
-    /// The entries, in slot order.
-    pub fn entries(&self) -> &[TlbEntry] {
-        &self.entries
-    }
-
-    /// Capacity.
-    pub fn capacity(&self) -> usize {
-        self.capacity
-    }
-}
-
 /// Where a `flush_tlb_mm_range` call is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FlushPc {
+enum Pc {
     /// F1-F3: ceiling check, generation bump, local flush.
     Local,
     /// F4: send the IPIs.
     Send,
-    /// F5: all acknowledgements are in.
+    /// F5: every acknowledgement is in.
     Acked,
 }
 
-/// A `flush_tlb_mm_range` call in progress on a CPU (nested inside its flow).
+/// `flush_tlb_mm_range(mm, start, end)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FlushOp {
-    /// mm index.
-    pub mm: u16,
-    /// First vpn.
-    pub start: u32,
-    /// Pages asked for (`FLUSH_ALL` = everything).
-    pub pages: u32,
-    /// Progress.
-    pub pc: FlushPc,
-    /// Number of IPIs sent.
-    pub sent: u16,
+pub struct FlushTlbMmRange {
+    mm: u16,
+    start: u32,
+    pages: u32,
+    pc: Pc,
+    sent: u16,
 }
 
-impl Sim {
-    /// Starts `flush_tlb_mm_range(mm, start, start + pages)` on `cpu`; the flush's own
-    /// steps run before the caller's flow continues.
-    pub(crate) fn start_flush(&mut self, cpu: CpuId, mm: u16, start: u32, pages: u32) {
-        self.st.cpus[cpu as usize].flush = Some(FlushOp {
+impl FlushTlbMmRange {
+    /// A call flushing `pages` pages (or [`FLUSH_ALL`]) of `mm` from `start`.
+    pub fn frame(mm: u16, start: u32, pages: u32) -> Frame {
+        Frame::FlushTlbMmRange(FlushTlbMmRange {
             mm,
             start,
             pages,
-            pc: FlushPc::Local,
+            pc: Pc::Local,
             sent: 0,
-        });
+        })
     }
 
-    /// Other CPUs in `mm_cpumask(mm)` that would get an IPI (not lazy), and the lazy ones skipped.
-    pub(crate) fn flush_targets(&self, cpu: CpuId, mm: u16) -> (Vec<CpuId>, Vec<CpuId>) {
-        let mut targets = Vec::new();
-        let mut lazy = Vec::new();
-        for c in self.st.mms[mm as usize].cpumask.iter() {
-            if c == cpu {
-                continue;
-            }
-            if self.st.cpus[c as usize].lazy {
-                lazy.push(c);
-            } else {
-                targets.push(c);
-            }
-        }
-        (targets, lazy)
-    }
-
-    /// One step of a `flush_tlb_mm_range` in progress on `cpu`.
-    pub(crate) fn flush_tlb_mm_range_step(&mut self, cpu: CpuId) -> Ev {
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "flush_tlb_mm_range";
         let c = cpu as usize;
-        let Some(mut op) = self.st.cpus[c].flush else {
-            return Ev::default();
-        };
-        let pid = self.st.mms[op.mm as usize].pid;
-        match op.pc {
-            FlushPc::Local => {
-                let ceiling = self.cfg.knobs.tlb_single_page_flush_ceiling;
-                if op.pages != FLUSH_ALL && op.pages > ceiling {
-                    op.pages = FLUSH_ALL;
+        let pid = sim.st.mms[self.mm as usize].pid;
+        match self.pc {
+            Pc::Local => {
+                let ceiling = sim.cfg.knobs.tlb_single_page_flush_ceiling;
+                if self.pages != FLUSH_ALL && self.pages > ceiling {
+                    self.pages = FLUSH_ALL;
                 }
-                self.st.mms[op.mm as usize].tlb_gen += 1;
+                sim.st.mms[self.mm as usize].tlb_gen += 1;
                 let mut what = String::new();
-                if self.st.cpus[c].loaded_mm == Some(op.mm) {
-                    let dropped = self.st.cpus[c].tlb.flush_range(op.mm, op.start, op.pages);
-                    if op.pages == FLUSH_ALL {
-                        self.st.counters.inc(Counter::NrTlbLocalFlushAll);
-                        self.charge(cpu, self.cfg.costs.full_flush_ns);
-                        what = say!(self, "full local flush (CR3 reload), {dropped} entries dropped");
+                if sim.st.cpus[c].loaded_mm == Some(self.mm) {
+                    let dropped = sim.st.cpus[c].tlb.flush_range(self.mm, self.start, self.pages);
+                    if self.pages == FLUSH_ALL {
+                        sim.st.counters.inc(Counter::NrTlbLocalFlushAll);
+                        sim.charge(cpu, sim.cfg.costs.full_flush_ns);
+                        what = say!(sim, "full local flush (CR3 reload), {dropped} entries dropped");
                     } else {
-                        self.st.counters.add(Counter::NrTlbLocalFlushOne, u64::from(op.pages));
-                        self.charge(cpu, self.cfg.costs.invlpg_ns * u64::from(op.pages));
-                        what = say!(self, "INVLPG of {} page(s), {dropped} entries dropped", op.pages);
+                        sim.st.counters.add(Counter::NrTlbLocalFlushOne, u64::from(self.pages));
+                        sim.charge(cpu, sim.cfg.costs.invlpg_ns * u64::from(self.pages));
+                        what = say!(sim, "INVLPG of {} page(s), {dropped} entries dropped", self.pages);
                     }
-                    self.st.cpus[c].seen_gen = self.st.mms[op.mm as usize].tlb_gen;
+                    sim.st.cpus[c].seen_gen = sim.st.mms[self.mm as usize].tlb_gen;
                 }
-                let (targets, lazy) = self.flush_targets(cpu, op.mm);
-                let range = if op.pages == FLUSH_ALL {
-                    say!(self, "everything (range above the {ceiling}-page ceiling or a full flush)")
+                let (targets, lazy) = flush_targets(sim, cpu, self.mm);
+                let range = if self.pages == FLUSH_ALL {
+                    say!(sim, "everything (range above the {ceiling}-page ceiling or a full flush)")
                 } else {
-                    say!(self, "{} page(s) at {:#x}", op.pages, op.start)
+                    say!(sim, "{} page(s) at {:#x}", self.pages, self.start)
                 };
                 let lazy_note = if lazy.is_empty() {
                     String::new()
                 } else {
-                    say!(self, "; lazy CPU(s) {lazy:?} are skipped")
+                    say!(sim, "; lazy CPU(s) {:?} are skipped", lazy.iter().collect::<Vec<_>>())
                 };
                 if targets.is_empty() {
-                    self.st.cpus[c].flush = None;
-                    let mut ev = Ev::new(EventKind::FlushLocal, "flush_tlb_mm_range", "F3").say(say!(
-                        self,
+                    let ev = Ev::new(EventKind::FlushLocal, F, "F3").cpus(lazy).say(say!(
+                        sim,
                         "CPU {cpu} flushes {range} for mm {pid}: {what}; no other non-lazy CPU in mm_cpumask, so no IPI{lazy_note}"
                     ));
-                    if self.recording {
-                        ev.cpus = lazy;
-                    }
-                    return ev;
+                    return (ev, Flow::Return(crate::core::Ret::Unit));
                 }
-                op.pc = FlushPc::Send;
-                self.st.cpus[c].flush = Some(op);
-                Ev::new(EventKind::FlushLocal, "flush_tlb_mm_range", "F3").say(say!(
-                    self,
+                self.pc = Pc::Send;
+                let ev = Ev::new(EventKind::FlushLocal, F, "F3").say(say!(
+                    sim,
                     "CPU {cpu} flushes {range} for mm {pid}: {}; other CPUs in mm_cpumask may cache it too{lazy_note}",
                     if what.is_empty() {
                         "mm not loaded here, nothing local".to_string()
                     } else {
                         what
                     }
-                ))
+                ));
+                (ev, Flow::Continue)
             }
-            FlushPc::Send => {
-                let (targets, _) = self.flush_targets(cpu, op.mm);
+            Pc::Send => {
+                let (targets, _) = flush_targets(sim, cpu, self.mm);
                 if targets.is_empty() {
                     // The other CPUs went lazy (or left the mask) since the local flush.
-                    self.st.cpus[c].flush = None;
-                    return Ev::new(EventKind::FlushLocal, "flush_tlb_mm_range", "F4").say(say!(
-                        self,
+                    let ev = Ev::new(EventKind::FlushLocal, F, "F4").say(say!(
+                        sim,
                         "No other CPU of mm {pid} is running non-lazily any more: no IPI is needed"
                     ));
+                    return (ev, Flow::Return(crate::core::Ret::Unit));
                 }
-                self.st.counters.inc(Counter::NrTlbRemoteFlush);
-                self.charge(cpu, self.cfg.costs.ipi_send_ns);
-                let arrive = self.st.cpus[c].clock + self.cfg.costs.ipi_latency_ns;
-                for &t in &targets {
-                    self.st.cpus[t as usize].inbox.push_back(Ipi {
+                sim.st.counters.inc(Counter::NrTlbRemoteFlush);
+                sim.charge(cpu, sim.cfg.costs.ipi_send_ns);
+                let arrive = sim.clock(cpu) + sim.cfg.costs.ipi_latency_ns;
+                let cause = sim.st.step;
+                for t in targets.iter() {
+                    sim.st.cpus[t as usize].inbox.push_back(Ipi {
                         from: cpu,
-                        mm: op.mm,
-                        start: op.start,
-                        pages: op.pages,
+                        mm: self.mm,
+                        start: self.start,
+                        pages: self.pages,
                         arrive,
+                        cause,
                     });
+                    sim.touch(t);
                 }
-                op.sent = targets.len() as u16;
-                op.pc = FlushPc::Acked;
-                self.st.cpus[c].flush = Some(op);
-                self.st.cpus[c].wait = Wait::Acks {
-                    pending: op.sent,
-                    last: arrive,
-                };
-                let mut ev = Ev::new(EventKind::IpiSend, "flush_tlb_mm_range", "F4").say(say!(
-                    self,
-                    "CPU {cpu} sends a TLB-shootdown IPI to CPU(s) {targets:?} and waits for them"
+                self.sent = targets.weight() as u16;
+                self.pc = Pc::Acked;
+                sim.st.cpus[c].acks_pending = self.sent;
+                sim.st.cpus[c].acks_last = arrive;
+                let ev = Ev::new(EventKind::IpiSend, F, "F4").cpus(targets).say(say!(
+                    sim,
+                    "CPU {cpu} sends a TLB-shootdown IPI to CPU(s) {:?} and waits for them",
+                    targets.iter().collect::<Vec<_>>()
                 ));
-                if self.recording {
-                    ev.cpus = targets;
-                }
-                ev
+                (ev, Flow::Block(Until::Acks))
             }
-            FlushPc::Acked => {
-                self.st.cpus[c].flush = None;
-                Ev::new(EventKind::IpiAcked, "flush_tlb_mm_range", "F5").say(say!(
-                    self,
+            Pc::Acked => {
+                let ev = Ev::new(EventKind::IpiAcked, F, "F5").say(say!(
+                    sim,
                     "All {} CPU(s) have flushed; CPU {cpu} returns from flush_tlb_mm_range",
-                    op.sent
-                ))
+                    self.sent
+                ));
+                (ev, Flow::Return(crate::core::Ret::Unit))
             }
         }
     }
+}
 
-    /// `flush_tlb_func_remote`: `cpu` handles the oldest IPI in its inbox.
-    pub(crate) fn flush_tlb_func_remote(&mut self, cpu: CpuId) -> Ev {
-        let c = cpu as usize;
-        let Some(ipi) = self.st.cpus[c].inbox.pop_front() else {
-            return Ev::default();
-        };
-        self.st.counters.inc(Counter::IrqTlbCount);
-        self.charge(cpu, self.cfg.costs.ipi_handler_ns);
-        // Cycles stolen from user code: the interrupted computation ends later.
-        if let Wait::Compute(until) = self.st.cpus[c].wait {
-            self.st.cpus[c].wait = Wait::Compute(until + self.cfg.costs.ipi_handler_ns);
+/// Other CPUs in `mm_cpumask(mm)` that get an IPI (not lazy), and the lazy ones skipped.
+fn flush_targets(sim: &Sim, cpu: CpuId, mm: u16) -> (CpuMask, CpuMask) {
+    let mut targets = CpuMask::EMPTY;
+    let mut lazy = CpuMask::EMPTY;
+    for c in sim.st.mms[mm as usize].cpumask.iter() {
+        if c == cpu {
+            continue;
         }
-        let pid = self.st.mms[ipi.mm as usize].pid;
-        let text;
-        if self.st.cpus[c].loaded_mm == Some(ipi.mm) {
-            self.st.counters.inc(Counter::NrTlbRemoteFlushReceived);
-            let dropped = self.st.cpus[c].tlb.flush_range(ipi.mm, ipi.start, ipi.pages);
-            self.st.cpus[c].seen_gen = self.st.mms[ipi.mm as usize].tlb_gen;
-            text = say!(
-                self,
+        if sim.st.cpus[c as usize].lazy {
+            lazy.set(c);
+        } else {
+            targets.set(c);
+        }
+    }
+    (targets, lazy)
+}
+
+/// `flush_tlb_func_remote`: the shootdown IPI's handler, run on the receiving CPU on top
+/// of whatever it was doing.
+#[derive(Clone, Copy, Debug)]
+pub struct FlushTlbFunc {
+    ipi: Ipi,
+}
+
+impl FlushTlbFunc {
+    /// The handler frame for `ipi`.
+    pub fn frame(ipi: Ipi) -> Frame {
+        Frame::FlushTlbFunc(FlushTlbFunc { ipi })
+    }
+
+    /// The handler: one line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        let c = cpu as usize;
+        let ipi = self.ipi;
+        sim.st.cpus[c].inbox.pop_front();
+        sim.st.counters.inc(Counter::IrqTlbCount);
+        sim.charge(cpu, sim.cfg.costs.ipi_handler_ns);
+        // Cycles stolen from user code: the interrupted computation ends later.
+        if let crate::machine::Wait::Busy(until) = sim.st.cpus[c].wait {
+            sim.st.cpus[c].wait = crate::machine::Wait::Busy(until + sim.cfg.costs.ipi_handler_ns);
+        }
+        let pid = sim.st.mms[ipi.mm as usize].pid;
+        let text = if sim.st.cpus[c].loaded_mm == Some(ipi.mm) {
+            sim.st.counters.inc(Counter::NrTlbRemoteFlushReceived);
+            let dropped = sim.st.cpus[c].tlb.flush_range(ipi.mm, ipi.start, ipi.pages);
+            sim.st.cpus[c].seen_gen = sim.st.mms[ipi.mm as usize].tlb_gen;
+            say!(
+                sim,
                 "CPU {cpu} takes the shootdown IPI from CPU {} and flushes mm {pid}'s {}: {dropped} TLB entr{} dropped (the kernel cannot know beforehand whether any were cached)",
                 ipi.from,
                 if ipi.pages == FLUSH_ALL { "whole TLB".to_string() } else { format!("{} page(s) at {:#x}", ipi.pages, ipi.start) },
                 if dropped == 1 { "y" } else { "ies" }
-            );
+            )
         } else {
-            text = say!(
-                self,
+            say!(
+                sim,
                 "CPU {cpu} takes the shootdown IPI from CPU {}, but mm {pid} is no longer loaded here: nothing to flush",
                 ipi.from
-            );
-        }
+            )
+        };
         // Acknowledge: the sender stops waiting once the last ack is in.
-        let now = self.st.cpus[c].clock;
-        let sender = &mut self.st.cpus[ipi.from as usize];
-        if let Wait::Acks { pending, last } = sender.wait {
-            let last = last.max(now);
-            if pending <= 1 {
-                sender.wait = Wait::None;
-                sender.clock = sender.clock.max(last);
-            } else {
-                sender.wait = Wait::Acks {
-                    pending: pending - 1,
-                    last,
-                };
-            }
+        let now = sim.clock(cpu);
+        let sender = &mut sim.st.cpus[ipi.from as usize];
+        sender.acks_last = sender.acks_last.max(now);
+        sender.acks_pending = sender.acks_pending.saturating_sub(1);
+        if sender.acks_pending == 0 && sender.wait == crate::machine::Wait::Acks {
+            sender.wait = crate::machine::Wait::None;
+            sender.clock = sender.clock.max(sender.acks_last);
+            sim.touch(ipi.from);
         }
-        let mut ev = Ev::new(EventKind::IpiRecv, "flush_tlb_func_remote", "R3").say(text);
-        if self.recording {
-            ev.cpus = vec![ipi.from];
-        }
-        ev
+        let mut from = CpuMask::EMPTY;
+        from.set(ipi.from);
+        let ev = Ev::new(EventKind::IpiRecv, "flush_tlb_func_remote", "R3").cpus(from).say(text);
+        (ev, Flow::Return(crate::core::Ret::Unit))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_full_tlb_evicts_the_least_recently_used_entry() {
-        let mut t = Tlb::new(2);
-        t.insert(0, 1, 10, true, false);
-        t.insert(0, 2, 20, true, false);
-        assert!(t.lookup(0, 1).is_some());
-        t.insert(0, 3, 30, true, false);
-        assert!(t.lookup(0, 2).is_none(), "entry 2 was least recently used");
-        assert!(t.lookup(0, 1).is_some());
-        assert!(t.lookup(0, 3).is_some());
+/// `switch_mm_irqs_off(prev, next)` for a switch to a user thread of `next_mm`: back to
+/// the lazily kept mm (catch up on flushes missed while lazy), or to another mm (leave
+/// the old mm's `mm_cpumask`, join the new one's, and drop the new mm's possibly stale
+/// entries as a fresh ASID would).
+pub(crate) fn switch_mm_irqs_off(sim: &mut Sim, cpu: CpuId, next_mm: u16) -> Ev {
+    const F: &str = "switch_mm_irqs_off";
+    let c = cpu as usize;
+    let gen = sim.st.mms[next_mm as usize].tlb_gen;
+    let pid = sim.st.mms[next_mm as usize].pid;
+    if sim.st.cpus[c].loaded_mm == Some(next_mm) {
+        let was_lazy = std::mem::replace(&mut sim.st.cpus[c].lazy, false);
+        if sim.st.cpus[c].seen_gen < gen {
+            sim.st.cpus[c].tlb.flush_mm(next_mm);
+            sim.st.cpus[c].seen_gen = gen;
+            sim.charge(cpu, sim.cfg.costs.full_flush_ns);
+            return Ev::new(EventKind::Wake, F, "W2").say(say!(
+                sim,
+                "flushes happened while CPU {cpu} was lazy, so it flushes mm {pid}'s TLB entries now (no IPI was needed)"
+            ));
+        }
+        return Ev::new(EventKind::Wake, F, "W2").say(say!(
+            sim,
+            "CPU {cpu} {} mm {pid}; its TLB is up to date",
+            if was_lazy { "leaves lazy mode on" } else { "stays on" }
+        ));
     }
-
-    #[test]
-    fn a_range_flush_keeps_other_mms_and_pages() {
-        let mut t = Tlb::new(8);
-        t.insert(0, 1, 10, true, false);
-        t.insert(0, 2, 20, true, false);
-        t.insert(1, 1, 30, true, false);
-        assert_eq!(t.flush_range(0, 1, 1), 1);
-        assert!(t.lookup(0, 2).is_some());
-        assert!(t.lookup(1, 1).is_some());
-        assert_eq!(t.flush_mm(0), 1);
+    if let Some(old) = sim.st.cpus[c].loaded_mm {
+        sim.st.mms[old as usize].cpumask.clear(cpu);
     }
+    sim.st.mms[next_mm as usize].cpumask.set(cpu);
+    sim.st.cpus[c].tlb.flush_mm(next_mm);
+    sim.st.cpus[c].loaded_mm = Some(next_mm);
+    sim.st.cpus[c].lazy = false;
+    sim.st.cpus[c].seen_gen = gen;
+    sim.charge(cpu, sim.cfg.costs.full_flush_ns);
+    Ev::new(EventKind::Switch, F, "W3").say(say!(
+        sim,
+        "CPU {cpu} loads mm {pid}: it leaves the old mm's mm_cpumask and joins mm {pid}'s"
+    ))
 }

@@ -1,0 +1,10 @@
+//! The engine core, which knows no kernel function: the frame protocol, locks with
+//! accounting, and the ready queue that orders CPUs by simulated time.
+
+pub mod frame;
+pub mod lock;
+pub mod readyq;
+
+pub use frame::{Flow, Ret, Stack, Until};
+pub use lock::{LockClass, LockId, LockStats, Locks};
+pub use readyq::ReadyQueue;

@@ -1,0 +1,292 @@
+//! The user/kernel boundary of a user thread: its workload operations run in user mode
+//! (loads and stores through the TLB and the MMU's page walk, computation, sleeps), a
+//! translation the MMU cannot use raises a page fault, and on every return to user space
+//! pending `task_work` runs (`exit_to_user_mode_loop`, Linux v5.12
+//! `kernel/entry/common.c`), which is where the NUMA scan queued by `task_tick_numa`
+//! happens, and where an expired slice gives the CPU up.
+//!
+//! This frame is the bottom of every user thread's stack; its locals are the thread's
+//! position in its operation list.
+
+use crate::core::{Flow, Ret, Until};
+use crate::counters::Counter;
+use crate::engine::{say, Sim};
+use crate::kernel::sched::numa::TaskNumaWork;
+use crate::machine::pg;
+use crate::mm::memory::HandleMmFault;
+use crate::registry::Frame;
+use crate::scenario::Op;
+use crate::topology::CpuId;
+use crate::trace::{Ev, EventKind};
+use rand::Rng;
+
+/// Where the thread is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Pc {
+    /// Back in user space: run task_work, then start or continue the current operation.
+    #[default]
+    Fetch,
+    /// Retry the access at `vpn` (after a fault): TLB lookup.
+    Lookup,
+    /// The TLB missed: the MMU walks the page table.
+    Walk,
+    /// A computation is over.
+    ComputeDone,
+}
+
+/// A user thread in user mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UserMode {
+    pc: Pc,
+    /// Index of the current operation.
+    op: u16,
+    /// Progress inside it.
+    done: u64,
+    /// Whether the current operation has started (scan, sleep and compute start once).
+    started: bool,
+    /// The access in progress.
+    vpn: u32,
+    write: bool,
+}
+
+impl UserMode {
+    /// The index of the operation the thread is at.
+    pub fn op_index(&self) -> u16 {
+        self.op
+    }
+
+    /// The operation list of `task`.
+    fn ops(sim: &Sim, task: u16) -> &[Op] {
+        let ops = sim.st.tasks[task as usize].ops as usize;
+        sim.cfg.ops.get(ops).map_or(&[], |v| v.as_slice())
+    }
+
+    /// Moves `task` past one completed unit of its current operation.
+    fn advance(&mut self, sim: &mut Sim, task: u16) {
+        let Some(op) = Self::ops(sim, task).get(self.op as usize) else {
+            return;
+        };
+        let mm = sim.st.tasks[task as usize].mm().unwrap_or(0);
+        self.done += 1;
+        let len = match *op {
+            Op::Access { repeat, .. } => u64::from(repeat),
+            Op::Touch { vma, .. } => u64::from(sim.st.mms[mm as usize].vmas[vma as usize].pages),
+            Op::Random { count, .. } => count,
+            Op::Scan { .. } | Op::Sleep { .. } | Op::Compute { .. } => 1,
+        };
+        if self.done >= len {
+            self.op += 1;
+            self.done = 0;
+            self.started = false;
+            sim.st.tasks[task as usize].op_seq += 1;
+        }
+    }
+
+    /// The thread was woken from a sleep, or a scan or fault it called returned.
+    pub fn resume(&mut self, sim: &mut Sim, task: u16, r: Ret) {
+        match (r, self.pc) {
+            (Ret::Woken, _) => {
+                self.advance(sim, task);
+                self.pc = Pc::Fetch;
+            }
+            (_, Pc::Fetch) if self.started => {
+                // An explicit `scan` operation's task_numa_work returned.
+                self.advance(sim, task);
+            }
+            _ => {}
+        }
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        match self.pc {
+            Pc::Fetch => self.fetch(sim, cpu),
+            Pc::Lookup => self.lookup(sim, cpu),
+            Pc::Walk => self.walk(sim, cpu),
+            Pc::ComputeDone => {
+                self.advance(sim, sim.st.cpus[cpu as usize].curr);
+                self.pc = Pc::Fetch;
+                let ev =
+                    Ev::new(EventKind::ComputeDone, "user code", "E5").say(say!(sim, "Thread {} finishes computing", sim.task_name(cpu)));
+                (ev, Flow::Continue)
+            }
+        }
+    }
+
+    fn fetch(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        let c = cpu as usize;
+        let mm = sim.cpu_mm(cpu);
+        // task_work: the automatic NUMA scan (task_tick_numa queued it when the scan
+        // period passed; the thread that wins numa_next_scan runs it).
+        if let Some(period) = sim.cfg.knobs.scan_period_ns {
+            if sim.cfg.knobs.numa_balancing && sim.clock(cpu) >= sim.st.mms[mm as usize].numa_next_scan {
+                sim.st.mms[mm as usize].numa_next_scan = sim.clock(cpu) + period;
+                let ev = Ev::new(EventKind::TaskWork, "exit_to_user_mode", "E1").say(say!(
+                    sim,
+                    "Back to user space on CPU {cpu}: the scan period of mm {} has passed, so task_work runs task_numa_work first",
+                    sim.st.mms[mm as usize].pid
+                ));
+                return (ev, Flow::Call(TaskNumaWork::auto()));
+            }
+        }
+        // need_resched: the slice is over and another task waits for this CPU.
+        if sim.clock(cpu) >= sim.st.cpus[c].slice_end && !sim.st.cpus[c].rq.is_empty() {
+            let ev = Ev::new(EventKind::Switch, "exit_to_user_mode", "E2").say(say!(
+                sim,
+                "Thread {}'s slice is over and another task is runnable on CPU {cpu}: schedule()",
+                sim.task_name(cpu)
+            ));
+            return (ev, Flow::Block(Until::Resched));
+        }
+        let Some(op) = Self::ops(sim, sim.st.cpus[c].curr).get(self.op as usize).cloned() else {
+            let ev = Ev::new(EventKind::Exit, "do_exit", "X1").say(say!(
+                sim,
+                "Thread {} has finished its work and exits; CPU {cpu} goes idle and keeps the mm loaded lazily (still in mm_cpumask, but no more flush IPIs)",
+                sim.task_name(cpu)
+            ));
+            return (ev, Flow::Block(Until::Exit));
+        };
+        let vma_start = |sim: &Sim, v: u16| sim.st.mms[mm as usize].vmas[v as usize].start;
+        let (vpn, write) = match op {
+            Op::Scan { vma } => {
+                self.started = true;
+                let ev = Ev::new(EventKind::Call, "user code", "E3").say(say!(
+                    sim,
+                    "Thread {} runs the NUMA scanner now (an explicit scan operation)",
+                    sim.task_name(cpu)
+                ));
+                return (ev, Flow::Call(TaskNumaWork::explicit(vma)));
+            }
+            Op::Sleep { ns } => {
+                self.started = true;
+                let until = sim.clock(cpu) + ns;
+                let ev = Ev::new(EventKind::Sleep, "switch_mm_irqs_off", "W1").say(say!(
+                    sim,
+                    "Thread {} sleeps for {ns} ns: CPU {cpu} runs the idle task in lazy TLB mode (mm still loaded, still in mm_cpumask, skipped by flush IPIs)",
+                    sim.task_name(cpu)
+                ));
+                return (ev, Flow::Block(Until::Sleep(until)));
+            }
+            Op::Compute { ns } => {
+                self.started = true;
+                self.pc = Pc::ComputeDone;
+                let until = sim.clock(cpu) + ns;
+                let ev = Ev::new(EventKind::OpStart, "user code", "E4").say(say!(
+                    sim,
+                    "Thread {} runs user code for {ns} ns without touching modelled memory; CPU {cpu} stays in mm_cpumask and is not lazy, so it gets every flush IPI for this mm",
+                    sim.task_name(cpu)
+                ));
+                return (ev, Flow::Block(Until::Busy(until)));
+            }
+            Op::Access { vma, page, write, .. } => (vma_start(sim, vma) + page, write),
+            Op::Touch { vma, write } => (vma_start(sim, vma) + self.done as u32, write),
+            Op::Random { vma, write_percent, .. } => {
+                let len = sim.st.mms[mm as usize].vmas[vma as usize].pages;
+                let page = sim.st.rng.random_range(0..len);
+                let write = sim.st.rng.random_range(0..100u8) < write_percent;
+                (vma_start(sim, vma) + page, write)
+            }
+        };
+        self.vpn = vpn;
+        self.write = write;
+        self.lookup(sim, cpu)
+    }
+
+    /// A load or store: the TLB first.
+    fn lookup(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        let c = cpu as usize;
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        let what = if self.write { "store to" } else { "load from" };
+        if let Some(e) = sim.st.cpus[c].tlb.lookup(mm, self.vpn) {
+            // A store through an entry that is read-only or not yet dirty makes the MMU walk.
+            if !self.write || (e.write && e.dirty) {
+                let nid = sim.page_nid(e.pfn);
+                let ns = sim.dram_ns(cpu, nid);
+                sim.charge(cpu, ns);
+                let ev = Ev::new(EventKind::Access, "user code", "E6")
+                    .pte(pid, self.vpn)
+                    .pfn(e.pfn)
+                    .say(say!(
+                        sim,
+                        "Thread {} {what} page {:#x}: TLB hit, pfn {} on node {nid} ({ns} ns)",
+                        sim.task_name(cpu),
+                        self.vpn,
+                        e.pfn
+                    ));
+                self.complete(sim, cpu);
+                return (ev, Flow::Continue);
+            }
+        }
+        sim.st.counters.inc(Counter::TlbMisses);
+        sim.charge(cpu, 1);
+        self.pc = Pc::Walk;
+        let ev = Ev::new(EventKind::TlbMiss, "user code", "E6").pte(pid, self.vpn).say(say!(
+            sim,
+            "Thread {} {what} page {:#x}: TLB miss, the MMU walks the page table",
+            sim.task_name(cpu),
+            self.vpn
+        ));
+        (ev, Flow::Continue)
+    }
+
+    /// The hardware page walk after a TLB miss.
+    fn walk(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        let c = cpu as usize;
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        sim.charge(cpu, sim.cfg.costs.page_walk_ns);
+        let pte = sim.st.mms[mm as usize].pte(self.vpn);
+        if pte.hw_present() && (pte.write() || !self.write) {
+            let young = pte.mk_young(self.write);
+            sim.st.mms[mm as usize].set_pte(self.vpn, young);
+            let pfn = pte.pfn();
+            if self.write {
+                let page = sim.st.frames.get(pfn);
+                if page.has(pg::FILE) && !page.has(pg::DIRTY) {
+                    // A store to a shared file page dirties it (fault_dirty_shared_page).
+                    sim.st.frames.get_mut(pfn).flags |= pg::DIRTY;
+                }
+            }
+            sim.st.cpus[c].tlb.insert(mm, self.vpn, pfn, young.write(), young.dirty());
+            let nid = sim.page_nid(pfn);
+            let ns = sim.dram_ns(cpu, nid);
+            sim.charge(cpu, ns);
+            let ev = Ev::new(EventKind::PageWalk, "mmu_walk", "MW1")
+                .pte(pid, self.vpn)
+                .pfn(pfn)
+                .say(say!(
+                    sim,
+                    "Walk: PTE of {:#x} is present (pfn {pfn}, node {nid}); the MMU sets A{} and caches it in CPU {cpu}'s TLB",
+                    self.vpn,
+                    if self.write { "+D" } else { "" }
+                ));
+            self.complete(sim, cpu);
+            return (ev, Flow::Continue);
+        }
+        sim.charge(cpu, sim.cfg.costs.fault_entry_ns);
+        let why = if pte.protnone() {
+            "PROT_NONE (a NUMA hint PTE: the MMU treats it as not present)"
+        } else if pte.is_migration() {
+            "a migration entry"
+        } else if pte.is_none() {
+            "empty"
+        } else {
+            "read-only"
+        };
+        self.pc = Pc::Lookup;
+        let ev = Ev::new(EventKind::FaultEntry, "mmu_walk", "MW2").pte(pid, self.vpn).say(say!(
+            sim,
+            "Walk: PTE of {:#x} is {why}: page fault on CPU {cpu}",
+            self.vpn
+        ));
+        (ev, Flow::Call(HandleMmFault::frame(self.vpn, self.write)))
+    }
+
+    /// One access is done: count it and move on.
+    fn complete(&mut self, sim: &mut Sim, cpu: CpuId) {
+        sim.st.counters.inc(Counter::Accesses);
+        self.advance(sim, sim.st.cpus[cpu as usize].curr);
+        self.pc = Pc::Fetch;
+    }
+}

@@ -1,0 +1,344 @@
+//! Our own pseudo-code of every kernel function the engine steps through, one listing
+//! per (function, variant). Each follows the named kernel function at the named version,
+//! simplified; the line ids are what events point to, and a test checks that every
+//! (function, line) an event carries exists in the listing its run's toggles select.
+
+use crate::patches::{CodeLine, Listing};
+
+macro_rules! lines {
+    ($( $id:literal => $text:literal ),* $(,)?) => {
+        &[ $( CodeLine { id: $id, text: $text } ),* ]
+    };
+}
+
+/// `do_numa_page` up to v5.12: the PTE is made present before migrating.
+pub const DO_NUMA_PAGE_V5_12: Listing = Listing {
+    function: "do_numa_page",
+    follows: "Linux v5.12 mm/memory.c (before b99a342d4f11)",
+    lines: lines![
+        "O1" => "take the PTE lock; if the PTE is no longer orig_pte: unlock, return",
+        "O2" => "pte = orig_pte made accessible again (present, young, writable if it was)",
+        "O3" => "write pte to the page table  -- every CPU of this mm may now cache it",
+        "O4" => "page = vm_normal_page(pte); if none or a THP: unlock, return",
+        "O5" => "flags: NO_GROUP if !pte_write(pte), SHARED if mapped by several",
+        "O6" => "page_nid = page_to_nid(page); last_cpupid = page_cpupid_last(page)",
+        "O7" => "target_nid = numa_migrate_prep(page, vma, addr, page_nid, &flags)",
+        "O8" => "release the PTE lock",
+        "O9" => "if target_nid == NUMA_NO_NODE: put_page(page), goto out",
+        "O10" => "migrated = migrate_misplaced_page(page, vma, target_nid)",
+        "O11" => "if migrated: page_nid = target_nid, flags |= MIGRATED  else flags |= MIGRATE_FAIL",
+        "O12" => "out: if page_nid is valid: task_numa_fault(last_cpupid, page_nid, 1, flags)",
+        "O13" => "return 0",
+    ],
+};
+
+/// `do_numa_page` from v5.13 (b99a342d4f11): the PTE stays PROT_NONE until migration is decided.
+pub const DO_NUMA_PAGE_V5_13: Listing = Listing {
+    function: "do_numa_page",
+    follows: "Linux v5.13 mm/memory.c (b99a342d4f11)",
+    lines: lines![
+        "N1" => "take the PTE lock; if the PTE is no longer orig_pte: unlock, return",
+        "N2" => "pte = pte_modify(orig_pte, vma->vm_page_prot)   -- computed only, PTE stays PROT_NONE",
+        "N3" => "page = vm_normal_page(pte); if none or a THP: goto out_map",
+        "N4" => "flags: NO_GROUP if !was_writable, SHARED if mapped by several",
+        "N5" => "page_nid = page_to_nid(page); last_cpupid = page_cpupid_last(page)",
+        "N6" => "target_nid = numa_migrate_prep(page, vma, addr, page_nid, &flags)",
+        "N7" => "if target_nid == NUMA_NO_NODE: put_page(page), goto out_map",
+        "N8" => "release the PTE lock",
+        "N9" => "if migrate_misplaced_page(page, vma, target_nid): task_numa_fault(last_cpupid, target_nid, 1, flags|MIGRATED), return",
+        "N10" => "flags |= MIGRATE_FAIL; retake the PTE lock; if the PTE changed: unlock, return",
+        "N11" => "out_map: write orig_pte made accessible (present, young, writable if it was)",
+        "N12" => "release the PTE lock",
+        "N13" => "task_numa_fault(last_cpupid, page_nid, 1, flags)",
+        "N14" => "return 0",
+    ],
+};
+
+/// `change_pte_range` (prot_numa path) before 09a913a7.
+pub const CHANGE_PTE_RANGE_V4_16: Listing = Listing {
+    function: "change_pte_range",
+    follows: "Linux v4.16 mm/mprotect.c (before 09a913a7)",
+    lines: lines![
+        "C1" => "lock the PTE table; flush_tlb_batched_pending(mm)",
+        "C2" => "for each PTE in [addr, end):",
+        "C3" => "  skip if not present, already PROT_NONE, no normal page, or shared COW",
+        "C4" => "  skip if single-threaded and the page is already on this node",
+        "C6" => "  ptent = ptep_modify_prot_start(); pte_modify(ptent, PAGE_NONE) keeping the write bit; commit",
+        "C7" => "  pages++",
+        "C8" => "unlock; return pages",
+    ],
+};
+
+/// `change_pte_range` (prot_numa path) from v4.17 (09a913a7).
+pub const CHANGE_PTE_RANGE_V4_17: Listing = Listing {
+    function: "change_pte_range",
+    follows: "Linux v4.17 mm/mprotect.c (09a913a7)",
+    lines: lines![
+        "C1" => "lock the PTE table; flush_tlb_batched_pending(mm)",
+        "C2" => "for each PTE in [addr, end):",
+        "C3" => "  skip if not present, already PROT_NONE, no normal page, or shared COW",
+        "C4" => "  skip if single-threaded and the page is already on this node",
+        "C5" => "  skip if the page is file-backed and dirty   -- migration may fail on it",
+        "C6" => "  ptent = ptep_modify_prot_start(); pte_modify(ptent, PAGE_NONE) keeping the write bit; commit",
+        "C7" => "  pages++",
+        "C8" => "unlock; return pages",
+    ],
+};
+
+/// `migrate_misplaced_page` before 09a913a7.
+pub const MIGRATE_MISPLACED_PAGE_V4_16: Listing = Listing {
+    function: "migrate_misplaced_page",
+    follows: "Linux v4.16 mm/migrate.c (before 09a913a7)",
+    lines: lines![
+        "M1" => "if the page is a shared executable file page: goto out",
+        "M3" => "isolated = numamigrate_isolate_page(pgdat, page)   -- watermark + isolate_lru_page",
+        "M4" => "if !isolated: goto out",
+        "M5" => "nr_remaining = migrate_pages(list, alloc_misplaced_dst_page, node, MIGRATE_ASYNC)",
+        "M6" => "if nr_remaining: putback, isolated = 0  else count NUMA_PAGE_MIGRATE",
+        "M7" => "return isolated",
+        "M8" => "out: put_page(page); return 0",
+    ],
+};
+
+/// `migrate_misplaced_page` from v4.17 (09a913a7), unchanged in v5.12/v5.13.
+pub const MIGRATE_MISPLACED_PAGE_V4_17: Listing = Listing {
+    function: "migrate_misplaced_page",
+    follows: "Linux v4.17-v5.13 mm/migrate.c",
+    lines: lines![
+        "M1" => "if the page is a shared executable file page: goto out",
+        "M2" => "if the page is file-backed and dirty: goto out   -- async migration may not move it",
+        "M3" => "isolated = numamigrate_isolate_page(pgdat, page)   -- watermark + isolate_lru_page",
+        "M4" => "if !isolated: goto out",
+        "M5" => "nr_remaining = migrate_pages(list, alloc_misplaced_dst_page, node, MIGRATE_ASYNC)",
+        "M6" => "if nr_remaining: putback, isolated = 0  else count NUMA_PAGE_MIGRATE",
+        "M7" => "return isolated",
+        "M8" => "out: put_page(page); return 0",
+    ],
+};
+
+/// Workload operations in user mode (loads, stores, computation).
+pub const USER_CODE: Listing = Listing {
+    function: "user code",
+    follows: "the scenario's operations for this thread",
+    lines: lines![
+        "E3" => "scan operation: run the NUMA scanner now (task_numa_work)",
+        "E4" => "compute operation: run user code for a while, touching no modelled memory",
+        "E5" => "the computation is over: next operation",
+        "E6" => "load or store: look the address up in this CPU's TLB; a miss makes the MMU walk",
+    ],
+};
+
+/// What the MMU does on a TLB miss (hardware, not kernel code).
+pub const MMU_WALK: Listing = Listing {
+    function: "mmu_walk",
+    follows: "x86-64 hardware page walk (Intel SDM vol. 3, 4.5), simplified to the PTE level",
+    lines: lines![
+        "MW1" => "PTE present and allowing the access: set Accessed (and Dirty on a store), cache it in the TLB",
+        "MW2" => "otherwise (empty, PROT_NONE, a migration entry, read-only on a store): raise a page fault",
+    ],
+};
+
+/// The way back to user space.
+pub const EXIT_TO_USER_MODE: Listing = Listing {
+    function: "exit_to_user_mode",
+    follows: "Linux v5.12 kernel/entry/common.c exit_to_user_mode_loop",
+    lines: lines![
+        "E1" => "TIF_NOTIFY_RESUME: task_work_run()   -- e.g. task_numa_work queued by task_tick_numa",
+        "E2" => "TIF_NEED_RESCHED: schedule()   -- the slice is over and another task is runnable",
+    ],
+};
+
+/// A thread's exit.
+pub const DO_EXIT: Listing = Listing {
+    function: "do_exit",
+    follows: "Linux v5.12 kernel/exit.c",
+    lines: lines![
+        "X1" => "exit_mm(): mmput; the CPU keeps the mm loaded lazily; do_task_dead() -> __schedule()",
+    ],
+};
+
+/// The scheduler's switch.
+pub const SCHEDULE: Listing = Listing {
+    function: "__schedule",
+    follows: "Linux v5.12 kernel/sched/core.c",
+    lines: lines![
+        "K1" => "prev leaves the CPU: dequeued if it sleeps or exits, else back on the run queue",
+        "K2" => "next = pick_next_task(rq)   -- the first runnable task, else the idle task",
+        "K3" => "context_switch: next has no mm (kernel thread, idle) -> enter_lazy_tlb; else switch_mm_irqs_off",
+    ],
+};
+
+/// x86's mm switch, including lazy TLB.
+pub const SWITCH_MM_IRQS_OFF: Listing = Listing {
+    function: "switch_mm_irqs_off",
+    follows: "Linux v5.12 arch/x86/mm/tlb.c",
+    lines: lines![
+        "W1" => "enter_lazy_tlb: a kernel thread or idle runs; keep the old mm loaded and stay in mm_cpumask (is_lazy = true)",
+        "W2" => "back to the same mm: is_lazy = false; if tlb_gen moved while lazy, flush now (no IPI was needed)",
+        "W3" => "another mm: leave prev's mm_cpumask, join next's, load CR3 (stale entries of next are dropped)",
+    ],
+};
+
+/// The shootdown initiator.
+pub const FLUSH_TLB_MM_RANGE: Listing = Listing {
+    function: "flush_tlb_mm_range",
+    follows: "Linux v5.12 arch/x86/mm/tlb.c",
+    lines: lines![
+        "F1" => "if (end - start) >> PAGE_SHIFT > tlb_single_page_flush_ceiling (33): flush everything",
+        "F2" => "new_tlb_gen = inc_mm_tlb_gen(mm)",
+        "F3" => "if this CPU has mm loaded: flush locally (INVLPG per page, or reload CR3)",
+        "F4" => "if another CPU is in mm_cpumask(mm): flush_tlb_others() -- IPI each one that is not lazy",
+        "F5" => "wait until every IPI'd CPU has run its flush",
+    ],
+};
+
+/// The shootdown handler.
+pub const FLUSH_TLB_FUNC_REMOTE: Listing = Listing {
+    function: "flush_tlb_func_remote",
+    follows: "Linux v5.12 arch/x86/mm/tlb.c",
+    lines: lines![
+        "R1" => "inc_irq_stat(irq_tlb_count)   -- the \"TLB shootdowns\" row of /proc/interrupts",
+        "R2" => "if this CPU's loaded_mm != mm: return",
+        "R3" => "count NR_TLB_REMOTE_FLUSH_RECEIVED; flush the range (or everything); catch up tlb_gen; acknowledge",
+    ],
+};
+
+/// The fault dispatcher.
+pub const HANDLE_PTE_FAULT: Listing = Listing {
+    function: "handle_pte_fault",
+    follows: "Linux v5.12 mm/memory.c",
+    lines: lines![
+        "H1" => "orig_pte = *pte; if it is usable now (another CPU fixed it): spurious fault, return",
+        "H2" => "if pte_none(orig_pte): return do_anonymous_page(vmf)",
+        "H3" => "if !pte_present(orig_pte): return do_swap_page(vmf)   -- migration entry: wait for the page",
+        "H4" => "if pte_protnone(orig_pte) && vma_is_accessible(vma): return do_numa_page(vmf)",
+        "H5" => "return to user space; the access is retried",
+    ],
+};
+
+/// First touch.
+pub const DO_ANONYMOUS_PAGE: Listing = Listing {
+    function: "do_anonymous_page",
+    follows: "Linux v5.12 mm/memory.c",
+    lines: lines![
+        "A1" => "page = alloc_zeroed_user_highpage_movable()   -- local node first, then by distance",
+        "A2" => "take the PTE lock; set_pte_at(present, writable, young, dirty if write); unlock",
+        "A3" => "if the lock had to be waited for, or !pte_none(*pte) under it: another thread won, release and retry",
+    ],
+};
+
+/// `numa_migrate_prep`.
+pub const NUMA_MIGRATE_PREP: Listing = Listing {
+    function: "numa_migrate_prep",
+    follows: "Linux v5.12 mm/memory.c",
+    lines: lines![
+        "P1" => "get_page(page); count_vm_numa_event(NUMA_HINT_FAULTS)",
+        "P2" => "if page_nid == numa_node_id(): count NUMA_HINT_FAULTS_LOCAL, flags |= TNF_FAULT_LOCAL",
+        "P3" => "return mpol_misplaced(page, vma, addr)   -- MPOL_F_MORON: this CPU's node, if should_numa_migrate_memory()",
+    ],
+};
+
+/// The two-stage filter.
+pub const SHOULD_NUMA_MIGRATE_MEMORY: Listing = Listing {
+    function: "should_numa_migrate_memory",
+    follows: "Linux v5.12 kernel/sched/fair.c (called from mpol_misplaced)",
+    lines: lines![
+        "S1" => "last_cpupid = page_cpupid_xchg_last(page, this cpu + pid)",
+        "S2" => "early in the task's life (numa_scan_seq <= 4) and last_cpupid unset or ours: return true",
+        "S3" => "if last_cpupid is set and its node != this node: return false   -- two-stage filter",
+        "S4" => "private fault or no numa_group: return true",
+    ],
+};
+
+/// `task_numa_fault`.
+pub const TASK_NUMA_FAULT: Listing = Listing {
+    function: "task_numa_fault",
+    follows: "Linux v5.12 kernel/sched/fair.c",
+    lines: lines![
+        "Q1" => "record the fault in numa_faults[] and numa_faults_locality[local/remote/failed]",
+        "Q2" => "maybe pick a preferred node and adapt the scan period",
+    ],
+};
+
+/// The scanner's pass.
+pub const TASK_NUMA_WORK: Listing = Listing {
+    function: "task_numa_work",
+    follows: "Linux v5.12 kernel/sched/fair.c",
+    lines: lines![
+        "TN1" => "window: from mm->numa_scan_offset, up to scan_size pages; advance the offset (wrap: numa_scan_seq++)",
+        "TN2" => "for each VMA piece in the window: change_prot_numa(vma, start, end)",
+        "TN4" => "done: back to user space",
+    ],
+};
+
+/// `change_prot_numa` / `change_protection_range`.
+pub const CHANGE_PROT_NUMA: Listing = Listing {
+    function: "change_prot_numa",
+    follows: "Linux v5.12 mm/mempolicy.c + mm/mprotect.c change_protection_range",
+    lines: lines![
+        "P10" => "inc_tlb_flush_pending(mm)",
+        "P11" => "for each PTE table in [start, end): pages += change_pte_range(vma, pmd, addr, next, PAGE_NONE, prot_numa)",
+        "P12" => "if pages: flush_tlb_range(vma, start, end)",
+        "P13" => "dec_tlb_flush_pending(mm); count_vm_numa_events(NUMA_PTE_UPDATES, pages)",
+    ],
+};
+
+/// The rmap walk for unmapping.
+pub const TRY_TO_UNMAP: Listing = Listing {
+    function: "try_to_unmap",
+    follows: "Linux v5.12 mm/rmap.c (rmap_walk_anon / rmap_walk_file)",
+    lines: lines![
+        "TU1" => "root = page_anon_vma(page) or page->mapping's i_mmap",
+        "TU2" => "for each VMA linked to root where the page falls: try_to_unmap_one(page, vma, address)",
+        "TU3" => "return !page_mapcount(page)",
+    ],
+};
+
+/// Unmapping one mapping for migration.
+pub const TRY_TO_UNMAP_ONE: Listing = Listing {
+    function: "try_to_unmap_one",
+    follows: "Linux v5.12 mm/rmap.c",
+    lines: lines![
+        "T1" => "page_vma_mapped_walk: take the PTE lock; does this PTE map the page? if not, return",
+        "T2" => "pteval = ptep_clear_flush(vma, addr, pte)   -- flushes only if pte_accessible(mm, pteval)",
+        "T3" => "if pte_dirty(pteval): set_page_dirty(page)",
+        "T4" => "set_pte_at(migration entry for page, writable if pte_write(pteval)); page_remove_rmap(page); release the PTE lock",
+    ],
+};
+
+/// Clearing a PTE and flushing if some TLB may hold it.
+pub const PTEP_CLEAR_FLUSH: Listing = Listing {
+    function: "ptep_clear_flush",
+    follows: "Linux v5.12 mm/pgtable-generic.c + arch/x86 pte_accessible",
+    lines: lines![
+        "PC1" => "pte = ptep_get_and_clear(mm, address, ptep)",
+        "PC2" => "if pte_accessible(mm, pte): flush_tlb_page(vma, address)   -- present, or PROT_NONE with a flush pending",
+        "PC3" => "return pte",
+    ],
+};
+
+/// Migrating one page, MIGRATE_ASYNC.
+pub const UNMAP_AND_MOVE: Listing = Listing {
+    function: "unmap_and_move",
+    follows: "Linux v5.12 mm/migrate.c (__unmap_and_move, MIGRATE_ASYNC)",
+    lines: lines![
+        "U1" => "newpage = alloc_misplaced_dst_page(target node)   -- __GFP_THISNODE, no reclaim",
+        "U2" => "if !trylock_page(page): return -EAGAIN",
+        "U3" => "if PageWriteback(page): return -EBUSY",
+        "U4" => "try_to_unmap(page, TTU_MIGRATION)   -- each mapping: try_to_unmap_one",
+        "U5" => "rc = move_to_new_page(newpage, page)   -- copy data, flags, last_cpupid",
+        "U6" => "remove_migration_ptes(page, rc == 0 ? newpage : page)",
+        "U7" => "unlock_page(page); newpage to the LRU; free the old page (or put it back on failure)",
+    ],
+};
+
+/// Restoring the mappings after a migration.
+pub const REMOVE_MIGRATION_PTES: Listing = Listing {
+    function: "remove_migration_ptes",
+    follows: "Linux v5.12 mm/migrate.c (rmap_walk with remove_migration_pte)",
+    lines: lines![
+        "RM1" => "rmap walk of the old page: each VMA where it falls",
+        "RM2" => "  if the PTE is a migration entry for it: lock; set_pte_at(present PTE to new, writable if the entry was); page_add_rmap; unlock",
+        "RM3" => "done",
+    ],
+};

@@ -1,0 +1,77 @@
+//! CPUs: the clock, the task running, the run queue, the TLB state x86 keeps per CPU
+//! (`cpu_tlbstate`: `loaded_mm`, `is_lazy`, the generation it is up to date with),
+//! pending shootdown IPIs and what the CPU is spinning on.
+
+use super::tlb::Tlb;
+use crate::core::lock::LockId;
+use crate::topology::{CpuId, NodeId};
+use std::collections::VecDeque;
+
+/// A shootdown IPI waiting in a CPU's inbox (`flush_tlb_info` + the call-function queue).
+#[derive(Clone, Copy, Debug)]
+pub struct Ipi {
+    /// Sender.
+    pub from: CpuId,
+    /// The mm to flush.
+    pub mm: u16,
+    /// First vpn.
+    pub start: u32,
+    /// Pages, or [`super::tlb::FLUSH_ALL`].
+    pub pages: u32,
+    /// Arrival time.
+    pub arrive: u64,
+    /// Step of the send event (the cause of the handler's events).
+    pub cause: u64,
+}
+
+/// What a CPU is held up by, while its task stays on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Runnable.
+    None,
+    /// Waiting for IPI acknowledgements (`smp_call_function_many` with `wait`).
+    Acks,
+    /// Spinning on a lock.
+    Lock(LockId),
+    /// Waiting for a page to be unlocked (`migration_entry_wait`).
+    PageUnlock(u32),
+    /// Running user code until a time; interrupts are taken meanwhile and push it back.
+    Busy(u64),
+}
+
+/// A CPU.
+#[derive(Clone, Debug)]
+pub struct Cpu {
+    /// Id.
+    pub id: CpuId,
+    /// Node.
+    pub node: NodeId,
+    /// Local clock (ns).
+    pub clock: u64,
+    /// The task running (its idle task when nothing else is).
+    pub curr: u16,
+    /// The idle task.
+    pub idle: u16,
+    /// Runnable tasks waiting for this CPU, in order.
+    pub rq: VecDeque<u16>,
+    /// When the running task's slice ends.
+    pub slice_end: u64,
+    /// Sleeping tasks of this CPU with a wake-up time, earliest first.
+    pub timers: Vec<(u64, u16)>,
+    /// `cpu_tlbstate.loaded_mm` (mm index).
+    pub loaded_mm: Option<u16>,
+    /// `cpu_tlbstate.is_lazy`.
+    pub lazy: bool,
+    /// The loaded mm's generation this TLB is up to date with.
+    pub seen_gen: u64,
+    /// The TLB.
+    pub tlb: Tlb,
+    /// Held up by what.
+    pub wait: Wait,
+    /// Shootdown IPIs not handled yet, in arrival order.
+    pub inbox: VecDeque<Ipi>,
+    /// Acknowledgements still owed to this CPU's flush.
+    pub acks_pending: u16,
+    /// Time of the latest acknowledgement received.
+    pub acks_last: u64,
+}

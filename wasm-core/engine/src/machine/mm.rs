@@ -1,0 +1,117 @@
+//! Address spaces (`struct mm_struct`), their VMAs, and the two reverse-map roots:
+//! anon_vmas for anonymous pages and address spaces (`struct address_space`) for file
+//! pages, so that an rmap walk finds every (mm, address) that maps a page.
+
+use super::cpumask::CpuMask;
+use super::page::{pg, Page};
+use super::pgtable::PageTable;
+use super::pte::Pte;
+use crate::scenario::{Fs, VmaKind};
+
+/// A VMA.
+#[derive(Clone, Debug)]
+pub struct Vma {
+    /// First virtual page number (`vm_start >> PAGE_SHIFT`).
+    pub start: u32,
+    /// Pages.
+    pub pages: u32,
+    /// Anon or file.
+    pub kind: VmaKind,
+    /// Filesystem (file VMAs).
+    pub fs: Fs,
+    /// `vm_pgoff`: for anon VMAs their start vpn, for file VMAs the file offset of `start`.
+    pub pgoff: u32,
+    /// The anon_vma (anon VMAs) or file (file VMAs) id: the rmap root.
+    pub rmap_root: u16,
+}
+
+impl Vma {
+    /// One past the last vpn.
+    pub fn end(&self) -> u32 {
+        self.start + self.pages
+    }
+
+    /// Whether `vpn` is inside.
+    pub fn contains(&self, vpn: u32) -> bool {
+        vpn >= self.start && vpn < self.end()
+    }
+
+    /// `vma_address`: where `page` would be mapped in this VMA, if inside it.
+    pub fn address_of(&self, page: &Page) -> Option<u32> {
+        let vpn = self.start.checked_add(page.index.checked_sub(self.pgoff)?)?;
+        self.contains(vpn).then_some(vpn)
+    }
+}
+
+/// An address space.
+#[derive(Clone, Debug)]
+pub struct Mm {
+    /// The process's pid (tgid).
+    pub pid: u16,
+    /// `mm_cpumask`.
+    pub cpumask: CpuMask,
+    /// `context.tlb_gen`.
+    pub tlb_gen: u64,
+    /// `tlb_flush_pending`: PROT_NONE changes whose flush has not finished.
+    pub flush_pending: u32,
+    /// VMAs in address order.
+    pub vmas: Vec<Vma>,
+    /// The page tables.
+    pub pgtable: PageTable,
+    /// Threads still using the mm (`mm_users`).
+    pub users: u16,
+    /// Threads the process has started, alive or not.
+    pub threads: u16,
+    /// `numa_next_scan` (ns of simulated time).
+    pub numa_next_scan: u64,
+    /// `numa_scan_offset` as (vma index, page index).
+    pub scan_offset: (u16, u32),
+    /// `numa_scan_seq`.
+    pub numa_scan_seq: u32,
+}
+
+impl Mm {
+    /// Index of the VMA holding `vpn`.
+    pub fn find_vma(&self, vpn: u32) -> Option<usize> {
+        self.vmas.iter().position(|v| v.contains(vpn))
+    }
+
+    /// The PTE of `vpn`.
+    #[inline]
+    pub fn pte(&self, vpn: u32) -> Pte {
+        self.pgtable.pte(vpn)
+    }
+
+    /// Writes the PTE of `vpn`.
+    #[inline]
+    pub fn set_pte(&mut self, vpn: u32, pte: Pte) {
+        self.pgtable.set_pte(vpn, pte);
+    }
+}
+
+/// Which kind of rmap root a VMA hangs from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmapKind {
+    /// `struct anon_vma`.
+    Anon,
+    /// `struct address_space` of a file.
+    File,
+}
+
+/// An rmap root: the VMAs that may map its pages (`anon_vma` chain or `i_mmap` tree).
+#[derive(Clone, Debug)]
+pub struct RmapRoot {
+    /// Anon or file.
+    pub kind: RmapKind,
+    /// `(mm index, vma index)` of every VMA linked to it.
+    pub vmas: Vec<(u16, u16)>,
+}
+
+/// The page flags a freshly mapped page of `kind` gets.
+pub fn fresh_page_flags(kind: VmaKind, dirty: bool) -> u16 {
+    pg::LRU
+        | match kind {
+            VmaKind::File => pg::FILE | if dirty { pg::DIRTY } else { 0 },
+            VmaKind::Anon => pg::ANON,
+        }
+}

@@ -1,0 +1,216 @@
+//! Page frames (`struct page`, reduced to 16 bytes) and the frame array, kept in
+//! copy-on-write chunks of 512 so that a checkpoint shares every chunk no step wrote.
+
+use std::rc::Rc;
+
+/// Page flag bits (`PG_*` and the model's own states).
+pub mod pg {
+    /// On the buddy free list (`PageBuddy`).
+    pub const FREE: u16 = 1;
+    /// On an LRU list (`PG_lru`): isolatable.
+    pub const LRU: u16 = 1 << 1;
+    /// Isolated from the LRU for migration.
+    pub const ISOLATED: u16 = 1 << 2;
+    /// `PG_locked`.
+    pub const LOCKED: u16 = 1 << 3;
+    /// `PG_dirty`.
+    pub const DIRTY: u16 = 1 << 4;
+    /// File-backed (`page->mapping` is an address space, not an anon_vma).
+    pub const FILE: u16 = 1 << 5;
+    /// Destination of a migration in progress.
+    pub const MIGRATE_DST: u16 = 1 << 6;
+    /// `PG_writeback`.
+    pub const WRITEBACK: u16 = 1 << 7;
+    /// `PG_swapcache`.
+    pub const SWAPCACHE: u16 = 1 << 8;
+    /// Anonymous (`PageAnon`).
+    pub const ANON: u16 = 1 << 9;
+    /// `PG_referenced`.
+    pub const REFERENCED: u16 = 1 << 10;
+    /// `PG_active`.
+    pub const ACTIVE: u16 = 1 << 11;
+}
+
+/// "No cpupid recorded" (`page_cpupid_last` of a fresh page).
+pub const CPUPID_UNSET: u32 = u32::MAX;
+
+/// "No mapping": `page->mapping == NULL`.
+pub const NO_MAPPING: u16 = u16::MAX;
+
+/// A page frame: 16 bytes. The node and zone follow from the pfn (frames are laid out
+/// node after node), as with the kernel's section-based `page_to_nid`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Page {
+    /// `pg::*` bits.
+    pub flags: u16,
+    /// `_mapcount + 1`: how many PTEs map the page.
+    pub mapcount: u16,
+    /// `_refcount`.
+    pub refcount: u16,
+    /// `page->mapping`: an anon_vma id (with [`pg::ANON`]) or a file id (with
+    /// [`pg::FILE`]), or [`NO_MAPPING`].
+    pub mapping: u16,
+    /// `page->index`: for anon pages the virtual page number (the anon VMA's `vm_pgoff`
+    /// is its start), for file pages the offset in the file.
+    pub index: u32,
+    /// `page_cpupid_last`: CPU in the low 16 bits, thread pid above; [`CPUPID_UNSET`].
+    pub last_cpupid: u32,
+}
+
+impl Page {
+    /// A free frame.
+    pub const FREE: Page = Page {
+        flags: pg::FREE,
+        mapcount: 0,
+        refcount: 0,
+        mapping: NO_MAPPING,
+        index: 0,
+        last_cpupid: CPUPID_UNSET,
+    };
+
+    /// Tests a flag.
+    #[inline]
+    pub fn has(&self, f: u16) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// Frames per copy-on-write chunk.
+pub const CHUNK: usize = 512;
+
+/// Every frame of the machine, by pfn.
+#[derive(Clone, Debug)]
+pub struct Frames {
+    chunks: Vec<Rc<[Page; CHUNK]>>,
+    len: u32,
+}
+
+impl Frames {
+    /// `n` free frames.
+    pub fn new(n: u32) -> Self {
+        let chunks = (0..(n as usize).div_ceil(CHUNK)).map(|_| Rc::new([Page::FREE; CHUNK])).collect();
+        Frames { chunks, len: n }
+    }
+
+    /// Number of frames.
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Whether there are no frames.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The frame `pfn`.
+    #[inline]
+    pub fn get(&self, pfn: u32) -> &Page {
+        &self.chunks[pfn as usize / CHUNK][pfn as usize % CHUNK]
+    }
+
+    /// The frame `pfn` for writing; copies its chunk first if a checkpoint shares it.
+    #[inline]
+    pub fn get_mut(&mut self, pfn: u32) -> &mut Page {
+        &mut Rc::make_mut(&mut self.chunks[pfn as usize / CHUNK])[pfn as usize % CHUNK]
+    }
+
+    /// `(pfn, page)` in order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &Page)> + '_ {
+        self.chunks
+            .iter()
+            .flat_map(|c| c.iter())
+            .take(self.len as usize)
+            .enumerate()
+            .map(|(i, p)| (i as u32, p))
+    }
+
+    /// Chunks not shared with `other` (the memory a checkpoint costs on top of it).
+    pub fn unshared_chunks(&self, other: &Frames) -> usize {
+        self.chunks.iter().zip(&other.chunks).filter(|(a, b)| !Rc::ptr_eq(a, b)).count()
+    }
+}
+
+/// Free frames as a bitmap, so that allocation takes the lowest free pfn of a node
+/// (deterministic) without keeping sorted lists.
+#[derive(Clone, Debug)]
+pub struct FreeMap {
+    bits: Vec<u64>,
+}
+
+impl FreeMap {
+    /// Every frame in use.
+    pub fn new(n: u32) -> Self {
+        FreeMap {
+            bits: vec![0; (n as usize).div_ceil(64)],
+        }
+    }
+
+    /// Marks `pfn` free.
+    pub fn set(&mut self, pfn: u32) {
+        self.bits[pfn as usize / 64] |= 1 << (pfn % 64);
+    }
+
+    /// Marks `pfn` in use.
+    pub fn clear(&mut self, pfn: u32) {
+        self.bits[pfn as usize / 64] &= !(1 << (pfn % 64));
+    }
+
+    /// Whether `pfn` is free.
+    pub fn test(&self, pfn: u32) -> bool {
+        self.bits[pfn as usize / 64] & (1 << (pfn % 64)) != 0
+    }
+
+    /// The lowest free pfn in `[start, end)`.
+    pub fn lowest(&self, start: u32, end: u32) -> Option<u32> {
+        let mut w = start as usize / 64;
+        let mut mask = !0u64 << (start % 64);
+        while (w * 64) < end as usize {
+            let bits = self.bits[w] & mask;
+            if bits != 0 {
+                let pfn = (w * 64) as u32 + bits.trailing_zeros();
+                return (pfn < end).then_some(pfn);
+            }
+            w += 1;
+            mask = !0;
+        }
+        None
+    }
+
+    /// Free frames in `[start, end)`.
+    pub fn count(&self, start: u32, end: u32) -> u32 {
+        (start..end).filter(|&p| self.test(p)).count() as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<Page>(), 16);
+    }
+
+    #[test]
+    fn the_free_map_hands_out_the_lowest_free_frame_of_a_range() {
+        let mut f = FreeMap::new(200);
+        for p in [3, 70, 130, 199] {
+            f.set(p);
+        }
+        assert_eq!(f.lowest(0, 100), Some(3));
+        assert_eq!(f.lowest(4, 100), Some(70));
+        assert_eq!(f.lowest(71, 130), None);
+        assert_eq!(f.lowest(100, 200), Some(130));
+        assert_eq!(f.count(0, 200), 4);
+    }
+
+    #[test]
+    fn a_clone_shares_chunks_until_one_is_written() {
+        let mut a = Frames::new(2048);
+        let b = a.clone();
+        assert_eq!(a.unshared_chunks(&b), 0);
+        a.get_mut(600).flags = pg::LRU;
+        assert_eq!(a.unshared_chunks(&b), 1);
+        assert_eq!(b.get(600).flags, pg::FREE);
+    }
+}
