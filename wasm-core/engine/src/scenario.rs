@@ -1,11 +1,16 @@
 //! Scenario files (format 1, TOML): parsing, `[params]` substitution and validation.
 //!
 //! The serde types below own the schema (documented field by field in
-//! `scenarios/README.md`). Every error names the line and the field it is about.
+//! `scenarios/README.md`, and as JSON Schema by [`json_schema`] for editors). Every
+//! error names the line and the field it is about.
 
 use crate::patches::{self, ToggleValue};
 use crate::topology::{CpuId, Node, NodeId, Topology};
+use schemars::generate::SchemaSettings;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
+use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use toml::Spanned;
@@ -68,61 +73,99 @@ pub enum NumOrParam {
     Param(String),
 }
 
+/// What a `"$name"` reference looks like in the schema. The parser itself accepts any
+/// `$`-prefixed key of `[params]`; the schema asks for identifier-like names so editors
+/// can flag a stray quote or a missing `$`.
+const PARAM_REF_PATTERN: &str = r"^\$[A-Za-z_][A-Za-z0-9_]*$";
+
+impl JsonSchema for NumOrParam {
+    fn schema_name() -> Cow<'static, str> {
+        "NumOrParam".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A whole number, or \"$name\" naming an entry of [params] whose value is used instead.",
+            "anyOf": [
+                { "type": "integer" },
+                { "type": "string", "pattern": PARAM_REF_PATTERN },
+            ],
+        })
+    }
+}
+
 /// A number with its place in the file.
 pub type Num = Spanned<NumOrParam>;
 
-/// `[params.NAME]`.
-#[derive(Clone, Debug, Deserialize)]
+/// `[params.NAME]`: a named whole number the rest of the file can use as `"$NAME"`
+/// wherever a number goes; the CLI and the lab override it within `min..=max`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ParamSpec {
-    /// Value when nothing overrides it.
+    /// Value when nothing overrides it; must lie within `min..=max`.
+    #[schemars(with = "i64")]
     pub default: Spanned<i64>,
-    /// Smallest allowed value.
+    /// Smallest allowed value (inclusive).
     pub min: i64,
-    /// Largest allowed value.
+    /// Largest allowed value (inclusive).
     pub max: i64,
-    /// What the parameter means.
+    /// What the parameter means; shown beside its input in the lab.
     #[serde(default)]
     pub description: String,
 }
 
-/// `[machine]`.
-#[derive(Clone, Debug, Deserialize)]
+/// `[machine]`: the NUMA nodes, their distances and the TLB size.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MachineSpec {
-    /// `[[machine.node]]`, in node-id order.
+    /// `[[machine.node]]`, one per node in node-id order (1 to 64 nodes).
     pub node: Vec<NodeSpec>,
-    /// Distance matrix; default 10 on the diagonal and 20 elsewhere.
+    /// Node distance matrix as `numactl --hardware` prints it: 10 on the diagonal,
+    /// 11-254 elsewhere. Default: 10 on the diagonal and 20 elsewhere.
+    #[schemars(with = "Option<Vec<Vec<u32>>>")]
     pub distance: Option<Spanned<Vec<Vec<u32>>>>,
-    /// TLB entries per CPU (default 64).
+    /// TLB entries per CPU (fully associative, LRU); default 64.
+    #[schemars(with = "Option<NumOrParam>", extend("default" = 64))]
     pub tlb_entries: Option<Num>,
 }
 
-/// `[[machine.node]]`.
-#[derive(Clone, Debug, Deserialize)]
+/// `[[machine.node]]`: one NUMA node.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
-    /// CPU ids on this node.
+    /// CPU ids on this node; over all nodes they must be 0..N-1, each exactly once.
+    #[schemars(with = "Vec<i64>")]
     pub cpus: Spanned<Vec<i64>>,
-    /// Frames (4 KiB pages) of memory.
+    /// 4 KiB frames of memory on this node (1 to 2^26).
+    #[schemars(with = "NumOrParam")]
     pub mem_pages: Num,
-    /// High watermark in pages (default: 1/64 of the node, at least 1).
+    /// High watermark in pages: `migrate_balanced_pgdat` refuses a migration target at or
+    /// below it (+1). Default: 1/64 of the node, at least 1.
+    #[schemars(with = "Option<NumOrParam>")]
     pub high_wmark_pages: Option<Num>,
 }
 
 /// `[knobs]`: sysctl/debugfs-like settings.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KnobsSpec {
-    /// `kernel.numa_balancing` (default true).
+    /// `kernel.numa_balancing` (default on): off means PROT_NONE PTEs are never treated as
+    /// hint faults.
+    #[schemars(extend("default" = true))]
     pub numa_balancing: Option<bool>,
-    /// x86 `tlb_single_page_flush_ceiling` (default 33).
+    /// x86 `tlb_single_page_flush_ceiling` (default 33): flushes of more pages become full
+    /// flushes.
+    #[schemars(with = "Option<NumOrParam>", extend("default" = 33))]
     pub tlb_single_page_flush_ceiling: Option<Num>,
-    /// Automatic scanning: `task_numa_work` every this many ms of task time (default: off, only `scan` ops).
+    /// Automatic scanning: `task_numa_work` every this many ms of a thread's time (one
+    /// thread per mm wins each period). Default: off, only `scan` operations scan.
+    #[schemars(with = "Option<NumOrParam>")]
     pub scan_period_ms: Option<Num>,
-    /// Pages per automatic scan (default 65536 = 256 MiB).
+    /// Pages marked per automatic scan; default 65536 (256 MiB).
+    #[schemars(with = "Option<NumOrParam>", extend("default" = 65536))]
     pub scan_size_pages: Option<Num>,
     /// Safety net: the run stops with an error after this many steps (default 5,000,000).
+    #[schemars(with = "Option<NumOrParam>", extend("default" = 5_000_000))]
     pub max_steps: Option<Num>,
 }
 
@@ -135,45 +178,87 @@ pub struct CostsSpec {
     pub values: BTreeMap<String, Num>,
 }
 
+// By hand rather than derived: the flattened map takes any key, but only the names of
+// `Costs` are valid, and listing them lets an editor complete and check them.
+impl JsonSchema for CostsSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "CostsSpec".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let mut properties = serde_json::Map::new();
+        for (name, default, doc) in Costs::TABLE {
+            let mut cost = generator.subschema_for::<NumOrParam>();
+            cost.insert("description".into(), doc.trim().into());
+            cost.insert("default".into(), (*default).into());
+            properties.insert((*name).into(), cost.into());
+        }
+        json_schema!({
+            "description": "`[costs]`: simulated nanoseconds per micro-step, overridden by name. Defaults are \
+                calibration values, not kernel facts.",
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": false,
+        })
+    }
+}
+
 /// One operation in a thread's stream, as written: `op` names the kind and decides
 /// which other fields it takes (see `scenarios/README.md`).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpSpec {
-    /// `access`, `touch`, `scan`, `sleep`, `compute` or `random`.
+    /// Kind of operation: `access` (one page), `touch` (every page of a VMA), `random`
+    /// (seeded random pages), `scan` (run `task_numa_work` now), `compute` (user code that
+    /// touches no modelled memory) or `sleep` (block; the CPU goes lazy).
+    #[schemars(with = "String", extend("enum" = ["access", "touch", "scan", "sleep", "compute", "random"]))]
     pub op: Spanned<String>,
-    /// VMA name (`access`, `touch`, `random`; optional for `scan`).
+    /// Name of a VMA of this process (`access`, `touch`, `random`; for `scan`, default: all VMAs).
+    #[schemars(with = "Option<String>")]
     pub vma: Option<Spanned<String>>,
     /// Page index inside the VMA (`access`).
+    #[schemars(with = "Option<NumOrParam>")]
     pub page: Option<Num>,
-    /// Store instead of load (`access`, `touch`).
+    /// Store instead of load (`access`, `touch`); default false.
+    #[schemars(with = "Option<bool>", extend("default" = false))]
     pub write: Option<Spanned<bool>>,
-    /// Repeat count (`access`, default 1).
+    /// How many times to access the page (`access`); default 1.
+    #[schemars(with = "Option<NumOrParam>", extend("default" = 1))]
     pub repeat: Option<Num>,
     /// Nanoseconds (`sleep`, `compute`).
+    #[schemars(with = "Option<NumOrParam>")]
     pub ns: Option<Num>,
     /// Number of accesses (`random`).
+    #[schemars(with = "Option<NumOrParam>")]
     pub count: Option<Num>,
-    /// Percentage of stores (`random`, default 0).
+    /// Percentage of the accesses that are stores, 0-100 (`random`); default 0.
+    #[schemars(with = "Option<NumOrParam>", extend("default" = 0))]
     pub write_percent: Option<Num>,
 }
 
-/// `[[process.vma]]`.
-#[derive(Clone, Debug, Deserialize)]
+/// `[[process.vma]]`: one mapping; VMAs are laid out PMD-aligned from vpn 0x7f000.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VmaSpec {
-    /// Name used by operations.
+    /// Name, unique within the process; operations refer to it.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
-    /// `anon` or `file`.
+    /// `anon` (anonymous memory) or `file` (a shared file mapping).
     #[serde(default = "default_kind")]
+    #[schemars(with = "String", extend("enum" = ["anon", "file"]))]
     pub kind: Spanned<String>,
     /// Length in pages.
+    #[schemars(with = "NumOrParam")]
     pub pages: Num,
-    /// Populate every page on this node at start (default: not populated; first touch allocates).
+    /// Populate every page at start on this node (falling back by distance when full).
+    /// Default: not populated; first touch allocates on the toucher's node.
+    #[schemars(with = "Option<NumOrParam>")]
     pub node: Option<Num>,
-    /// File VMAs: filesystem (`btrfs` before v5.8, `xfs`, `ext4`), default `ext4`.
+    /// File VMAs only: filesystem. `btrfs` means before v5.8 (no `migratepage`, so dirty
+    /// pages fail async migration); `xfs` and `ext4` migrate them. Default `ext4`.
+    #[schemars(with = "Option<String>", extend("enum" = ["btrfs", "xfs", "ext4"], "default" = "ext4"))]
     pub fs: Option<Spanned<String>>,
-    /// File VMAs: pages start dirty.
+    /// File VMAs only: pages start dirty.
     #[serde(default)]
     pub dirty: bool,
 }
@@ -182,109 +267,191 @@ fn default_kind() -> Spanned<String> {
     Spanned::new(0..0, "anon".into())
 }
 
-/// `[[process.thread]]`.
-#[derive(Clone, Debug, Deserialize)]
+/// `[[process.thread]]`: one thread, pinned; the model runs one thread per CPU.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ThreadSpec {
-    /// CPU the thread is pinned to.
+    /// CPU the thread is pinned to; no two threads may share one.
+    #[schemars(with = "NumOrParam")]
     pub cpu: Num,
-    /// Operations, in order.
+    /// Operations, run in order; the thread exits after the last.
     #[serde(default)]
     pub ops: Vec<OpSpec>,
 }
 
-/// `[[process]]`.
-#[derive(Clone, Debug, Deserialize)]
+/// `[[process]]`: one process (one mm); pids are 1, 2, ... in file order.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessSpec {
-    /// Name (unique).
+    /// Name, unique among the processes.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
-    /// VMAs.
+    /// `[[process.vma]]`: the process's mappings.
     #[serde(default)]
     pub vma: Vec<VmaSpec>,
-    /// Threads.
+    /// `[[process.thread]]`: the process's threads.
     #[serde(default)]
     pub thread: Vec<ThreadSpec>,
 }
 
-/// `[[chapter]]`: where a lecture chapter starts.
-#[derive(Clone, Debug, Deserialize)]
+/// `[[chapter]]`: where a lecture chapter starts: at operation `op` of a thread
+/// (`process`, `thread`, `op`), at the first event of a kind (`event`), or, with none of
+/// them, at step 0.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChapterSpec {
-    /// Heading.
+    /// Heading in the chapter list.
     pub title: String,
-    /// What to say.
+    /// What to say while the chapter plays.
     #[serde(default)]
     pub narration: String,
-    /// Start at this workload operation: process name ...
+    /// Start at an operation of the process with this name (needs `op`).
+    #[schemars(with = "Option<String>")]
     pub process: Option<Spanned<String>>,
-    /// ... thread index (default 0) ...
+    /// Thread index within `process`; default 0.
+    #[schemars(with = "Option<NumOrParam>", extend("default" = 0))]
     pub thread: Option<Num>,
-    /// ... operation index.
+    /// Operation index within that thread's `ops`.
+    #[schemars(with = "Option<NumOrParam>")]
     pub op: Option<Num>,
-    /// Or start at the first event of this kind (e.g. `ipi_send`).
+    /// Or start at the first event of this kind (e.g. `pte_clear`, `ipi_send`, `migrate_done`).
+    #[schemars(with = "Option<String>")]
     pub event: Option<Spanned<String>>,
 }
 
-/// `[[expect]]`: an assertion on a counter (or ratio of counters) after a run.
-#[derive(Clone, Debug, Deserialize)]
+/// `[[expect]]`: an assertion on a counter (or ratio of counters) after a run; at least
+/// one of `eq`, `min` and `max`, and all that are given must hold.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectSpec {
-    /// Label in reports.
+    /// Label in reports. Default: the counter name (and `per` divisor).
     pub name: Option<String>,
-    /// Toggles for this run (others: scenario defaults).
+    /// Toggles for this run by id, e.g. `{ numa_delay_map = false }`; others keep the
+    /// scenario's defaults.
     #[serde(default)]
+    #[schemars(schema_with = "toggle_table_schema")]
     pub set: BTreeMap<String, Spanned<toml::Value>>,
-    /// Counter (or metric) name.
+    /// A counter (`numa_pages_migrated`, ...) or a metric (`sim_time_ns`, `steps`, `accesses_per_ms`).
+    #[schemars(with = "String")]
     pub counter: Spanned<String>,
-    /// Divide by this counter.
+    /// Divide by this counter or metric.
+    #[schemars(with = "Option<String>")]
     pub per: Option<Spanned<String>>,
-    /// Must equal.
+    /// The value must equal this.
     pub eq: Option<f64>,
-    /// Must be at least.
+    /// The value must be at least this.
     pub min: Option<f64>,
-    /// Must be at most.
+    /// The value must be at most this.
     pub max: Option<f64>,
 }
 
-/// The file as written.
-#[derive(Clone, Debug, Deserialize)]
+/// A scenario file as written (format 1): a machine, processes with VMAs and threads,
+/// each thread's operations, lecture chapters and `[[expect]]` assertions.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
-    /// Must be 1.
+    /// Version of the file format; this mmviz reads format 1 only.
+    #[schemars(with = "i64", extend("const" = 1))]
     pub format: Spanned<i64>,
-    /// Stable id (file stem).
+    /// Stable id, by convention the file stem: letters, digits, `-` and `_`.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]+$"))]
     pub id: String,
-    /// Title.
+    /// One-line title.
     pub title: String,
-    /// Longer description.
+    /// What the scenario shows.
     #[serde(default)]
     pub description: String,
-    /// RNG seed (default 1).
+    /// Seed of the RNG behind `random` operations; default 1.
+    #[schemars(extend("default" = 1))]
     pub seed: Option<u64>,
-    /// The machine.
+    /// The machine: NUMA nodes, distances, TLB size.
     pub machine: MachineSpec,
-    /// Knobs.
+    /// Kernel settings: NUMA balancing, flush ceiling, automatic scanning, step limit.
     #[serde(default)]
     pub knobs: KnobsSpec,
-    /// Cost overrides.
+    /// Simulated costs in nanoseconds, overridden by name.
     #[serde(default)]
     pub costs: CostsSpec,
-    /// Toggle defaults for this scenario.
+    /// The scenario's defaults for patch toggles, by id (`numa_delay_map = true`); the CLI's
+    /// `--set` and the lab win over them.
     #[serde(default)]
+    #[schemars(schema_with = "toggle_table_schema")]
     pub toggles: BTreeMap<String, Spanned<toml::Value>>,
-    /// Named numbers.
+    /// Named whole numbers, used elsewhere as `"$NAME"`.
     #[serde(default)]
     pub params: BTreeMap<String, ParamSpec>,
-    /// Processes.
+    /// The processes.
     #[serde(default)]
     pub process: Vec<ProcessSpec>,
-    /// Chapters.
+    /// Lecture chapters, in order.
     #[serde(default)]
     pub chapter: Vec<ChapterSpec>,
-    /// Assertions.
+    /// Assertions `mmviz check` and the tests run.
     #[serde(default)]
     pub expect: Vec<ExpectSpec>,
+}
+
+/// Toggle tables hold `toml::Value`s so that the resolver can name the toggle in its
+/// error; what it accepts there is a bool or a value name.
+fn toggle_table_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "object",
+        "additionalProperties": {
+            "description": "true/false (or \"on\"/\"off\") for a patch switch, or the name of one of a toggle's values.",
+            "type": ["boolean", "string"],
+        },
+    })
+}
+
+/// `$id` of the scenario schema: a name for it, not a place to fetch it from.
+const SCHEMA_ID: &str = "urn:mmviz:scenario:format-1";
+
+/// JSON Schema (draft-07) of scenario files, format 1: pretty JSON with sorted keys and a
+/// trailing newline, the text checked in as `scenarios/scenario.schema.json`.
+///
+/// Draft-07 because it is the dialect TOML and YAML editor tooling supports most widely.
+/// The schema checks shapes, names and types; cross-references (VMA and process names,
+/// CPU ids, ranges, which fields each `op` takes) stay with [`parse`].
+pub fn json_schema() -> String {
+    let mut schema = SchemaSettings::draft07().into_generator().into_root_schema_for::<ScenarioFile>();
+    schema.insert("$id".into(), SCHEMA_ID.into());
+    schema.insert("title".into(), "mmviz scenario file (format = 1)".into());
+    let mut value = schema.to_value();
+    tidy(&mut value);
+    format!("{value:#}\n")
+}
+
+/// TOML has no null, so the `null` schemars allows for `Option` fields would only mislead
+/// an editor: drop it. Keys are sorted so that the text does not depend on whether some
+/// crate in the build turned on serde_json's `preserve_order`.
+fn tidy(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Array(types)) = map.get_mut("type") {
+                types.retain(|t| t != "null");
+                if let [only] = types.as_mut_slice() {
+                    let only = only.take();
+                    map.insert("type".into(), only);
+                }
+            }
+            if let Some(Value::Array(mut alternatives)) = map.remove("anyOf") {
+                alternatives.retain(|a| a.get("type").is_none_or(|t| t != "null"));
+                // A single alternative is the schema itself; `allOf` keeps any `$ref` in it
+                // apart from this schema's description, as draft-07 requires.
+                let key = if alternatives.len() == 1 && !map.contains_key("allOf") {
+                    "allOf"
+                } else {
+                    "anyOf"
+                };
+                map.insert(key.into(), Value::Array(alternatives));
+            }
+            let sorted: BTreeMap<String, Value> = std::mem::take(map).into_iter().collect();
+            *map = sorted.into_iter().collect();
+            map.values_mut().for_each(tidy);
+        }
+        Value::Array(items) => items.iter_mut().for_each(tidy),
+        _ => {}
+    }
 }
 
 macro_rules! costs {
@@ -302,6 +469,10 @@ macro_rules! costs {
         impl Costs {
             /// Names of every cost, for validation messages and docs.
             pub const NAMES: &'static [&'static str] = &[$(stringify!($field),)*];
+
+            /// Name, default and meaning of every cost, for the JSON Schema.
+            const TABLE: &'static [(&'static str, u64, &'static str)] =
+                &[$((stringify!($field), $default, concat!($($doc, " ",)*)),)*];
 
             fn set(&mut self, name: &str, v: u64) -> bool {
                 match name { $( stringify!($field) => { self.$field = v; true } )* _ => false }
