@@ -25,7 +25,7 @@ function useEngineBoot(): void {
     if (store.getState().engine) return;
     loadAppEngine().then(
       (engine) => {
-        if (!cancelled && !store.getState().engine) store.getState().boot(engine, window.location.hash);
+        if (!cancelled && !store.getState().engine) void store.getState().boot(engine, window.location.hash);
       },
       (err: unknown) => {
         if (!cancelled) store.getState().report(`The simulation engine could not be loaded: ${errorMessage(err)}`);
