@@ -32,6 +32,13 @@ async function renderApp(fragment = '', options: FakeEngineOptions = {}) {
   return view;
 }
 
+/** Texts of the banner's notices (role="status" messages with a Dismiss button). */
+const notices = () =>
+  screen
+    .queryAllByRole('status')
+    .filter((el) => within(el).queryByRole('button', { name: /^Dismiss/ }))
+    .map((el) => el.textContent);
+
 const readout = () => screen.getByRole('status', { name: 'Step readout' }).textContent;
 
 beforeEach(() => {
@@ -178,6 +185,77 @@ describe('App with the fake engine', () => {
     fireEvent.keyDown(card, { key: 'Escape' });
     await settle();
     expect(screen.queryByRole('complementary')).toBeNull();
+  });
+});
+
+describe('loading in the background', () => {
+  it('shows elapsed time and an indeterminate bar, disables the transport with a reason, and cancels', async () => {
+    vi.useFakeTimers();
+    store = createAppStore();
+    void store.getState().boot(createFakeEngine({ createDelayMs: 5000 }), '');
+    render(
+      <StoreProvider store={store}>
+        <App />
+      </StoreProvider>,
+    );
+    await settle(1250);
+    const bar = screen.getByRole('progressbar', { name: 'Running fake-101' });
+    expect(bar.getAttribute('aria-valuenow')).toBeNull();
+    expect(bar.getAttribute('aria-valuetext')).toBe('1.2 s elapsed');
+    expect(screen.getByText('Running fake-101…')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Step forward' })).toHaveProperty('disabled', true);
+    expect(screen.getByRole('group', { name: 'Transport' }).getAttribute('aria-describedby')).toBe('transport-reason');
+    expect(screen.getByText('The step controls work once a scenario is loaded.')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await settle(6000);
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(notices()).toEqual(['Note:Cancelled loading fake-101.Dismiss']);
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.getByText('No scenario is loaded. Pick one above.')).toBeTruthy();
+  });
+
+  it('fills the bar when the engine reports progress', async () => {
+    vi.useFakeTimers();
+    store = createAppStore();
+    void store.getState().boot(createFakeEngine({ createDelayMs: 1000, progressReports: 4 }), '');
+    render(
+      <StoreProvider store={store}>
+        <App />
+      </StoreProvider>,
+    );
+    await settle(500);
+    const bar = screen.getByRole('progressbar', { name: 'Running fake-101' });
+    expect(bar.getAttribute('aria-valuenow')).toBe('51');
+    expect(bar.getAttribute('aria-valuetext')).toBe('51%: 14 of 27 steps, 0.5 s elapsed');
+    await settle(600);
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(readout()).toBe('step 0 / 27');
+  });
+
+  it('keeps stepping the scenario on screen while another loads, and Cancel keeps it', async () => {
+    vi.useFakeTimers();
+    await renderApp('', { createDelayMs: 3000 });
+    await settle(3000);
+    expect(readout()).toBe('step 0 / 27');
+    fireEvent.change(screen.getByRole('combobox', { name: 'Scenario' }), { target: { value: 'fake-one' } });
+    await settle(100);
+    expect(screen.getByRole('progressbar', { name: 'Running fake-one' })).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    fireEvent.keyDown(document.body, { key: 'ArrowRight' });
+    await settle();
+    expect(readout()).toBe('step 2 / 27');
+    fireEvent.click(screen.getByRole('button', { name: /Hint fault 1/ }));
+    await settle();
+    expect(store.getState().step).toBe(store.getState().summary?.chapters[1]?.step);
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await settle(5000);
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(screen.getByRole('combobox', { name: 'Scenario' })).toHaveProperty('value', 'fake-101');
+    expect(notices()).toEqual(['Note:Cancelled loading fake-one.Dismiss']);
+    expect(screen.queryByRole('alert')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle();
+    expect(store.getState().step).toBe((store.getState().summary?.chapters[1]?.step ?? 0) + 1);
   });
 });
 

@@ -11,6 +11,7 @@ import { MachineView } from './panels/MachineView';
 import { Narration } from './panels/Narration';
 import { PageTableView } from './panels/PageTableView';
 import { ChapterList } from './panels/ChapterList';
+import { LoadProgress } from './panels/LoadProgress';
 import { useUrlSync } from './share/useUrlSync';
 import { useAppStore, useAppStoreApi } from './store/context';
 import { Transport } from './timeline/Transport';
@@ -45,6 +46,7 @@ export function App() {
   usePlayback();
   const ready = useAppStore((s) => s.summary !== null);
   const engineLoaded = useAppStore((s) => s.engine !== null);
+  const loading = useAppStore((s) => s.loading !== null);
   return (
     <div className={styles.app}>
       <Header />
@@ -66,10 +68,24 @@ export function App() {
               <ChapterList />
             </div>
           </main>
+          <LoadProgress placement="overlay" />
+        </>
+      ) : engineLoaded ? (
+        <>
+          <section className={styles.stage} aria-label="Current step">
+            <Transport />
+          </section>
+          {loading ? (
+            <LoadProgress placement="inline" />
+          ) : (
+            <p className={styles.loading} role="status">
+              No scenario is loaded. Pick one above.
+            </p>
+          )}
         </>
       ) : (
         <p className={styles.loading} role="status">
-          {engineLoaded ? 'No scenario is loaded. Pick one above.' : 'Loading the simulation engine…'}
+          Loading the simulation engine…
         </p>
       )}
     </div>
