@@ -281,6 +281,31 @@ describe('URL sync', () => {
   });
 });
 
+describe('URL sync while loading', () => {
+  it('keeps a pasted link in the address bar while it opens, and follows the screen after Cancel', async () => {
+    vi.useFakeTimers();
+    await renderApp('', { createDelayMs: 2000 });
+    await settle(2000);
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle(400);
+    expect(window.location.hash).toMatch(/&sc=fake-101&.*step=1$/);
+    act(() => {
+      window.history.replaceState(null, '', '#v=1&sc=fake-one&step=4');
+      window.dispatchEvent(new HashChangeEvent('hashchange'));
+    });
+    await settle(100);
+    expect(screen.getByRole('progressbar', { name: 'Running fake-one' })).toBeTruthy();
+    // Stepping the scenario on screen does not overwrite the link being opened.
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle(400);
+    expect(window.location.hash).toBe('#v=1&sc=fake-one&step=4');
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await settle(400);
+    expect(readout()).toBe('step 2 / 27');
+    expect(window.location.hash).toMatch(/&sc=fake-101&.*step=2$/);
+  });
+});
+
 describe('ErrorBoundary', () => {
   it('shows the error and resets', () => {
     const spy = vi.spyOn(console, 'error').mockImplementation(() => {});
