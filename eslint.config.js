@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
 const nodeGlobals = Object.fromEntries(
-  ['process', 'console', 'URL', 'Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'navigator', 'document', 'window', 'location', 'history', 'HTMLInputElement', 'Event'].map(
+  ['process', 'console', 'URL', 'Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'navigator', 'document', 'window', 'location', 'history', 'HTMLInputElement', 'Event', 'performance'].map(
     (name) => [name, 'readonly'],
   ),
 );
