@@ -306,6 +306,27 @@ describe('loads in the background', () => {
   });
 });
 
+describe('seeks racing a new scenario', () => {
+  it('a seek still on its way when its simulation is replaced is dropped without an error', async () => {
+    vi.useFakeTimers();
+    const { store, booting } = slowStore({ createDelayMs: 100, seekDelayMs: 50 });
+    await vi.advanceTimersByTimeAsync(200);
+    await booting;
+    const opening = store.getState().openBuiltin('fake-one');
+    // The new run is recorded at +100 and installed at +200 (first frame, then events, 50 ms each):
+    // a frame of the old run asked for at +160 arrives at +210, after the old run was freed.
+    await vi.advanceTimersByTimeAsync(160);
+    const seeking = store.getState().seek(20);
+    await vi.advanceTimersByTimeAsync(200);
+    await Promise.all([opening, seeking]);
+    const s = store.getState();
+    expect(s.summary?.id).toBe('fake-one');
+    expect(s.step).toBe(0);
+    expect(s.frame?.step).toBe(0);
+    expect(s.messages).toEqual([]);
+  });
+});
+
 describe('step helpers', () => {
   it('clamps and finds chapters', () => {
     expect(clampStep(-3, 10)).toBe(0);

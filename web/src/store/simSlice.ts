@@ -15,7 +15,7 @@ import { fnv1a32Hex } from '../base/hash';
 import { LatestOnly } from '../base/latest';
 import { CancelledError, cancelledBy, errorMessage, isCancelled, type SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
-import type { PatchInfo, ScenarioSummary, ToggleValue } from '../engine/types';
+import type { Frame, PatchInfo, ScenarioSummary, ToggleValue } from '../engine/types';
 import { urlToState, type ScenarioRef } from '../share/url';
 import type { AppState, OpenRequest, SimSlice } from './types';
 
@@ -210,7 +210,14 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     async (wanted) => {
       const { sim, summary } = get();
       if (!sim || !summary) return;
-      const frame = await sim.frameAt(clampStep(wanted, summary.totalSteps));
+      let frame: Frame;
+      try {
+        frame = await sim.frameAt(clampStep(wanted, summary.totalSteps));
+      } catch (err) {
+        // A simulation replaced meanwhile was freed, which fails its pending calls: nothing to report.
+        if (get().sim !== sim) return;
+        throw err;
+      }
       // A frame of a simulation that was replaced meanwhile is dropped.
       if (get().sim === sim) set({ frame, step: frame.step, comparison: null });
     },
