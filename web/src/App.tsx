@@ -51,6 +51,8 @@ export function App() {
     <div className={styles.app}>
       <Header />
       <ErrorBanner />
+      {/* Early in the DOM, so that Cancel comes right after the header for keyboard users; shown over the page. */}
+      {ready && <LoadProgress placement="overlay" />}
       {ready ? (
         <>
           <section className={styles.stage} aria-label="Current step">
@@ -68,7 +70,6 @@ export function App() {
               <ChapterList />
             </div>
           </main>
-          <LoadProgress placement="overlay" />
         </>
       ) : engineLoaded ? (
         <>
