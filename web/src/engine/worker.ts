@@ -1,7 +1,8 @@
 // The engine worker: owns one wasm module instance and the simulations built in
 // it, and answers the protocol of protocol.ts. Started by workerEngine.ts with
 // `new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' })`.
-// The only module besides raw.ts itself that imports raw.ts (enforced by ESLint).
+// The only module that loads raw.ts, so wasm never runs on the UI thread
+// (enforced by ESLint; other modules may import its types).
 import { loadRawWasm } from './raw';
 import { createWorkerHost } from './workerHost';
 
