@@ -36,6 +36,13 @@ export class Lab {
     await this.readout().waitFor({ state: 'visible', timeout: 30_000 });
   }
 
+  /** Loads the app with a link whose run takes long and waits until it is loading (nothing is on screen yet). */
+  async openLinkLoading(fragment) {
+    await this.page.goto('about:blank');
+    await this.page.goto(`${this.baseUrl}#${fragment}`);
+    return this.waitForLoading(30_000);
+  }
+
   /** The "step N / total" readout. */
   readout() {
     return this.page.getByRole('status', { name: 'Step readout' }).or(this.page.locator('output[aria-label="Step readout"]')).first();
