@@ -19,6 +19,9 @@ export default defineConfig({
     // The wasm file must stay a separate asset (served as application/wasm).
     assetsInlineLimit: (file) => (file.endsWith('.wasm') ? false : undefined),
   },
+  // The engine worker is a module worker that loads the wasm package with a
+  // dynamic import, so it needs ES output (IIFE cannot code-split).
+  worker: { format: 'es' },
   server: { host: '127.0.0.1' },
   test: {
     root: webRoot,

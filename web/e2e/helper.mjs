@@ -36,6 +36,13 @@ export class Lab {
     await this.readout().waitFor({ state: 'visible', timeout: 30_000 });
   }
 
+  /** Loads the app with a link whose run takes long and waits until it is loading (nothing is on screen yet). */
+  async openLinkLoading(fragment) {
+    await this.page.goto('about:blank');
+    await this.page.goto(`${this.baseUrl}#${fragment}`);
+    return this.waitForLoading(30_000);
+  }
+
   /** The "step N / total" readout. */
   readout() {
     return this.page.getByRole('status', { name: 'Step readout' }).or(this.page.locator('output[aria-label="Step readout"]')).first();
@@ -72,9 +79,11 @@ export class Lab {
     await this.waitForStep(Math.max(0, step - 1));
   }
 
-  /** Clicks "Last step" and returns the step. */
+  /** Clicks "Last step" (unless already there: the button is then disabled) and returns the step. */
   async lastStep() {
-    await this.page.getByRole('button', { name: 'Last step', exact: true }).click().catch(() => {});
+    const button = this.page.getByRole('button', { name: 'Last step', exact: true });
+    // A disabled button would make click() wait for its 30 s timeout.
+    if (await button.isEnabled()) await button.click();
     const { total } = await this.readStep();
     await this.waitForStep(total);
     return total;
@@ -134,6 +143,72 @@ export class Lab {
     await this.page.getByText(/Link copied|Copy failed/).waitFor({ timeout: 5_000 }).catch(() => {});
     const fromClipboard = await this.page.evaluate(() => navigator.clipboard.readText()).catch(() => '');
     return fromClipboard || this.page.url();
+  }
+
+  /** Opens a link fragment (without '#') in the running page, as when a link is pasted into the address bar: no reload. */
+  async pasteLink(fragment) {
+    await this.page.evaluate((f) => {
+      window.location.hash = f;
+    }, fragment);
+  }
+
+  /** The loading card of a running load (a region named "Loading"). */
+  loadingCard() {
+    return this.page.getByRole('region', { name: 'Loading' });
+  }
+
+  /** The progress bar of a running load ("Running <scenario>"). */
+  loadingIndicator() {
+    return this.page.getByRole('progressbar', { name: /^Running / });
+  }
+
+  /** Waits until a load is running; returns the card's text, e.g. "Running x… 1.2 s". */
+  async waitForLoading(timeout = 10_000) {
+    await this.loadingIndicator().waitFor({ state: 'visible', timeout });
+    return ((await this.loadingCard().textContent()) ?? '').trim();
+  }
+
+  /** Waits until no load is running. */
+  async waitForLoaded(timeout = 120_000) {
+    await this.loadingIndicator().waitFor({ state: 'detached', timeout });
+  }
+
+  /** Clicks Cancel on the running load and waits until it is gone. */
+  async cancelLoading() {
+    await this.loadingCard().getByRole('button', { name: 'Cancel', exact: true }).click();
+    await this.waitForLoaded(5_000);
+  }
+
+  /** Texts of the banner's notices (polite role="status" messages such as "Cancelled loading x."). */
+  async notices() {
+    const items = this.page.getByRole('status').filter({ has: this.page.getByRole('button', { name: /^Dismiss/ }) });
+    return (await items.allTextContents()).map((t) => t.replace(/^Note:\s*/, '').replace(/Dismiss$/, '').trim());
+  }
+
+  /** The longest time, in ms, the page's main thread did not run a 10 ms timer during the next `durationMs`. */
+  async longestMainThreadStallMs(durationMs = 1_000) {
+    return this.page.evaluate(
+      (duration) =>
+        new Promise((resolve) => {
+          const start = performance.now();
+          let last = start;
+          let worst = 0;
+          const tick = () => {
+            const now = performance.now();
+            worst = Math.max(worst, now - last);
+            last = now;
+            if (now - start < duration) setTimeout(tick, 10);
+            else resolve(worst);
+          };
+          setTimeout(tick, 10);
+        }),
+      durationMs,
+    );
+  }
+
+  /** Presses a key `times` times as fast as the browser takes them. */
+  async pressKey(key, times = 1) {
+    for (let i = 0; i < times; i++) await this.page.keyboard.press(key);
   }
 
   /** Texts of the visible alerts. */

@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from './App';
-import { createFakeEngine } from './engine/fakeEngine';
+import { createFakeEngine, type FakeEngineOptions } from './engine/fakeEngine';
 import { ErrorBoundary } from './panels/ErrorBoundary';
 import { createAppStore, type AppStore } from './store/appStore';
 import { StoreProvider } from './store/context';
@@ -11,15 +11,33 @@ const TITLE = 'NUMA balancing: reduce TLB flush via delaying mapping on hint pag
 
 let store: AppStore;
 
-function renderApp(fragment = '') {
+/** Lets every pending engine answer arrive (the fake answers on microtasks, or after fake-timer delays). */
+async function settle(ms = 0): Promise<void> {
+  await act(async () => {
+    if (vi.isFakeTimers()) await vi.advanceTimersByTimeAsync(ms);
+    else await new Promise((resolve) => setTimeout(resolve, ms));
+  });
+}
+
+/** Renders the app on a fake engine and waits until the fragment's scenario is shown. */
+async function renderApp(fragment = '', options: FakeEngineOptions = {}) {
   store = createAppStore();
-  store.getState().boot(createFakeEngine(), fragment);
-  return render(
+  void store.getState().boot(createFakeEngine(options), fragment);
+  const view = render(
     <StoreProvider store={store}>
       <App />
     </StoreProvider>,
   );
+  await settle();
+  return view;
 }
+
+/** Texts of the banner's notices (role="status" messages with a Dismiss button). */
+const notices = () =>
+  screen
+    .queryAllByRole('status')
+    .filter((el) => within(el).queryByRole('button', { name: /^Dismiss/ }))
+    .map((el) => el.textContent);
 
 const readout = () => screen.getByRole('status', { name: 'Step readout' }).textContent;
 
@@ -32,63 +50,76 @@ afterEach(() => {
 });
 
 describe('App with the fake engine', () => {
-  it('renders the lab and steps with the transport buttons', () => {
-    renderApp();
+  it('renders the lab and steps with the transport buttons', async () => {
+    await renderApp();
     expect(readout()).toBe('step 0 / 27');
     expect(screen.getByRole('combobox', { name: 'Scenario' })).toHaveProperty('value', 'fake-101');
     expect(screen.getByText('FAKE ENGINE')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle();
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle();
     expect(readout()).toBe('step 2 / 27');
     fireEvent.click(screen.getByRole('button', { name: 'Step back' }));
+    await settle();
     expect(readout()).toBe('step 1 / 27');
     fireEvent.click(screen.getByRole('button', { name: 'Last step' }));
+    await settle();
     expect(readout()).toBe('step 27 / 27');
     expect(screen.getByRole('button', { name: 'Step forward' })).toHaveProperty('disabled', true);
     fireEvent.click(screen.getByRole('button', { name: 'First step' }));
+    await settle();
     expect(readout()).toBe('step 0 / 27');
     fireEvent.change(screen.getByRole('slider', { name: 'Step' }), { target: { value: '12' } });
+    await settle();
     expect(readout()).toBe('step 12 / 27');
   });
 
-  it('plays and pauses with one button that changes its name', () => {
+  it('plays and pauses with one button that changes its name', async () => {
     vi.useFakeTimers();
-    renderApp();
+    await renderApp();
     fireEvent.click(screen.getByRole('button', { name: 'Play' }));
+    await settle();
     expect(screen.getByRole('button', { name: 'Pause' })).toBeTruthy();
-    act(() => {
-      vi.advanceTimersByTime(1600);
-    });
+    await settle(1600);
     expect(store.getState().step).toBeGreaterThanOrEqual(3);
     fireEvent.click(screen.getByRole('button', { name: 'Pause' }));
+    await settle();
     const at = store.getState().step;
-    act(() => {
-      vi.advanceTimersByTime(2000);
-    });
+    await settle(2000);
     expect(store.getState().step).toBe(at);
   });
 
-  it('handles keys, but not while typing in an input', () => {
-    renderApp();
+  it('handles keys, but not while typing in an input', async () => {
+    await renderApp();
     fireEvent.keyDown(document.body, { key: 'ArrowRight' });
+    await settle();
     fireEvent.keyDown(document.body, { key: 'ArrowRight' });
+    await settle();
     expect(readout()).toBe('step 2 / 27');
     fireEvent.keyDown(document.body, { key: 'End' });
+    await settle();
     expect(readout()).toBe('step 27 / 27');
     fireEvent.keyDown(document.body, { key: 'Home' });
+    await settle();
     fireEvent.keyDown(document.body, { key: 'PageDown' });
+    await settle();
     expect(store.getState().step).toBe(store.getState().summary?.chapters[1]?.step);
     const input = screen.getByRole('spinbutton', { name: 'pages' });
     fireEvent.keyDown(input, { key: 'ArrowRight' });
+    await settle();
     fireEvent.keyDown(input, { key: 'Home' });
+    await settle();
     expect(store.getState().step).toBe(store.getState().summary?.chapters[1]?.step);
   });
 
-  it('rebuilds on toggle at the same step and shows what changed', () => {
-    renderApp();
+  it('rebuilds on toggle at the same step and shows what changed', async () => {
+    await renderApp();
     fireEvent.click(screen.getByRole('button', { name: 'Last step' }));
+    await settle();
     const sw = screen.getByRole('switch', { name: TITLE });
     fireEvent.click(sw);
+    await settle();
     expect(store.getState().summary?.toggles.numa_delay_map).toBe(true);
     expect(readout()).toBe('step 18 / 18');
     expect(screen.getByText(/Rebuilt with/)).toBeTruthy();
@@ -97,82 +128,181 @@ describe('App with the fake engine', () => {
     expect(within(row).getAllByRole('cell')[0]?.textContent).toMatch(/^1 \(was 4\)$/);
   });
 
-  it('refuses an out-of-range param, keeping the typed text', () => {
+  it('refuses an out-of-range param, keeping the typed text', async () => {
     vi.useFakeTimers();
-    renderApp();
+    await renderApp();
     const input = screen.getByRole('spinbutton', { name: 'pages' });
     fireEvent.change(input, { target: { value: '99' } });
-    act(() => {
-      vi.advanceTimersByTime(1000);
-    });
+    await settle(1000);
     fireEvent.blur(input);
+    await settle();
     expect(screen.getByText('Must be 1–6; not applied')).toBeTruthy();
     expect((input as HTMLInputElement).value).toBe('99');
     expect(input.getAttribute('aria-invalid')).toBe('true');
     expect(store.getState().summary?.params[0]?.value).toBe(3);
     fireEvent.change(input, { target: { value: '5' } });
-    act(() => {
-      vi.advanceTimersByTime(1000);
-    });
+    await settle(1000);
     expect(store.getState().summary?.params[0]?.value).toBe(5);
     expect(screen.queryByText(/not applied/)).toBeNull();
   });
 
-  it('shows the code listing with the current line, "no listing" otherwise, and a diff', () => {
-    renderApp('#v=1&sc=fake-101&step=5');
+  it('shows the code listing with the current line, "no listing" otherwise, and a diff', async () => {
+    await renderApp('#v=1&sc=fake-101&step=5');
     const current = document.querySelector('[aria-current="true"]');
     expect(current?.textContent).toContain('vm_normal_page');
     fireEvent.click(screen.getByRole('button', { name: 'Compare before/after' }));
+    await settle();
     expect(screen.getByRole('table', { name: /before and after the patch/ })).toBeTruthy();
-    act(() => store.getState().seek(7));
+    await act(() => store.getState().seek(7));
     expect(screen.getByText(/no listing/)).toBeTruthy();
   });
 
-  it('shows banner messages as alerts that can be dismissed', () => {
-    renderApp('#v=1&s=%%%garbage');
+  it('shows banner messages as alerts that can be dismissed', async () => {
+    await renderApp('#v=1&s=%%%garbage');
     const alert = screen.getByRole('alert');
     expect(alert.textContent).toContain('This link could not be read:');
     fireEvent.click(within(alert).getByRole('button', { name: /^Dismiss/ }));
+    await settle();
     expect(screen.queryByRole('alert')).toBeNull();
     expect(readout()).toBe('step 0 / 27');
   });
 
-  it('highlights a frame from the page table', () => {
-    renderApp('#v=1&sc=fake-101&step=1');
+  it('highlights a frame from the page table', async () => {
+    await renderApp('#v=1&sc=fake-101&step=1');
     const pfn = screen.getByRole('button', { name: /^pfn 1 on node 0/ });
     fireEvent.click(pfn);
+    await settle();
     expect(store.getState().selection).toEqual({ panel: 'machine', object: 'pfn-1' });
     expect(pfn.getAttribute('aria-pressed')).toBe('true');
   });
 
-  it('opens the patch card by the About button', () => {
-    renderApp();
+  it('opens the patch card by the About button', async () => {
+    await renderApp();
     fireEvent.click(screen.getByRole('button', { name: `About the patch: ${TITLE}` }));
+    await settle();
     const card = screen.getByRole('complementary', { name: `Patch: ${TITLE}` });
     expect(within(card).getByText('Huang Ying')).toBeTruthy();
     fireEvent.keyDown(card, { key: 'Escape' });
+    await settle();
     expect(screen.queryByRole('complementary')).toBeNull();
   });
 });
 
-describe('URL sync', () => {
-  it('writes the state to the fragment (debounced) and applies a pasted fragment', () => {
+describe('loading in the background', () => {
+  it('shows elapsed time and an indeterminate bar, disables the transport with a reason, and cancels', async () => {
     vi.useFakeTimers();
-    renderApp();
+    store = createAppStore();
+    void store.getState().boot(createFakeEngine({ createDelayMs: 5000 }), '');
+    render(
+      <StoreProvider store={store}>
+        <App />
+      </StoreProvider>,
+    );
+    await settle(1250);
+    const bar = screen.getByRole('progressbar', { name: 'Running fake-101' });
+    expect(bar.getAttribute('aria-valuenow')).toBeNull();
+    expect(bar.getAttribute('aria-valuetext')).toBe('1.2 s elapsed');
+    expect(screen.getByText('Running fake-101…')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Step forward' })).toHaveProperty('disabled', true);
+    expect(screen.getByRole('group', { name: 'Transport' }).getAttribute('aria-describedby')).toBe('transport-reason');
+    expect(screen.getByText('The step controls work once a scenario is loaded.')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await settle(6000);
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(notices()).toEqual(['Note:Cancelled loading fake-101.Dismiss']);
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.getByText('No scenario is loaded. Pick one above.')).toBeTruthy();
+  });
+
+  it('fills the bar when the engine reports progress', async () => {
+    vi.useFakeTimers();
+    store = createAppStore();
+    void store.getState().boot(createFakeEngine({ createDelayMs: 1000, progressReports: 4 }), '');
+    render(
+      <StoreProvider store={store}>
+        <App />
+      </StoreProvider>,
+    );
+    await settle(500);
+    const bar = screen.getByRole('progressbar', { name: 'Running fake-101' });
+    expect(bar.getAttribute('aria-valuenow')).toBe('51');
+    expect(bar.getAttribute('aria-valuetext')).toBe('51%: 14 of 27 steps, 0.5 s elapsed');
+    await settle(600);
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(readout()).toBe('step 0 / 27');
+  });
+
+  it('keeps stepping the scenario on screen while another loads, and Cancel keeps it', async () => {
+    vi.useFakeTimers();
+    await renderApp('', { createDelayMs: 3000 });
+    await settle(3000);
+    expect(readout()).toBe('step 0 / 27');
+    fireEvent.change(screen.getByRole('combobox', { name: 'Scenario' }), { target: { value: 'fake-one' } });
+    await settle(100);
+    expect(screen.getByRole('progressbar', { name: 'Running fake-one' })).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    fireEvent.keyDown(document.body, { key: 'ArrowRight' });
+    await settle();
+    expect(readout()).toBe('step 2 / 27');
+    fireEvent.click(screen.getByRole('button', { name: /Hint fault 1/ }));
+    await settle();
+    expect(store.getState().step).toBe(store.getState().summary?.chapters[1]?.step);
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await settle(5000);
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(screen.getByRole('combobox', { name: 'Scenario' })).toHaveProperty('value', 'fake-101');
+    expect(notices()).toEqual(['Note:Cancelled loading fake-one.Dismiss']);
+    expect(screen.queryByRole('alert')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle();
+    expect(store.getState().step).toBe((store.getState().summary?.chapters[1]?.step ?? 0) + 1);
+  });
+});
+
+describe('URL sync', () => {
+  it('writes the state to the fragment (debounced) and applies a pasted fragment', async () => {
+    vi.useFakeTimers();
+    await renderApp();
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle();
     fireEvent.click(screen.getByRole('switch', { name: TITLE }));
+    await settle();
     expect(window.location.hash).toBe('');
-    act(() => {
-      vi.advanceTimersByTime(400);
-    });
+    await settle(400);
     expect(window.location.hash).toMatch(/^#v=1&sc=fake-101&h=[0-9a-f]{8}&t\.numa_delay_map=true&step=1$/);
     act(() => {
       window.history.replaceState(null, '', '#v=1&sc=fake-one&step=4');
       window.dispatchEvent(new HashChangeEvent('hashchange'));
     });
+    await settle();
     expect(store.getState().summary?.id).toBe('fake-one');
     expect(readout()).toBe('step 4 / 11');
     expect(store.getState().summary?.toggles.numa_delay_map).toBe(false);
+  });
+});
+
+describe('URL sync while loading', () => {
+  it('keeps a pasted link in the address bar while it opens, and follows the screen after Cancel', async () => {
+    vi.useFakeTimers();
+    await renderApp('', { createDelayMs: 2000 });
+    await settle(2000);
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle(400);
+    expect(window.location.hash).toMatch(/&sc=fake-101&.*step=1$/);
+    act(() => {
+      window.history.replaceState(null, '', '#v=1&sc=fake-one&step=4');
+      window.dispatchEvent(new HashChangeEvent('hashchange'));
+    });
+    await settle(100);
+    expect(screen.getByRole('progressbar', { name: 'Running fake-one' })).toBeTruthy();
+    // Stepping the scenario on screen does not overwrite the link being opened.
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle(400);
+    expect(window.location.hash).toBe('#v=1&sc=fake-one&step=4');
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    await settle(400);
+    expect(readout()).toBe('step 2 / 27');
+    expect(window.location.hash).toMatch(/&sc=fake-101&.*step=2$/);
   });
 });
 

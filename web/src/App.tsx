@@ -11,6 +11,7 @@ import { MachineView } from './panels/MachineView';
 import { Narration } from './panels/Narration';
 import { PageTableView } from './panels/PageTableView';
 import { ChapterList } from './panels/ChapterList';
+import { LoadProgress } from './panels/LoadProgress';
 import { useUrlSync } from './share/useUrlSync';
 import { useAppStore, useAppStoreApi } from './store/context';
 import { Transport } from './timeline/Transport';
@@ -25,7 +26,7 @@ function useEngineBoot(): void {
     if (store.getState().engine) return;
     loadAppEngine().then(
       (engine) => {
-        if (!cancelled && !store.getState().engine) store.getState().boot(engine, window.location.hash);
+        if (!cancelled && !store.getState().engine) void store.getState().boot(engine, window.location.hash);
       },
       (err: unknown) => {
         if (!cancelled) store.getState().report(`The simulation engine could not be loaded: ${errorMessage(err)}`);
@@ -45,10 +46,13 @@ export function App() {
   usePlayback();
   const ready = useAppStore((s) => s.summary !== null);
   const engineLoaded = useAppStore((s) => s.engine !== null);
+  const loading = useAppStore((s) => s.loading !== null);
   return (
     <div className={styles.app}>
       <Header />
       <ErrorBanner />
+      {/* Early in the DOM, so that Cancel comes right after the header for keyboard users; shown over the page. */}
+      {ready && <LoadProgress placement="overlay" />}
       {ready ? (
         <>
           <section className={styles.stage} aria-label="Current step">
@@ -67,9 +71,22 @@ export function App() {
             </div>
           </main>
         </>
+      ) : engineLoaded ? (
+        <>
+          <section className={styles.stage} aria-label="Current step">
+            <Transport />
+          </section>
+          {loading ? (
+            <LoadProgress placement="inline" />
+          ) : (
+            <p className={styles.loading} role="status">
+              No scenario is loaded. Pick one above.
+            </p>
+          )}
+        </>
       ) : (
         <p className={styles.loading} role="status">
-          {engineLoaded ? 'No scenario is loaded. Pick one above.' : 'Loading the simulation engine…'}
+          Loading the simulation engine…
         </p>
       )}
     </div>

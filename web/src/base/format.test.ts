@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitText, formatCount, formatDelta, formatDeltaAscii, formatHex, formatTimeNs, functionLabel } from './format';
+import { fitText, formatCount, formatDelta, formatDeltaAscii, formatElapsedMs, formatHex, formatTimeNs, functionLabel } from './format';
 
 describe('format', () => {
   it('formats time with units', () => {
@@ -7,6 +7,14 @@ describe('format', () => {
     expect(formatTimeNs(12_345)).toBe('12.3 µs');
     expect(formatTimeNs(4_560_000)).toBe('4.56 ms');
     expect(formatTimeNs(Number.NaN)).toBe('—');
+  });
+  it('formats elapsed wall-clock time, never rounding up', () => {
+    expect(formatElapsedMs(0)).toBe('0.0 s');
+    expect(formatElapsedMs(1_249)).toBe('1.2 s');
+    expect(formatElapsedMs(59_999)).toBe('59.9 s');
+    expect(formatElapsedMs(125_000)).toBe('2 min 05 s');
+    expect(formatElapsedMs(-5)).toBe('0.0 s');
+    expect(formatElapsedMs(Number.NaN)).toBe('0.0 s');
   });
   it('formats hex, counts and deltas', () => {
     expect(formatHex(26)).toBe('0x1a');

@@ -11,6 +11,15 @@ export function formatTimeNs(timeNs: number): string {
   return `${format('.3~r')(timeNs / 1_000_000)} ms`;
 }
 
+/** Formats a wall-clock duration in milliseconds as "0.4 s", "12.3 s" or "2 min 05 s". */
+export function formatElapsedMs(elapsedMs: number): string {
+  const ms = Number.isFinite(elapsedMs) ? Math.max(0, elapsedMs) : 0;
+  const tenths = Math.floor(ms / 100);
+  if (tenths < 600) return `${(tenths / 10).toFixed(1)} s`;
+  const seconds = Math.floor(ms / 1000);
+  return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
+}
+
 /** Formats a page number in kernel hex style, e.g. 0x1a. */
 export function formatHex(value: number): string {
   return `0x${Math.trunc(value).toString(16)}`;

@@ -1,5 +1,8 @@
-// The engine interface the UI talks to. Implementations: the wasm engine
-// (wasmEngine.ts, the real one) and a small fake for unit tests (fakeEngine.ts).
+// The engine interface the UI talks to. Implementations: the wasm engine run in
+// Web Workers (workerEngine.ts + worker.ts, the real one) and a small fake for
+// unit tests (fakeEngine.ts). Everything that talks to the engine returns a
+// Promise, so the UI thread never waits for a simulation.
+import type { Progress } from './protocol';
 import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** A scenario that ships with the engine. */
@@ -9,29 +12,61 @@ export interface BuiltinScenario {
   text: string;
 }
 
-/** One running simulation (mirrors the wasm `Simulation` class). */
+/** One recorded simulation (mirrors the wasm `Simulation` class). */
 export interface SimHandle {
+  /** Static facts about the run, read once when it was created. */
   summary(): ScenarioSummary;
-  /** Advances `n` steps (clamped at totalSteps); returns the new current step. */
-  step(n: number): number;
-  /** Goes to any step 0..=totalSteps; throws beyond the end. */
-  seek(step: number): void;
-  currentStep(): number;
-  frame(): Frame;
+  /** Advances `n` steps (clamped at totalSteps); resolves to the new current step. */
+  step(n: number): Promise<number>;
+  /** Goes to any step 0..=totalSteps; rejects beyond the end. */
+  seek(step: number): Promise<void>;
+  /** Seeks and returns the frame there in one engine call. */
+  frameAt(step: number): Promise<Frame>;
+  currentStep(): Promise<number>;
+  frame(): Promise<Frame>;
   /** Events with step in [from, to). */
-  events(from: number, to: number): SimEvent[];
-  counters(): Record<string, number>;
+  events(from: number, to: number): Promise<SimEvent[]>;
+  counters(): Promise<Record<string, number>>;
+  /** Releases the simulation (and its worker); later calls reject. */
   free(): void;
+}
+
+/** How a `create` is watched and stopped. */
+export interface CreateOptions {
+  /** Aborting rejects the promise with a CancelledError and stops the engine's work. */
+  signal?: AbortSignal;
+  /** Called when the engine reports how far the recording is. */
+  onProgress?: (progress: Progress) => void;
 }
 
 /** A simulation engine: the patch registry, built-in scenarios and a constructor. */
 export interface SimEngine {
   /** 'wasm' is the real engine; 'fake' is the test double (never shipped). */
   readonly kind: 'wasm' | 'fake';
+  /** The patch registry (read when the engine started). */
   patches(): PatchInfo[];
+  /** The built-in scenarios (read when the engine started). */
   builtinScenarios(): BuiltinScenario[];
-  /** Builds a simulation; throws Error(message) on a bad scenario, unknown toggle or bad param. */
-  create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): SimHandle;
+  /** Records a simulation; rejects with Error(message) on a bad scenario, unknown toggle or bad param. */
+  create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options?: CreateOptions): Promise<SimHandle>;
+}
+
+/** The error a cancelled or superseded engine call rejects with. */
+export class CancelledError extends Error {
+  override readonly name = 'CancelledError';
+  constructor(message = 'cancelled') {
+    super(message);
+  }
+}
+
+/** True for the rejection of a cancelled or superseded call (not a failure to report). */
+export function isCancelled(err: unknown): err is CancelledError {
+  return err instanceof CancelledError;
+}
+
+/** The error to reject with once `signal` has aborted: its reason when that is a CancelledError. */
+export function cancelledBy(signal: AbortSignal): CancelledError {
+  return signal.reason instanceof CancelledError ? signal.reason : new CancelledError();
 }
 
 /** Turns anything thrown (Error, string, wasm value) into a message a person can read. */

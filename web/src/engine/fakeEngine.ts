@@ -2,7 +2,7 @@
 // tests and for UI development before the wasm package exists (dev only, via
 // `?engine=fake`; the app labels it "FAKE ENGINE"). It is NOT the simulator:
 // the numbers it produces are made up to exercise the UI.
-import type { BuiltinScenario, SimEngine, SimHandle } from './engine';
+import { cancelledBy, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
 import type {
   Chapter,
   CpuView,
@@ -372,13 +372,17 @@ function actions(pages: number, delayMap: boolean): Action[] {
 }
 
 class FakeSim implements SimHandle {
+  private readonly log: FakeEngineLog;
+  private readonly seekDelayMs: number;
   private readonly frames: Frame[];
   private readonly allEvents: SimEvent[];
   private readonly info: ScenarioSummary;
   private cur = 0;
   private freed = false;
 
-  constructor(text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>) {
+  constructor(text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, log: FakeEngineLog, seekDelayMs: number) {
+    this.log = log;
+    this.seekDelayMs = seekDelayMs;
     const parsed = parseFakeScenario(text);
     for (const [k, v] of Object.entries(toggles)) {
       if (k !== 'numa_delay_map') throw new Error(`unknown toggle "${k}" (known: numa_delay_map)`);
@@ -472,46 +476,128 @@ class FakeSim implements SimHandle {
     if (this.freed) throw new Error('simulation used after free()');
   }
   summary(): ScenarioSummary {
-    this.alive();
     return this.info;
   }
-  step(n: number): number {
+  async step(n: number): Promise<number> {
+    await this.latency();
     this.alive();
     this.cur = Math.max(0, Math.min(this.info.totalSteps, this.cur + Math.max(0, Math.trunc(n))));
     return this.cur;
   }
-  seek(step: number): void {
+  async seek(step: number): Promise<void> {
+    await this.latency();
+    this.seekNow(step);
+  }
+  async frameAt(step: number): Promise<Frame> {
+    await this.latency();
+    this.seekNow(step);
+    this.log.framesFetched.push(step);
+    return this.frames[this.cur] as Frame;
+  }
+  async currentStep(): Promise<number> {
+    await this.latency();
+    return this.cur;
+  }
+  async frame(): Promise<Frame> {
+    await this.latency();
+    this.alive();
+    return this.frames[this.cur] as Frame;
+  }
+  async events(from: number, to: number): Promise<SimEvent[]> {
+    await this.latency();
+    this.alive();
+    return this.allEvents.filter((e) => e.step >= from && e.step < to);
+  }
+  async counters(): Promise<Record<string, number>> {
+    return { ...(await this.frame()).counters };
+  }
+  free(): void {
+    this.freed = true;
+  }
+
+  private seekNow(step: number): void {
     this.alive();
     if (!Number.isInteger(step) || step < 0 || step > this.info.totalSteps) {
       throw new Error(`step ${step} is beyond the end of this scenario (${this.info.totalSteps} steps)`);
     }
     this.cur = step;
   }
-  currentStep(): number {
-    return this.cur;
-  }
-  frame(): Frame {
-    this.alive();
-    return this.frames[this.cur] as Frame;
-  }
-  events(from: number, to: number): SimEvent[] {
-    this.alive();
-    return this.allEvents.filter((e) => e.step >= from && e.step < to);
-  }
-  counters(): Record<string, number> {
-    return { ...this.frame().counters };
-  }
-  free(): void {
-    this.freed = true;
+
+  /** Every call answers asynchronously, like a worker; after `seekDelayMs` when set. */
+  private latency(): Promise<void> {
+    return this.seekDelayMs > 0 ? sleep(this.seekDelayMs) : Promise.resolve();
   }
 }
 
+/** How the fake behaves in time (all zero by default: every call resolves on the next microtask). */
+export interface FakeEngineOptions {
+  /** How long each create takes, in (possibly fake) timer milliseconds. */
+  createDelayMs?: number;
+  /** Progress reports during a create, evenly spread over createDelayMs (needs createDelayMs > 0). */
+  progressReports?: number;
+  /** How long each call on a simulation takes. */
+  seekDelayMs?: number;
+}
+
+/** What the fake was asked to do, for tests. */
+export interface FakeEngineLog {
+  /** Number of simulations created (including failed and cancelled ones). */
+  creates: number;
+  /** Steps of every frameAt call, in order. */
+  framesFetched: number[];
+}
+
+/** The fake engine with its call log. */
+export type FakeEngine = SimEngine & { readonly log: FakeEngineLog };
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(cancelledBy(signal));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(cancelledBy(signal as AbortSignal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /** Creates the fake engine (tests and `?engine=fake` dev mode only). */
-export function createFakeEngine(): SimEngine {
+export function createFakeEngine(options: FakeEngineOptions = {}): FakeEngine {
+  const { createDelayMs = 0, progressReports = 0, seekDelayMs = 0 } = options;
+  const log: FakeEngineLog = { creates: 0, framesFetched: [] };
+  const create = async (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, opts: CreateOptions = {}): Promise<SimHandle> => {
+    const { signal, onProgress } = opts;
+    log.creates++;
+    if (signal?.aborted) throw cancelledBy(signal);
+    // Build first so that bad input fails at once, as the engine's parser does.
+    const sim = new FakeSim(text, toggles, params, log, seekDelayMs);
+    const total = sim.summary().totalSteps;
+    const reports = createDelayMs > 0 ? Math.max(0, Math.trunc(progressReports)) : 0;
+    if (reports > 0) {
+      for (let i = 1; i <= reports; i++) {
+        await sleep(createDelayMs / reports, signal);
+        onProgress?.({ done: Math.round((total * i) / reports), total });
+      }
+    } else if (createDelayMs > 0) {
+      await sleep(createDelayMs, signal);
+    } else {
+      await Promise.resolve();
+      if (signal?.aborted) throw cancelledBy(signal);
+    }
+    return sim;
+  };
   return {
     kind: 'fake',
+    log,
     patches: () => FAKE_PATCHES,
     builtinScenarios: () => FAKE_SCENARIOS,
-    create: (text, toggles, params) => new FakeSim(text, toggles, params),
+    create,
   };
 }

@@ -1,13 +1,29 @@
-// Chooses and loads the engine for the app: always wasm, except the fake in
-// dev mode when asked for with `?engine=fake` (never in a production build).
+// Chooses and loads the engine for the app: always wasm (in workers), except the
+// fake in dev mode when asked for with `?engine=fake` (never in a production build).
 import type { SimEngine } from './engine';
-import { loadWasmEngine } from './wasmEngine';
+import { loadWorkerEngine } from './workerEngine';
 
-/** Loads the engine the app should use. */
-export async function loadAppEngine(): Promise<SimEngine> {
-  if (import.meta.env.DEV && new URLSearchParams(window.location.search).get('engine') === 'fake') {
+// One engine per page: it holds no scenario state, only the registry and a warm
+// spare worker, so a store made by Reset (or React's double effects in
+// development) reuses it instead of starting more workers.
+let shared: Promise<SimEngine> | null = null;
+
+/** Loads the engine the app should use (once per page; a failed load is retried on the next call). */
+export function loadAppEngine(): Promise<SimEngine> {
+  shared ??= chooseEngine().catch((err: unknown) => {
+    shared = null;
+    throw err;
+  });
+  return shared;
+}
+
+async function chooseEngine(): Promise<SimEngine> {
+  const query = new URLSearchParams(window.location.search);
+  if (import.meta.env.DEV && query.get('engine') === 'fake') {
     const { createFakeEngine } = await import('./fakeEngine');
-    return createFakeEngine();
+    // `&delay=<ms>` makes every run take that long, to try the loading indicator and Cancel.
+    const delay = Number(query.get('delay') ?? 0);
+    return createFakeEngine({ createDelayMs: Number.isFinite(delay) && delay > 0 ? delay : 0, progressReports: 10 });
   }
-  return loadWasmEngine();
+  return loadWorkerEngine();
 }

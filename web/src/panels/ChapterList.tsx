@@ -27,7 +27,7 @@ export function ChapterList() {
               title={c.narration}
               onClick={() => {
                 pause();
-                seek(c.step);
+                void seek(c.step);
               }}
             >
               <span className={styles.step}>{c.step}</span>

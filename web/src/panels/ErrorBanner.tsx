@@ -1,4 +1,5 @@
-// Banner listing errors and warnings (role="alert"), each dismissible.
+// Banner listing errors and warnings (role="alert") and notices about what the
+// user did (role="status": announced politely), each dismissible.
 import { useAppStore } from '../store/context';
 import styles from './ErrorBanner.module.css';
 
@@ -10,7 +11,7 @@ export function ErrorBanner() {
   return (
     <div className={styles.banner}>
       {messages.map((m) => (
-        <div key={m.id} role="alert" className={m.severity === 'error' ? styles.error : styles.warning}>
+        <div key={m.id} role={m.severity === 'info' ? 'status' : 'alert'} className={styles[m.severity]}>
           <strong className={styles.icon}>{m.severity === 'error' ? 'Error:' : 'Note:'}</strong>
           <span className={styles.text}>{m.message}</span>
           <button type="button" className={styles.dismiss} onClick={() => dismiss(m.id)} aria-label={`Dismiss: ${m.message}`}>

@@ -15,7 +15,7 @@ function ScenarioPicker() {
   return (
     <label className={styles.field}>
       <span className={styles.label}>Scenario</span>
-      <select className={styles.select} value={value} onChange={(e) => openBuiltin(e.target.value)} disabled={scenarios.length === 0}>
+      <select className={styles.select} value={value} onChange={(e) => void openBuiltin(e.target.value)} disabled={scenarios.length === 0}>
         {value === '' && <option value="">—</option>}
         {scenario?.kind === 'custom' && (
           <option value="__custom" disabled>
@@ -41,7 +41,7 @@ function ParamList() {
     <fieldset className={styles.params}>
       <legend className="visually-hidden">Parameters</legend>
       {summary.params.map((p) => (
-        <ParamInput key={`${summary.id}:${p.name}`} info={p} onApply={(v) => setParam(p.name, v)} />
+        <ParamInput key={`${summary.id}:${p.name}`} info={p} onApply={(v) => void setParam(p.name, v)} />
       ))}
     </fieldset>
   );

@@ -15,7 +15,7 @@ export function paramProblem(info: Pick<ParamInfo, 'min' | 'max'>, text: string)
 }
 
 /** A labelled number input for one param; applies valid values after a short pause, on Enter or on blur. */
-export function ParamInput({ info, onApply }: { info: ParamInfo; onApply: (value: number) => boolean }) {
+export function ParamInput({ info, onApply }: { info: ParamInfo; onApply: (value: number) => void }) {
   const id = useId();
   const [text, setText] = useState(String(info.value));
   const [seenValue, setSeenValue] = useState(info.value);

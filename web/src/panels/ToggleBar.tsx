@@ -61,7 +61,7 @@ export function ToggleBar() {
 
   const item = (p: PatchInfo) => (
     <li key={p.id} className={styles.item}>
-      <ToggleControl patch={p} value={toggles[p.id] ?? p.default} onChange={(v) => setToggle(p.id, v)} />
+      <ToggleControl patch={p} value={toggles[p.id] ?? p.default} onChange={(v) => void setToggle(p.id, v)} />
       <button
         type="button"
         className={styles.about}

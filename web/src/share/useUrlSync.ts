@@ -29,17 +29,27 @@ export function useUrlSync(): void {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let lastFragment = currentFragment(store);
-    const unsubscribe = store.subscribe(() => {
+    const unsubscribe = store.subscribe((state, previous) => {
+      // While a load runs, the address bar keeps what was asked for (e.g. a
+      // pasted link still opening); it follows the screen again once the load
+      // ends, however it ended: shown, failed, superseded or cancelled.
+      if (state.loading) return;
       const fragment = currentFragment(store);
-      if (fragment === null || fragment === lastFragment) return;
+      if (fragment === null) return;
+      const loadEnded = previous.loading !== null;
+      const hash = window.location.hash;
+      const stale = loadEnded && hash !== '' && hash !== `#${fragment}`;
+      if (fragment === lastFragment && !stale) return;
       lastFragment = fragment;
       clearTimeout(timer);
-      timer = setTimeout(() => writeUrlNow(store), URL_DEBOUNCE_MS);
+      timer = setTimeout(() => {
+        if (!store.getState().loading) writeUrlNow(store);
+      }, URL_DEBOUNCE_MS);
     });
     const onHashChange = (): void => {
       const hash = window.location.hash.replace(/^#/, '');
       if (hash === currentFragment(store)) return;
-      store.getState().applyFragment(hash);
+      void store.getState().applyFragment(hash);
     };
     window.addEventListener('hashchange', onHashChange);
     return () => {

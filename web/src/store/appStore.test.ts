@@ -1,105 +1,122 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fnv1a32Hex } from '../base/hash';
-import { createFakeEngine, FAKE_SCENARIOS } from '../engine/fakeEngine';
+import { createFakeEngine, FAKE_SCENARIOS, type FakeEngineOptions } from '../engine/fakeEngine';
 import { stateToUrl } from '../share/url';
 import { createAppStore, selectShareState } from './appStore';
 import { chapterIndexAt, chapterTarget, clampStep } from './simSlice';
 
 const fake101 = FAKE_SCENARIOS[0]!;
 
-function booted(fragment = '') {
+async function booted(fragment = '') {
   const store = createAppStore();
-  store.getState().boot(createFakeEngine(), fragment);
+  await store.getState().boot(createFakeEngine(), fragment);
   return store;
 }
 
+/** A store on a fake engine with the given timing; boots without waiting. */
+function slowStore(options: FakeEngineOptions, fragment = '') {
+  const store = createAppStore();
+  const engine = createFakeEngine(options);
+  const booting = store.getState().boot(engine, fragment);
+  return { store, engine, booting };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('app store with the fake engine', () => {
-  it('opens the first built-in scenario when the default is absent', () => {
-    const s = booted().getState();
+  it('opens the first built-in scenario when the default is absent', async () => {
+    const s = (await booted()).getState();
     expect(s.summary?.id).toBe('fake-101');
     expect(s.step).toBe(0);
     expect(s.frame?.step).toBe(0);
+    expect(s.loading).toBeNull();
     expect(s.events).toHaveLength(s.summary?.totalSteps ?? -1);
     expect(s.messages).toEqual([]);
   });
 
-  it('steps forward, back, seeks and clamps', () => {
-    const store = booted();
+  it('steps forward, back, seeks and clamps', async () => {
+    const store = await booted();
     const total = store.getState().summary!.totalSteps;
-    for (let i = 0; i < 10; i++) store.getState().stepBy(1);
+    for (let i = 0; i < 10; i++) await store.getState().stepBy(1);
     expect(store.getState().step).toBe(10);
-    store.getState().stepBy(-1);
+    await store.getState().stepBy(-1);
     expect(store.getState().step).toBe(9);
     expect(store.getState().frame?.step).toBe(9);
-    store.getState().seek(total + 50);
+    await store.getState().seek(total + 50);
     expect(store.getState().step).toBe(total);
-    store.getState().stepBy(1);
+    await store.getState().stepBy(1);
     expect(store.getState().step).toBe(total);
-    store.getState().goFirst();
-    store.getState().stepBy(-1);
+    await store.getState().goFirst();
+    await store.getState().stepBy(-1);
     expect(store.getState().step).toBe(0);
-    store.getState().goLast();
+    await store.getState().goLast();
     expect(store.getState().step).toBe(total);
   });
 
-  it('rebuilds on toggle at the same step and counters change', () => {
-    const store = booted();
-    store.getState().goLast();
+  it('rebuilds on toggle at the same step and counters change', async () => {
+    const store = await booted();
+    await store.getState().goLast();
     const off = store.getState().frame!.counters.nr_tlb_remote_flush_received!;
-    store.getState().seek(8);
-    store.getState().setToggle('numa_delay_map', true);
+    await store.getState().seek(8);
+    await store.getState().setToggle('numa_delay_map', true);
     expect(store.getState().step).toBe(8);
     expect(store.getState().summary?.toggles.numa_delay_map).toBe(true);
     expect(store.getState().toggleOverrides).toEqual({ numa_delay_map: true });
     expect(store.getState().comparison?.reason).toBe('numa_delay_map off → on');
-    store.getState().goLast();
+    await store.getState().goLast();
     expect(store.getState().frame!.counters.nr_tlb_remote_flush_received!).toBeLessThan(off);
     // Back to the default removes the override.
-    store.getState().setToggle('numa_delay_map', false);
+    await store.getState().setToggle('numa_delay_map', false);
     expect(store.getState().toggleOverrides).toEqual({});
     // The step is clamped when the run gets shorter.
-    store.getState().goLast();
+    await store.getState().goLast();
     const longTotal = store.getState().step;
-    store.getState().setToggle('numa_delay_map', true);
+    await store.getState().setToggle('numa_delay_map', true);
     expect(store.getState().step).toBe(store.getState().summary!.totalSteps);
     expect(store.getState().step).toBeLessThan(longTotal);
   });
 
-  it('applies params in range and refuses out-of-range ones', () => {
-    const store = booted();
-    expect(store.getState().setParam('pages', 5)).toBe(true);
+  it('applies params in range and refuses out-of-range ones', async () => {
+    const store = await booted();
+    expect(await store.getState().setParam('pages', 5)).toBe(true);
     expect(store.getState().paramOverrides).toEqual({ pages: 5 });
     expect(store.getState().summary?.params[0]?.value).toBe(5);
-    expect(store.getState().setParam('pages', 99)).toBe(false);
+    expect(await store.getState().setParam('pages', 99)).toBe(false);
     expect(store.getState().summary?.params[0]?.value).toBe(5);
   });
 
-  it('navigates chapters and plays to the end', () => {
-    const store = booted();
+  it('navigates chapters and plays to the end', async () => {
+    const store = await booted();
     const chapters = store.getState().summary!.chapters;
-    store.getState().goChapter(1);
+    await store.getState().goChapter(1);
     expect(store.getState().step).toBe(chapters[1]!.step);
-    store.getState().stepBy(1);
-    store.getState().goChapter(-1);
+    await store.getState().stepBy(1);
+    await store.getState().goChapter(-1);
     expect(store.getState().step).toBe(chapters[1]!.step);
-    store.getState().goChapter(-1);
+    await store.getState().goChapter(-1);
     expect(store.getState().step).toBe(0);
     store.getState().play();
     expect(store.getState().playing).toBe(true);
-    for (let i = 0; i < 200; i++) store.getState().tick();
+    for (let i = 0; i < 200; i++) {
+      store.getState().tick();
+      await Promise.resolve();
+      await Promise.resolve();
+    }
     expect(store.getState().playing).toBe(false);
     expect(store.getState().step).toBe(store.getState().summary!.totalSteps);
   });
 
-  it('round-trips through the URL', () => {
-    const store = booted();
-    store.getState().setToggle('numa_delay_map', true);
-    store.getState().setParam('pages', 4);
-    store.getState().seek(7);
+  it('round-trips through the URL', async () => {
+    const store = await booted();
+    await store.getState().setToggle('numa_delay_map', true);
+    await store.getState().setParam('pages', 4);
+    await store.getState().seek(7);
     store.getState().select({ panel: 'machine', object: 'pfn-9' });
     const share = selectShareState(store.getState())!;
     expect(share.scenario).toEqual({ kind: 'builtin', id: 'fake-101', hash: fnv1a32Hex(fake101.text) });
-    const again = booted(`#${stateToUrl(share)}`);
+    const again = await booted(`#${stateToUrl(share)}`);
     const s = again.getState();
     expect(s.step).toBe(7);
     expect(s.summary?.toggles.numa_delay_map).toBe(true);
@@ -109,47 +126,204 @@ describe('app store with the fake engine', () => {
     expect(selectShareState(s)).toEqual(share);
   });
 
-  it('reports a garbled link and opens the default scenario, still usable', () => {
-    const store = booted('#v=1&s=%%%garbage');
+  it('reports a garbled link and opens the default scenario, still usable', async () => {
+    const store = await booted('#v=1&s=%%%garbage');
     const s = store.getState();
     expect(s.messages[0]?.message).toMatch(/^This link could not be read: /);
     expect(s.summary?.id).toBe('fake-101');
-    s.stepBy(1);
+    await s.stepBy(1);
     expect(store.getState().step).toBe(1);
   });
 
-  it('clamps a step beyond the end with a message', () => {
-    const store = booted('#v=1&sc=fake-101&step=9999');
-    const s = store.getState();
+  it('clamps a step beyond the end with a message', async () => {
+    const s = (await booted('#v=1&sc=fake-101&step=9999')).getState();
     const total = s.summary!.totalSteps;
     expect(s.step).toBe(total);
-    expect(s.messages.map((m) => m.message)).toContain(
-      `step 9999 is beyond the end of this scenario (${total} steps); showing the last step`,
-    );
+    expect(s.messages.map((m) => m.message)).toContain(`step 9999 is beyond the end of this scenario (${total} steps); showing the last step`);
   });
 
-  it('warns about a changed built-in scenario, unknown scenario, toggles and params', () => {
-    expect(booted('#v=1&sc=fake-101&h=00000000').getState().messages[0]?.message).toContain('has changed since this link was made');
-    const unknown = booted('#v=1&sc=nope').getState();
+  it('warns about a changed built-in scenario, unknown scenario, toggles and params', async () => {
+    expect((await booted('#v=1&sc=fake-101&h=00000000')).getState().messages[0]?.message).toContain('has changed since this link was made');
+    const unknown = (await booted('#v=1&sc=nope')).getState();
     expect(unknown.messages[0]?.message).toContain('"nope"');
     expect(unknown.summary?.id).toBe('fake-101');
-    const bad = booted('#v=1&sc=fake-101&t.nope=true&t.numa_delay_map=maybe&p.pages=99&step=2').getState();
+    const bad = (await booted('#v=1&sc=fake-101&t.nope=true&t.numa_delay_map=maybe&p.pages=99&step=2')).getState();
     expect(bad.messages.map((m) => m.message).join('\n')).toMatch(/unknown toggle "nope"[\s\S]*cannot be "maybe"[\s\S]*outside 1–6/);
     expect(bad.step).toBe(2);
   });
 
-  it('reports engine errors for a broken custom scenario and falls back', () => {
-    const s = booted(`#${stateToUrl({ scenario: { kind: 'custom', text: 'id = "x"\nwhat = 1' }, toggles: {}, params: {}, step: 0, selection: null })}`).getState();
+  it('reports engine errors for a broken custom scenario and falls back', async () => {
+    const s = (await booted(`#${stateToUrl({ scenario: { kind: 'custom', text: 'id = "x"\nwhat = 1' }, toggles: {}, params: {}, step: 0, selection: null })}`)).getState();
     expect(s.messages[0]?.message).toBe('The scenario could not be loaded: scenario line 2: unknown field "what"');
     expect(s.summary?.id).toBe('fake-101');
   });
 
-  it('opens a custom scenario from a link', () => {
+  it('opens a custom scenario from a link', async () => {
     const text = 'id = "mine"\ntitle = "Mine ✓"\npages = 2\n';
-    const s = booted(`#${stateToUrl({ scenario: { kind: 'custom', text }, toggles: {}, params: {}, step: 3, selection: null })}`).getState();
+    const s = (await booted(`#${stateToUrl({ scenario: { kind: 'custom', text }, toggles: {}, params: {}, step: 3, selection: null })}`)).getState();
     expect(s.summary?.title).toBe('Mine ✓');
     expect(s.step).toBe(3);
     expect(selectShareState(s)?.scenario).toEqual({ kind: 'custom', text });
+  });
+});
+
+describe('loads in the background', () => {
+  it('shows a load as it runs, with progress when the engine reports it', async () => {
+    vi.useFakeTimers();
+    const { store, booting } = slowStore({ createDelayMs: 1000, progressReports: 4 });
+    expect(store.getState().loading).toMatchObject({ label: 'fake-101', progress: null });
+    expect(store.getState().summary).toBeNull();
+    await vi.advanceTimersByTimeAsync(500);
+    const total = 27;
+    expect(store.getState().loading?.progress).toEqual({ done: Math.round(total / 2), total });
+    await vi.advanceTimersByTimeAsync(500);
+    await booting;
+    expect(store.getState().loading).toBeNull();
+    expect(store.getState().summary?.id).toBe('fake-101');
+  });
+
+  it('keeps the scenario on screen steppable while another one loads', async () => {
+    vi.useFakeTimers();
+    const { store, booting } = slowStore({ createDelayMs: 1000 });
+    await vi.advanceTimersByTimeAsync(1000);
+    await booting;
+    const opening = store.getState().openBuiltin('fake-one');
+    expect(store.getState().loading?.label).toBe('fake-one');
+    await store.getState().stepBy(1);
+    await store.getState().stepBy(1);
+    expect(store.getState().summary?.id).toBe('fake-101');
+    expect(store.getState().step).toBe(2);
+    expect(store.getState().frame?.step).toBe(2);
+    await vi.advanceTimersByTimeAsync(1000);
+    await opening;
+    expect(store.getState().summary?.id).toBe('fake-one');
+    expect(store.getState().step).toBe(0);
+  });
+
+  it('a newer load supersedes a running one, whose result is never shown', async () => {
+    vi.useFakeTimers();
+    const { store, booting } = slowStore({ createDelayMs: 1000 });
+    await vi.advanceTimersByTimeAsync(1000);
+    await booting;
+    const first = store.getState().open({ scenario: { kind: 'builtin', id: 'fake-one', hash: null }, toggles: {}, params: {}, step: 3 });
+    await vi.advanceTimersByTimeAsync(400);
+    const second = store.getState().open({ scenario: { kind: 'builtin', id: 'fake-101', hash: null }, toggles: { numa_delay_map: true }, params: {}, step: 5 });
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(await first).toBe(false);
+    expect(await second).toBe(true);
+    const s = store.getState();
+    expect(s.summary?.id).toBe('fake-101');
+    expect(s.summary?.toggles.numa_delay_map).toBe(true);
+    expect(s.step).toBe(5);
+    expect(s.loading).toBeNull();
+    // Superseding is not an error and says nothing.
+    expect(s.messages).toEqual([]);
+  });
+
+  it('of two loads started in a row, only the second lands, even on an engine that answers at once', async () => {
+    const store = await booted();
+    const a = store.getState().setParam('pages', 2);
+    const b = store.getState().setParam('pages', 5);
+    expect(await a).toBe(false);
+    expect(await b).toBe(true);
+    expect(store.getState().paramOverrides).toEqual({ pages: 5 });
+  });
+
+  it('cancel keeps the previous scenario, with a notice', async () => {
+    vi.useFakeTimers();
+    const { store, booting } = slowStore({ createDelayMs: 1000 });
+    await vi.advanceTimersByTimeAsync(1000);
+    await booting;
+    await store.getState().seek(4);
+    const opening = store.getState().open({ scenario: { kind: 'builtin', id: 'fake-one', hash: null }, toggles: {}, params: { pages: 2 }, step: 0 });
+    expect(store.getState().loading?.label).toBe('fake-one (pages=2)');
+    store.getState().cancelLoad();
+    expect(store.getState().loading).toBeNull();
+    expect(await opening).toBe(false);
+    await vi.advanceTimersByTimeAsync(2000);
+    const s = store.getState();
+    expect(s.summary?.id).toBe('fake-101');
+    expect(s.step).toBe(4);
+    expect(s.messages).toEqual([{ id: expect.any(Number), message: 'Cancelled loading fake-one (pages=2).', severity: 'info' }]);
+    await s.stepBy(1);
+    expect(store.getState().step).toBe(5);
+  });
+
+  it('cancel with nothing on screen opens the default scenario', async () => {
+    vi.useFakeTimers();
+    const { store, engine } = slowStore({ createDelayMs: 1000 }, '#v=1&sc=fake-one&step=2');
+    expect(store.getState().loading?.label).toBe('fake-one');
+    store.getState().cancelLoad();
+    expect(store.getState().messages.map((m) => m.message)).toEqual(['Cancelled loading fake-one.']);
+    expect(store.getState().loading?.label).toBe('fake-101');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(store.getState().summary?.id).toBe('fake-101');
+    expect(engine.log.creates).toBe(2);
+    // Cancelling the default itself leaves an empty, still usable app.
+    const empty = slowStore({ createDelayMs: 1000 }).store;
+    empty.getState().cancelLoad();
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(empty.getState().loading).toBeNull();
+    expect(empty.getState().summary).toBeNull();
+    const opening = empty.getState().openBuiltin('fake-one');
+    await vi.advanceTimersByTimeAsync(1000);
+    await opening;
+    expect(empty.getState().summary?.id).toBe('fake-one');
+  });
+
+  it('coalesces rapid seeks: only the latest step is fetched and frame and step always agree', async () => {
+    vi.useFakeTimers();
+    const { store, engine, booting } = slowStore({ seekDelayMs: 50 });
+    await vi.advanceTimersByTimeAsync(200);
+    await booting;
+    engine.log.framesFetched.length = 0;
+    const seen: [number, number | undefined][] = [];
+    const unsubscribe = store.subscribe((s) => seen.push([s.step, s.frame?.step]));
+    // Eight key presses within one frame fetch.
+    const settled = Array.from({ length: 8 }, () => store.getState().stepBy(1));
+    expect(store.getState().targetStep).toBe(8);
+    await vi.advanceTimersByTimeAsync(500);
+    await Promise.all(settled);
+    unsubscribe();
+    // The first press was already on its way; the seven after it collapse into one fetch.
+    expect(engine.log.framesFetched).toEqual([1, 8]);
+    expect(store.getState().step).toBe(8);
+    expect(seen.every(([step, frameStep]) => step === frameStep)).toBe(true);
+  });
+
+  it('a seek answered after a new scenario was installed is dropped', async () => {
+    vi.useFakeTimers();
+    const { store, booting } = slowStore({ seekDelayMs: 50 });
+    await vi.advanceTimersByTimeAsync(200);
+    await booting;
+    const seeking = store.getState().seek(20);
+    const opening = store.getState().openBuiltin('fake-one');
+    await vi.advanceTimersByTimeAsync(1000);
+    await Promise.all([seeking, opening]);
+    expect(store.getState().summary?.id).toBe('fake-one');
+    expect(store.getState().step).toBe(0);
+    expect(store.getState().frame?.step).toBe(0);
+  });
+});
+
+describe('seeks racing a new scenario', () => {
+  it('a seek still on its way when its simulation is replaced is dropped without an error', async () => {
+    vi.useFakeTimers();
+    const { store, booting } = slowStore({ createDelayMs: 100, seekDelayMs: 50 });
+    await vi.advanceTimersByTimeAsync(200);
+    await booting;
+    const opening = store.getState().openBuiltin('fake-one');
+    // The new run is recorded at +100 and installed at +200 (first frame, then events, 50 ms each):
+    // a frame of the old run asked for at +160 arrives at +210, after the old run was freed.
+    await vi.advanceTimersByTimeAsync(160);
+    const seeking = store.getState().seek(20);
+    await vi.advanceTimersByTimeAsync(200);
+    await Promise.all([opening, seeking]);
+    const s = store.getState();
+    expect(s.summary?.id).toBe('fake-one');
+    expect(s.step).toBe(0);
+    expect(s.frame?.step).toBe(0);
+    expect(s.messages).toEqual([]);
   });
 });
 

@@ -12,7 +12,7 @@ export const createPlaybackSlice: StateCreator<AppState, [], [], PlaybackSlice> 
   play: () => {
     const s = get();
     if (!s.summary) return;
-    if (s.step >= s.summary.totalSteps) s.seek(0);
+    if (s.targetStep >= s.summary.totalSteps) void s.seek(0);
     set({ playing: true });
   },
   pause: () => set({ playing: false }),
@@ -21,11 +21,13 @@ export const createPlaybackSlice: StateCreator<AppState, [], [], PlaybackSlice> 
   tick: () => {
     const s = get();
     if (!s.playing || !s.summary) return;
+    // Wait for the frame asked for last: playback slows down rather than skips steps.
+    if (s.step !== s.targetStep) return;
     if (s.step >= s.summary.totalSteps) {
       set({ playing: false });
       return;
     }
-    s.stepBy(1);
-    if (get().step >= s.summary.totalSteps) set({ playing: false });
+    void s.stepBy(1);
+    if (get().targetStep >= s.summary.totalSteps) set({ playing: false });
   },
 });

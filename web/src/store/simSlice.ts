@@ -1,10 +1,23 @@
 // Simulation slice: owns the SimHandle, the loaded scenario and the current frame.
+//
+// Every engine call is asynchronous (the engine runs in workers). Two rules keep
+// what is on screen consistent:
+// - Loads (open a scenario; rebuild it for a toggle or a param) are numbered.
+//   Starting a load supersedes the running one (its engine work is aborted), and
+//   a load installs its simulation only while it is still the latest; anything
+//   it built after being superseded is freed unseen. The scenario on screen stays
+//   usable until a load replaces it.
+// - Seeks are coalesced (LatestOnly): `targetStep` is the step asked for last;
+//   `step` and `frame` change together when a frame arrives, so the step number
+//   shown always belongs to the frame shown.
 import type { StateCreator } from 'zustand';
 import { fnv1a32Hex } from '../base/hash';
-import { errorMessage, type SimEngine, type SimHandle } from '../engine/engine';
-import type { PatchInfo, ScenarioSummary, ToggleValue } from '../engine/types';
+import { LatestOnly } from '../base/latest';
+import { CancelledError, cancelledBy, errorMessage, isCancelled, type SimHandle } from '../engine/engine';
+import type { Progress } from '../engine/protocol';
+import type { Frame, PatchInfo, ScenarioSummary, ToggleValue } from '../engine/types';
 import { urlToState, type ScenarioRef } from '../share/url';
-import type { AppState, SimSlice } from './types';
+import type { AppState, OpenRequest, SimSlice } from './types';
 
 /** The scenario opened when nothing else is asked for. */
 export const DEFAULT_SCENARIO_ID = 'numa-hint-fault-101';
@@ -76,9 +89,30 @@ export function checkParams(summary: ScenarioSummary, params: Record<string, num
   return { params: out, problems };
 }
 
+/** How a load ended: its simulation is on screen, it failed (and said why), or a newer load or Cancel stopped it. */
+type LoadOutcome = 'shown' | 'failed' | 'cancelled';
+
+/** What a running load's steps need: its abort signal, a progress sink, and a check that it is still the latest. */
+interface LoadContext {
+  signal: AbortSignal;
+  onProgress: (progress: Progress) => void;
+  /** Throws CancelledError once the load was superseded or cancelled. */
+  live: () => void;
+}
+
 interface Built {
   sim: SimHandle;
   summary: ScenarioSummary;
+  /** Summary of the same scenario and params without toggle overrides. */
+  baseline: ScenarioSummary;
+}
+
+/** "name=value, name=value" for a label, or "" without params. */
+function paramsLabel(params: Record<string, number>): string {
+  return Object.entries(params)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
 }
 
 /** Creates the simulation slice. */
@@ -87,19 +121,82 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
   // know the scenario's own toggle values. Params do not change toggle defaults,
   // but the params are kept so that a run too long by default can still be opened.
   const baselines = new Map<string, ScenarioSummary>();
+  const baselineKey = (text: string, params: Record<string, number>): string => `${JSON.stringify(Object.entries(params).sort())}\n${text}`;
+  const rememberBaseline = (text: string, params: Record<string, number>, summary: ScenarioSummary): void => {
+    if (baselines.size > 32) baselines.clear();
+    baselines.set(baselineKey(text, params), summary);
+  };
 
-  const baselineFor = (engine: SimEngine, text: string, params: Record<string, number>): ScenarioSummary => {
-    const key = `${JSON.stringify(Object.entries(params).sort())}\n${text}`;
-    const cached = baselines.get(key);
-    if (cached) return cached;
-    const sim = engine.create(text, {}, params);
+  // The running load. `generation` only grows; a load is current while its id equals it.
+  let generation = 0;
+  let active: { id: number; controller: AbortController; label: string; opensDefault: boolean } | null = null;
+
+  /** Runs `task` as the new current load, superseding the running one; see the rules above. */
+  const runLoad = async (label: string, opensDefault: boolean, task: (ctx: LoadContext) => Promise<LoadOutcome>): Promise<LoadOutcome> => {
+    active?.controller.abort(new CancelledError(`superseded by loading ${label}`));
+    const id = ++generation;
+    const controller = new AbortController();
+    active = { id, controller, label, opensDefault };
+    set({ loading: { id, label, startedAtMs: Date.now(), progress: null } });
+    const ctx: LoadContext = {
+      signal: controller.signal,
+      onProgress: (progress) => {
+        if (id !== generation) return;
+        set((s) => (s.loading?.id === id ? { loading: { ...s.loading, progress } } : {}));
+      },
+      live: () => {
+        if (id !== generation || controller.signal.aborted) throw cancelledBy(controller.signal);
+      },
+    };
     try {
-      const summary = sim.summary();
-      if (baselines.size > 32) baselines.clear();
-      baselines.set(key, summary);
-      return summary;
+      return await task(ctx);
+    } catch (err) {
+      if (isCancelled(err) || id !== generation) return 'cancelled';
+      get().report(`The simulation failed: ${errorMessage(err)}`);
+      return 'failed';
     } finally {
+      if (id === generation) {
+        active = null;
+        set({ loading: null });
+      }
+    }
+  };
+
+  /** Creates a simulation for the current load; frees it at once if the load was superseded meanwhile. */
+  const createFor = async (ctx: LoadContext, text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): Promise<SimHandle> => {
+    const { engine } = get();
+    if (!engine) throw new Error('the simulation engine is not loaded');
+    const sim = await engine.create(text, toggles, params, { signal: ctx.signal, onProgress: ctx.onProgress });
+    try {
+      ctx.live();
+    } catch (err) {
       sim.free();
+      throw err;
+    }
+    return sim;
+  };
+
+  const baselineFor = async (ctx: LoadContext, text: string, params: Record<string, number>): Promise<ScenarioSummary> => {
+    const cached = baselines.get(baselineKey(text, params));
+    if (cached) return cached;
+    const sim = await createFor(ctx, text, {}, params);
+    sim.free();
+    rememberBaseline(text, params, sim.summary());
+    return sim.summary();
+  };
+
+  /** Records the run and, when toggles are overridden, the baseline run too. */
+  const build = async (ctx: LoadContext, text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): Promise<Built> => {
+    const sim = await createFor(ctx, text, toggles, params);
+    try {
+      let baseline = sim.summary();
+      // Without overrides the run is its own baseline: long runs are recorded once.
+      if (Object.keys(toggles).length === 0) rememberBaseline(text, params, baseline);
+      else baseline = await baselineFor(ctx, text, params);
+      return { sim, summary: sim.summary(), baseline };
+    } catch (err) {
+      sim.free();
+      throw err;
     }
   };
 
@@ -108,67 +205,165 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     return get().scenarios.find((s) => s.id === ref.id)?.text ?? null;
   };
 
-  /** Builds a simulation at `step` and installs it; returns false (after reporting) on failure. */
-  const install = (
+  // Seeks: one frame request in flight at a time, for the latest step asked for.
+  const seeker = new LatestOnly<number>(
+    async (wanted) => {
+      const { sim, summary } = get();
+      if (!sim || !summary) return;
+      let frame: Frame;
+      try {
+        frame = await sim.frameAt(clampStep(wanted, summary.totalSteps));
+      } catch (err) {
+        // A simulation replaced meanwhile was freed, which fails its pending calls: nothing to report.
+        if (get().sim !== sim) return;
+        throw err;
+      }
+      // A frame of a simulation that was replaced meanwhile is dropped.
+      if (get().sim === sim) set({ frame, step: frame.step, comparison: null });
+    },
+    (err) => {
+      get().report(`The simulation failed: ${errorMessage(err)}`);
+      set((s) => ({ playing: false, targetStep: s.step }));
+    },
+  );
+
+  /** Fetches the first frame (and the events) of a built run and puts it on screen; frees it on any failure. */
+  const install = async (
+    ctx: LoadContext,
     ref: ScenarioRef,
     text: string,
+    built: Built,
     toggles: Record<string, ToggleValue>,
     params: Record<string, number>,
     step: number,
     reportClamp: boolean,
-  ): boolean => {
-    const { engine, report } = get();
-    if (!engine) return false;
-    let built: Built;
-    let baseline: ScenarioSummary;
+  ): Promise<void> => {
     try {
-      baseline = baselineFor(engine, text, params);
-      const sim = engine.create(text, toggles, params);
-      built = { sim, summary: sim.summary() };
-    } catch (err) {
-      report(`The scenario could not be loaded: ${errorMessage(err)}`);
-      return false;
-    }
-    const total = built.summary.totalSteps;
-    let target = clampStep(step, total);
-    if (reportClamp && step > total) {
-      report(`step ${step} is beyond the end of this scenario (${total} steps); showing the last step`);
-    }
-    try {
-      built.sim.seek(target);
-      const frame = built.sim.frame();
+      const total = built.summary.totalSteps;
+      if (reportClamp && step > total) {
+        get().report(`step ${step} is beyond the end of this scenario (${total} steps); showing the last step`);
+      }
+      const frame = await built.sim.frameAt(clampStep(step, total));
+      ctx.live();
       const eventsComplete = total <= MAX_EVENTS_FETCHED;
-      const events = eventsComplete ? built.sim.events(0, total) : [];
-      const old = get().sim;
-      if (old && old !== built.sim) old.free();
+      const events = eventsComplete ? await built.sim.events(0, total) : [];
+      ctx.live();
       // Overrides that equal the baseline are not overrides.
       const toggleOverrides: Record<string, ToggleValue> = {};
-      for (const [id, v] of Object.entries(toggles)) if (baseline.toggles[id] !== v) toggleOverrides[id] = v;
+      for (const [id, v] of Object.entries(toggles)) if (built.baseline.toggles[id] !== v) toggleOverrides[id] = v;
       const paramOverrides: Record<string, number> = {};
       for (const [name, v] of Object.entries(params)) {
-        const info = baseline.params.find((p) => p.name === name);
+        const info = built.baseline.params.find((p) => p.name === name);
         if (!info || info.default !== v) paramOverrides[name] = v;
       }
-      target = built.sim.currentStep();
+      const old = get().sim;
+      seeker.clear();
       set({
         sim: built.sim,
         scenario: ref,
         scenarioText: text,
-        baselineToggles: baseline.toggles,
+        baselineToggles: built.baseline.toggles,
         toggleOverrides,
         paramOverrides,
         summary: built.summary,
         events,
         eventsComplete,
         frame,
-        step: target,
+        step: frame.step,
+        targetStep: frame.step,
       });
-      return true;
+      if (old && old !== built.sim) old.free();
     } catch (err) {
       built.sim.free();
-      report(`The simulation failed: ${errorMessage(err)}`);
-      return false;
+      throw err;
     }
+  };
+
+  /** Rebuilds the scenario on screen with other toggles or params, at the step asked for last. */
+  const rebuild = (label: string, reason: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): Promise<LoadOutcome> => {
+    const s = get();
+    const ref = s.scenario;
+    if (!ref || !s.summary) return Promise.resolve('failed');
+    const text = s.scenarioText;
+    return runLoad(label, false, async (ctx) => {
+      let built: Built;
+      try {
+        built = await build(ctx, text, toggles, params);
+      } catch (err) {
+        if (isCancelled(err)) throw err;
+        get().report(`The scenario could not be loaded: ${errorMessage(err)}`);
+        return 'failed';
+      }
+      // Read now, not when the rebuild started: the old run stays steppable meanwhile.
+      const before = get();
+      const old = before.frame && before.step === before.targetStep ? { step: before.step, counters: before.frame.counters } : null;
+      await install(ctx, ref, text, built, toggles, params, before.targetStep, false);
+      set({ comparison: old ? { reason, step: get().step, fromStep: old.step, counters: old.counters } : null });
+      return 'shown';
+    });
+  };
+
+  /** Name of a scenario for labels and messages. */
+  const scenarioName = (ref: ScenarioRef): string => (ref.kind === 'builtin' ? ref.id : 'the custom scenario');
+
+  const openRequest = (req: OpenRequest, opensDefault = false): Promise<LoadOutcome> => {
+    const p = paramsLabel(req.params);
+    const label = p ? `${scenarioName(req.scenario)} (${p})` : scenarioName(req.scenario);
+    get().pause();
+    return runLoad(label, opensDefault, async (ctx) => {
+      const { patches, report } = get();
+      const text = textOf(req.scenario);
+      if (text === null) {
+        report(`There is no built-in scenario "${req.scenario.kind === 'builtin' ? req.scenario.id : ''}".`);
+        return 'failed';
+      }
+      const t = checkToggles(patches, req.toggles);
+      for (const problem of t.problems) report(`In this link, ${problem}.`, 'warning');
+      let params = req.params;
+      let built: Built;
+      try {
+        built = await build(ctx, text, t.toggles, params);
+      } catch (err) {
+        if (isCancelled(err)) throw err;
+        // The engine refused the run. If it was for the link's params, say which
+        // ones (limits from a run without them) and open the run without them.
+        let info: ScenarioSummary | null = null;
+        if (Object.keys(params).length > 0) {
+          try {
+            info = await baselineFor(ctx, text, {});
+          } catch (infoErr) {
+            if (isCancelled(infoErr)) throw infoErr;
+          }
+        }
+        const checked = info ? checkParams(info, params) : null;
+        if (!checked || checked.problems.length === 0) {
+          report(`The scenario could not be loaded: ${errorMessage(err)}`);
+          return 'failed';
+        }
+        for (const problem of checked.problems) report(`In this link, ${problem}.`, 'warning');
+        params = checked.params;
+        try {
+          built = await build(ctx, text, t.toggles, params);
+        } catch (retryErr) {
+          if (isCancelled(retryErr)) throw retryErr;
+          report(`The scenario could not be loaded: ${errorMessage(retryErr)}`);
+          return 'failed';
+        }
+      }
+      await install(ctx, req.scenario, text, built, t.toggles, params, req.step, true);
+      set({ selection: req.selection ?? null, comparison: null, hoverPfn: null });
+      return 'shown';
+    });
+  };
+
+  const openDefaultScenario = async (): Promise<void> => {
+    const { scenarios, report } = get();
+    const builtin = scenarios.find((s) => s.id === DEFAULT_SCENARIO_ID) ?? scenarios[0];
+    if (!builtin) {
+      report('The engine has no built-in scenarios.');
+      return;
+    }
+    await openRequest({ scenario: { kind: 'builtin', id: builtin.id, hash: null }, toggles: {}, params: {}, step: 0 }, true);
   };
 
   return {
@@ -186,7 +381,9 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     eventsComplete: true,
     frame: null,
     step: 0,
+    targetStep: 0,
     comparison: null,
+    loading: null,
 
     attachEngine: (engine) => {
       try {
@@ -197,31 +394,31 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       }
     },
 
-    boot: (engine, fragment) => {
+    boot: async (engine, fragment) => {
       get().attachEngine(engine);
-      get().applyFragment(fragment);
+      await get().applyFragment(fragment);
     },
 
-    applyFragment: (fragment) => {
+    applyFragment: async (fragment) => {
       const read = urlToState(fragment);
       if (!read.ok) {
         get().report(read.error);
-        get().openDefault();
+        await get().openDefault();
         return;
       }
       for (const w of read.warnings) get().report(w, 'warning');
-      if (read.state === null) get().openDefault();
-      else get().applyShareState(read.state);
+      if (read.state === null) await get().openDefault();
+      else await get().applyShareState(read.state);
     },
 
-    applyShareState: (state) => {
+    applyShareState: async (state) => {
       const { scenarios, report } = get();
       const ref = state.scenario;
       if (ref.kind === 'builtin') {
         const builtin = scenarios.find((s) => s.id === ref.id);
         if (!builtin) {
           report(`This link names the scenario "${ref.id}", which this version of mmviz does not have; showing the default scenario.`);
-          get().openDefault();
+          await get().openDefault();
           return;
         }
         if (ref.hash && ref.hash !== fnv1a32Hex(builtin.text)) {
@@ -231,103 +428,65 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
           );
         }
       }
-      if (!get().open({ ...state, selection: state.selection })) get().openDefault();
+      // Only a failure falls back to the default: a superseded or cancelled load leaves that to what replaced it.
+      if ((await openRequest({ ...state, selection: state.selection })) === 'failed') await get().openDefault();
     },
 
-    open: (req) => {
-      const { patches, report, engine } = get();
-      if (!engine) return false;
-      const text = textOf(req.scenario);
-      if (text === null) {
-        report(`There is no built-in scenario "${req.scenario.kind === 'builtin' ? req.scenario.id : ''}".`);
-        return false;
-      }
-      const t = checkToggles(patches, req.toggles);
-      for (const p of t.problems) report(`In this link, ${p}.`, 'warning');
-      let params = req.params;
-      if (Object.keys(params).length > 0) {
-        // Param limits come from any summary of the scenario: with these params, else with none.
-        let info: ScenarioSummary | null = null;
-        for (const attempt of [params, {}]) {
-          try {
-            info = baselineFor(engine, text, attempt);
-            break;
-          } catch {
-            // Try the next; if none works, install() reports the engine's message.
-          }
-        }
-        if (info) {
-          const checked = checkParams(info, params);
-          for (const p of checked.problems) report(`In this link, ${p}.`, 'warning');
-          params = checked.params;
-        }
-      }
-      get().pause();
-      const ok = install(req.scenario, text, t.toggles, params, req.step, true);
-      if (ok) set({ selection: req.selection ?? null, comparison: null, hoverPfn: null });
-      return ok;
+    open: async (req) => (await openRequest(req)) === 'shown',
+
+    openDefault: openDefaultScenario,
+
+    openBuiltin: async (id) => {
+      await openRequest({ scenario: { kind: 'builtin', id, hash: null }, toggles: {}, params: {}, step: 0 });
     },
 
-    openDefault: () => {
-      const { scenarios, report } = get();
-      const builtin = scenarios.find((s) => s.id === DEFAULT_SCENARIO_ID) ?? scenarios[0];
-      if (!builtin) {
-        report('The engine has no built-in scenarios.');
-        return;
-      }
-      get().open({ scenario: { kind: 'builtin', id: builtin.id, hash: null }, toggles: {}, params: {}, step: 0 });
+    cancelLoad: () => {
+      const current = active;
+      if (!current) return;
+      active = null;
+      generation++;
+      current.controller.abort(new CancelledError(`cancelled loading ${current.label}`));
+      set({ loading: null });
+      get().report(`Cancelled loading ${current.label}.`, 'info');
+      // Nothing on screen to go back to: show the default scenario, unless that is what was cancelled.
+      if (!get().sim && !current.opensDefault) void openDefaultScenario();
     },
 
-    openBuiltin: (id) => {
-      get().open({ scenario: { kind: 'builtin', id, hash: null }, toggles: {}, params: {}, step: 0 });
-    },
-
-    setToggle: (id, value) => {
+    setToggle: async (id, value) => {
       const s = get();
       if (!s.scenario || !s.summary) return;
       const patch = s.patches.find((p) => p.id === id);
       const before = s.summary.toggles[id];
       const reason = `${patch?.id ?? id} ${before === undefined ? '' : toggleValueLabel(patch, before)} → ${toggleValueLabel(patch, value)}`;
-      const old = s.frame ? { step: s.step, counters: s.frame.counters } : null;
-      const toggles = { ...s.toggleOverrides, [id]: value };
-      if (install(s.scenario, s.scenarioText, toggles, s.paramOverrides, s.step, false)) {
-        set({ comparison: old ? { reason, step: get().step, fromStep: old.step, counters: old.counters } : null });
-      }
+      const label = `${scenarioName(s.scenario)} with ${patch?.id ?? id} ${toggleValueLabel(patch, value)}`;
+      await rebuild(label, reason, { ...s.toggleOverrides, [id]: value }, s.paramOverrides);
     },
 
-    setParam: (name, value) => {
+    setParam: async (name, value) => {
       const s = get();
       if (!s.scenario || !s.summary) return false;
       const info = s.summary.params.find((p) => p.name === name);
       if (!info || !Number.isInteger(value) || !(value >= info.min && value <= info.max)) return false;
-      const old = s.frame ? { step: s.step, counters: s.frame.counters } : null;
-      const params = { ...s.paramOverrides, [name]: value };
-      const ok = install(s.scenario, s.scenarioText, s.toggleOverrides, params, s.step, false);
-      if (ok) set({ comparison: old ? { reason: `${name} ${info.value} → ${value}`, step: get().step, fromStep: old.step, counters: old.counters } : null });
-      return ok;
+      const label = `${scenarioName(s.scenario)} with ${name}=${value}`;
+      return (await rebuild(label, `${name} ${info.value} → ${value}`, s.toggleOverrides, { ...s.paramOverrides, [name]: value })) === 'shown';
     },
 
     seek: (step) => {
-      const { sim, summary, report } = get();
-      if (!sim || !summary) return;
+      const { sim, summary } = get();
+      if (!sim || !summary) return Promise.resolve();
       const target = clampStep(step, summary.totalSteps);
-      try {
-        sim.seek(target);
-        set({ frame: sim.frame(), step: sim.currentStep(), comparison: null });
-      } catch (err) {
-        report(`The simulation failed: ${errorMessage(err)}`);
-        set({ playing: false });
-      }
+      set({ targetStep: target });
+      return seeker.request(target);
     },
 
-    stepBy: (delta) => get().seek(get().step + delta),
+    stepBy: (delta) => get().seek(get().targetStep + delta),
     goFirst: () => get().seek(0),
     goLast: () => get().seek(get().summary?.totalSteps ?? 0),
-    goChapter: (direction) => {
-      const { summary, step } = get();
+    goChapter: async (direction) => {
+      const { summary, targetStep } = get();
       if (!summary) return;
-      const target = chapterTarget(summary.chapters, step, direction);
-      if (target !== null) get().seek(target);
+      const target = chapterTarget(summary.chapters, targetStep, direction);
+      if (target !== null) await get().seek(target);
     },
   };
 };

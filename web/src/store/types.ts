@@ -1,5 +1,6 @@
 // Shape of the app store: three slices (simulation, playback, ui).
 import type { BuiltinScenario, SimEngine, SimHandle } from '../engine/engine';
+import type { Progress } from '../engine/protocol';
 import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
 import type { ScenarioRef, Selection, ShareState } from '../share/url';
 
@@ -22,6 +23,18 @@ export interface CounterComparison {
   counters: Record<string, number>;
 }
 
+/** A load (open a scenario, or rebuild it for a toggle or param) that has not finished. */
+export interface LoadingState {
+  /** Generation of the load; a newer load supersedes an older one. */
+  id: number;
+  /** What is being run, for people, e.g. "numa-delay-map-scale (accesses 6000)". */
+  label: string;
+  /** When it started (Date.now()). */
+  startedAtMs: number;
+  /** How far the engine says it is, or null while it reports nothing (an indeterminate bar). */
+  progress: Progress | null;
+}
+
 /** The simulation slice: engine, loaded scenario, current frame. */
 export interface SimSlice {
   engine: SimEngine | null;
@@ -40,22 +53,33 @@ export interface SimSlice {
   /** False when `events` was not fetched because the run is too long. */
   eventsComplete: boolean;
   frame: Frame | null;
+  /** Step of `frame` (they always change together). */
   step: number;
+  /** Step asked for last; `step` catches up when its frame arrives. Relative moves start from here. */
+  targetStep: number;
   comparison: CounterComparison | null;
+  /** The load in progress, or null. The scenario above stays usable while it runs. */
+  loading: LoadingState | null;
   attachEngine: (engine: SimEngine) => void;
-  boot: (engine: SimEngine, fragment: string) => void;
-  applyFragment: (fragment: string) => void;
-  applyShareState: (state: ShareState) => void;
-  open: (req: OpenRequest) => boolean;
-  openDefault: () => void;
-  openBuiltin: (id: string) => void;
-  setToggle: (id: string, value: ToggleValue) => void;
-  setParam: (name: string, value: number) => boolean;
-  seek: (step: number) => void;
-  stepBy: (delta: number) => void;
-  goFirst: () => void;
-  goLast: () => void;
-  goChapter: (direction: 1 | -1) => void;
+  /** Attaches the engine and opens what the URL fragment says; resolves when it is shown. */
+  boot: (engine: SimEngine, fragment: string) => Promise<void>;
+  applyFragment: (fragment: string) => Promise<void>;
+  applyShareState: (state: ShareState) => Promise<void>;
+  /** Loads a scenario; resolves to false when it failed (reported) or was cancelled or superseded. */
+  open: (req: OpenRequest) => Promise<boolean>;
+  openDefault: () => Promise<void>;
+  openBuiltin: (id: string) => Promise<void>;
+  /** Stops the running load, keeping the scenario shown (or opening the default when there is none). */
+  cancelLoad: () => void;
+  setToggle: (id: string, value: ToggleValue) => Promise<void>;
+  /** Rebuilds with a param; false at once when the value is refused, else when the rebuild failed or was superseded. */
+  setParam: (name: string, value: number) => Promise<boolean>;
+  /** Asks for a step; resolves once the latest asked-for frame is shown. */
+  seek: (step: number) => Promise<void>;
+  stepBy: (delta: number) => Promise<void>;
+  goFirst: () => Promise<void>;
+  goLast: () => Promise<void>;
+  goChapter: (direction: 1 | -1) => Promise<void>;
 }
 
 /** The playback slice: play/pause and speed (steps per second). */
@@ -66,7 +90,7 @@ export interface PlaybackSlice {
   pause: () => void;
   togglePlay: () => void;
   setSpeed: (stepsPerSecond: number) => void;
-  /** Advances one step while playing; stops at the end. */
+  /** Advances one step while playing (once the last step's frame is shown); stops at the end. */
   tick: () => void;
 }
 
@@ -74,7 +98,8 @@ export interface PlaybackSlice {
 export interface AppMessage {
   id: number;
   message: string;
-  severity: 'error' | 'warning';
+  /** 'info' is a plain notice about something the user did (e.g. a cancelled load), announced politely. */
+  severity: 'error' | 'warning' | 'info';
 }
 
 /** The UI slice: messages, selection, hover. */
@@ -82,7 +107,7 @@ export interface UiSlice {
   messages: AppMessage[];
   selection: Selection | null;
   hoverPfn: number | null;
-  report: (message: string, severity?: 'error' | 'warning') => void;
+  report: (message: string, severity?: AppMessage['severity']) => void;
   dismiss: (id: number) => void;
   dismissAll: () => void;
   select: (selection: Selection | null) => void;

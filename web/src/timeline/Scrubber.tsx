@@ -13,6 +13,8 @@ const ROW_PX = 7;
 export function Scrubber() {
   const id = useId();
   const step = useAppStore((s) => s.step);
+  // The thumb follows the step asked for (a drag must not snap back while frames load); the "now" line the frame shown.
+  const target = useAppStore((s) => s.targetStep);
   const total = useAppStore((s) => s.summary?.totalSteps ?? 0);
   const chapters = useAppStore((s) => s.summary?.chapters);
   const events = useAppStore((s) => s.events);
@@ -49,11 +51,11 @@ export function Scrubber() {
           min={0}
           max={total}
           step={1}
-          value={step}
-          aria-valuetext={`step ${step} of ${total}`}
+          value={target}
+          aria-valuetext={`step ${target} of ${total}`}
           onChange={(e) => {
             pause();
-            seek(Number(e.target.value));
+            void seek(Number(e.target.value));
           }}
         />
         <svg className={styles.marks} viewBox={`0 0 ${MARKS_WIDTH} ${heightPx}`} preserveAspectRatio="none" height={heightPx} aria-hidden="true">

@@ -5,9 +5,11 @@ import { Icon } from './icons';
 import { Scrubber } from './Scrubber';
 import styles from './Transport.module.css';
 
-/** The transport bar. */
+/** The transport bar; without a scenario its buttons are disabled and it says why. */
 export function Transport() {
   const step = useAppStore((s) => s.step);
+  const target = useAppStore((s) => s.targetStep);
+  const ready = useAppStore((s) => s.summary !== null);
   const total = useAppStore((s) => s.summary?.totalSteps ?? 0);
   const playing = useAppStore((s) => s.playing);
   const speed = useAppStore((s) => s.speed);
@@ -17,41 +19,51 @@ export function Transport() {
   const togglePlay = useAppStore((s) => s.togglePlay);
   const setSpeed = useAppStore((s) => s.setSpeed);
   const pause = useAppStore((s) => s.pause);
-  const atStart = step <= 0;
-  const atEnd = step >= total;
+  // From the step asked for last: a press while a frame is on its way moves on from there.
+  const atStart = !ready || target <= 0;
+  const atEnd = !ready || target >= total;
+  const reason = ready ? undefined : 'transport-reason';
   return (
     <div className={styles.transport}>
-      <div className={styles.buttons} role="group" aria-label="Transport">
-        <button type="button" className={styles.button} aria-label="First step" title="First step (Home)" disabled={atStart} onClick={() => { pause(); goFirst(); }}>
+      <div className={styles.buttons} role="group" aria-label="Transport" aria-describedby={reason}>
+        <button type="button" className={styles.button} aria-label="First step" title="First step (Home)" disabled={atStart} onClick={() => { pause(); void goFirst(); }}>
           <Icon name="first" />
         </button>
-        <button type="button" className={styles.button} aria-label="Step back" title="Step back (←)" disabled={atStart} onClick={() => { pause(); stepBy(-1); }}>
+        <button type="button" className={styles.button} aria-label="Step back" title="Step back (←)" disabled={atStart} onClick={() => { pause(); void stepBy(-1); }}>
           <Icon name="back" />
         </button>
-        <button type="button" className={`${styles.button} ${styles.play}`} aria-label={playing ? 'Pause' : 'Play'} title={playing ? 'Pause (space)' : 'Play (space)'} onClick={togglePlay}>
+        <button type="button" className={`${styles.button} ${styles.play}`} aria-label={playing ? 'Pause' : 'Play'} title={playing ? 'Pause (space)' : 'Play (space)'} disabled={!ready} onClick={togglePlay}>
           <Icon name={playing ? 'pause' : 'play'} />
         </button>
-        <button type="button" className={styles.button} aria-label="Step forward" title="Step forward (→)" disabled={atEnd} onClick={() => { pause(); stepBy(1); }}>
+        <button type="button" className={styles.button} aria-label="Step forward" title="Step forward (→)" disabled={atEnd} onClick={() => { pause(); void stepBy(1); }}>
           <Icon name="forward" />
         </button>
-        <button type="button" className={styles.button} aria-label="Last step" title="Last step (End)" disabled={atEnd} onClick={() => { pause(); goLast(); }}>
+        <button type="button" className={styles.button} aria-label="Last step" title="Last step (End)" disabled={atEnd} onClick={() => { pause(); void goLast(); }}>
           <Icon name="last" />
         </button>
       </div>
-      <label className={styles.speed}>
-        <span>Speed</span>
-        <select value={String(speed)} onChange={(e) => setSpeed(Number(e.target.value))}>
-          {SPEEDS.map((s) => (
-            <option key={s} value={String(s)}>
-              {s} step{s === 1 ? '' : 's'}/s
-            </option>
-          ))}
-        </select>
-      </label>
-      <Scrubber />
-      <output className={styles.readout} aria-label="Step readout" aria-live="off">
-        step {step} / {total}
-      </output>
+      {ready ? (
+        <>
+          <label className={styles.speed}>
+            <span>Speed</span>
+            <select value={String(speed)} onChange={(e) => setSpeed(Number(e.target.value))}>
+              {SPEEDS.map((s) => (
+                <option key={s} value={String(s)}>
+                  {s} step{s === 1 ? '' : 's'}/s
+                </option>
+              ))}
+            </select>
+          </label>
+          <Scrubber />
+          <output className={styles.readout} aria-label="Step readout" aria-live="off">
+            step {step} / {total}
+          </output>
+        </>
+      ) : (
+        <p id="transport-reason" className={styles.reason}>
+          The step controls work once a scenario is loaded.
+        </p>
+      )}
     </div>
   );
 }

@@ -27,25 +27,25 @@ export function useKeyboard(): void {
       switch (command) {
         case 'back':
           s.pause();
-          s.stepBy(-1);
+          void s.stepBy(-1);
           break;
         case 'forward':
           s.pause();
-          s.stepBy(1);
+          void s.stepBy(1);
           break;
         case 'first':
           s.pause();
-          s.goFirst();
+          void s.goFirst();
           break;
         case 'last':
           s.pause();
-          s.goLast();
+          void s.goLast();
           break;
         case 'prevChapter':
-          s.goChapter(-1);
+          void s.goChapter(-1);
           break;
         case 'nextChapter':
-          s.goChapter(1);
+          void s.goChapter(1);
           break;
         case 'togglePlay':
           s.togglePlay();

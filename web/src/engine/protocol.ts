@@ -1,0 +1,108 @@
+// The message protocol between the UI thread (workerEngine.ts) and the engine
+// worker (worker.ts, workerHost.ts). Both sides import this one file, so a
+// method's arguments and result cannot drift apart. It imports no wasm.
+//
+//   UI → worker   { type: 'call', id, method, args }
+//   worker → UI   { type: 'reply', id, result }            exactly one per call, or
+//                 { type: 'error', id, message }           (the engine's message)
+//                 { type: 'progress', id, done, total }    any number, before the reply
+//
+// `id` is chosen by the UI side and is unique per worker. Messages are plain
+// data (structured clone): no class instances, no functions.
+import type { BuiltinScenario } from './engine';
+import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+
+/** Every method the worker answers: its argument tuple and its result. */
+export interface EngineMethods {
+  /** Loads and initialises the wasm module; returns the registry. The first call on every worker. */
+  init: { args: []; result: { patches: PatchInfo[]; scenarios: BuiltinScenario[] } };
+  /** Records a run; may post progress while it runs. Returns a handle for the other methods. */
+  create: {
+    args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>];
+    result: { handle: number; summary: ScenarioSummary };
+  };
+  step: { args: [handle: number, n: number]; result: number };
+  seek: { args: [handle: number, step: number]; result: null };
+  /** Seek and frame in one call, so that the frame can never belong to another step than the one asked for. */
+  frameAt: { args: [handle: number, step: number]; result: Frame };
+  frame: { args: [handle: number]; result: Frame };
+  currentStep: { args: [handle: number]; result: number };
+  events: { args: [handle: number, from: number, to: number]; result: SimEvent[] };
+  counters: { args: [handle: number]; result: Record<string, number> };
+  free: { args: [handle: number]; result: null };
+}
+
+/** A method name of the protocol. */
+export type EngineMethod = keyof EngineMethods;
+
+/** The method names, for validating incoming calls. */
+export const ENGINE_METHODS: readonly EngineMethod[] = ['init', 'create', 'step', 'seek', 'frameAt', 'frame', 'currentStep', 'events', 'counters', 'free'];
+
+/** A call from the UI: one of the methods with its own argument tuple. */
+export type CallMessage = { [M in EngineMethod]: { type: 'call'; id: number; method: M; args: EngineMethods[M]['args'] } }[EngineMethod];
+
+/** The result of a call. */
+export interface ReplyMessage {
+  type: 'reply';
+  id: number;
+  result: unknown;
+}
+
+/** A call failed; `message` is the engine's message, shown to people as is. */
+export interface ErrorMessage {
+  type: 'error';
+  id: number;
+  message: string;
+}
+
+/** Unsolicited progress of a long call (today only `create`, once the engine records in chunks). */
+export interface ProgressMessage {
+  type: 'progress';
+  id: number;
+  /** Work done so far, in `total`'s unit (steps recorded). */
+  done: number;
+  total: number;
+}
+
+/** Anything the worker posts. */
+export type WorkerMessage = ReplyMessage | ErrorMessage | ProgressMessage;
+
+/** Progress of a long call as the UI sees it. */
+export interface Progress {
+  done: number;
+  total: number;
+}
+
+const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+/** Reads a message posted by the worker; null when it is not one of ours (it is then ignored). */
+export function parseWorkerMessage(data: unknown): WorkerMessage | null {
+  if (!data || typeof data !== 'object') return null;
+  const m = data as Record<string, unknown>;
+  if (!isId(m.id)) return null;
+  switch (m.type) {
+    case 'reply':
+      return { type: 'reply', id: m.id, result: m.result };
+    case 'error':
+      return { type: 'error', id: m.id, message: typeof m.message === 'string' && m.message !== '' ? m.message : 'the engine failed without a message' };
+    case 'progress':
+      return isCount(m.done) && isCount(m.total) ? { type: 'progress', id: m.id, done: m.done, total: m.total } : null;
+    default:
+      return null;
+  }
+}
+
+/** Reads a call posted by the UI: the call, `{ id, problem }` for a malformed call with an id, or null when there is nothing to answer. */
+export function parseCallMessage(data: unknown): CallMessage | { id: number; problem: string } | null {
+  if (!data || typeof data !== 'object') return null;
+  const m = data as Record<string, unknown>;
+  if (m.type !== 'call' || !isId(m.id)) return null;
+  if (typeof m.method !== 'string' || !(ENGINE_METHODS as readonly string[]).includes(m.method)) {
+    return { id: m.id, problem: `unknown engine method ${JSON.stringify(m.method)}` };
+  }
+  if (!Array.isArray(m.args)) return { id: m.id, problem: `the arguments of ${m.method} are not a list` };
+  // The tuple types are the contract between two files of this repository; the
+  // engine itself validates every value it is given.
+  return { type: 'call', id: m.id, method: m.method, args: m.args } as CallMessage;
+}

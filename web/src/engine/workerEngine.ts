@@ -1,0 +1,219 @@
+// The real engine: the Rust simulator compiled to wasm, run in Web Workers
+// (worker.ts) so that recording a run, which takes seconds for long ones, never
+// blocks the page.
+//
+// Each simulation lives in a worker of its own. A wasm call cannot be
+// interrupted, so a worker busy recording answers nothing else until it is done:
+// with one worker per simulation, the simulation on screen keeps answering seeks
+// while the next one records, and cancelling a recording is terminating its
+// worker. Freeing a simulation terminates its worker too, which hands its wasm
+// memory (a wasm memory never shrinks) back to the browser. One spare worker is
+// kept initialised so that a new run does not wait for wasm to start.
+import { cancelledBy, errorMessage, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
+import { parseWorkerMessage, type CallMessage, type EngineMethod, type EngineMethods, type Progress } from './protocol';
+import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+
+/** The part of a Worker the client needs; a fake in unit tests. */
+export interface WorkerPort {
+  post(message: CallMessage): void;
+  /** Installs the receivers of the worker's messages and of its failure (it did not start or it crashed). */
+  listen(onMessage: (data: unknown) => void, onFailure: (message: string) => void): void;
+  terminate(): void;
+}
+
+/** Starts a real engine worker (Vite bundles worker.ts and the wasm package it loads). */
+export function startEngineWorker(): WorkerPort {
+  const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+  return {
+    post: (message) => worker.postMessage(message),
+    listen: (onMessage, onFailure) => {
+      worker.onmessage = (e: MessageEvent<unknown>) => onMessage(e.data);
+      worker.onmessageerror = () => onFailure('a message from the engine worker could not be read');
+      worker.onerror = (e: ErrorEvent) => {
+        e.preventDefault();
+        onFailure(e.message || 'the engine worker could not be started');
+      };
+    },
+    terminate: () => worker.terminate(),
+  };
+}
+
+interface Pending {
+  resolve: (result: unknown) => void;
+  reject: (err: Error) => void;
+  onProgress: ((progress: Progress) => void) | undefined;
+}
+
+/** Calls into one engine worker: typed requests matched to replies by id. */
+export class EngineWorkerClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private closedBy: Error | null = null;
+  private readonly port: WorkerPort;
+
+  constructor(port: WorkerPort) {
+    this.port = port;
+    port.listen(
+      (data) => this.receive(data),
+      (message) => this.close(new Error(`The engine worker failed: ${message}`)),
+    );
+  }
+
+  /** True once the worker was terminated (every later call rejects). */
+  get closed(): boolean {
+    return this.closedBy !== null;
+  }
+
+  /** Calls `method`; resolves with its result or rejects with an Error carrying the engine's message. */
+  call<M extends EngineMethod>(method: M, args: EngineMethods[M]['args'], onProgress?: (progress: Progress) => void): Promise<EngineMethods[M]['result']> {
+    if (this.closedBy) return Promise.reject(this.closedBy);
+    const id = this.nextId++;
+    return new Promise<EngineMethods[M]['result']>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (result: unknown) => void, reject, onProgress });
+      this.port.post({ type: 'call', id, method, args } as CallMessage);
+    });
+  }
+
+  /** Terminates the worker; pending and later calls reject with `reason`. */
+  close(reason: Error): void {
+    if (this.closedBy) return;
+    this.closedBy = reason;
+    this.port.terminate();
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of waiting) p.reject(reason);
+  }
+
+  private receive(data: unknown): void {
+    const message = parseWorkerMessage(data);
+    // Unknown ids are replies to calls that were rejected when the worker was closed.
+    const pending = message ? this.pending.get(message.id) : undefined;
+    if (!message || !pending) return;
+    if (message.type === 'progress') {
+      pending.onProgress?.({ done: message.done, total: message.total });
+      return;
+    }
+    this.pending.delete(message.id);
+    if (message.type === 'reply') pending.resolve(message.result);
+    else pending.reject(new Error(message.message));
+  }
+}
+
+/** A simulation living in its own worker. */
+class WorkerSim implements SimHandle {
+  private readonly client: EngineWorkerClient;
+  private readonly handle: number;
+  private readonly info: ScenarioSummary;
+  constructor(client: EngineWorkerClient, handle: number, info: ScenarioSummary) {
+    this.client = client;
+    this.handle = handle;
+    this.info = info;
+  }
+  summary(): ScenarioSummary {
+    return this.info;
+  }
+  step(n: number): Promise<number> {
+    return this.client.call('step', [this.handle, n]);
+  }
+  async seek(step: number): Promise<void> {
+    await this.client.call('seek', [this.handle, step]);
+  }
+  frameAt(step: number): Promise<Frame> {
+    return this.client.call('frameAt', [this.handle, step]);
+  }
+  currentStep(): Promise<number> {
+    return this.client.call('currentStep', [this.handle]);
+  }
+  frame(): Promise<Frame> {
+    return this.client.call('frame', [this.handle]);
+  }
+  events(from: number, to: number): Promise<SimEvent[]> {
+    return this.client.call('events', [this.handle, from, to]);
+  }
+  counters(): Promise<Record<string, number>> {
+    return this.client.call('counters', [this.handle]);
+  }
+  free(): void {
+    this.client.close(new Error('simulation used after free()'));
+  }
+}
+
+/** The registry every worker reports on init. */
+type Registry = EngineMethods['init']['result'];
+
+/** SimEngine over a pool of engine workers, one per simulation. */
+class WorkerEngine implements SimEngine {
+  readonly kind = 'wasm' as const;
+  private readonly start: () => WorkerPort;
+  private readonly registry: Registry;
+  private spare: Promise<EngineWorkerClient>;
+
+  constructor(start: () => WorkerPort, registry: Registry, first: EngineWorkerClient) {
+    this.start = start;
+    this.registry = registry;
+    this.spare = Promise.resolve(first);
+  }
+
+  patches(): PatchInfo[] {
+    return this.registry.patches;
+  }
+
+  builtinScenarios(): BuiltinScenario[] {
+    return this.registry.scenarios;
+  }
+
+  async create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options: CreateOptions = {}): Promise<SimHandle> {
+    const { signal, onProgress } = options;
+    if (signal?.aborted) throw cancelledBy(signal);
+    const client = await this.takeWorker();
+    if (signal?.aborted) {
+      client.close(cancelledBy(signal));
+      throw cancelledBy(signal);
+    }
+    const onAbort = (): void => client.close(cancelledBy(signal as AbortSignal));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const { handle, summary } = await client.call('create', [scenarioText, { ...toggles }, { ...params }], onProgress);
+      return new WorkerSim(client, handle, summary);
+    } catch (err) {
+      // One simulation per worker: a worker whose recording failed is not reused.
+      client.close(err instanceof Error ? err : new Error(errorMessage(err)));
+      throw err;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Hands out the spare worker and starts warming the next one. */
+  private takeWorker(): Promise<EngineWorkerClient> {
+    const taken = this.spare;
+    this.spare = warmWorker(this.start);
+    // A spare that failed to start reports its error when it is taken, not before.
+    this.spare.catch(() => {});
+    return taken;
+  }
+}
+
+/** Starts a worker and initialises its wasm module. */
+async function warmWorker(start: () => WorkerPort): Promise<EngineWorkerClient> {
+  const client = new EngineWorkerClient(start());
+  try {
+    await client.call('init', []);
+    return client;
+  } catch (err) {
+    client.close(err instanceof Error ? err : new Error(errorMessage(err)));
+    throw err;
+  }
+}
+
+/** Starts the first engine worker, reads the registry from it and returns the real engine. */
+export async function loadWorkerEngine(start: () => WorkerPort = startEngineWorker): Promise<SimEngine> {
+  const client = new EngineWorkerClient(start());
+  try {
+    const registry = await client.call('init', []);
+    return new WorkerEngine(start, registry, client);
+  } catch (err) {
+    client.close(err instanceof Error ? err : new Error(errorMessage(err)));
+    throw err;
+  }
+}

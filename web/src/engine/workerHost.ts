@@ -1,0 +1,123 @@
+// The worker side of the engine protocol (protocol.ts), kept free of worker
+// globals so that Vitest can drive it with a fake wasm module. worker.ts wires
+// it to `self` and to the real wasm package.
+import { errorMessage, type BuiltinScenario } from './engine';
+import { normalizeEvent, normalizeFrame, normalizeSummary, plainRecord, toPlain } from './normalize';
+import { parseCallMessage, type CallMessage, type EngineMethods, type WorkerMessage } from './protocol';
+import type { RawSimulation, RawWasmModule } from './raw';
+import type { PatchInfo, ScenarioSummary, ToggleValue } from './types';
+
+/** Reports how far a long call is, in steps. */
+export type ProgressReporter = (done: number, total: number) => void;
+
+/**
+ * Records a run. Today the wasm constructor records the whole run before it
+ * returns, so there is no progress to report. When the engine records in chunks
+ * (e.g. `prepare(budgetSteps)` returning the steps done so far), this is the one
+ * place to change: loop `done = sim.prepare(CHUNK); progress(done, total)` and
+ * yield to the event loop between chunks; the protocol and the UI already carry
+ * the progress through.
+ */
+export async function buildSimulation(
+  mod: RawWasmModule,
+  scenarioText: string,
+  toggles: Record<string, ToggleValue>,
+  params: Record<string, number>,
+  _progress: ProgressReporter,
+): Promise<RawSimulation> {
+  return new mod.Simulation(scenarioText, { ...toggles }, { ...params });
+}
+
+/** Answers protocol calls with a wasm module from `load`; returns the handler for incoming message data. */
+export function createWorkerHost(load: () => Promise<RawWasmModule>, post: (message: WorkerMessage) => void): (data: unknown) => Promise<void> {
+  let mod: RawWasmModule | null = null;
+  const sims = new Map<number, RawSimulation>();
+  let nextHandle = 1;
+  // Calls are answered one at a time, in the order they arrived, even across the
+  // awaits of init and create: a seek sent after a create always sees that simulation.
+  let queue: Promise<void> = Promise.resolve();
+
+  const engine = (): RawWasmModule => {
+    if (!mod) throw new Error('the engine worker was used before init');
+    return mod;
+  };
+  const sim = (handle: number): RawSimulation => {
+    const s = sims.get(handle);
+    if (!s) throw new Error(`there is no simulation ${handle} in this worker (it was freed)`);
+    return s;
+  };
+
+  const run = async (call: CallMessage): Promise<unknown> => {
+    if (call.method !== 'init') engine();
+    switch (call.method) {
+      case 'init': {
+        mod ??= await load();
+        const result: EngineMethods['init']['result'] = {
+          patches: toPlain(mod.patches()) as PatchInfo[],
+          scenarios: toPlain(mod.builtinScenarios()) as BuiltinScenario[],
+        };
+        return result;
+      }
+      case 'create': {
+        const [text, toggles, params] = call.args;
+        const raw = await buildSimulation(engine(), text, toggles, params, (done, total) => post({ type: 'progress', id: call.id, done, total }));
+        let summary: ScenarioSummary;
+        try {
+          summary = normalizeSummary(raw.summary());
+        } catch (err) {
+          raw.free();
+          throw err;
+        }
+        const handle = nextHandle++;
+        sims.set(handle, raw);
+        const result: EngineMethods['create']['result'] = { handle, summary };
+        return result;
+      }
+      case 'step':
+        return sim(call.args[0]).step(call.args[1]);
+      case 'seek':
+        sim(call.args[0]).seek(call.args[1]);
+        return null;
+      case 'frameAt': {
+        const s = sim(call.args[0]);
+        s.seek(call.args[1]);
+        return normalizeFrame(s.frame());
+      }
+      case 'frame':
+        return normalizeFrame(sim(call.args[0]).frame());
+      case 'currentStep':
+        return sim(call.args[0]).currentStep();
+      case 'events': {
+        const list = sim(call.args[0]).events(call.args[1], call.args[2]);
+        return Array.isArray(list) ? list.map(normalizeEvent) : [];
+      }
+      case 'counters':
+        return plainRecord<number>(sim(call.args[0]).counters());
+      case 'free': {
+        const s = sims.get(call.args[0]);
+        sims.delete(call.args[0]);
+        s?.free();
+        return null;
+      }
+    }
+  };
+
+  const answer = async (data: unknown): Promise<void> => {
+    const call = parseCallMessage(data);
+    if (call === null) return;
+    if ('problem' in call) {
+      post({ type: 'error', id: call.id, message: call.problem });
+      return;
+    }
+    try {
+      post({ type: 'reply', id: call.id, result: await run(call) });
+    } catch (err) {
+      post({ type: 'error', id: call.id, message: errorMessage(err) });
+    }
+  };
+
+  return (data) => {
+    queue = queue.then(() => answer(data));
+    return queue;
+  };
+}
