@@ -170,11 +170,13 @@ pub struct KnobsSpec {
 }
 
 /// `[costs]`: nanoseconds charged per micro-step; each has a documented default.
+// `transparent`, not `flatten`: a flattened map hands its values on without the spans
+// `Spanned` needs, so every entry failed to parse. Unknown names are refused by the
+// resolver, with the line.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(transparent)]
 pub struct CostsSpec {
     /// Overrides by name (see [`Costs`]).
-    #[serde(flatten)]
     pub values: BTreeMap<String, Num>,
 }
 
@@ -1464,6 +1466,18 @@ node = 0
 cpu = 2
 ops = [ { op = "touch", vma = "heap" }, { op = "scan" } ]
 "#;
+
+    #[test]
+    fn costs_override_by_name_and_an_unknown_name_is_refused_with_its_line() {
+        let s = parse(&format!("{MINI}\n[costs]\nipi_send_ns = 1000\ncopy_page_ns = \"$pages\"\n"), &[]).unwrap();
+        assert_eq!(s.costs.ipi_send_ns, 1000);
+        assert_eq!(s.costs.copy_page_ns, 4);
+        let text = format!("{MINI}\n[costs]\nipi_sned_ns = 1000\n");
+        let e = parse(&text, &[]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("costs.ipi_sned_ns"));
+        assert_eq!(e.line, Some(text.lines().count()));
+        assert!(e.message.contains("unknown cost `ipi_sned_ns`"), "{e}");
+    }
 
     #[test]
     fn a_minimal_scenario_parses_with_defaults() {
