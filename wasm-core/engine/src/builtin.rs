@@ -20,6 +20,16 @@ pub const BUILTINS: &[Builtin] = &[
         text: include_str!("../../../scenarios/numa-hint-fault-101.toml"),
     },
     Builtin {
+        id: "sched-101",
+        file: "sched-101.toml",
+        text: include_str!("../../../scenarios/sched-101.toml"),
+    },
+    Builtin {
+        id: "rmap-101",
+        file: "rmap-101.toml",
+        text: include_str!("../../../scenarios/rmap-101.toml"),
+    },
+    Builtin {
         id: "numa-delay-map-scale",
         file: "numa-delay-map-scale.toml",
         text: include_str!("../../../scenarios/numa-delay-map-scale.toml"),

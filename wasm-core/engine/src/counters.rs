@@ -45,6 +45,8 @@ counters! {
     NrTlbLocalFlushOne => "nr_tlb_local_flush_one",
     /// `nr_tlb_local_flush_all`: full local flushes (CR3 reload) on the sender.
     NrTlbLocalFlushAll => "nr_tlb_local_flush_all",
+    /// `/proc/stat` `ctxt` (`nr_context_switches`): switches from one task to another.
+    Ctxt => "ctxt",
     /// `/proc/interrupts` "TLB shootdowns" (`irq_tlb_count`): every IPI received.
     IrqTlbCount => "irq_tlb_count",
     /// Model only: user memory accesses completed.
@@ -59,6 +61,10 @@ counters! {
     MisplacedBailDirtyFile => "misplaced_bail_dirty_file",
     /// Model only: migrations that failed to isolate the page (already isolated, node full).
     MigrateIsolateFail => "migrate_isolate_fail",
+    /// Model only: mappings `try_to_unmap_one` replaced, across every mm the rmap walk visited.
+    RmapUnmaps => "rmap_unmaps",
+    /// Model only: CPUs in `mm_cpumask` a shootdown skipped because they were in lazy TLB mode.
+    LazyTlbSkips => "lazy_tlb_skips",
 }
 
 impl Counter {

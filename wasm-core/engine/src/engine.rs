@@ -50,6 +50,9 @@ pub struct State {
     pub mms: Vec<Mm>,
     /// Reverse-map roots (anon_vmas and files).
     pub roots: Vec<RmapRoot>,
+    /// The page cache of each file root, by file offset ([`NO_PAGE`] where not cached);
+    /// empty for anon roots.
+    pub page_cache: Vec<Vec<u32>>,
     /// Frames by pfn.
     pub frames: Frames,
     /// Free frames.
@@ -117,6 +120,9 @@ pub struct StepInfo {
     pub time_ns: u64,
 }
 
+/// "No page" in a page cache slot.
+pub const NO_PAGE: u32 = u32::MAX;
+
 /// First vpn of the first VMA; VMAs are laid out PMD-aligned from here.
 pub const VMA_BASE_VPN: u32 = 0x7f000;
 
@@ -141,7 +147,9 @@ impl Sim {
         }
         let mut free_count: Vec<u32> = topo.nodes.iter().map(|n| n.mem_pages).collect();
         let mut mms = Vec::new();
-        let mut roots = Vec::new();
+        let mut roots: Vec<RmapRoot> = Vec::new();
+        let mut page_cache: Vec<Vec<u32>> = Vec::new();
+        let mut files: Vec<(String, u16)> = Vec::new();
         let mut tasks = Vec::new();
         let mut ops = Vec::new();
         for (pi, p) in scenario.processes.iter().enumerate() {
@@ -149,30 +157,66 @@ impl Sim {
             let mut pgtable = crate::machine::pgtable::PageTable::default();
             let mut next = VMA_BASE_VPN;
             for (vi, v) in p.vmas.iter().enumerate() {
-                let root = roots.len() as u16;
-                roots.push(RmapRoot {
-                    kind: if v.kind == VmaKind::File { RmapKind::File } else { RmapKind::Anon },
-                    vmas: vec![(pi as u16, vi as u16)],
-                });
+                // A named file is one rmap root and one page cache, whoever maps it.
+                let shared = v.file.as_ref().and_then(|f| files.iter().find(|(n, _)| n == f).map(|&(_, r)| r));
+                let root = match shared {
+                    Some(r) => {
+                        roots[r as usize].vmas.push((pi as u16, vi as u16));
+                        r
+                    }
+                    None => {
+                        let r = roots.len() as u16;
+                        let file = v.kind == VmaKind::File;
+                        roots.push(RmapRoot {
+                            kind: if file { RmapKind::File } else { RmapKind::Anon },
+                            vmas: vec![(pi as u16, vi as u16)],
+                        });
+                        page_cache.push(Vec::new());
+                        if let (true, Some(name)) = (file, &v.file) {
+                            files.push((name.clone(), r));
+                        }
+                        r
+                    }
+                };
                 // Anon VMAs count page offsets in address space (vm_pgoff = start); a
                 // file VMA maps its file from offset 0.
                 let pgoff = if v.kind == VmaKind::File { 0 } else { next };
+                if v.kind == VmaKind::File {
+                    let cache = &mut page_cache[root as usize];
+                    if cache.len() < v.pages as usize {
+                        cache.resize(v.pages as usize, NO_PAGE);
+                    }
+                }
                 if let Some(node) = v.node {
                     for i in 0..v.pages {
-                        // Populate on the requested node, falling back by distance when full.
-                        let Some(pfn) = alloc_on(&topo, &mut free, &mut free_count, node, true) else {
-                            break;
-                        };
                         let vpn = next + i;
-                        *frames.get_mut(pfn) = Page {
-                            flags: fresh_page_flags(v.kind, v.dirty),
-                            mapcount: 1,
-                            refcount: 1,
-                            mapping: root,
-                            index: pgoff + i,
-                            last_cpupid: CPUPID_UNSET,
+                        let cached = page_cache[root as usize].get(i as usize).copied().filter(|&p| p != NO_PAGE);
+                        let pfn = match cached {
+                            Some(pfn) => {
+                                frames.get_mut(pfn).mapcount += 1;
+                                pfn
+                            }
+                            None => {
+                                // Populate on the requested node, falling back by distance when full.
+                                let Some(pfn) = alloc_on(&topo, &mut free, &mut free_count, node, true) else {
+                                    break;
+                                };
+                                *frames.get_mut(pfn) = Page {
+                                    flags: fresh_page_flags(v.kind, v.dirty),
+                                    mapcount: 1,
+                                    refcount: 1,
+                                    mapping: root,
+                                    index: pgoff + i,
+                                    last_cpupid: CPUPID_UNSET,
+                                };
+                                if let Some(slot) = page_cache[root as usize].get_mut(i as usize) {
+                                    *slot = pfn;
+                                }
+                                pfn
+                            }
                         };
-                        pgtable.set_pte(vpn, crate::machine::Pte::present(pfn, true, v.dirty, false));
+                        let dirty = frames.get(pfn).has(pg::DIRTY);
+                        pgtable.set_pte(vpn, crate::machine::Pte::present(pfn, true, dirty, false));
                     }
                 }
                 vmas.push(Vma {
@@ -345,6 +389,7 @@ impl Sim {
                 stacks,
                 mms,
                 roots,
+                page_cache,
                 frames,
                 free,
                 free_count,

@@ -125,6 +125,7 @@ pub const USER_CODE: Listing = Listing {
         "E4" => "compute operation: run user code for a while, touching no modelled memory",
         "E5" => "the computation is over: next operation",
         "E6" => "load or store: look the address up in this CPU's TLB; a miss makes the MMU walk",
+        "E7" => "yield operation: sched_yield() -> schedule(); back on the run queue",
     ],
 };
 
@@ -219,11 +220,12 @@ pub const HANDLE_PTE_FAULT: Listing = Listing {
 /// First touch.
 pub const DO_ANONYMOUS_PAGE: Listing = Listing {
     function: "do_anonymous_page",
-    follows: "Linux v5.12 mm/memory.c",
+    follows: "Linux v5.12 mm/memory.c (file VMAs: do_read_fault/filemap_fault, simplified to a page-cache lookup)",
     lines: lines![
         "A1" => "page = alloc_zeroed_user_highpage_movable()   -- local node first, then by distance",
         "A2" => "take the PTE lock; set_pte_at(present, writable, young, dirty if write); unlock",
         "A3" => "if the lock had to be waited for, or !pte_none(*pte) under it: another thread won, release and retry",
+        "A4" => "file VMA: the page is in the page cache already (another mapping read it): map it, mapcount++",
     ],
 };
 

@@ -149,8 +149,8 @@ pub struct NodeSpec {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KnobsSpec {
-    /// `kernel.numa_balancing` (default on): off means PROT_NONE PTEs are never treated as
-    /// hint faults.
+    /// `kernel.numa_balancing` (default on): off stops the automatic scanner. A PROT_NONE
+    /// PTE (from an explicit `scan` operation) still faults into `do_numa_page`, as in v5.12.
     #[schemars(extend("default" = true))]
     pub numa_balancing: Option<bool>,
     /// x86 `tlb_single_page_flush_ceiling` (default 33): flushes of more pages become full
@@ -167,6 +167,11 @@ pub struct KnobsSpec {
     /// Safety net: the run stops with an error after this many steps (default 5,000,000).
     #[schemars(with = "Option<NumOrParam>", extend("default" = 5_000_000))]
     pub max_steps: Option<Num>,
+    /// Scheduler time slice in µs when several threads share a CPU (default 3000: CFS's
+    /// 6 ms `sched_latency` split between two runnable tasks). A thread gives the CPU up
+    /// at its next return to user space after the slice ends.
+    #[schemars(with = "Option<NumOrParam>", extend("default" = 3000))]
+    pub sched_slice_us: Option<Num>,
 }
 
 /// `[costs]`: nanoseconds charged per micro-step; each has a documented default.
@@ -213,7 +218,7 @@ pub struct OpSpec {
     /// Kind of operation: `access` (one page), `touch` (every page of a VMA), `random`
     /// (seeded random pages), `scan` (run `task_numa_work` now), `compute` (user code that
     /// touches no modelled memory) or `sleep` (block; the CPU goes lazy).
-    #[schemars(with = "String", extend("enum" = ["access", "touch", "scan", "sleep", "compute", "random"]))]
+    #[schemars(with = "String", extend("enum" = ["access", "touch", "scan", "sleep", "compute", "random", "yield", "exit"]))]
     pub op: Spanned<String>,
     /// Name of a VMA of this process (`access`, `touch`, `random`; for `scan`, default: all VMAs).
     #[schemars(with = "Option<String>")]
@@ -263,17 +268,23 @@ pub struct VmaSpec {
     /// File VMAs only: pages start dirty.
     #[serde(default)]
     pub dirty: bool,
+    /// File VMAs only: the file's name. VMAs naming the same file, in any process, map
+    /// the same page-cache pages (page `i` of each maps file offset `i`). Default: a file
+    /// of this VMA's own.
+    #[schemars(with = "Option<String>")]
+    pub file: Option<Spanned<String>>,
 }
 
 fn default_kind() -> Spanned<String> {
     Spanned::new(0..0, "anon".into())
 }
 
-/// `[[process.thread]]`: one thread, pinned; the model runs one thread per CPU.
+/// `[[process.thread]]`: one thread, pinned to a CPU; threads pinned to the same CPU
+/// time-share it (round robin, `knobs.sched_slice_us`).
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ThreadSpec {
-    /// CPU the thread is pinned to; no two threads may share one.
+    /// CPU the thread is pinned to.
     #[schemars(with = "NumOrParam")]
     pub cpu: Num,
     /// Operations, run in order; the thread exits after the last.
@@ -582,6 +593,8 @@ pub struct VmaDef {
     pub fs: Fs,
     /// File pages start dirty.
     pub dirty: bool,
+    /// The shared file's name (file VMAs that share a page cache).
+    pub file: Option<String>,
 }
 
 /// A validated operation; VMAs by index in the process.
@@ -620,6 +633,10 @@ pub enum Op {
         /// Nanoseconds.
         ns: u64,
     },
+    /// `sched_yield()`: give the CPU to the next runnable task, if any.
+    Yield,
+    /// `exit()`: end the thread now, skipping any operations after this one.
+    Exit,
     /// Random accesses.
     Random {
         /// VMA index.
@@ -1097,8 +1114,10 @@ impl Resolver<'_> {
                 Some(n) => self.num(n, "knobs.max_steps", 1, 1 << 40)? as u64,
                 None => 5_000_000,
             },
-            // CFS's sysctl_sched_latency (6 ms) shared by two runnable tasks.
-            sched_slice_ns: 3_000_000,
+            sched_slice_ns: match &k.sched_slice_us {
+                Some(n) => self.num(n, "knobs.sched_slice_us", 1, 10_000_000)? as u64 * 1_000,
+                None => 3_000_000,
+            },
         })
     }
 
@@ -1163,11 +1182,11 @@ impl Resolver<'_> {
                         }
                     },
                 };
-                if kind == VmaKind::Anon && (v.fs.is_some() || v.dirty) {
+                if kind == VmaKind::Anon && (v.fs.is_some() || v.dirty || v.file.is_some()) {
                     return Err(self.err(
                         v.name.span(),
                         vf.to_string(),
-                        "`fs` and `dirty` apply only to `kind = \"file\"` VMAs",
+                        "`fs`, `dirty` and `file` apply only to `kind = \"file\"` VMAs",
                     ));
                 }
                 vmas.push(VmaDef {
@@ -1177,6 +1196,7 @@ impl Resolver<'_> {
                     node,
                     fs,
                     dirty: v.dirty,
+                    file: v.file.as_ref().map(|f| f.get_ref().clone()),
                 });
             }
             if total > 1 << 28 {
@@ -1209,20 +1229,6 @@ impl Resolver<'_> {
                 threads,
             });
         }
-        // One running thread per CPU: the model pins threads, it does not time-share.
-        let mut seen: BTreeMap<CpuId, String> = BTreeMap::new();
-        for (pi, p) in self.file.process.iter().enumerate() {
-            for (ti, t) in p.thread.iter().enumerate() {
-                let cpu = out[pi].threads[ti].cpu;
-                if let Some(other) = seen.insert(cpu, format!("{}/{ti}", p.name.get_ref())) {
-                    return Err(self.err(
-                        t.cpu.span(),
-                        format!("process[{pi}].thread[{ti}].cpu"),
-                        format!("CPU {cpu} already runs thread {other}; the model pins one thread per CPU"),
-                    ));
-                }
-            }
-        }
         Ok(out)
     }
 
@@ -1253,11 +1259,12 @@ impl Resolver<'_> {
             "scan" => &["vma"],
             "sleep" | "compute" => &["ns"],
             "random" => &["vma", "count", "write_percent"],
+            "yield" | "exit" => &[],
             other => {
                 return Err(self.err(
                     o.op.span(),
                     format!("{f}.op"),
-                    format!("unknown operation `{other}` (known: access, touch, scan, sleep, compute, random)"),
+                    format!("unknown operation `{other}` (known: access, touch, scan, sleep, compute, random, yield, exit)"),
                 ));
             }
         };
@@ -1314,6 +1321,8 @@ impl Resolver<'_> {
             "compute" => Op::Compute {
                 ns: self.num(o.ns.as_ref().ok_or_else(|| need("ns"))?, &format!("{f}.ns"), 0, 1 << 50)? as u64,
             },
+            "yield" => Op::Yield,
+            "exit" => Op::Exit,
             _ => Op::Random {
                 vma: vma(self)?,
                 count: self.num(o.count.as_ref().ok_or_else(|| need("count"))?, &format!("{f}.count"), 0, 1 << 40)? as u64,

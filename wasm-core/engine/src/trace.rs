@@ -35,6 +35,8 @@ kinds! {
     FaultEntry => "fault_entry",
     /// First-touch allocation.
     AnonFault => "anon_fault",
+    /// A file page already in the page cache is mapped.
+    FileFault => "file_fault",
     /// A PTE lock was taken.
     PtlLock => "ptl_lock",
     /// A PTE lock was released.
@@ -104,7 +106,7 @@ kinds! {
 }
 
 /// "No cause": the event runs in a task's base frame (its workload) or the scheduler.
-pub const NO_CAUSE: u64 = u64::MAX;
+pub use crate::core::frame::NO_CAUSE;
 
 /// One micro-step as recorded.
 #[derive(Clone, Debug, PartialEq)]

@@ -76,6 +76,9 @@ impl Ret {
     }
 }
 
+/// The cause of a frame nothing pushed (a task's base frame).
+pub const NO_CAUSE: u64 = u64::MAX;
+
 /// A task's stack: frames with the step of the event that pushed each (its cause).
 /// Capacity is reserved up front, so pushing and popping never allocates once warm.
 #[derive(Clone, Debug)]
@@ -90,7 +93,7 @@ impl<F> Stack<F> {
     /// A stack with `base` at the bottom.
     pub fn new(base: F) -> Self {
         let mut frames = Vec::with_capacity(STACK_RESERVE);
-        frames.push((base, 0));
+        frames.push((base, NO_CAUSE));
         Stack { frames }
     }
     /// Pushes `f`, caused by the event at step `cause`.
@@ -111,7 +114,7 @@ impl<F> Stack<F> {
     }
     /// The cause of the top frame.
     pub fn top_cause(&self) -> u64 {
-        self.frames.last().map_or(0, |(_, c)| *c)
+        self.frames.last().map_or(NO_CAUSE, |(_, c)| *c)
     }
     /// Frames from the bottom up.
     pub fn iter(&self) -> impl Iterator<Item = &F> + '_ {

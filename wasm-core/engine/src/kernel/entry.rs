@@ -72,7 +72,7 @@ impl UserMode {
             Op::Access { repeat, .. } => u64::from(repeat),
             Op::Touch { vma, .. } => u64::from(sim.st.mms[mm as usize].vmas[vma as usize].pages),
             Op::Random { count, .. } => count,
-            Op::Scan { .. } | Op::Sleep { .. } | Op::Compute { .. } => 1,
+            Op::Scan { .. } | Op::Sleep { .. } | Op::Compute { .. } | Op::Yield | Op::Exit => 1,
         };
         if self.done >= len {
             self.op += 1;
@@ -177,6 +177,23 @@ impl UserMode {
                     sim.task_name(cpu)
                 ));
                 return (ev, Flow::Block(Until::Busy(until)));
+            }
+            Op::Yield => {
+                self.advance(sim, sim.st.cpus[c].curr);
+                let ev = Ev::new(EventKind::Switch, "user code", "E7").say(say!(
+                    sim,
+                    "Thread {} calls sched_yield(): CPU {cpu} runs the next runnable task, if any",
+                    sim.task_name(cpu)
+                ));
+                return (ev, Flow::Block(Until::Resched));
+            }
+            Op::Exit => {
+                let ev = Ev::new(EventKind::Exit, "do_exit", "X1").say(say!(
+                    sim,
+                    "Thread {} calls exit(); CPU {cpu} keeps the mm loaded lazily if nothing else runs",
+                    sim.task_name(cpu)
+                ));
+                return (ev, Flow::Block(Until::Exit));
             }
             Op::Access { vma, page, write, .. } => (vma_start(sim, vma) + page, write),
             Op::Touch { vma, write } => (vma_start(sim, vma) + self.done as u32, write),

@@ -149,6 +149,34 @@ impl DoAnonymousPage {
             ));
             return (ev, Flow::Return(Ret::Unit));
         }
+        let Some(vi) = sim.st.mms[mm as usize].find_vma(self.vpn) else {
+            sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+            return (Ev::default(), Flow::Return(Ret::Unit));
+        };
+        let v = sim.st.mms[mm as usize].vmas[vi].clone();
+        let index = v.pgoff + (self.vpn - v.start);
+        // A file page another mapping already brought in is mapped, not allocated again.
+        let cached = sim.st.page_cache[v.rmap_root as usize]
+            .get(index as usize)
+            .copied()
+            .filter(|&p| p != crate::engine::NO_PAGE);
+        if let Some(pfn) = cached {
+            let page = sim.st.frames.get_mut(pfn);
+            page.mapcount += 1;
+            if self.write {
+                page.flags |= pg::DIRTY;
+            }
+            sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, self.write, true));
+            sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+            sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+            let ev = Ev::new(EventKind::FileFault, F, "A4").pte(pid, self.vpn).pfn(pfn).say(say!(
+                sim,
+                "The file page at {:#x} is already in the page cache (pfn {pfn}): it is mapped, mapcount {}",
+                self.vpn,
+                sim.st.frames.get(pfn).mapcount
+            ));
+            return (ev, Flow::Return(Ret::Unit));
+        }
         let node = sim.cpu_node(cpu);
         let Some(pfn) = sim.alloc_page(node, true) else {
             sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
@@ -160,16 +188,15 @@ impl DoAnonymousPage {
             ));
             return (ev, Flow::Block(Until::Exit));
         };
-        let Some(vi) = sim.st.mms[mm as usize].find_vma(self.vpn) else {
-            return (Ev::default(), Flow::Return(Ret::Unit));
-        };
-        let v = sim.st.mms[mm as usize].vmas[vi].clone();
         let file = v.kind == VmaKind::File;
         let page = sim.st.frames.get_mut(pfn);
         page.flags = fresh_page_flags(v.kind, file && self.write);
         page.mapcount = 1;
         page.mapping = v.rmap_root;
-        page.index = v.pgoff + (self.vpn - v.start);
+        page.index = index;
+        if let Some(slot) = sim.st.page_cache[v.rmap_root as usize].get_mut(index as usize) {
+            *slot = pfn;
+        }
         let nid = sim.page_nid(pfn);
         sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, self.write, true));
         sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);

@@ -262,6 +262,11 @@ impl UnmapAndMove {
                     let n = self.new_pfn.unwrap_or(pfn);
                     let np = sim.st.frames.get_mut(n);
                     np.flags = (np.flags & !(pg::MIGRATE_DST | pg::LOCKED)) | pg::LRU;
+                    let (mapping, index) = (np.mapping, np.index);
+                    // The page cache now holds the new page (migrate_page_move_mapping).
+                    if let Some(slot) = sim.st.page_cache.get_mut(mapping as usize).and_then(|c| c.get_mut(index as usize)) {
+                        *slot = n;
+                    }
                     sim.free_page(pfn);
                     sim.st.counters.inc(Counter::PgmigrateSuccess);
                     let ev = Ev::new(EventKind::MigrateDone, F, "U7").pfn(pfn).pfn(n).say(say!(

@@ -156,6 +156,7 @@ impl TryToUnmapOne {
                 sim.st.mms[mm as usize].set_pte(vpn, Pte::migration(pfn, pte.write()));
                 let p = sim.st.frames.get_mut(pfn);
                 p.mapcount = p.mapcount.saturating_sub(1);
+                sim.st.counters.inc(crate::counters::Counter::RmapUnmaps);
                 sim.charge(cpu, sim.cfg.costs.pte_write_ns);
                 sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
                 let ev = Ev::new(EventKind::MigrationEntry, F, "T4").pte(pid, vpn).pfn(pfn).say(say!(

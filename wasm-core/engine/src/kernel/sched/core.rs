@@ -37,6 +37,9 @@ fn context_switch(sim: &mut Sim, cpu: CpuId, next: u16, ns: u64) -> Ev {
             Ev::new(EventKind::Switch, "__schedule", "K3")
         }
     };
+    if prev != next {
+        sim.st.counters.inc(crate::counters::Counter::Ctxt);
+    }
     sim.st.cpus[c].curr = next;
     sim.st.cpus[c].slice_end = sim.clock(cpu) + sim.cfg.knobs.sched_slice_ns;
     let t = &mut sim.st.tasks[next as usize];

@@ -78,6 +78,7 @@ impl FlushTlbMmRange {
                     sim.st.cpus[c].seen_gen = sim.st.mms[self.mm as usize].tlb_gen;
                 }
                 let (targets, lazy) = flush_targets(sim, cpu, self.mm);
+                sim.st.counters.add(Counter::LazyTlbSkips, u64::from(lazy.weight()));
                 let range = if self.pages == FLUSH_ALL {
                     say!(sim, "everything (range above the {ceiling}-page ceiling or a full flush)")
                 } else {

@@ -1,0 +1,97 @@
+//! Engine core v2 contracts: every (function, line) an event carries is in the listing
+//! the run's toggles select, and the cause chain of a shootdown IPI leads back, hop by
+//! hop, to the access that faulted.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
+
+use mmviz_engine::builtin::BUILTINS;
+use mmviz_engine::engine::Sim;
+use mmviz_engine::patches::{ToggleSet, REGISTRY};
+use mmviz_engine::registry;
+use mmviz_engine::trace::EventKind;
+use mmviz_engine::{scenario, Simulation};
+use std::collections::BTreeSet;
+
+/// Every toggle set worth checking: the defaults, and each value of each toggle alone.
+fn toggle_sets() -> Vec<ToggleSet> {
+    let mut out = vec![ToggleSet::default()];
+    for p in REGISTRY {
+        for v in p.values() {
+            let mut t = ToggleSet::default();
+            t.set(p.id, v).unwrap();
+            out.push(t);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_event_line_exists_in_the_listing_its_toggles_select() {
+    for b in BUILTINS {
+        for t in toggle_sets() {
+            let mut s = scenario::parse(b.text, &[]).unwrap();
+            // Explicit toggles must win over the scenario's own defaults here.
+            s.toggles.clear();
+            let mut sim = Sim::new(&s, &t, false);
+            let mut seen = BTreeSet::new();
+            while let Some(e) = sim.step_event() {
+                if seen.insert((e.function, e.line)) {
+                    let listing = registry::listing(e.function, &t).unwrap_or_else(|| {
+                        panic!(
+                            "{}: step {} ({}) names `{}`, which has no listing",
+                            b.id,
+                            e.step,
+                            e.kind.name(),
+                            e.function
+                        )
+                    });
+                    assert!(
+                        listing.lines.iter().any(|l| l.id == e.line),
+                        "{}: step {} ({}) is at {}:{}, a line the active listing ({}) does not have",
+                        b.id,
+                        e.step,
+                        e.kind.name(),
+                        e.function,
+                        e.line,
+                        listing.follows
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn an_ipi_receipt_leads_back_to_the_faulting_access() {
+    let b = BUILTINS.iter().find(|b| b.id == "numa-hint-fault-101").unwrap();
+    let mut t = ToggleSet::default();
+    t.set_text("numa_delay_map", "off").unwrap();
+    let mut s = scenario::parse(b.text, &[]).unwrap();
+    s.toggles.clear();
+    let sim = Simulation::from_scenario(s, &t).unwrap();
+    let events = sim.events(0, sim.total_steps());
+    // The migration's IPI, not the scan's: the last receipt of the run.
+    let recv = events
+        .iter()
+        .rev()
+        .find(|e| e.kind == EventKind::IpiRecv)
+        .expect("an IPI is received");
+    let chain = sim.cause_chain(recv.step);
+    let hops: Vec<(&str, &str)> = chain.iter().map(|e| (e.function, e.kind.name())).collect();
+    let want = [
+        ("flush_tlb_func_remote", "ipi_recv"),
+        ("flush_tlb_mm_range", "ipi_send"),
+        ("ptep_clear_flush", "pte_clear"),
+        ("try_to_unmap_one", "call"),
+        ("migrate_misplaced_page", "isolate"),
+        ("do_numa_page", "ptl_unlock"),
+        ("handle_pte_fault", "fault_entry"),
+        ("mmu_walk", "fault_entry"),
+    ];
+    let mut it = hops.iter();
+    for w in want {
+        assert!(it.any(|h| *h == w), "the chain {hops:?} lacks {w:?} in order");
+    }
+    // Each hop is an earlier step than the one it caused, and the chain ends in user mode.
+    assert!(chain.windows(2).all(|w| w[1].step < w[0].step));
+    assert_eq!(chain.last().map(|e| e.function), Some("mmu_walk"));
+}
