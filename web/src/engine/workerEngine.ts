@@ -1,5 +1,5 @@
 // The real engine: the Rust simulator compiled to wasm, run in Web Workers
-// (worker.ts) so that recording a run, which takes seconds for long ones, never
+// (worker.ts) so that preparing a run, which takes seconds for long ones, never
 // blocks the page.
 //
 // Each simulation lives in a worker of its own. A wasm call cannot be
@@ -132,6 +132,9 @@ class WorkerSim implements SimHandle {
   }
   counters(): Promise<Record<string, number>> {
     return this.client.call('counters', [this.handle]);
+  }
+  causeChain(step: number): Promise<SimEvent[]> {
+    return this.client.call('causeChain', [this.handle, step]);
   }
   free(): void {
     this.client.close(new Error('simulation used after free()'));
