@@ -22,8 +22,22 @@ import type { AppState, OpenRequest, SimSlice } from './types';
 /** The scenario opened when nothing else is asked for. */
 export const DEFAULT_SCENARIO_ID = 'numa-hint-fault-101';
 
-/** Runs longer than this do not fetch all their events (the scrubber marks are skipped). */
+/** Runs longer than this do not fetch all their events, only a window of this many around the current step. */
 export const MAX_EVENTS_FETCHED = 20_000;
+
+/** The window of events to fetch for a run of `total` steps around `step`: all of them when few enough. */
+export function eventsWindowAt(step: number, total: number, size = MAX_EVENTS_FETCHED): { from: number; to: number } {
+  if (total <= size) return { from: 0, to: total };
+  const from = Math.max(0, Math.min(total - size, step - Math.floor(size / 2)));
+  return { from, to: from + size };
+}
+
+/** True when `step` has moved near enough an edge of `window` (not an edge of the run) that a new window should be fetched. */
+export function needsNewWindow(step: number, total: number, window: { from: number; to: number }, size = MAX_EVENTS_FETCHED): boolean {
+  if (total <= size) return false;
+  const margin = Math.floor(size / 4);
+  return (window.from > 0 && step < window.from + margin) || (window.to < total && step >= window.to - margin) || step < window.from || step >= window.to;
+}
 
 /** Clamps a step into 0..=total. */
 export function clampStep(step: number, total: number): number {
@@ -96,6 +110,8 @@ type LoadOutcome = 'shown' | 'failed' | 'cancelled';
 interface LoadContext {
   signal: AbortSignal;
   onProgress: (progress: Progress) => void;
+  /** Sets the step count the bar expects (from an earlier run of the same scenario), or null. */
+  expect: (total: number | null) => void;
   /** Throws CancelledError once the load was superseded or cancelled. */
   live: () => void;
 }
@@ -126,6 +142,10 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     if (baselines.size > 32) baselines.clear();
     baselines.set(baselineKey(text, params), summary);
   };
+  // Steps of each run prepared in this session, to estimate the next preparation of the same run.
+  const totals = new Map<string, number>();
+  const runKey = (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): string =>
+    `${JSON.stringify(Object.entries(toggles).sort())}\n${baselineKey(text, params)}`;
 
   // The running load. `generation` only grows; a load is current while its id equals it.
   let generation = 0;
@@ -137,12 +157,16 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     const id = ++generation;
     const controller = new AbortController();
     active = { id, controller, label, opensDefault };
-    set({ loading: { id, label, startedAtMs: Date.now(), progress: null } });
+    set({ loading: { id, label, startedAtMs: Date.now(), progress: null, expectedTotal: null } });
     const ctx: LoadContext = {
       signal: controller.signal,
       onProgress: (progress) => {
         if (id !== generation) return;
         set((s) => (s.loading?.id === id ? { loading: { ...s.loading, progress } } : {}));
+      },
+      expect: (total) => {
+        if (id !== generation) return;
+        set((s) => (s.loading?.id === id ? { loading: { ...s.loading, progress: null, expectedTotal: total } } : {}));
       },
       live: () => {
         if (id !== generation || controller.signal.aborted) throw cancelledBy(controller.signal);
@@ -166,7 +190,11 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
   const createFor = async (ctx: LoadContext, text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): Promise<SimHandle> => {
     const { engine } = get();
     if (!engine) throw new Error('the simulation engine is not loaded');
+    const key = runKey(text, toggles, params);
+    ctx.expect(totals.get(key) ?? null);
     const sim = await engine.create(text, toggles, params, { signal: ctx.signal, onProgress: ctx.onProgress });
+    if (totals.size > 64) totals.clear();
+    totals.set(key, sim.summary().totalSteps);
     try {
       ctx.live();
     } catch (err) {
@@ -219,12 +247,33 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         throw err;
       }
       // A frame of a simulation that was replaced meanwhile is dropped.
-      if (get().sim === sim) set({ frame, step: frame.step, comparison: null });
+      if (get().sim !== sim) return;
+      set({ frame, step: frame.step, comparison: null });
+      const s = get();
+      if (needsNewWindow(frame.step, summary.totalSteps, s.eventsWindow)) void windower.request(frame.step);
     },
     (err) => {
       get().report(`The simulation failed: ${errorMessage(err)}`);
       set((s) => ({ playing: false, targetStep: s.step }));
     },
+  );
+
+  // Long runs: the events window follows the step shown, one fetch at a time.
+  const windower = new LatestOnly<number>(
+    async (step) => {
+      const { sim, summary } = get();
+      if (!sim || !summary) return;
+      const window = eventsWindowAt(step, summary.totalSteps);
+      let events;
+      try {
+        events = await sim.events(window.from, window.to);
+      } catch (err) {
+        if (get().sim !== sim) return;
+        throw err;
+      }
+      if (get().sim === sim) set({ events, eventsWindow: window });
+    },
+    (err) => get().report(`The simulation failed: ${errorMessage(err)}`),
   );
 
   /** Fetches the first frame (and the events) of a built run and puts it on screen; frees it on any failure. */
@@ -245,8 +294,9 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       }
       const frame = await built.sim.frameAt(clampStep(step, total));
       ctx.live();
+      const eventsWindow = eventsWindowAt(frame.step, total);
       const eventsComplete = total <= MAX_EVENTS_FETCHED;
-      const events = eventsComplete ? await built.sim.events(0, total) : [];
+      const events = await built.sim.events(eventsWindow.from, eventsWindow.to);
       ctx.live();
       // Overrides that equal the baseline are not overrides.
       const toggleOverrides: Record<string, ToggleValue> = {};
@@ -258,6 +308,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       }
       const old = get().sim;
       seeker.clear();
+      windower.clear();
       set({
         sim: built.sim,
         scenario: ref,
@@ -267,6 +318,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         paramOverrides,
         summary: built.summary,
         events,
+        eventsWindow,
         eventsComplete,
         frame,
         step: frame.step,
@@ -378,6 +430,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     paramOverrides: {},
     summary: null,
     events: [],
+    eventsWindow: { from: 0, to: 0 },
     eventsComplete: true,
     frame: null,
     step: 0,
