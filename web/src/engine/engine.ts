@@ -49,7 +49,9 @@ export interface SimEngine {
   patches(): PatchInfo[];
   /** The built-in scenarios (read when the engine started). */
   builtinScenarios(): BuiltinScenario[];
-  /** Records a simulation; rejects with Error(message) on a bad scenario, unknown toggle or bad param. */
+  /** A scenario's summary without preparing its run: its toggle values and params are right, its totalSteps and chapters are not. */
+  describe(scenarioText: string, params: Record<string, number>): Promise<ScenarioSummary>;
+  /** Prepares a simulation (reporting progress); rejects with Error(message) on a bad scenario, unknown toggle or bad param. */
   create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options?: CreateOptions): Promise<SimHandle>;
 }
 

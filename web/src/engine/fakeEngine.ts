@@ -620,6 +620,10 @@ export function createFakeEngine(options: FakeEngineOptions = {}): FakeEngine {
     log,
     patches: () => FAKE_PATCHES,
     builtinScenarios: () => FAKE_SCENARIOS,
+    describe: async (text, params) => {
+      await Promise.resolve();
+      return new FakeSim(text, {}, params, { creates: 0, framesFetched: [] }, 0).summary();
+    },
     create,
   };
 }

@@ -17,10 +17,15 @@ import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '.
 export interface EngineMethods {
   /** Loads and initialises the wasm module; returns the registry. The first call on every worker. */
   init: { args: []; result: { patches: PatchInfo[]; scenarios: BuiltinScenario[] } };
-  /** Records a run; may post progress while it runs. Returns a handle for the other methods. */
+  /** Prepares a run; posts progress while it runs. Returns a handle for the other methods. */
   create: {
     args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>];
     result: { handle: number; summary: ScenarioSummary };
+  };
+  /** Reads a scenario's summary without preparing its run (toggles and params are right; totalSteps is 0). */
+  describe: {
+    args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>];
+    result: ScenarioSummary;
   };
   step: { args: [handle: number, n: number]; result: number };
   seek: { args: [handle: number, step: number]; result: null };
@@ -39,7 +44,7 @@ export interface EngineMethods {
 export type EngineMethod = keyof EngineMethods;
 
 /** The method names, for validating incoming calls. */
-export const ENGINE_METHODS: readonly EngineMethod[] = ['init', 'create', 'step', 'seek', 'frameAt', 'frame', 'currentStep', 'events', 'counters', 'causeChain', 'free'];
+export const ENGINE_METHODS: readonly EngineMethod[] = ['init', 'create', 'describe', 'step', 'seek', 'frameAt', 'frame', 'currentStep', 'events', 'counters', 'causeChain', 'free'];
 
 /** A call from the UI: one of the methods with its own argument tuple. */
 export type CallMessage = { [M in EngineMethod]: { type: 'call'; id: number; method: M; args: EngineMethods[M]['args'] } }[EngineMethod];

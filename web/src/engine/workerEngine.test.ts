@@ -165,6 +165,21 @@ describe('worker engine over the protocol', () => {
     expect((await sim.frameAt(10)).step).toBe(10);
   });
 
+  it('describes a scenario on the spare worker without creating a simulation or a worker', async () => {
+    const { ports, start } = portFactory();
+    const engine = await loadWorkerEngine(start);
+    expect(await engine.describe(SCENARIO, { steps: 4 })).toEqual({ id: 'fake', totalSteps: 4, params: [] });
+    await expect(engine.describe('nonsense', {})).rejects.toThrow('scenario line 1');
+    expect(ports).toHaveLength(1);
+    const sim = await engine.create(SCENARIO, {}, {});
+    expect(sim.summary().totalSteps).toBe(10);
+    expect(await sim.causeChain(2)).toEqual([
+      { step: 2, counterDeltas: {} },
+      { step: 1, counterDeltas: {} },
+      { step: 0, counterDeltas: {} },
+    ]);
+  });
+
   it('reports a wasm package that will not load', async () => {
     const { start } = portFactory(async () => {
       throw new Error('The simulation engine (WebAssembly) is not built. Run `npm run build:wasm`, then rebuild the site.');

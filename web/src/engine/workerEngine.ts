@@ -3,9 +3,10 @@
 // blocks the page.
 //
 // Each simulation lives in a worker of its own. A wasm call cannot be
-// interrupted, so a worker busy recording answers nothing else until it is done:
+// interrupted and a worker answers its calls in order, so a worker busy preparing
+// a run answers nothing else until it is done:
 // with one worker per simulation, the simulation on screen keeps answering seeks
-// while the next one records, and cancelling a recording is terminating its
+// while the next one prepares, and cancelling a preparation is terminating its
 // worker. Freeing a simulation terminates its worker too, which hands its wasm
 // memory (a wasm memory never shrinks) back to the browser. One spare worker is
 // kept initialised so that a new run does not wait for wasm to start.
@@ -179,12 +180,18 @@ class WorkerEngine implements SimEngine {
       const { handle, summary } = await client.call('create', [scenarioText, { ...toggles }, { ...params }], onProgress);
       return new WorkerSim(client, handle, summary);
     } catch (err) {
-      // One simulation per worker: a worker whose recording failed is not reused.
+      // One simulation per worker: a worker whose preparation failed is not reused.
       client.close(err instanceof Error ? err : new Error(errorMessage(err)));
       throw err;
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** Asks the spare worker: reading a summary takes milliseconds and leaves no simulation behind. */
+  async describe(scenarioText: string, params: Record<string, number>): Promise<ScenarioSummary> {
+    const client = await this.spare;
+    return client.call('describe', [scenarioText, {}, { ...params }]);
   }
 
   /** Hands out the spare worker and starts warming the next one. */

@@ -104,6 +104,15 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: (mess
         const result: EngineMethods['create']['result'] = { handle, summary };
         return result;
       }
+      case 'describe': {
+        const [text, toggles, params] = call.args;
+        const raw = engine().Simulation.load(text, { ...toggles }, { ...params });
+        try {
+          return normalizeSummary(raw.summary());
+        } finally {
+          raw.free();
+        }
+      }
       case 'step':
         return sim(call.args[0]).step(call.args[1]);
       case 'seek':

@@ -135,7 +135,7 @@ function paramsLabel(params: Record<string, number>): string {
 export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, get) => {
   // Baseline summaries (no toggle overrides), per scenario text and params, to
   // know the scenario's own toggle values. Params do not change toggle defaults,
-  // but the params are kept so that a run too long by default can still be opened.
+  // but the params are kept so that the param limits of a link's scenario can be checked.
   const baselines = new Map<string, ScenarioSummary>();
   const baselineKey = (text: string, params: Record<string, number>): string => `${JSON.stringify(Object.entries(params).sort())}\n${text}`;
   const rememberBaseline = (text: string, params: Record<string, number>, summary: ScenarioSummary): void => {
@@ -204,21 +204,24 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     return sim;
   };
 
+  /** The scenario's own toggle values and params, read without preparing a run. */
   const baselineFor = async (ctx: LoadContext, text: string, params: Record<string, number>): Promise<ScenarioSummary> => {
     const cached = baselines.get(baselineKey(text, params));
     if (cached) return cached;
-    const sim = await createFor(ctx, text, {}, params);
-    sim.free();
-    rememberBaseline(text, params, sim.summary());
-    return sim.summary();
+    const { engine } = get();
+    if (!engine) throw new Error('the simulation engine is not loaded');
+    const summary = await engine.describe(text, params);
+    ctx.live();
+    rememberBaseline(text, params, summary);
+    return summary;
   };
 
-  /** Records the run and, when toggles are overridden, the baseline run too. */
+  /** Prepares the run and, when toggles are overridden, reads the baseline summary too. */
   const build = async (ctx: LoadContext, text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): Promise<Built> => {
     const sim = await createFor(ctx, text, toggles, params);
     try {
       let baseline = sim.summary();
-      // Without overrides the run is its own baseline: long runs are recorded once.
+      // Without overrides the run is its own baseline.
       if (Object.keys(toggles).length === 0) rememberBaseline(text, params, baseline);
       else baseline = await baselineFor(ctx, text, params);
       return { sim, summary: sim.summary(), baseline };
