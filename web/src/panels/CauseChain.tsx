@@ -4,7 +4,6 @@
 // try_to_unmap_one ← … ← the hint fault ← the page-table walk that faulted.
 // Every hop is a button that goes to the step showing that event.
 import { useEffect, useState } from 'react';
-import { functionLabel } from '../base/format';
 import { errorMessage, type SimHandle } from '../engine/engine';
 import type { SimEvent } from '../engine/types';
 import { useAppStore } from '../store/context';
@@ -16,7 +15,7 @@ const SETTLE_MS = 80;
 
 /** "function:line" of an event, or the function alone when the step has no line. */
 export function hopLabel(e: Pick<SimEvent, 'function' | 'line'>): string {
-  const fn = e.function ? functionLabel(e.function) : '(no function)';
+  const fn = e.function || '(no function)';
   return e.line ? `${fn}:${e.line}` : fn;
 }
 
