@@ -22,19 +22,22 @@ import type { AppState, OpenRequest, SimSlice } from './types';
 /** The scenario opened when nothing else is asked for. */
 export const DEFAULT_SCENARIO_ID = 'numa-hint-fault-101';
 
-/** Runs longer than this do not fetch all their events, only a window of this many around the current step. */
+/** Runs longer than this do not fetch all their events, only a window of EVENTS_WINDOW around the current step. */
 export const MAX_EVENTS_FETCHED = 20_000;
 
+/** Events fetched around the step of a long run: the engine regenerates them (about 150 ms for 8 000), and the worker answers no seek meanwhile. */
+export const EVENTS_WINDOW = 8_000;
+
 /** The window of events to fetch for a run of `total` steps around `step`: all of them when few enough. */
-export function eventsWindowAt(step: number, total: number, size = MAX_EVENTS_FETCHED): { from: number; to: number } {
-  if (total <= size) return { from: 0, to: total };
+export function eventsWindowAt(step: number, total: number, size = EVENTS_WINDOW): { from: number; to: number } {
+  if (total <= MAX_EVENTS_FETCHED) return { from: 0, to: total };
   const from = Math.max(0, Math.min(total - size, step - Math.floor(size / 2)));
   return { from, to: from + size };
 }
 
 /** True when `step` has moved near enough an edge of `window` (not an edge of the run) that a new window should be fetched. */
-export function needsNewWindow(step: number, total: number, window: { from: number; to: number }, size = MAX_EVENTS_FETCHED): boolean {
-  if (total <= size) return false;
+export function needsNewWindow(step: number, total: number, window: { from: number; to: number }, size = EVENTS_WINDOW): boolean {
+  if (total <= MAX_EVENTS_FETCHED) return false;
   const margin = Math.floor(size / 4);
   return (window.from > 0 && step < window.from + margin) || (window.to < total && step >= window.to - margin) || step < window.from || step >= window.to;
 }
