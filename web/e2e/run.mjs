@@ -329,6 +329,7 @@ describe('mmviz lab', () => {
     const sender = Number(/on CPU (\d+)$/.exec(hops[1])[1]);
     assert.match(stacks[`CPU ${sender}`], /do_numa_page\(\) › migrate_misplaced_page\(\).*ptep_clear_flush\(\) › flush_tlb_mm_range\(\)/);
     await lab.screenshot('23-cause-chain-ipi');
+    await lab.screenshot('23b-call-stacks', { fullPage: true });
     // Each hop is a link to its step: go to the fault, then back to the IPI from there.
     const faultHop = fns.indexOf('do_numa_page');
     const faultStep = await lab.goToCauseHop(faultHop);
@@ -389,6 +390,15 @@ describe('mmviz lab', () => {
     await lab.page.getByText(/Event marks: steps [\d\u202f,\s]+–/).waitFor({ timeout: 30_000 });
     assert.equal(await lab.page.getByText(/no listing/).count(), 0, 'the code pane has a listing at the middle step');
     await lab.screenshot('18-long-run-middle');
+    // The same run again: its length is known from the first time, so the bar fills.
+    await lab.openBuiltin(SCENARIO);
+    await lab.pasteLink(LONG_FRAGMENT);
+    await lab.waitForLoading();
+    await lab.page.waitForFunction(() => Number(document.querySelector('[role="progressbar"]')?.getAttribute('aria-valuenow')) > 0, null, { timeout: 20_000 });
+    assert.match((await lab.loadingIndicator().getAttribute('aria-valuetext')) ?? '', /^\d+%: [\d\u202f,\s]+ of about [\d\u202f,\s]+ steps/);
+    await lab.screenshot('25-loading-estimated');
+    await lab.waitForLoaded(180_000);
+    assert.equal((await lab.readStep()).total, total);
     await lab.page.close();
   });
 
