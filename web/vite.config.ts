@@ -28,5 +28,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
     environment: 'node',
     css: { modules: { classNameStrategy: 'non-scoped' } },
+    // The first jsdom render of the whole lab takes seconds on a shared 2-core machine (5 s, the default, timed out there).
+    testTimeout: 20_000,
   },
 });

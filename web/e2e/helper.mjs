@@ -29,6 +29,20 @@ export class Lab {
     }
   }
 
+  /** Picks a built-in scenario in the running page and waits until it is shown at step 0 (long runs take seconds to prepare). */
+  async openBuiltin(scenarioId, timeout = 180_000) {
+    const picker = this.page.getByRole('combobox', { name: 'Scenario' });
+    if ((await picker.inputValue()) === scenarioId) return;
+    await picker.selectOption(scenarioId);
+    // The address bar follows the screen once the new run is shown (it holds still while a load runs).
+    await this.page.waitForFunction(
+      (id) => new RegExp(`[#&]sc=${id}(&|$)`).test(location.hash) && !document.querySelector('[role="progressbar"]'),
+      scenarioId,
+      { timeout },
+    );
+    await this.waitForStep(0);
+  }
+
   /** Loads an exact link (fresh document load). */
   async openLink(link) {
     await this.page.goto('about:blank');
@@ -57,12 +71,18 @@ export class Lab {
   }
 
   /** Waits until the readout shows `step`. */
-  async waitForStep(step) {
+  async waitForStep(step, timeout = 10_000) {
     await this.page.waitForFunction(
       (n) => new RegExp(`step\\s+${n}\\s*/`).test(document.querySelector('output[aria-label="Step readout"]')?.textContent ?? ''),
       step,
-      { timeout: 10_000 },
+      { timeout },
     );
+  }
+
+  /** Presses a transport key (e.g. 'End', 'Home') with the focus on the page, not in a control. */
+  async pressTransportKey(key) {
+    await this.page.locator('body').click({ position: { x: 5, y: 5 } });
+    await this.page.keyboard.press(key);
   }
 
   /** Clicks "Step forward". */
@@ -209,6 +229,35 @@ export class Lab {
   /** Presses a key `times` times as fast as the browser takes them. */
   async pressKey(key, times = 1) {
     for (let i = 0; i < times; i++) await this.page.keyboard.press(key);
+  }
+
+  /** The hops of the "Why?" panel's cause chain, newest first, once it has been read for the step shown. */
+  causeChainHops() {
+    return this.page.getByRole('list', { name: 'Cause chain' }).getByRole('button');
+  }
+
+  /** The accessible names of the cause chain's hops ("Go to step N: fn:line (kind) on CPU c"), waiting for the chain. */
+  async readCauseChain() {
+    await this.causeChainHops().first().waitFor({ timeout: 10_000 });
+    return this.causeChainHops().evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+  }
+
+  /** Clicks the cause chain hop at `index` (0 = the current event) and waits for its step; returns the step. */
+  async goToCauseHop(index) {
+    const label = (await this.readCauseChain())[index] ?? '';
+    const m = /^Go to step (\d+):/.exec(label);
+    if (!m) throw new Error(`no cause hop ${index} (labels: ${label})`);
+    await this.causeChainHops().nth(index).click();
+    await this.waitForStep(Number(m[1]));
+    return Number(m[1]);
+  }
+
+  /** Each CPU's call stack as shown under the machine view: { 'CPU 3': 'user code › …' }. */
+  async readCpuStacks() {
+    const list = this.page.getByRole('list', { name: 'Call stacks' }).or(this.page.locator('dl[aria-label="Call stacks"]')).first();
+    return list.evaluate((dl) =>
+      Object.fromEntries([...dl.querySelectorAll(':scope > div')].map((row) => [row.querySelector('dt')?.textContent ?? '', (row.querySelector('dd')?.textContent ?? '').trim()])),
+    );
   }
 
   /** Texts of the visible alerts. */

@@ -4,7 +4,7 @@
 // Dev-only knobs: MMVIZ_E2E_URL=<url> tests a running server instead of web/dist,
 // MMVIZ_E2E_SCENARIO=<id> changes the default scenario id expected.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,13 +17,26 @@ const here = dirname(fileURLToPath(import.meta.url));
 const distDir = join(here, '..', 'dist');
 const SCENARIO = process.env.MMVIZ_E2E_SCENARIO ?? 'numa-hint-fault-101';
 const DELAY_MAP_TITLE = 'NUMA balancing: reduce TLB flush via delaying mapping on hint page fault';
-// A run long enough to watch it record (241 663 steps: several seconds) yet
-// under the lab's 250 000-step record limit; the scenario's default (60 000
-// accesses per thread) is over it until the new engine core lands.
+// The long run: the scale scenario at its default size (about 1.5 M steps, a
+// few seconds to prepare).
 const LONG_SCENARIO = 'numa-delay-map-scale';
-const LONG_ACCESSES = 9000;
-const LONG_FRAGMENT = `v=1&sc=${LONG_SCENARIO}&p.accesses=${LONG_ACCESSES}&step=0`;
-const LONG_LABEL = `${LONG_SCENARIO} (accesses=${LONG_ACCESSES})`;
+const LONG_FRAGMENT = `v=1&sc=${LONG_SCENARIO}&step=0`;
+const LONG_LABEL = LONG_SCENARIO;
+
+// The engine's own wasm package, run in Node, is the oracle for counters and
+// cause chains (its headless runCounters equals `mmviz run --json`, which
+// tests/wasm-native.test.mjs checks).
+const wasmPkg = join(here, '..', 'src', 'wasm-pkg');
+const wasm = await import(join(wasmPkg, 'mmviz.js'));
+await wasm.default({ module_or_path: readFileSync(join(wasmPkg, 'mmviz_bg.wasm')) });
+const BUILTINS = wasm.builtinScenarios();
+
+/** The counters of a scenario's whole run, as `mmviz run <id> --json` gives them. */
+function finalCounters(id, toggles = {}) {
+  const builtin = BUILTINS.find((b) => b.id === id);
+  assert.ok(builtin, `built-in scenario ${id}`);
+  return wasm.runCounters(builtin.text, toggles, {});
+}
 
 let server = null;
 let context;
@@ -261,34 +274,107 @@ describe('mmviz lab', () => {
     await lab.page.close();
   });
 
-  // The long run records in about 2 s in Chromium here: everything that must
-  // happen while it records is done first and quickly, then checked to have
-  // happened before it ended.
-  it('while a long run records, it shows progress and the scenario on screen still steps', async () => {
+  it('every built-in scenario opens, goes to its last step and back, and ends with the engine counters', async () => {
+    const lab = await newLab();
+    await lab.openScenario(SCENARIO);
+    for (const { id } of BUILTINS) {
+      await lab.openBuiltin(id);
+      const { total } = await lab.readStep();
+      const expected = finalCounters(id);
+      assert.equal(total, expected.steps, `${id}: steps`);
+      await lab.pressTransportKey('End');
+      await lab.waitForStep(total, 30_000);
+      const shown = await lab.readCounters();
+      assert.ok(Object.keys(shown).length > 0, `${id}: the counters table has rows`);
+      for (const [name, value] of Object.entries(shown)) assert.equal(value, expected.counters[name] ?? 0, `${id}: ${name} at the last step`);
+      for (const [name, value] of Object.entries(expected.counters)) if (value !== 0) assert.ok(name in shown, `${id}: ${name} (${value}) is in the table`);
+      assert.equal(await lab.page.getByText(/no listing/).count(), 0, `${id}: the code pane has the last step's listing`);
+      await lab.screenshot(`22-last-step-${id}`);
+      await lab.page.keyboard.press('Home');
+      await lab.waitForStep(0, 30_000);
+    }
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  it('the cause chain of an IPI leads back to the fault, and each hop goes to its step', async () => {
+    const toggles = { numa_delay_map: false };
+    const { text } = BUILTINS.find((b) => b.id === SCENARIO);
+    const sim = new wasm.Simulation(text, toggles, {});
+    const events = sim.events(0, sim.summary().totalSteps);
+    // The migration's flush (the first IPI of the run is the NUMA scan's).
+    const recv = events.find((e) => e.kind === 'ipi_recv' && sim.causeChain(e.step).some((c) => c.function === 'ptep_clear_flush'));
+    assert.ok(recv, 'the run has an IPI caused by a migration');
+    const expected = sim.causeChain(recv.step).map((e) => `Go to step ${e.step + 1}: ${e.function}${e.line ? `:${e.line}` : ''} (${e.kind}) on CPU ${e.cpu}`);
+    sim.free();
+
+    const lab = await newLab();
+    await lab.openScenario(undefined, `v=1&sc=${SCENARIO}&t.numa_delay_map=false&step=${recv.step + 1}`);
+    await lab.waitForStep(recv.step + 1);
+    const hops = await lab.readCauseChain();
+    assert.deepEqual(hops, expected);
+    const fns = hops.map((h) => /: (\S+?)(:\S+)? \(/.exec(h)?.[1]);
+    const order = ['flush_tlb_func_remote', 'flush_tlb_mm_range', 'ptep_clear_flush', 'try_to_unmap_one', 'migrate_misplaced_page', 'do_numa_page', 'handle_pte_fault', 'mmu_walk'];
+    let at = -1;
+    for (const fn of order) {
+      const i = fns.indexOf(fn, at + 1);
+      assert.ok(i > at, `${fn} comes after ${order[order.indexOf(fn) - 1] ?? 'the start'} in ${JSON.stringify(fns)}`);
+      at = i;
+    }
+    assert.match(hops[1], /flush_tlb_mm_range:\w+ \(ipi_send\)/);
+    assert.match(hops.find((h) => h.includes('mmu_walk')), /\(fault_entry\)/);
+    // The receiver was running user code when the flush arrived; the sender is deep in the migration.
+    const stacks = await lab.readCpuStacks();
+    assert.match(stacks[`CPU ${recv.cpu}`], /IPI: flush_tlb_func_remote\(\) ran on top of this/);
+    const sender = Number(/on CPU (\d+)$/.exec(hops[1])[1]);
+    assert.match(stacks[`CPU ${sender}`], /do_numa_page\(\) › migrate_misplaced_page\(\).*ptep_clear_flush\(\) › flush_tlb_mm_range\(\)/);
+    await lab.screenshot('23-cause-chain-ipi');
+    await lab.screenshot('23b-call-stacks', { fullPage: true });
+    // Each hop is a link to its step: go to the fault, then back to the IPI from there.
+    const faultHop = fns.indexOf('do_numa_page');
+    const faultStep = await lab.goToCauseHop(faultHop);
+    assert.equal(faultStep, Number(/^Go to step (\d+)/.exec(expected[faultHop])[1]));
+    assert.match((await lab.readCauseChain())[0], /do_numa_page/);
+    await lab.page.waitForFunction((n) => new RegExp(`[#&]step=${n}(&|$)`).test(location.hash), faultStep);
+    await lab.screenshot('24-cause-chain-after-click');
+    const rootStep = await lab.goToCauseHop((await lab.readCauseChain()).length - 1);
+    assert.ok(rootStep < faultStep);
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  // The long run prepares in a few seconds in Chromium here: everything that
+  // must happen while it prepares is done first and quickly, then checked to
+  // have happened before it ended.
+  it('while a long run prepares, it shows progress and the scenario on screen still steps', async () => {
     const lab = await newLab();
     await lab.openScenario(SCENARIO);
     await lab.pasteLink(LONG_FRAGMENT);
     const text = await lab.waitForLoading();
     const stallDuringSteps = lab.longestMainThreadStallMs(400);
-    // The previous scenario answers its transport while the other worker records.
+    // The previous scenario answers its transport while the other worker prepares.
     await lab.stepForward();
     await lab.page.keyboard.press('ArrowRight');
     await lab.waitForStep(2);
+    // The worker reports the steps prepared after each slice.
+    await lab.page.waitForFunction(() => /steps prepared/.test(document.querySelector('[role="progressbar"]')?.getAttribute('aria-valuetext') ?? ''), null, { timeout: 10_000 });
+    const progressText = (await lab.loadingCard().textContent()) ?? '';
     await lab.screenshot('16-loading-long-run');
     const stillLoading = await lab.loadingIndicator().isVisible();
     const url = lab.page.url();
     const picked = await lab.page.getByRole('combobox', { name: 'Scenario' }).inputValue();
     const stall = await stallDuringSteps;
-    assert.ok(stillLoading, 'the long run was still recording during the steps and the screenshot (if not, it needs more steps)');
-    assert.match(text, new RegExp(`^Running ${LONG_LABEL.replace(/[()]/g, '\\$&')}… \\d+\\.\\d s`));
+    assert.ok(stillLoading, 'the long run was still preparing during the steps and the screenshot');
+    assert.match(text, new RegExp(`^Running ${LONG_LABEL}… \\d+\\.\\d s`));
+    assert.match(progressText, /· [\d\u202f,\s]+ steps prepared/);
     assert.ok(stall < 400, `the main thread stalled for ${Math.round(stall)} ms while the run recorded`);
     assert.equal(picked, SCENARIO);
     // The address bar keeps the link being opened.
-    assert.match(url, new RegExp(`sc=${LONG_SCENARIO}&p\\.accesses=${LONG_ACCESSES}`));
-    await lab.waitForLoaded();
+    assert.match(url, new RegExp(`sc=${LONG_SCENARIO}&step=0`));
+    await lab.waitForLoaded(180_000);
     const { step, total } = await lab.readStep();
     assert.equal(step, 0);
-    assert.ok(total > 100_000 && total <= 250_000, `total steps ${total}`);
+    assert.ok(total > 1_000_000, `total steps ${total}`);
     assert.equal(await lab.page.getByRole('combobox', { name: 'Scenario' }).inputValue(), LONG_SCENARIO);
     assert.deepEqual(await lab.alerts(), []);
     // Rapid key presses coalesce: the shown step and frame catch up with the last press.
@@ -297,6 +383,22 @@ describe('mmviz lab', () => {
     await lab.waitForStep(12);
     await lab.page.waitForFunction(() => /[#&]step=12(&|$)/.test(location.hash));
     await lab.screenshot('17-long-run-step-12');
+    // The middle of the run: events (the scrubber's marks), narration, code and the cause chain are there too.
+    const middle = Math.floor(total / 2);
+    await lab.stepTo(middle);
+    await lab.readCauseChain();
+    await lab.page.getByText(/Event marks: steps [\d\u202f,\s]+–/).waitFor({ timeout: 30_000 });
+    assert.equal(await lab.page.getByText(/no listing/).count(), 0, 'the code pane has a listing at the middle step');
+    await lab.screenshot('18-long-run-middle');
+    // The same run again: its length is known from the first time, so the bar fills.
+    await lab.openBuiltin(SCENARIO);
+    await lab.pasteLink(LONG_FRAGMENT);
+    await lab.waitForLoading();
+    await lab.page.waitForFunction(() => Number(document.querySelector('[role="progressbar"]')?.getAttribute('aria-valuenow')) > 0, null, { timeout: 20_000 });
+    assert.match((await lab.loadingIndicator().getAttribute('aria-valuetext')) ?? '', /^\d+%: [\d\u202f,\s]+ of about [\d\u202f,\s]+ steps/);
+    await lab.screenshot('25-loading-estimated');
+    await lab.waitForLoaded(180_000);
+    assert.equal((await lab.readStep()).total, total);
     await lab.page.close();
   });
 

@@ -224,12 +224,23 @@ describe('loading in the background', () => {
       </StoreProvider>,
     );
     await settle(500);
-    const bar = screen.getByRole('progressbar', { name: 'Running fake-101' });
-    expect(bar.getAttribute('aria-valuenow')).toBe('51');
-    expect(bar.getAttribute('aria-valuetext')).toBe('51%: 14 of 27 steps, 0.5 s elapsed');
+    // First run: the steps prepared count up, the bar cannot know its end.
+    let bar = screen.getByRole('progressbar', { name: 'Running fake-101' });
+    expect(bar.getAttribute('aria-valuenow')).toBeNull();
+    expect(bar.getAttribute('aria-valuetext')).toBe('14 steps prepared, 0.5 s elapsed');
     await settle(600);
     expect(screen.queryByRole('progressbar')).toBeNull();
     expect(readout()).toBe('step 0 / 27');
+    // The same run again: the bar fills towards the length it had the first time.
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle();
+    void store.getState().openBuiltin('fake-101');
+    await settle(500);
+    bar = screen.getByRole('progressbar', { name: 'Running fake-101' });
+    expect(bar.getAttribute('aria-valuenow')).toBe('51');
+    expect(bar.getAttribute('aria-valuetext')).toBe('51%: 14 of about 27 steps, 0.5 s elapsed');
+    await settle(600);
+    expect(screen.queryByRole('progressbar')).toBeNull();
   });
 
   it('keeps stepping the scenario on screen while another loads, and Cancel keeps it', async () => {

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import styles from './App.module.css';
 import { errorMessage } from './engine/engine';
 import { loadAppEngine } from './engine/loadEngine';
+import { CauseChain } from './panels/CauseChain';
 import { CodePane } from './panels/CodePane';
 import { CountersTable } from './panels/CountersTable';
 import { ErrorBanner } from './panels/ErrorBanner';
@@ -65,6 +66,7 @@ export function App() {
               <PageTableView />
             </div>
             <div className={styles.right}>
+              <CauseChain />
               <CodePane />
               <CountersTable />
               <ChapterList />

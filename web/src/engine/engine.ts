@@ -27,6 +27,8 @@ export interface SimHandle {
   /** Events with step in [from, to). */
   events(from: number, to: number): Promise<SimEvent[]>;
   counters(): Promise<Record<string, number>>;
+  /** The event at `step` and each event that caused it in turn (its caller's event), newest first. */
+  causeChain(step: number): Promise<SimEvent[]>;
   /** Releases the simulation (and its worker); later calls reject. */
   free(): void;
 }
@@ -35,7 +37,7 @@ export interface SimHandle {
 export interface CreateOptions {
   /** Aborting rejects the promise with a CancelledError and stops the engine's work. */
   signal?: AbortSignal;
-  /** Called when the engine reports how far the recording is. */
+  /** Called when the engine reports how far the preparation is (steps prepared so far). */
   onProgress?: (progress: Progress) => void;
 }
 
@@ -47,7 +49,9 @@ export interface SimEngine {
   patches(): PatchInfo[];
   /** The built-in scenarios (read when the engine started). */
   builtinScenarios(): BuiltinScenario[];
-  /** Records a simulation; rejects with Error(message) on a bad scenario, unknown toggle or bad param. */
+  /** A scenario's summary without preparing its run: its toggle values and params are right, its totalSteps and chapters are not. */
+  describe(scenarioText: string, params: Record<string, number>): Promise<ScenarioSummary>;
+  /** Prepares a simulation (reporting progress); rejects with Error(message) on a bad scenario, unknown toggle or bad param. */
   create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options?: CreateOptions): Promise<SimHandle>;
 }
 

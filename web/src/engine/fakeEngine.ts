@@ -137,6 +137,8 @@ interface FakeState {
 }
 
 interface Action {
+  /** Index (in the action list) of the action that caused this one, or null. */
+  cause: number | null;
   cpu: number;
   kind: string;
   function: string;
@@ -158,6 +160,7 @@ function initialState(pages: number): FakeState {
     lazy,
     tlb: [],
     inFunction: '',
+    stack: [],
     state: task ? 'running' : 'idle',
   });
   const cpus = [cpu(0, `${PID}/102`, false), cpu(1, null, true), cpu(2, `${PID}/101`, false), cpu(3, null, false)];
@@ -183,7 +186,7 @@ function actions(pages: number, delayMap: boolean): Action[] {
   const pte = (s: FakeState, vpn: number): PteView => s.ptes.find((p) => p.vpn === vpn) as PteView;
   const frame = (s: FakeState, pfn: number): FrameView => s.frames[pfn] as FrameView;
   const cpu = (s: FakeState, id: number): CpuView => s.cpus[id] as CpuView;
-  const base = { touched: {}, deltas: {}, ipis: [], line: '' };
+  const base = { touched: {}, deltas: {}, ipis: [], line: '', cause: null };
   const list: Action[] = [
     {
       ...base,
@@ -201,6 +204,7 @@ function actions(pages: number, delayMap: boolean): Action[] {
       cpu: 2,
       kind: 'ipi_send',
       function: 'flush_tlb_mm_range',
+      cause: 0,
       narration: 'CPU 2 flushes its own TLB and sends a flush IPI to CPU 0.',
       costNs: 1200,
       touched: { cpus: [0] },
@@ -216,6 +220,7 @@ function actions(pages: number, delayMap: boolean): Action[] {
       cpu: 0,
       kind: 'ipi_recv',
       function: 'flush_tlb_func',
+      cause: 1,
       narration: 'CPU 0 handles the IPI and drops its TLB entries.',
       costNs: 900,
       touched: { cpus: [2] },
@@ -232,6 +237,10 @@ function actions(pages: number, delayMap: boolean): Action[] {
     const oldPfn = i;
     const newPfn = FRAMES_PER_NODE + i;
     const t = { ptes: [[PID, vpn]] as [number, number][] };
+    // Causes: the miss starts the fault, the fault everything it does, a send its receive.
+    const miss = list.length;
+    const fault = miss + 1;
+    const byFault = { ...base, cause: fault };
     list.push(
       {
         ...base,
@@ -247,6 +256,7 @@ function actions(pages: number, delayMap: boolean): Action[] {
         ...base,
         cpu: 2,
         kind: 'hint_fault',
+        cause: miss,
         function: 'do_numa_page',
         line: 'fault',
         narration: `NUMA hint fault on vpn ${vpn.toString(16)}: the page lives on node 0, the task runs on node 1.`,
@@ -261,7 +271,7 @@ function actions(pages: number, delayMap: boolean): Action[] {
     if (!delayMap) {
       list.push(
         {
-          ...base,
+          ...byFault,
           cpu: 2,
           kind: 'pte_restore',
           function: 'do_numa_page',
@@ -274,7 +284,7 @@ function actions(pages: number, delayMap: boolean): Action[] {
           },
         },
         {
-          ...base,
+          ...byFault,
           cpu: 2,
           kind: 'isolate',
           function: 'migrate_misplaced_page',
@@ -286,7 +296,7 @@ function actions(pages: number, delayMap: boolean): Action[] {
           },
         },
         {
-          ...base,
+          ...byFault,
           cpu: 2,
           kind: 'ipi_send',
           function: 'flush_tlb_mm_range',
@@ -302,6 +312,7 @@ function actions(pages: number, delayMap: boolean): Action[] {
         },
         {
           ...base,
+          cause: list.length + 2,
           cpu: 0,
           kind: 'ipi_recv',
           function: 'flush_tlb_func',
@@ -317,7 +328,7 @@ function actions(pages: number, delayMap: boolean): Action[] {
       );
     } else {
       list.push({
-        ...base,
+        ...byFault,
         cpu: 2,
         kind: 'isolate',
         function: 'do_numa_page',
@@ -333,7 +344,7 @@ function actions(pages: number, delayMap: boolean): Action[] {
     }
     list.push(
       {
-        ...base,
+        ...byFault,
         cpu: 2,
         kind: 'migrate_copy',
         function: 'migrate_pages',
@@ -346,7 +357,7 @@ function actions(pages: number, delayMap: boolean): Action[] {
         },
       },
       {
-        ...base,
+        ...byFault,
         cpu: 2,
         kind: 'migrate_done',
         function: delayMap ? 'do_numa_page' : 'remove_migration_ptes',
@@ -421,6 +432,7 @@ class FakeSim implements SimHandle {
       for (const c of state.cpus) if (c.id !== 2) c.inFunction = '';
       a.apply(state);
       if (a.cpu !== 2) (state.cpus[a.cpu] as CpuView).inFunction = a.function;
+      for (const c of state.cpus) c.stack = c.inFunction ? [...(c.task ? ['user code'] : []), c.inFunction] : [];
       state.timeNs += a.costNs;
       for (const [k, d] of Object.entries(a.deltas)) state.counters[k] = (state.counters[k] ?? 0) + d;
       const event: SimEvent = {
@@ -430,6 +442,8 @@ class FakeSim implements SimHandle {
         kind: a.kind,
         function: a.function,
         line: a.line,
+        cause: a.cause,
+        task: a.cpu === 0 ? `${PID}/102` : `${PID}/101`,
         narration: a.narration,
         touched: { ptes: a.touched.ptes ?? [], pfns: a.touched.pfns ?? [], cpus: a.touched.cpus ?? [] },
         counterDeltas: a.deltas,
@@ -469,6 +483,7 @@ class FakeSim implements SimHandle {
         },
       ],
       counterNames: [...FAKE_COUNTERS],
+      listings: FAKE_PATCHES.flatMap((p) => p.listings.map((pair) => (delayMap ? pair.after : pair.before))),
     };
   }
 
@@ -511,6 +526,13 @@ class FakeSim implements SimHandle {
   async counters(): Promise<Record<string, number>> {
     return { ...(await this.frame()).counters };
   }
+  async causeChain(step: number): Promise<SimEvent[]> {
+    await this.latency();
+    this.alive();
+    const chain: SimEvent[] = [];
+    for (let e = this.allEvents[step]; e; e = e.cause === null ? undefined : this.allEvents[e.cause]) chain.push(e);
+    return chain;
+  }
   free(): void {
     this.freed = true;
   }
@@ -533,7 +555,7 @@ class FakeSim implements SimHandle {
 export interface FakeEngineOptions {
   /** How long each create takes, in (possibly fake) timer milliseconds. */
   createDelayMs?: number;
-  /** Progress reports during a create, evenly spread over createDelayMs (needs createDelayMs > 0). */
+  /** Progress reports during a create, evenly spread over createDelayMs (needs createDelayMs > 0); like the engine's, only the last knows the total. */
   progressReports?: number;
   /** How long each call on a simulation takes. */
   seekDelayMs?: number;
@@ -583,7 +605,7 @@ export function createFakeEngine(options: FakeEngineOptions = {}): FakeEngine {
     if (reports > 0) {
       for (let i = 1; i <= reports; i++) {
         await sleep(createDelayMs / reports, signal);
-        onProgress?.({ done: Math.round((total * i) / reports), total });
+        onProgress?.({ done: Math.round((total * i) / reports), total: i === reports ? total : null });
       }
     } else if (createDelayMs > 0) {
       await sleep(createDelayMs, signal);
@@ -598,6 +620,10 @@ export function createFakeEngine(options: FakeEngineOptions = {}): FakeEngine {
     log,
     patches: () => FAKE_PATCHES,
     builtinScenarios: () => FAKE_SCENARIOS,
+    describe: async (text, params) => {
+      await Promise.resolve();
+      return new FakeSim(text, {}, params, { creates: 0, framesFetched: [] }, 0).summary();
+    },
     create,
   };
 }

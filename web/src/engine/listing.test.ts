@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { findListing, isAfterValue } from './listing';
-import type { CodeListing, PatchInfo } from './types';
+import recorded from './fixtures/numa-hint-fault-101.listings.json';
+import { findListing, isAfterValue, shownListing } from './listing';
+import type { CodeListing, PatchInfo, ToggleValue } from './types';
 
 const listing = (fn: string, tag: string): CodeListing => ({ function: fn, follows: tag, lines: [{ id: 'l1', text: tag }] });
 
@@ -48,5 +49,39 @@ describe('findListing', () => {
     const other = { ...boolPatch, id: 'other' };
     const choice = findListing([other, boolPatch], { numa_delay_map: true }, 'do_numa_page');
     expect(choice?.patch.id).toBe('numa_delay_map');
+  });
+});
+
+describe('shownListing', () => {
+  it("prefers the run's active listing and keeps the patch pair for the diff", () => {
+    const active = listing('do_numa_page', 'engine');
+    const shown = shownListing([active], [boolPatch], {}, 'do_numa_page');
+    expect(shown?.listing).toBe(active);
+    expect(shown?.choice?.patch.id).toBe('numa_delay_map');
+    expect(shownListing([listing('mmu_walk', 'walk')], [boolPatch], {}, 'mmu_walk')?.choice).toBeNull();
+    expect(shownListing([], [boolPatch], {}, 'nowhere')).toBeNull();
+  });
+
+  // Recorded from the real engine by scripts/record-fixtures.mjs.
+  const fixture = recorded as unknown as {
+    patches: PatchInfo[];
+    runs: { toggles: Record<string, ToggleValue>; listings: CodeListing[]; steps: [string, string][] }[];
+  };
+  for (const run of fixture.runs) {
+    it(`finds the line of every event of numa-hint-fault-101 with numa_delay_map=${String(run.toggles.numa_delay_map)}`, () => {
+      expect(run.steps.length).toBeGreaterThan(20);
+      for (const [fn, line] of run.steps) {
+        const shown = shownListing(run.listings, fixture.patches, run.toggles, fn);
+        expect(shown, `${fn} has a listing`).not.toBeNull();
+        expect(
+          shown?.listing.lines.some((l) => l.id === line),
+          `${fn}:${line} is a line of ${shown?.listing.follows ?? ''}`,
+        ).toBe(true);
+      }
+    });
+  }
+  it('both values of numa_delay_map are recorded and step through the patched function', () => {
+    expect(fixture.runs.map((r) => r.toggles.numa_delay_map)).toEqual([false, true]);
+    for (const run of fixture.runs) expect(run.steps.some(([fn]) => fn === 'do_numa_page')).toBe(true);
   });
 });

@@ -35,3 +35,26 @@ export function findListing(patches: readonly PatchInfo[], toggles: Record<strin
   }
   return fallback;
 }
+
+/** What the code pane shows for a function: the run's listing, and the patch pair when a patch changes it. */
+export interface ShownListing {
+  listing: CodeListing;
+  /** The before/after pair of a patch that changes the function, for the diff; null when none does. */
+  choice: ListingChoice | null;
+}
+
+/**
+ * The listing of `fn` for this run: the one the engine reports as active
+ * (`summary.listings`, every modelled function), else the patch registry's side
+ * the toggles select. Null only for a function neither knows.
+ */
+export function shownListing(
+  active: readonly CodeListing[],
+  patches: readonly PatchInfo[],
+  toggles: Record<string, ToggleValue>,
+  fn: string,
+): ShownListing | null {
+  const choice = findListing(patches, toggles, fn);
+  const listing = active.find((l) => l.function === fn) ?? choice?.listing;
+  return listing ? { listing, choice } : null;
+}

@@ -6,6 +6,7 @@
 //   worker → UI   { type: 'reply', id, result }            exactly one per call, or
 //                 { type: 'error', id, message }           (the engine's message)
 //                 { type: 'progress', id, done, total }    any number, before the reply
+//                                                          (total: null while unknown)
 //
 // `id` is chosen by the UI side and is unique per worker. Messages are plain
 // data (structured clone): no class instances, no functions.
@@ -16,10 +17,15 @@ import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '.
 export interface EngineMethods {
   /** Loads and initialises the wasm module; returns the registry. The first call on every worker. */
   init: { args: []; result: { patches: PatchInfo[]; scenarios: BuiltinScenario[] } };
-  /** Records a run; may post progress while it runs. Returns a handle for the other methods. */
+  /** Prepares a run; posts progress while it runs. Returns a handle for the other methods. */
   create: {
     args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>];
     result: { handle: number; summary: ScenarioSummary };
+  };
+  /** Reads a scenario's summary without preparing its run (toggles and params are right; totalSteps is 0). */
+  describe: {
+    args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>];
+    result: ScenarioSummary;
   };
   step: { args: [handle: number, n: number]; result: number };
   seek: { args: [handle: number, step: number]; result: null };
@@ -29,6 +35,8 @@ export interface EngineMethods {
   currentStep: { args: [handle: number]; result: number };
   events: { args: [handle: number, from: number, to: number]; result: SimEvent[] };
   counters: { args: [handle: number]; result: Record<string, number> };
+  /** The event at `step` and each event that caused it, newest first. */
+  causeChain: { args: [handle: number, step: number]; result: SimEvent[] };
   free: { args: [handle: number]; result: null };
 }
 
@@ -36,7 +44,7 @@ export interface EngineMethods {
 export type EngineMethod = keyof EngineMethods;
 
 /** The method names, for validating incoming calls. */
-export const ENGINE_METHODS: readonly EngineMethod[] = ['init', 'create', 'step', 'seek', 'frameAt', 'frame', 'currentStep', 'events', 'counters', 'free'];
+export const ENGINE_METHODS: readonly EngineMethod[] = ['init', 'create', 'describe', 'step', 'seek', 'frameAt', 'frame', 'currentStep', 'events', 'counters', 'causeChain', 'free'];
 
 /** A call from the UI: one of the methods with its own argument tuple. */
 export type CallMessage = { [M in EngineMethod]: { type: 'call'; id: number; method: M; args: EngineMethods[M]['args'] } }[EngineMethod];
@@ -55,13 +63,14 @@ export interface ErrorMessage {
   message: string;
 }
 
-/** Unsolicited progress of a long call (today only `create`, once the engine records in chunks). */
+/** Unsolicited progress of a long call (`create`, which prepares the run in slices). */
 export interface ProgressMessage {
   type: 'progress';
   id: number;
-  /** Work done so far, in `total`'s unit (steps recorded). */
+  /** Steps prepared so far. */
   done: number;
-  total: number;
+  /** Steps of the whole run, or null while the engine does not know it (until the run is prepared). */
+  total: number | null;
 }
 
 /** Anything the worker posts. */
@@ -69,8 +78,10 @@ export type WorkerMessage = ReplyMessage | ErrorMessage | ProgressMessage;
 
 /** Progress of a long call as the UI sees it. */
 export interface Progress {
+  /** Steps prepared so far. */
   done: number;
-  total: number;
+  /** Steps of the whole run, or null while unknown. */
+  total: number | null;
 }
 
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -87,7 +98,7 @@ export function parseWorkerMessage(data: unknown): WorkerMessage | null {
     case 'error':
       return { type: 'error', id: m.id, message: typeof m.message === 'string' && m.message !== '' ? m.message : 'the engine failed without a message' };
     case 'progress':
-      return isCount(m.done) && isCount(m.total) ? { type: 'progress', id: m.id, done: m.done, total: m.total } : null;
+      return isCount(m.done) && (m.total === null || isCount(m.total)) ? { type: 'progress', id: m.id, done: m.done, total: m.total } : null;
     default:
       return null;
   }

@@ -13,17 +13,25 @@ export interface RawSimulation {
   frame(): unknown;
   events(from: number, to: number): unknown;
   counters(): unknown;
+  /** Runs up to `budget` more steps of the preparation pass; returns the steps prepared so far. */
+  prepare(budget: number): number;
+  isPrepared(): boolean;
+  /** The event at `step` and each event that caused it, newest first. */
+  causeChain(step: number): unknown;
   free(): void;
+}
+
+/** The static side of the wasm `Simulation` class. */
+export interface RawSimulationClass {
+  new (scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>): RawSimulation;
+  /** Parses and sets up without running; `prepare` then runs it in slices. */
+  load(scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>): RawSimulation;
 }
 
 /** The JS module wasm-bindgen `--target web` generates. */
 export interface RawWasmModule {
   default: (moduleOrPath?: unknown) => Promise<unknown>;
-  Simulation: new (
-    scenarioText: string,
-    toggles: Record<string, boolean | string>,
-    params: Record<string, number>,
-  ) => RawSimulation;
+  Simulation: RawSimulationClass;
   patches(): unknown;
   builtinScenarios(): unknown;
 }

@@ -108,6 +108,8 @@ export interface ScenarioSummary {
   processes: ProcessInfo[];
   /** Counter names in display order (kernel vmstat names first). */
   counterNames: string[];
+  /** The listing of every modelled function as this run's toggles select it. */
+  listings: CodeListing[];
 }
 
 /** Objects an event touched, for highlighting. */
@@ -131,6 +133,10 @@ export interface SimEvent {
   function: string;
   /** Line id in that function's listing for the active toggle set, or "" when none. */
   line: string;
+  /** Step of the event that started this event's frame (its caller), or null for a root. */
+  cause: number | null;
+  /** Who ran it: "pid/tid", "kswapd/0", "swapper/3". */
+  task: string;
   narration: string;
   touched: Touched;
   /** Counter name -> change caused by this step (only non-zero entries). */
@@ -168,6 +174,8 @@ export interface CpuView {
   tlb: TlbEntryView[];
   /** Kernel function on top of this CPU's call stack, or "" when in user mode or idle. */
   inFunction: string;
+  /** Function names on the running task's stack, bottom first (an IPI handler on top shows what it interrupted). */
+  stack: string[];
   /** e.g. "running", "idle", "waiting for IPI acks", "spinning on PTL". */
   state: string;
 }

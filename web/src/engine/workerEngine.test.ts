@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CancelledError, isCancelled } from './engine';
 import { parseCallMessage, parseWorkerMessage, type CallMessage, type ErrorMessage, type Progress, type WorkerMessage } from './protocol';
 import type { RawSimulation, RawWasmModule } from './raw';
-import { createWorkerHost } from './workerHost';
+import { buildSimulation, createWorkerHost, nextSliceSteps } from './workerHost';
 import { EngineWorkerClient, loadWorkerEngine, type WorkerPort } from './workerEngine';
 
 const SCENARIO = 'steps = 10';
@@ -13,7 +13,11 @@ const SCENARIO = 'steps = 10';
 /** A stand-in for the wasm module: "steps = N" scenarios whose frames carry Map counters, as serde may produce. */
 function fakeRawModule(): RawWasmModule {
   class Simulation implements RawSimulation {
+    static load(text: string, toggles: Record<string, boolean | string>, params: Record<string, number>): Simulation {
+      return new Simulation(text, toggles, params);
+    }
     private cur = 0;
+    private prepared = 0;
     private readonly total: number;
     constructor(text: string, toggles: Record<string, boolean | string>, params: Record<string, number>) {
       const m = /^steps = (\d+)$/.exec(text);
@@ -47,6 +51,16 @@ function fakeRawModule(): RawWasmModule {
     }
     counters(): unknown {
       return { pgfault: this.cur };
+    }
+    prepare(budget: number): number {
+      this.prepared = Math.min(this.total, this.prepared + budget);
+      return this.prepared;
+    }
+    isPrepared(): boolean {
+      return this.prepared === this.total;
+    }
+    causeChain(step: number): unknown {
+      return Array.from({ length: step + 1 }, (_, i) => ({ step: step - i, counterDeltas: {} }));
     }
     free(): void {}
   }
@@ -149,6 +163,21 @@ describe('worker engine over the protocol', () => {
     const sim = await engine.create(SCENARIO, {}, {});
     await expect(sim.seek(11)).rejects.toThrow('step 11 is beyond the end of this scenario (10 steps)');
     expect((await sim.frameAt(10)).step).toBe(10);
+  });
+
+  it('describes a scenario on the spare worker without creating a simulation or a worker', async () => {
+    const { ports, start } = portFactory();
+    const engine = await loadWorkerEngine(start);
+    expect(await engine.describe(SCENARIO, { steps: 4 })).toEqual({ id: 'fake', totalSteps: 4, params: [] });
+    await expect(engine.describe('nonsense', {})).rejects.toThrow('scenario line 1');
+    expect(ports).toHaveLength(1);
+    const sim = await engine.create(SCENARIO, {}, {});
+    expect(sim.summary().totalSteps).toBe(10);
+    expect(await sim.causeChain(2)).toEqual([
+      { step: 2, counterDeltas: {} },
+      { step: 1, counterDeltas: {} },
+      { step: 0, counterDeltas: {} },
+    ]);
   });
 
   it('reports a wasm package that will not load', async () => {
@@ -264,6 +293,7 @@ describe('worker host', () => {
     expect(posted.map((m) => [m.id, m.type])).toEqual([
       [1, 'error'],
       [2, 'reply'],
+      [3, 'progress'],
       [3, 'reply'],
       [4, 'reply'],
       [5, 'error'],
@@ -287,5 +317,54 @@ describe('protocol parsing', () => {
     expect(parseWorkerMessage(null)).toBeNull();
     expect(parseCallMessage({ type: 'call', id: 1.5, method: 'init', args: [] })).toBeNull();
     expect(parseCallMessage({ type: 'call', id: 1, method: 'init', args: [] })).toEqual({ type: 'call', id: 1, method: 'init', args: [] });
+  });
+});
+
+describe('preparing in slices', () => {
+  it('reports the steps prepared after each slice, the total only at the end', async () => {
+    const reports: [number, number | null][] = [];
+    let clock = 0;
+    const sim = await buildSimulation(fakeRawModule(), 'steps = 10000', {}, {}, (done, total) => reports.push([done, total]), {
+      firstSliceSteps: 1000,
+      targetSliceMs: 40,
+      // Every slice "takes" 10 ms, so the next one doubles.
+      nowMs: () => (clock += 5),
+    });
+    expect(sim.isPrepared()).toBe(true);
+    expect(reports).toEqual([
+      [1000, null],
+      [3000, null],
+      [7000, null],
+      [10000, 10000],
+    ]);
+  });
+
+  it('sizes slices towards the target time, at most doubling or halving', () => {
+    expect(nextSliceSteps(100_000, 20, 40)).toBe(200_000);
+    expect(nextSliceSteps(100_000, 400, 40)).toBe(50_000);
+    expect(nextSliceSteps(100_000, 50, 40)).toBe(80_000);
+    expect(nextSliceSteps(100_000, 0, 40)).toBe(200_000);
+    expect(nextSliceSteps(1_000, 1_000, 40)).toBe(1_000);
+  });
+
+  it('frees the simulation when a slice fails', async () => {
+    const mod = fakeRawModule();
+    let freed = false;
+    const failing = {
+      ...mod,
+      Simulation: Object.assign(mod.Simulation, {
+        load: () => ({
+          prepare: () => {
+            throw new Error('the run could not finish: too many steps');
+          },
+          isPrepared: () => false,
+          free: () => {
+            freed = true;
+          },
+        }),
+      }),
+    } as unknown as RawWasmModule;
+    await expect(buildSimulation(failing, SCENARIO, {}, {}, () => {})).rejects.toThrow('too many steps');
+    expect(freed).toBe(true);
   });
 });

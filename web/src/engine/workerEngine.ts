@@ -1,11 +1,12 @@
 // The real engine: the Rust simulator compiled to wasm, run in Web Workers
-// (worker.ts) so that recording a run, which takes seconds for long ones, never
+// (worker.ts) so that preparing a run, which takes seconds for long ones, never
 // blocks the page.
 //
 // Each simulation lives in a worker of its own. A wasm call cannot be
-// interrupted, so a worker busy recording answers nothing else until it is done:
+// interrupted and a worker answers its calls in order, so a worker busy preparing
+// a run answers nothing else until it is done:
 // with one worker per simulation, the simulation on screen keeps answering seeks
-// while the next one records, and cancelling a recording is terminating its
+// while the next one prepares, and cancelling a preparation is terminating its
 // worker. Freeing a simulation terminates its worker too, which hands its wasm
 // memory (a wasm memory never shrinks) back to the browser. One spare worker is
 // kept initialised so that a new run does not wait for wasm to start.
@@ -133,6 +134,9 @@ class WorkerSim implements SimHandle {
   counters(): Promise<Record<string, number>> {
     return this.client.call('counters', [this.handle]);
   }
+  causeChain(step: number): Promise<SimEvent[]> {
+    return this.client.call('causeChain', [this.handle, step]);
+  }
   free(): void {
     this.client.close(new Error('simulation used after free()'));
   }
@@ -176,12 +180,18 @@ class WorkerEngine implements SimEngine {
       const { handle, summary } = await client.call('create', [scenarioText, { ...toggles }, { ...params }], onProgress);
       return new WorkerSim(client, handle, summary);
     } catch (err) {
-      // One simulation per worker: a worker whose recording failed is not reused.
+      // One simulation per worker: a worker whose preparation failed is not reused.
       client.close(err instanceof Error ? err : new Error(errorMessage(err)));
       throw err;
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** Asks the spare worker: reading a summary takes milliseconds and leaves no simulation behind. */
+  async describe(scenarioText: string, params: Record<string, number>): Promise<ScenarioSummary> {
+    const client = await this.spare;
+    return client.call('describe', [scenarioText, {}, { ...params }]);
   }
 
   /** Hands out the spare worker and starts warming the next one. */

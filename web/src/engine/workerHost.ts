@@ -7,25 +7,57 @@ import { parseCallMessage, type CallMessage, type EngineMethods, type WorkerMess
 import type { RawSimulation, RawWasmModule } from './raw';
 import type { PatchInfo, ScenarioSummary, ToggleValue } from './types';
 
-/** Reports how far a long call is, in steps. */
-export type ProgressReporter = (done: number, total: number) => void;
+/** Reports how far a long call is: steps prepared so far, and the run's steps once known. */
+export type ProgressReporter = (done: number, total: number | null) => void;
+
+/** How a preparation is sliced: the first slice's steps, the wall time a slice aims at, and a clock. */
+export interface SliceOptions {
+  firstSliceSteps: number;
+  /** Slices are resized to take about this long (well under the 100 ms a long task starts at). */
+  targetSliceMs: number;
+  nowMs: () => number;
+}
+
+// The first slice is small: it also pays for warming the engine up (50 000 steps took 150 ms in Node, later ones 30-50 ms).
+const DEFAULT_SLICES: SliceOptions = { firstSliceSteps: 20_000, targetSliceMs: 40, nowMs: () => performance.now() };
+
+/** Budget of the next slice: scaled so it takes about `targetMs`, at most doubling or halving per slice. */
+export function nextSliceSteps(steps: number, tookMs: number, targetMs: number): number {
+  const factor = tookMs > 0 ? Math.min(2, Math.max(0.5, targetMs / tookMs)) : 2;
+  return Math.max(1_000, Math.min(2_000_000, Math.round(steps * factor)));
+}
 
 /**
- * Records a run. Today the wasm constructor records the whole run before it
- * returns, so there is no progress to report. When the engine records in chunks
- * (e.g. `prepare(budgetSteps)` returning the steps done so far), this is the one
- * place to change: loop `done = sim.prepare(CHUNK); progress(done, total)` and
- * yield to the event loop between chunks; the protocol and the UI already carry
- * the progress through.
+ * Loads a run and prepares it in slices, reporting the steps prepared after each
+ * one. Between slices the worker returns to its event loop, so the progress
+ * messages go out as they are posted; cancelling is terminating the worker.
  */
 export async function buildSimulation(
   mod: RawWasmModule,
   scenarioText: string,
   toggles: Record<string, ToggleValue>,
   params: Record<string, number>,
-  _progress: ProgressReporter,
+  progress: ProgressReporter,
+  slices: SliceOptions = DEFAULT_SLICES,
 ): Promise<RawSimulation> {
-  return new mod.Simulation(scenarioText, { ...toggles }, { ...params });
+  const sim = mod.Simulation.load(scenarioText, { ...toggles }, { ...params });
+  try {
+    let budget = slices.firstSliceSteps;
+    for (;;) {
+      const started = slices.nowMs();
+      const done = sim.prepare(budget);
+      if (sim.isPrepared()) {
+        progress(done, done);
+        return sim;
+      }
+      progress(done, null);
+      budget = nextSliceSteps(budget, slices.nowMs() - started, slices.targetSliceMs);
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    }
+  } catch (err) {
+    sim.free();
+    throw err;
+  }
 }
 
 /** Answers protocol calls with a wasm module from `load`; returns the handler for incoming message data. */
@@ -73,6 +105,15 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: (mess
         const result: EngineMethods['create']['result'] = { handle, summary };
         return result;
       }
+      case 'describe': {
+        const [text, toggles, params] = call.args;
+        const raw = engine().Simulation.load(text, { ...toggles }, { ...params });
+        try {
+          return normalizeSummary(raw.summary());
+        } finally {
+          raw.free();
+        }
+      }
       case 'step':
         return sim(call.args[0]).step(call.args[1]);
       case 'seek':
@@ -93,6 +134,10 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: (mess
       }
       case 'counters':
         return plainRecord<number>(sim(call.args[0]).counters());
+      case 'causeChain': {
+        const list = sim(call.args[0]).causeChain(call.args[1]);
+        return Array.isArray(list) ? list.map(normalizeEvent) : [];
+      }
       case 'free': {
         const s = sims.get(call.args[0]);
         sims.delete(call.args[0]);

@@ -4,7 +4,7 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { sideBySideDiff } from '../base/diff';
 import { functionLabel } from '../base/format';
-import { findListing, type ListingChoice } from '../engine/listing';
+import { shownListing, type ListingChoice } from '../engine/listing';
 import type { CodeListing } from '../engine/types';
 import { useAppStore } from '../store/context';
 import styles from './CodePane.module.css';
@@ -96,8 +96,13 @@ export function CodePane() {
   const code = useAppStore((s) => s.frame?.code ?? null);
   const patches = useAppStore((s) => s.patches);
   const toggles = useAppStore((s) => s.summary?.toggles);
+  const listings = useAppStore((s) => s.summary?.listings);
   const [diff, setDiff] = useState(false);
-  const choice = useMemo(() => (code && toggles ? findListing(patches, toggles, code.function) : null), [code, patches, toggles]);
+  const shown = useMemo(
+    () => (code && toggles ? shownListing(listings ?? [], patches, toggles, code.function) : null),
+    [code, listings, patches, toggles],
+  );
+  const choice = shown?.choice ?? null;
   const differs =
     choice !== null &&
     (choice.before.lines.length !== choice.after.lines.length || choice.before.lines.some((l, i) => l.text !== choice.after.lines[i]?.text));
@@ -108,19 +113,19 @@ export function CodePane() {
       <h2 id="code-title" className={panel.title}>
         Code
         {code ? <code className={styles.fn}>{functionLabel(code.function)}</code> : <span className={panel.subtitle}>no kernel function at this step</span>}
-        {choice && !diff && <span className={panel.subtitle}>{choice.listing.follows}</span>}
+        {shown && !(diff && differs) && <span className={panel.subtitle}>{shown.listing.follows}</span>}
         {differs && (
           <button type="button" className={panel.smallButton} aria-pressed={diff} onClick={() => setDiff(!diff)}>
             Compare before/after
           </button>
         )}
       </h2>
-      {code && !choice && (
+      {code && !shown && (
         <p className={styles.none}>
           <code>{functionLabel(code.function)}</code>: no listing
         </p>
       )}
-      {choice && (diff && differs ? <DiffView choice={choice} currentLine={currentLine} /> : <Listing listing={choice.listing} currentLine={currentLine} />)}
+      {shown && (choice && diff && differs ? <DiffView choice={choice} currentLine={currentLine} /> : <Listing listing={shown.listing} currentLine={currentLine} />)}
       {!code && <p className={styles.none}>The CPU of this step is in user space or idle.</p>}
     </section>
   );

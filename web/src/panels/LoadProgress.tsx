@@ -1,7 +1,8 @@
-// The load in progress: what runs, for how long, how far (when the engine says)
-// and a Cancel button. Recording a long run takes seconds and the engine reports
-// no progress yet, so the bar is indeterminate and the elapsed time counts up;
-// once the worker posts progress, the bar fills instead.
+// The load in progress: what runs, for how long, how far and a Cancel button.
+// The engine prepares a run in slices and reports the steps prepared so far;
+// how many steps the run has is known only at the end. When the same run was
+// prepared before in this session its step count is the estimate and the bar
+// fills; otherwise the bar is indeterminate and the step count counts up.
 import { useEffect, useState } from 'react';
 import { formatCount, formatElapsedMs } from '../base/format';
 import { useAppStore } from '../store/context';
@@ -24,15 +25,26 @@ function useElapsedMs(startedAtMs: number): number {
 function LoadCard({ loading, placement, onCancel }: { loading: LoadingState; placement: 'overlay' | 'inline'; onCancel: () => void }) {
   const elapsed = formatElapsedMs(useElapsedMs(loading.startedAtMs));
   const p = loading.progress;
-  const percent = p && p.total > 0 ? Math.min(100, Math.floor((100 * p.done) / p.total)) : null;
+  const total = p?.total ?? loading.expectedTotal;
+  // An estimate can be off by a few steps: the bar stops short of full until the run is done.
+  const percent = p && total !== null && total > 0 ? Math.min(p.total === null ? 99 : 100, Math.floor((100 * p.done) / total)) : null;
+  const prepared = p ? `${formatCount(p.done)} steps prepared` : null;
   const valueText =
-    percent === null || !p ? `${elapsed} elapsed` : `${percent}%: ${formatCount(p.done)} of ${formatCount(p.total)} steps, ${elapsed} elapsed`;
+    percent === null || !p || total === null
+      ? [prepared, `${elapsed} elapsed`].filter(Boolean).join(', ')
+      : `${percent}%: ${formatCount(p.done)} of ${p.total === null ? 'about ' : ''}${formatCount(total)} steps, ${elapsed} elapsed`;
   return (
     <section className={placement === 'overlay' ? styles.overlay : styles.inline} aria-label="Loading">
       <p className={styles.text}>
         {/* Announced once when the load starts; the ticking time is left out of the live region. */}
         <span role="status">Running {loading.label}…</span> <span className={styles.elapsed}>{elapsed}</span>
-        {p && percent !== null && <span className={styles.count}> · {formatCount(p.done)} / {formatCount(p.total)} steps</span>}
+        {p && (
+          <span className={styles.count}>
+            {' '}
+            · {formatCount(p.done)}
+            {percent !== null && total !== null ? ` / ${p.total === null ? '~' : ''}${formatCount(total)}` : ''} steps prepared
+          </span>
+        )}
       </p>
       <div className={styles.row}>
         <div

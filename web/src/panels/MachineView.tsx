@@ -5,7 +5,7 @@ import { fitText, formatHex, functionLabel } from '../base/format';
 import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
 import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, tlbLinesShown } from '../base/machineLayout';
 import { useReducedMotion } from '../base/useReducedMotion';
-import type { CpuView, FrameState, FrameView, IpiView } from '../engine/types';
+import type { CpuView, FrameState, FrameView, IpiView, SimEvent } from '../engine/types';
 import { useAppStore } from '../store/context';
 import styles from './MachineView.module.css';
 import panel from './Panel.module.css';
@@ -45,7 +45,7 @@ function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid 
   return (
     <g>
       <title>
-        {`CPU ${cpu.id}: ${cpu.task ? `task ${cpu.task}` : 'no task'}, ${cpu.state}${cpu.inFunction ? `, in ${cpu.inFunction}` : ''}${cpu.lazy ? ', lazy TLB' : ''}${inMask ? ', in mm_cpumask' : ''}; ${cpu.tlb.length} TLB entries`}
+        {`CPU ${cpu.id}: ${cpu.task ? `task ${cpu.task}` : 'no task'}, ${cpu.state}${cpu.inFunction ? `, in ${cpu.inFunction}` : ''}${cpu.lazy ? ', lazy TLB' : ''}${inMask ? ', in mm_cpumask' : ''}; ${cpu.tlb.length} TLB entries${cpu.stack.length > 0 ? `; stack (bottom first): ${cpu.stack.join(' › ')}` : ''}`}
       </title>
       <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={6} className={classes} />
       <text x={x} y={line(0)} className={styles.cpuName} fontSize={fontPx + 1}>
@@ -84,6 +84,40 @@ function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid 
         </text>
       )}
     </g>
+  );
+}
+
+/** Each CPU's call stack, bottom first, with the function on top marked: an IPI handler on top shows what it interrupted. */
+function CpuStacks({ cpus, event }: { cpus: readonly CpuView[]; event: SimEvent | null }) {
+  // An IPI handler runs and returns within its step: name it on the receiver, above the stack it interrupted.
+  const handler = event?.kind === 'ipi_recv' ? event : null;
+  const eventCpu = event?.cpu ?? null;
+  return (
+    <dl className={styles.stacks} aria-label="Call stacks">
+      {cpus.map((cpu) => (
+        <div key={cpu.id} className={cpu.id === eventCpu ? styles.stackEventCpu : styles.stackRow}>
+          <dt className={styles.stackCpu}>CPU {cpu.id}</dt>
+          <dd className={styles.stack}>
+            {cpu.stack.length === 0 ? (
+              <span className={styles.stackIdle}>{cpu.task ? 'user mode' : 'idle'}</span>
+            ) : (
+              cpu.stack.map((fn, i) => (
+                <span key={i}>
+                  {i > 0 && <span className={styles.stackSep}> › </span>}
+                  <code className={i === cpu.stack.length - 1 ? styles.stackTop : undefined}>{functionLabel(fn)}</code>
+                </span>
+              ))
+            )}
+            {handler?.cpu === cpu.id && cpu.stack[cpu.stack.length - 1] !== handler.function && (
+              <span className={styles.stackIrq}>
+                {' '}
+                ← IPI: <code>{functionLabel(handler.function)}</code> ran on top of this
+              </span>
+            )}
+          </dd>
+        </div>
+      ))}
+    </dl>
   );
 }
 
@@ -310,6 +344,7 @@ export function MachineView() {
           IPI
         </li>
       </ul>
+      <CpuStacks cpus={frame.cpus} event={event ?? null} />
     </section>
   );
 }

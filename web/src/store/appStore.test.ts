@@ -3,7 +3,7 @@ import { fnv1a32Hex } from '../base/hash';
 import { createFakeEngine, FAKE_SCENARIOS, type FakeEngineOptions } from '../engine/fakeEngine';
 import { stateToUrl } from '../share/url';
 import { createAppStore, selectShareState } from './appStore';
-import { chapterIndexAt, chapterTarget, clampStep } from './simSlice';
+import { chapterIndexAt, chapterTarget, clampStep, EVENTS_WINDOW, eventsWindowAt, needsNewWindow } from './simSlice';
 
 const fake101 = FAKE_SCENARIOS[0]!;
 
@@ -175,11 +175,19 @@ describe('loads in the background', () => {
     expect(store.getState().summary).toBeNull();
     await vi.advanceTimersByTimeAsync(500);
     const total = 27;
-    expect(store.getState().loading?.progress).toEqual({ done: Math.round(total / 2), total });
+    // The engine knows the run's length only at the end; nothing to estimate it from yet.
+    expect(store.getState().loading).toMatchObject({ progress: { done: Math.round(total / 2), total: null }, expectedTotal: null });
     await vi.advanceTimersByTimeAsync(500);
     await booting;
     expect(store.getState().loading).toBeNull();
     expect(store.getState().summary?.id).toBe('fake-101');
+    // The same run again: its length from the first time is the estimate.
+    const reopening = store.getState().openBuiltin('fake-101');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(store.getState().loading).toMatchObject({ progress: { done: Math.round(total / 2), total: null }, expectedTotal: total });
+    await vi.advanceTimersByTimeAsync(500);
+    await reopening;
+    expect(store.getState().loading).toBeNull();
   });
 
   it('keeps the scenario on screen steppable while another one loads', async () => {
@@ -340,5 +348,25 @@ describe('step helpers', () => {
     expect(chapterTarget(chapters, 9, 1)).toBeNull();
     expect(chapterTarget(chapters, 6, -1)).toBe(5);
     expect(chapterTarget(chapters, 0, -1)).toBeNull();
+  });
+});
+
+describe('events window of long runs', () => {
+  it('covers the whole of a short run and a window around the step of a long one', () => {
+    expect(eventsWindowAt(5, 27)).toEqual({ from: 0, to: 27 });
+    expect(eventsWindowAt(500_000, 1_000_000)).toEqual({ from: 500_000 - EVENTS_WINDOW / 2, to: 500_000 + EVENTS_WINDOW / 2 });
+    expect(eventsWindowAt(0, 1_000_000)).toEqual({ from: 0, to: EVENTS_WINDOW });
+    expect(eventsWindowAt(1_000_000, 1_000_000)).toEqual({ from: 1_000_000 - EVENTS_WINDOW, to: 1_000_000 });
+  });
+  it('asks for a new window near an inner edge, never at the run\'s own edges', () => {
+    const total = 1_000_000;
+    const w = eventsWindowAt(500_000, total);
+    expect(needsNewWindow(500_000, total, w)).toBe(false);
+    expect(needsNewWindow(w.from + 1, total, w)).toBe(true);
+    expect(needsNewWindow(w.to - 1, total, w)).toBe(true);
+    expect(needsNewWindow(10, total, w)).toBe(true);
+    const first = eventsWindowAt(0, total);
+    expect(needsNewWindow(0, total, first)).toBe(false);
+    expect(needsNewWindow(5, 27, { from: 0, to: 27 })).toBe(false);
   });
 });

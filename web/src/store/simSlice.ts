@@ -22,8 +22,25 @@ import type { AppState, OpenRequest, SimSlice } from './types';
 /** The scenario opened when nothing else is asked for. */
 export const DEFAULT_SCENARIO_ID = 'numa-hint-fault-101';
 
-/** Runs longer than this do not fetch all their events (the scrubber marks are skipped). */
+/** Runs longer than this do not fetch all their events, only a window of EVENTS_WINDOW around the current step. */
 export const MAX_EVENTS_FETCHED = 20_000;
+
+/** Events fetched around the step of a long run: the engine regenerates them (about 150 ms for 8 000), and the worker answers no seek meanwhile. */
+export const EVENTS_WINDOW = 8_000;
+
+/** The window of events to fetch for a run of `total` steps around `step`: all of them when few enough. */
+export function eventsWindowAt(step: number, total: number, size = EVENTS_WINDOW): { from: number; to: number } {
+  if (total <= MAX_EVENTS_FETCHED) return { from: 0, to: total };
+  const from = Math.max(0, Math.min(total - size, step - Math.floor(size / 2)));
+  return { from, to: from + size };
+}
+
+/** True when `step` has moved near enough an edge of `window` (not an edge of the run) that a new window should be fetched. */
+export function needsNewWindow(step: number, total: number, window: { from: number; to: number }, size = EVENTS_WINDOW): boolean {
+  if (total <= MAX_EVENTS_FETCHED) return false;
+  const margin = Math.floor(size / 4);
+  return (window.from > 0 && step < window.from + margin) || (window.to < total && step >= window.to - margin) || step < window.from || step >= window.to;
+}
 
 /** Clamps a step into 0..=total. */
 export function clampStep(step: number, total: number): number {
@@ -96,6 +113,8 @@ type LoadOutcome = 'shown' | 'failed' | 'cancelled';
 interface LoadContext {
   signal: AbortSignal;
   onProgress: (progress: Progress) => void;
+  /** Sets the step count the bar expects (from an earlier run of the same scenario), or null. */
+  expect: (total: number | null) => void;
   /** Throws CancelledError once the load was superseded or cancelled. */
   live: () => void;
 }
@@ -119,13 +138,17 @@ function paramsLabel(params: Record<string, number>): string {
 export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, get) => {
   // Baseline summaries (no toggle overrides), per scenario text and params, to
   // know the scenario's own toggle values. Params do not change toggle defaults,
-  // but the params are kept so that a run too long by default can still be opened.
+  // but the params are kept so that the param limits of a link's scenario can be checked.
   const baselines = new Map<string, ScenarioSummary>();
   const baselineKey = (text: string, params: Record<string, number>): string => `${JSON.stringify(Object.entries(params).sort())}\n${text}`;
   const rememberBaseline = (text: string, params: Record<string, number>, summary: ScenarioSummary): void => {
     if (baselines.size > 32) baselines.clear();
     baselines.set(baselineKey(text, params), summary);
   };
+  // Steps of each run prepared in this session, to estimate the next preparation of the same run.
+  const totals = new Map<string, number>();
+  const runKey = (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): string =>
+    `${JSON.stringify(Object.entries(toggles).sort())}\n${baselineKey(text, params)}`;
 
   // The running load. `generation` only grows; a load is current while its id equals it.
   let generation = 0;
@@ -137,12 +160,16 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     const id = ++generation;
     const controller = new AbortController();
     active = { id, controller, label, opensDefault };
-    set({ loading: { id, label, startedAtMs: Date.now(), progress: null } });
+    set({ loading: { id, label, startedAtMs: Date.now(), progress: null, expectedTotal: null } });
     const ctx: LoadContext = {
       signal: controller.signal,
       onProgress: (progress) => {
         if (id !== generation) return;
         set((s) => (s.loading?.id === id ? { loading: { ...s.loading, progress } } : {}));
+      },
+      expect: (total) => {
+        if (id !== generation) return;
+        set((s) => (s.loading?.id === id ? { loading: { ...s.loading, progress: null, expectedTotal: total } } : {}));
       },
       live: () => {
         if (id !== generation || controller.signal.aborted) throw cancelledBy(controller.signal);
@@ -166,7 +193,11 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
   const createFor = async (ctx: LoadContext, text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): Promise<SimHandle> => {
     const { engine } = get();
     if (!engine) throw new Error('the simulation engine is not loaded');
+    const key = runKey(text, toggles, params);
+    ctx.expect(totals.get(key) ?? null);
     const sim = await engine.create(text, toggles, params, { signal: ctx.signal, onProgress: ctx.onProgress });
+    if (totals.size > 64) totals.clear();
+    totals.set(key, sim.summary().totalSteps);
     try {
       ctx.live();
     } catch (err) {
@@ -176,21 +207,24 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     return sim;
   };
 
+  /** The scenario's own toggle values and params, read without preparing a run. */
   const baselineFor = async (ctx: LoadContext, text: string, params: Record<string, number>): Promise<ScenarioSummary> => {
     const cached = baselines.get(baselineKey(text, params));
     if (cached) return cached;
-    const sim = await createFor(ctx, text, {}, params);
-    sim.free();
-    rememberBaseline(text, params, sim.summary());
-    return sim.summary();
+    const { engine } = get();
+    if (!engine) throw new Error('the simulation engine is not loaded');
+    const summary = await engine.describe(text, params);
+    ctx.live();
+    rememberBaseline(text, params, summary);
+    return summary;
   };
 
-  /** Records the run and, when toggles are overridden, the baseline run too. */
+  /** Prepares the run and, when toggles are overridden, reads the baseline summary too. */
   const build = async (ctx: LoadContext, text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): Promise<Built> => {
     const sim = await createFor(ctx, text, toggles, params);
     try {
       let baseline = sim.summary();
-      // Without overrides the run is its own baseline: long runs are recorded once.
+      // Without overrides the run is its own baseline.
       if (Object.keys(toggles).length === 0) rememberBaseline(text, params, baseline);
       else baseline = await baselineFor(ctx, text, params);
       return { sim, summary: sim.summary(), baseline };
@@ -219,12 +253,33 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         throw err;
       }
       // A frame of a simulation that was replaced meanwhile is dropped.
-      if (get().sim === sim) set({ frame, step: frame.step, comparison: null });
+      if (get().sim !== sim) return;
+      set({ frame, step: frame.step, comparison: null });
+      const s = get();
+      if (needsNewWindow(frame.step, summary.totalSteps, s.eventsWindow)) void windower.request(frame.step);
     },
     (err) => {
       get().report(`The simulation failed: ${errorMessage(err)}`);
       set((s) => ({ playing: false, targetStep: s.step }));
     },
+  );
+
+  // Long runs: the events window follows the step shown, one fetch at a time.
+  const windower = new LatestOnly<number>(
+    async (step) => {
+      const { sim, summary } = get();
+      if (!sim || !summary) return;
+      const window = eventsWindowAt(step, summary.totalSteps);
+      let events;
+      try {
+        events = await sim.events(window.from, window.to);
+      } catch (err) {
+        if (get().sim !== sim) return;
+        throw err;
+      }
+      if (get().sim === sim) set({ events, eventsWindow: window });
+    },
+    (err) => get().report(`The simulation failed: ${errorMessage(err)}`),
   );
 
   /** Fetches the first frame (and the events) of a built run and puts it on screen; frees it on any failure. */
@@ -245,8 +300,9 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       }
       const frame = await built.sim.frameAt(clampStep(step, total));
       ctx.live();
+      const eventsWindow = eventsWindowAt(frame.step, total);
       const eventsComplete = total <= MAX_EVENTS_FETCHED;
-      const events = eventsComplete ? await built.sim.events(0, total) : [];
+      const events = await built.sim.events(eventsWindow.from, eventsWindow.to);
       ctx.live();
       // Overrides that equal the baseline are not overrides.
       const toggleOverrides: Record<string, ToggleValue> = {};
@@ -258,6 +314,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       }
       const old = get().sim;
       seeker.clear();
+      windower.clear();
       set({
         sim: built.sim,
         scenario: ref,
@@ -267,6 +324,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         paramOverrides,
         summary: built.summary,
         events,
+        eventsWindow,
         eventsComplete,
         frame,
         step: frame.step,
@@ -378,6 +436,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     paramOverrides: {},
     summary: null,
     events: [],
+    eventsWindow: { from: 0, to: 0 },
     eventsComplete: true,
     frame: null,
     step: 0,

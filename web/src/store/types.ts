@@ -31,8 +31,10 @@ export interface LoadingState {
   label: string;
   /** When it started (Date.now()). */
   startedAtMs: number;
-  /** How far the engine says it is, or null while it reports nothing (an indeterminate bar). */
+  /** How far the engine says it is, or null while it reports nothing. */
   progress: Progress | null;
+  /** Steps the same run (scenario, toggles, params) had when it was last prepared in this session, for a determinate bar; null when unknown. */
+  expectedTotal: number | null;
 }
 
 /** The simulation slice: engine, loaded scenario, current frame. */
@@ -48,9 +50,11 @@ export interface SimSlice {
   toggleOverrides: Record<string, ToggleValue>;
   paramOverrides: Record<string, number>;
   summary: ScenarioSummary | null;
-  /** Every event of the run (for the scrubber marks), or [] for runs too long to fetch. */
+  /** The events of `eventsWindow`: every event of the run, or for long runs those around the current step. */
   events: SimEvent[];
-  /** False when `events` was not fetched because the run is too long. */
+  /** Steps [from, to) that `events` covers. */
+  eventsWindow: { from: number; to: number };
+  /** True when `events` holds every event of the run. */
   eventsComplete: boolean;
   frame: Frame | null;
   /** Step of `frame` (they always change together). */

@@ -1,6 +1,7 @@
 // The step scrubber (range input labelled "Step") with event marks beside it.
 import { scaleBand, scaleLinear } from 'd3';
 import { useId, useMemo } from 'react';
+import { formatCount } from '../base/format';
 import { useAppStore } from '../store/context';
 import { CATEGORIES, categoryColor, eventCategory, type EventCategory } from './eventKinds';
 import styles from './Scrubber.module.css';
@@ -19,6 +20,7 @@ export function Scrubber() {
   const chapters = useAppStore((s) => s.summary?.chapters);
   const events = useAppStore((s) => s.events);
   const eventsComplete = useAppStore((s) => s.eventsComplete);
+  const marked = useAppStore((s) => s.eventsWindow);
   const seek = useAppStore((s) => s.seek);
   const pause = useAppStore((s) => s.pause);
 
@@ -74,7 +76,7 @@ export function Scrubber() {
               {c.label}
             </li>
           ))}
-          {!eventsComplete && <li>Event marks are not drawn for runs this long</li>}
+          {!eventsComplete && <li>Event marks: steps {formatCount(marked.from)}–{formatCount(marked.to)} only</li>}
           {chapters && chapters.length > 0 && (
             <li>
               <span className={styles.chapterSwatch} aria-hidden="true" />
