@@ -123,7 +123,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             if json {
                 println!("{}", to_json(&run_json(&s, &r)));
             } else {
-                print!("{}", run::compare_table(&s.id, &[("value".into(), &r)], &rows()));
+                print!("{}", run::compare_table(&s.id, &[("value".into(), &r)], &rows(&[&r])));
             }
             Ok(())
         }
@@ -146,7 +146,8 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                 println!("{}", to_json(&out));
             } else {
                 let cols: Vec<(String, &RunResult)> = runs.iter().map(|(v, r)| (format!("{toggle}={v}"), r)).collect();
-                print!("{}", run::compare_table(&s.id, &cols, &rows()));
+                let results: Vec<&RunResult> = runs.iter().map(|(_, r)| r).collect();
+                print!("{}", run::compare_table(&s.id, &cols, &rows(&results)));
             }
             Ok(())
         }
@@ -193,12 +194,22 @@ fn to_json(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
-fn rows() -> Vec<&'static str> {
-    Counter::ALL
+/// Table rows: every counter, the headline metrics, then any other metric a run has
+/// (lock statistics appear only for lock classes the run used).
+fn rows(results: &[&RunResult]) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Counter::ALL
         .iter()
         .map(|c| c.name())
         .chain(["sim_time_ns", "accesses_per_ms", "steps"])
-        .collect()
+        .collect();
+    for r in results {
+        for name in r.metrics.keys() {
+            if !out.contains(name) {
+                out.push(name);
+            }
+        }
+    }
+    out
 }
 
 fn run_json(s: &Scenario, r: &RunResult) -> Value {

@@ -34,6 +34,48 @@ impl RunResult {
     }
 }
 
+/// Metric names per lock class, in `LockClass::ALL` order: acquisitions, contended
+/// acquisitions, wait ns, hold ns.
+const LOCK_METRICS: [[&str; 4]; 7] = [
+    ["lock_ptl_acquired", "lock_ptl_contended", "lock_ptl_wait_ns", "lock_ptl_hold_ns"],
+    [
+        "lock_page_lock_acquired",
+        "lock_page_lock_contended",
+        "lock_page_lock_wait_ns",
+        "lock_page_lock_hold_ns",
+    ],
+    [
+        "lock_zone_lock_acquired",
+        "lock_zone_lock_contended",
+        "lock_zone_lock_wait_ns",
+        "lock_zone_lock_hold_ns",
+    ],
+    [
+        "lock_lru_lock_acquired",
+        "lock_lru_lock_contended",
+        "lock_lru_lock_wait_ns",
+        "lock_lru_lock_hold_ns",
+    ],
+    [
+        "lock_mmap_lock_acquired",
+        "lock_mmap_lock_contended",
+        "lock_mmap_lock_wait_ns",
+        "lock_mmap_lock_hold_ns",
+    ],
+    [
+        "lock_anon_vma_acquired",
+        "lock_anon_vma_contended",
+        "lock_anon_vma_wait_ns",
+        "lock_anon_vma_hold_ns",
+    ],
+    [
+        "lock_i_mmap_acquired",
+        "lock_i_mmap_contended",
+        "lock_i_mmap_wait_ns",
+        "lock_i_mmap_hold_ns",
+    ],
+];
+
 /// Runs `scenario` under `toggles` to the end, counters only.
 pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error> {
     let mut sim = Sim::new(scenario, toggles, false);
@@ -42,6 +84,15 @@ pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error>
     let acc = sim.st.counters.get(Counter::Accesses) as f64;
     let mut metrics = BTreeMap::new();
     metrics.insert("sim_time_ns", t as f64);
+    // Lock statistics per class that was used (what /proc/lock_stat reports).
+    for (class, names) in crate::core::LockClass::ALL.iter().zip(LOCK_METRICS) {
+        let st = sim.st.locks.stats(*class);
+        if st.acquired > 0 {
+            for (name, v) in names.iter().zip([st.acquired, st.contended, st.wait_ns, st.hold_ns]) {
+                metrics.insert(name, v as f64);
+            }
+        }
+    }
     metrics.insert("accesses_per_ms", if t == 0 { 0.0 } else { acc / (t as f64 / 1e6) });
     Ok(RunResult {
         toggles: sim.cfg.toggles.clone(),
@@ -153,4 +204,18 @@ pub fn compare_table(title: &str, runs: &[(String, &RunResult)], rows: &[&str]) 
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lock_metric_names_follow_the_lock_class_names() {
+        for (class, names) in crate::core::LockClass::ALL.iter().zip(LOCK_METRICS) {
+            for (name, what) in names.iter().zip(["acquired", "contended", "wait_ns", "hold_ns"]) {
+                assert_eq!(*name, format!("lock_{}_{what}", class.name()));
+            }
+        }
+    }
 }
