@@ -1,77 +1,127 @@
-//! The ready queue: which CPU acts next, by (time, CPU id). A binary heap with lazy
-//! deletion: each CPU's latest entry carries its generation, stale ones are skipped, and
-//! the heap is rebuilt in place when stale entries pile up. O(log n) per step, no scan
-//! over all CPUs, and no allocation once its capacity is reached.
+//! The ready queue: which CPU acts next, by (time, CPU id). An indexed binary min-heap
+//! with one entry per ready CPU: changing a CPU's time moves its entry in place, so there
+//! are no stale entries to skip. O(log n) per change, O(1) to find the next CPU, no scan
+//! over all CPUs and no allocation after construction.
 
 use crate::topology::CpuId;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+
+/// Not in the heap.
+const ABSENT: u32 = u32::MAX;
 
 /// The ready queue.
 #[derive(Clone, Debug, Default)]
 pub struct ReadyQueue {
-    heap: BinaryHeap<Reverse<(u64, CpuId, u32)>>,
-    gen: Vec<u32>,
-    due: Vec<Option<u64>>,
+    /// CPUs in heap order.
+    heap: Vec<CpuId>,
+    /// Each CPU's index in `heap`, or [`ABSENT`].
+    pos: Vec<u32>,
+    /// Each CPU's ready time (meaningful while it is in the heap).
+    due: Vec<u64>,
 }
 
 impl ReadyQueue {
     /// A queue for `n` CPUs, none ready.
     pub fn new(n: usize) -> Self {
         ReadyQueue {
-            heap: BinaryHeap::with_capacity(4 * n + 4),
-            gen: vec![0; n],
-            due: vec![None; n],
+            heap: Vec::with_capacity(n),
+            pos: vec![ABSENT; n],
+            due: vec![0; n],
+        }
+    }
+
+    #[inline]
+    fn key(&self, i: usize) -> (u64, CpuId) {
+        let c = self.heap[i];
+        (self.due[c as usize], c)
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.heap.swap(i, j);
+        self.pos[self.heap[i] as usize] = i as u32;
+        self.pos[self.heap[j] as usize] = j as u32;
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.key(i) >= self.key(parent) {
+                break;
+            }
+            self.swap(i, parent);
+            i = parent;
+        }
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        loop {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            let mut m = i;
+            if l < self.heap.len() && self.key(l) < self.key(m) {
+                m = l;
+            }
+            if r < self.heap.len() && self.key(r) < self.key(m) {
+                m = r;
+            }
+            if m == i {
+                break;
+            }
+            self.swap(i, m);
+            i = m;
         }
     }
 
     /// Sets when `cpu` is next ready (`None`: not ready).
     pub fn set(&mut self, cpu: CpuId, at: Option<u64>) {
         let c = cpu as usize;
-        if self.due[c] == at {
-            return;
-        }
-        self.due[c] = at;
-        self.gen[c] = self.gen[c].wrapping_add(1);
-        if let Some(t) = at {
-            if self.heap.len() >= 4 * self.gen.len() + 4 {
-                self.rebuild();
+        let p = self.pos[c];
+        match (at, p) {
+            (None, ABSENT) => {}
+            (None, p) => {
+                let i = p as usize;
+                let last = self.heap.len() - 1;
+                self.swap(i, last);
+                self.heap.pop();
+                self.pos[c] = ABSENT;
+                if i < self.heap.len() {
+                    self.sift_down(i);
+                    self.sift_up(i);
+                }
             }
-            self.heap.push(Reverse((t, cpu, self.gen[c])));
-        }
-    }
-
-    fn rebuild(&mut self) {
-        let mut v = std::mem::take(&mut self.heap).into_vec();
-        v.clear();
-        for (c, d) in self.due.iter().enumerate() {
-            if let Some(t) = d {
-                v.push(Reverse((*t, c as CpuId, self.gen[c])));
+            (Some(t), ABSENT) => {
+                self.due[c] = t;
+                self.heap.push(cpu);
+                let i = self.heap.len() - 1;
+                self.pos[c] = i as u32;
+                self.sift_up(i);
+            }
+            (Some(t), p) => {
+                let old = self.due[c];
+                self.due[c] = t;
+                if t < old {
+                    self.sift_up(p as usize);
+                } else if t > old {
+                    self.sift_down(p as usize);
+                }
             }
         }
-        self.heap = BinaryHeap::from(v);
     }
 
     /// The CPU that is ready earliest, ties by lower id, with its time.
+    #[inline]
     pub fn peek(&mut self) -> Option<(u64, CpuId)> {
-        while let Some(&Reverse((t, c, g))) = self.heap.peek() {
-            if self.gen[c as usize] == g && self.due[c as usize] == Some(t) {
-                return Some((t, c));
-            }
-            self.heap.pop();
-        }
-        None
+        self.heap.first().map(|&c| (self.due[c as usize], c))
     }
 
     /// When `cpu` is next ready.
     pub fn due(&self, cpu: CpuId) -> Option<u64> {
-        self.due[cpu as usize]
+        (self.pos[cpu as usize] != ABSENT).then(|| self.due[cpu as usize])
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn the_earliest_cpu_wins_and_ties_go_to_the_lower_id() {
@@ -88,6 +138,20 @@ mod tests {
             q.set(0, Some(1000 + t));
         }
         assert_eq!(q.peek(), Some((10, 2)));
-        assert!(q.heap.len() <= 4 * 4 + 4 + 1);
+        assert_eq!(q.heap.len(), 3);
+    }
+
+    proptest! {
+        #[test]
+        fn it_always_agrees_with_a_scan_over_every_cpu(ops in proptest::collection::vec((0u16..8, proptest::option::of(0u64..50)), 1..200)) {
+            let mut q = ReadyQueue::new(8);
+            let mut due: [Option<u64>; 8] = [None; 8];
+            for (cpu, at) in ops {
+                q.set(cpu, at);
+                due[cpu as usize] = at;
+                let want = due.iter().enumerate().filter_map(|(c, d)| d.map(|t| (t, c as CpuId))).min();
+                prop_assert_eq!(q.peek(), want);
+            }
+        }
     }
 }

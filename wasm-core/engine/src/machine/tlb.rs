@@ -18,35 +18,48 @@ pub struct TlbEntry {
     pub write: bool,
     /// Dirty bit already set (a store needs no walk).
     pub dirty: bool,
-    /// LRU stamp.
-    stamp: u32,
 }
 
-/// A finite, fully associative TLB with LRU replacement.
+/// A finite, fully associative TLB with LRU replacement. The tags and the LRU stamps are
+/// kept in flat arrays beside the entries so that a lookup or a victim search is a scan
+/// over plain integers; the three arrays always have the same length and order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tlb {
     entries: Vec<TlbEntry>,
+    /// `mm << 32 | vpn` of each entry.
+    keys: Vec<u64>,
+    /// Last use of each entry.
+    stamps: Vec<u32>,
     capacity: usize,
     clock: u32,
+}
+
+#[inline]
+fn key(mm: u16, vpn: u32) -> u64 {
+    u64::from(mm) << 32 | u64::from(vpn)
 }
 
 impl Tlb {
     /// An empty TLB of `capacity` entries.
     pub fn new(capacity: u32) -> Self {
+        let n = capacity as usize;
         Tlb {
-            entries: Vec::with_capacity(capacity as usize),
-            capacity: capacity as usize,
+            entries: Vec::with_capacity(n),
+            keys: Vec::with_capacity(n),
+            stamps: Vec::with_capacity(n),
+            capacity: n,
             clock: 0,
         }
     }
 
     /// Looks a translation up, refreshing its LRU stamp.
+    #[inline]
     pub fn lookup(&mut self, mm: u16, vpn: u32) -> Option<TlbEntry> {
         self.clock = self.clock.wrapping_add(1);
-        let now = self.clock;
-        let e = self.entries.iter_mut().find(|e| e.mm == mm && e.vpn == vpn)?;
-        e.stamp = now;
-        Some(*e)
+        let k = key(mm, vpn);
+        let i = self.keys.iter().position(|&x| x == k)?;
+        self.stamps[i] = self.clock;
+        Some(self.entries[i])
     }
 
     /// Caches a translation, evicting the least recently used entry when full.
@@ -58,28 +71,52 @@ impl Tlb {
             pfn,
             write,
             dirty,
-            stamp: self.clock,
         };
-        if let Some(old) = self.entries.iter_mut().find(|x| x.mm == mm && x.vpn == vpn) {
-            *old = e;
-        } else if self.entries.len() < self.capacity {
-            self.entries.push(e);
-        } else if let Some(victim) = self.entries.iter_mut().min_by_key(|x| x.stamp) {
-            *victim = e;
-        }
+        let k = key(mm, vpn);
+        let slot = match self.keys.iter().position(|&x| x == k) {
+            Some(i) => i,
+            None if self.entries.len() < self.capacity => {
+                self.entries.push(e);
+                self.keys.push(k);
+                self.stamps.push(self.clock);
+                return;
+            }
+            // The first entry with the oldest stamp, as a linear LRU search finds it.
+            None => match self.stamps.iter().enumerate().min_by_key(|&(_, s)| *s) {
+                Some((i, _)) => i,
+                None => return,
+            },
+        };
+        self.entries[slot] = e;
+        self.keys[slot] = k;
+        self.stamps[slot] = self.clock;
     }
 
     /// Drops every entry of `mm` in `[start, start + pages)`; `FLUSH_ALL` drops all of `mm`'s.
-    /// Returns how many entries went.
+    /// Returns how many entries went. The others keep their order.
     pub fn flush_range(&mut self, mm: u16, start: u32, pages: u32) -> usize {
-        let before = self.entries.len();
-        if pages == FLUSH_ALL {
-            self.entries.retain(|e| e.mm != mm);
+        let end = if pages == FLUSH_ALL {
+            u32::MAX
         } else {
-            let end = start.saturating_add(pages);
-            self.entries.retain(|e| e.mm != mm || e.vpn < start || e.vpn >= end);
+            start.saturating_add(pages)
+        };
+        let start = if pages == FLUSH_ALL { 0 } else { start };
+        let before = self.entries.len();
+        let mut w = 0;
+        for r in 0..before {
+            let e = self.entries[r];
+            let drop = e.mm == mm && e.vpn >= start && (e.vpn < end || pages == FLUSH_ALL);
+            if !drop {
+                self.entries[w] = e;
+                self.keys[w] = self.keys[r];
+                self.stamps[w] = self.stamps[r];
+                w += 1;
+            }
         }
-        before - self.entries.len()
+        self.entries.truncate(w);
+        self.keys.truncate(w);
+        self.stamps.truncate(w);
+        before - w
     }
 
     /// Drops every entry of `mm`.
