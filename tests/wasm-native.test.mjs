@@ -1,6 +1,7 @@
 // Native and wasm builds of the engine must agree: for every built-in scenario and
-// every value of numa_delay_map, the counters of `mmviz run --json` equal those of the
-// wasm package's headless run and of a recorded Simulation stepped to its end.
+// every value of numa_delay_map, the counters and the event-stream hash of
+// `mmviz run --json --hash` equal those of the wasm package's headless run, and the
+// counters those of a prepared Simulation stepped to its end.
 // Needs `npm run build:wasm` and `cargo build -p mmviz-cli` first (scripts/test-all.sh).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,15 +19,16 @@ await wasm.default({ module_or_path: readFileSync(path.join(pkg, 'mmviz_bg.wasm'
 
 for (const { id, text } of wasm.builtinScenarios()) {
   for (const delay of [false, true]) {
-    test(`${id} with numa_delay_map=${delay}: native and wasm counters agree`, () => {
+    test(`${id} with numa_delay_map=${delay}: native and wasm counters and event hashes agree`, () => {
       const native = JSON.parse(
-        execFileSync(mmviz, ['run', id, '--set', `numa_delay_map=${delay ? 'on' : 'off'}`, '--json'], { encoding: 'utf8' }),
+        execFileSync(mmviz, ['run', id, '--set', `numa_delay_map=${delay ? 'on' : 'off'}`, '--json', '--hash'], { encoding: 'utf8' }),
       );
       const headless = wasm.runCounters(text, { numa_delay_map: delay }, {});
       assert.deepEqual(headless.counters, native.counters);
       assert.equal(headless.steps, native.steps);
+      assert.match(native.event_hash, /^[0-9a-f]{16}$/);
+      assert.equal(wasm.eventHash(text, { numa_delay_map: delay }, {}), native.event_hash);
 
-      if (!id.endsWith('-101')) return; // only teaching scenarios are recorded step by step
       const sim = new wasm.Simulation(text, { numa_delay_map: delay }, {});
       const total = sim.summary().totalSteps;
       assert.equal(total, native.steps);

@@ -41,6 +41,9 @@ enum Cmd {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Also hash the whole event stream (one more run) and print it as `event_hash`.
+        #[arg(long)]
+        hash: bool,
     },
     /// Run once per value of a toggle (off, on / each enum value) and compare.
     Compare {
@@ -116,14 +119,27 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             set,
             param,
             json,
+            hash,
         } => {
             let (name, s) = load(&scenario, &param)?;
             let toggles = toggles(&set)?;
             let r = run::run(&s, &toggles).map_err(|e| bad(format!("{name}: {e}")))?;
+            let event_hash = if hash {
+                Some(run::event_hash(&s, &toggles).map_err(|e| bad(format!("{name}: {e}")))?)
+            } else {
+                None
+            };
             if json {
-                println!("{}", to_json(&run_json(&s, &r)));
+                let mut v = run_json(&s, &r);
+                if let (Some(h), Some(obj)) = (event_hash, v.as_object_mut()) {
+                    obj.insert("event_hash".into(), Value::String(format!("{h:016x}")));
+                }
+                println!("{}", to_json(&v));
             } else {
                 print!("{}", run::compare_table(&s.id, &[("value".into(), &r)], &rows(&[&r])));
+                if let Some(h) = event_hash {
+                    println!("event_hash {h:016x}");
+                }
             }
             Ok(())
         }

@@ -462,6 +462,12 @@ impl Sim {
         self.step_inner().map(|(info, _)| info)
     }
 
+    /// Runs one micro-step and returns what it did with its code location and cause,
+    /// without building an event (no allocation).
+    pub fn step_located(&mut self) -> Option<(StepInfo, &'static str, &'static str, u64)> {
+        self.step_inner().map(|(info, (ev, cause))| (info, ev.function, ev.line, cause))
+    }
+
     /// Runs one micro-step and returns its full event (narrated when recording).
     pub fn step_event(&mut self) -> Option<Event> {
         let before = self.recording.then_some(self.st.counters);

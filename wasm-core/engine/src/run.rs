@@ -102,6 +102,34 @@ pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error>
     })
 }
 
+/// A hash of the run's whole event stream: every step's time, CPU, task, kind, function,
+/// line and cause (FNV-1a, 64 bits). Native and wasm builds must agree on it.
+pub fn event_hash(scenario: &Scenario, toggles: &ToggleSet) -> Result<u64, Error> {
+    let mut sim = Sim::new(scenario, toggles, false);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    let max = sim.cfg.knobs.max_steps;
+    while let Some((info, function, line, cause)) = sim.step_located() {
+        eat(&info.step.to_le_bytes());
+        eat(&info.time_ns.to_le_bytes());
+        eat(&info.cpu.to_le_bytes());
+        eat(&info.task.to_le_bytes());
+        eat(info.kind.name().as_bytes());
+        eat(function.as_bytes());
+        eat(line.as_bytes());
+        eat(&cause.to_le_bytes());
+        if sim.st.step > max {
+            return Err(Error::Run(crate::engine::RunError::TooManySteps(max)));
+        }
+    }
+    sim.check_stuck().map_err(Error::Run)?;
+    Ok(h)
+}
+
 /// Runs once per value of toggle `id`, in declaration order.
 pub fn compare(scenario: &Scenario, base: &ToggleSet, id: &str) -> Result<Vec<(ToggleValue, RunResult)>, Error> {
     let patch =

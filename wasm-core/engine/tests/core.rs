@@ -95,3 +95,15 @@ fn an_ipi_receipt_leads_back_to_the_faulting_access() {
     assert!(chain.windows(2).all(|w| w[1].step < w[0].step));
     assert_eq!(chain.last().map(|e| e.function), Some("mmu_walk"));
 }
+
+#[test]
+fn the_event_hash_is_a_function_of_scenario_and_toggles() {
+    let b = BUILTINS.iter().find(|b| b.id == "sched-101").unwrap();
+    let s = scenario::parse(b.text, &[]).unwrap();
+    let on = ToggleSet::default();
+    let mut off = ToggleSet::default();
+    off.set_text("numa_delay_map", "off").unwrap();
+    let h = mmviz_engine::run::event_hash(&s, &on).unwrap();
+    assert_eq!(h, mmviz_engine::run::event_hash(&s, &on).unwrap());
+    assert_ne!(h, mmviz_engine::run::event_hash(&s, &off).unwrap());
+}

@@ -226,6 +226,20 @@ pub fn run_counters(scenario_text: &str, toggles: JsValue, params: JsValue) -> R
     })
 }
 
+/// The hash of a headless run's event stream (hex), as `mmviz run --json` reports it.
+#[wasm_bindgen(js_name = eventHash)]
+pub fn event_hash(scenario_text: &str, toggles: JsValue, params: JsValue) -> Result<String, JsValue> {
+    let toggles = toggles_from_js(toggles)?;
+    let params = params_from_js(params)?;
+    let s = mmviz_engine::scenario::parse(scenario_text, &params).map_err(js_error)?;
+    let mut set = mmviz_engine::patches::ToggleSet::default();
+    for (id, v) in &toggles {
+        set.set_text(id, v).map_err(js_error)?;
+    }
+    let h = mmviz_engine::run::event_hash(&s, &set).map_err(js_error)?;
+    Ok(format!("{h:016x}"))
+}
+
 /// Counters of a headless run.
 #[derive(Serialize)]
 struct RunView<'a> {
