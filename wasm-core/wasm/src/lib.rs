@@ -164,6 +164,21 @@ impl Simulation {
         to_js(&evs)
     }
 
+    /// Counters sampled over the whole run (at most a few thousand points, evenly spaced
+    /// in steps): `{ steps: number[], timeNs: number[], counters: { name: number[] } }`.
+    pub fn series(&self) -> Result<JsValue, JsValue> {
+        let samples = self.inner.series();
+        let counters: BTreeMap<&str, Vec<f64>> = mmviz_engine::counters::Counter::ALL
+            .iter()
+            .map(|c| (c.name(), samples.iter().map(|s| s.counters.get(*c) as f64).collect()))
+            .collect();
+        to_js(&SeriesView {
+            steps: samples.iter().map(|s| s.step as f64).collect(),
+            time_ns: samples.iter().map(|s| s.time_ns as f64).collect(),
+            counters,
+        })
+    }
+
     /// Counters at the current step.
     pub fn counters(&self) -> Result<JsValue, JsValue> {
         let c: BTreeMap<&str, u64> = self.inner.counters().iter().map(|(c, v)| (c.name(), v)).collect();
@@ -238,6 +253,15 @@ pub fn event_hash(scenario_text: &str, toggles: JsValue, params: JsValue) -> Res
     }
     let h = mmviz_engine::run::event_hash(&s, &set).map_err(js_error)?;
     Ok(format!("{h:016x}"))
+}
+
+/// A run's counters over time.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SeriesView<'a> {
+    steps: Vec<f64>,
+    time_ns: Vec<f64>,
+    counters: BTreeMap<&'a str, Vec<f64>>,
 }
 
 /// Counters of a headless run.
