@@ -493,20 +493,19 @@ impl Sim {
     fn step_inner(&mut self) -> Option<(StepInfo, (Ev, u64))> {
         let (time, cpu) = self.st.readyq.peek()?;
         let c = cpu as usize;
-        let ipi_first = self.ready_time(&self.st.cpus[c]).is_some_and(|(_, i)| i);
+        // An interrupt first when it is due no later than the CPU's own work.
+        let ipi = match self.ready_time(&self.st.cpus[c]) {
+            Some((_, true)) => self.st.cpus[c].inbox.front().copied(),
+            _ => None,
+        };
         self.st.cpus[c].clock = self.st.cpus[c].clock.max(time);
         self.touch(cpu);
         let task = self.st.cpus[c].curr;
-        let (ev, cause) = if ipi_first {
+        let (ev, cause) = if let Some(ipi) = ipi {
             // The interrupt lands on whatever the CPU runs: its handler frame goes on
             // top of the current task's stack.
-            match self.st.cpus[c].inbox.front().copied() {
-                Some(ipi) => {
-                    self.st.stacks[task as usize].push(crate::arch::x86::mm::tlb::FlushTlbFunc::frame(ipi), ipi.cause);
-                    self.run_top(cpu, task)
-                }
-                None => (Ev::default(), NO_CAUSE),
-            }
+            self.st.stacks[task as usize].push(crate::arch::x86::mm::tlb::FlushTlbFunc::frame(ipi), ipi.cause);
+            self.run_top(cpu, task)
         } else if let Wait::Busy(_) = self.st.cpus[c].wait {
             self.st.cpus[c].wait = Wait::None;
             self.run_top(cpu, task)

@@ -226,6 +226,7 @@ pub const DO_ANONYMOUS_PAGE: Listing = Listing {
         "A2" => "take the PTE lock; set_pte_at(present, writable, young, dirty if write); unlock",
         "A3" => "if the lock had to be waited for, or !pte_none(*pte) under it: another thread won, release and retry",
         "A4" => "file VMA: the page is in the page cache already (another mapping read it): map it, mapcount++",
+        "A5" => "no VMA covers the address: SIGSEGV (bad_area in the arch fault handler)",
     ],
 };
 

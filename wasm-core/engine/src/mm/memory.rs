@@ -150,8 +150,16 @@ impl DoAnonymousPage {
             return (ev, Flow::Return(Ret::Unit));
         }
         let Some(vi) = sim.st.mms[mm as usize].find_vma(self.vpn) else {
+            // Outside every VMA: the kernel's answer is SIGSEGV (operations are validated
+            // against the VMAs, so no scenario gets here).
             sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-            return (Ev::default(), Flow::Return(Ret::Unit));
+            let ev = Ev::new(EventKind::Exit, F, "A5").pte(pid, self.vpn).say(say!(
+                sim,
+                "{:#x} is in no VMA: SIGSEGV, thread {} is killed",
+                self.vpn,
+                sim.task_name(cpu)
+            ));
+            return (ev, Flow::Block(Until::Exit));
         };
         let v = sim.st.mms[mm as usize].vmas[vi].clone();
         let index = v.pgoff + (self.vpn - v.start);

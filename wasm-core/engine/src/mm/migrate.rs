@@ -8,7 +8,7 @@
 
 use crate::core::{Flow, LockId, Ret};
 use crate::counters::Counter;
-use crate::engine::{say, Sim};
+use crate::engine::{say, Sim, NO_PAGE};
 use crate::machine::{pg, Pte, RmapKind};
 use crate::mm::memory::lock_wait;
 use crate::mm::rmap::TryToUnmap;
@@ -137,7 +137,8 @@ enum Uam {
 pub struct UnmapAndMove {
     pfn: u32,
     target: NodeId,
-    new_pfn: Option<u32>,
+    /// The destination page, once allocated ([`NO_PAGE`] before).
+    new_pfn: u32,
     copied: bool,
     pc: Uam,
 }
@@ -147,7 +148,7 @@ impl UnmapAndMove {
         UnmapAndMove {
             pfn,
             target,
-            new_pfn: None,
+            new_pfn: NO_PAGE,
             copied: false,
             pc: Uam::Alloc,
         }
@@ -157,8 +158,8 @@ impl UnmapAndMove {
     fn putback(&self, sim: &mut Sim) {
         let p = sim.st.frames.get_mut(self.pfn);
         p.flags = (p.flags & !pg::ISOLATED) | pg::LRU;
-        if let Some(n) = self.new_pfn {
-            sim.free_page(n);
+        if self.new_pfn != NO_PAGE {
+            sim.free_page(self.new_pfn);
         }
         sim.st.counters.inc(Counter::PgmigrateFail);
     }
@@ -179,7 +180,7 @@ impl UnmapAndMove {
                     return (ev, Flow::Return(Ret::Bool(false)));
                 };
                 sim.st.frames.get_mut(n).flags = pg::MIGRATE_DST | pg::LOCKED;
-                self.new_pfn = Some(n);
+                self.new_pfn = n;
                 self.pc = Uam::Lock;
                 let ev = Ev::new(EventKind::AllocPage, F, "U1").pfn(pfn).pfn(n).say(say!(
                     sim,
@@ -229,9 +230,7 @@ impl UnmapAndMove {
                     ));
                     return (ev, Flow::Continue);
                 }
-                let Some(n) = self.new_pfn else {
-                    return (Ev::default(), Flow::Return(Ret::Bool(false)));
-                };
+                let n = self.new_pfn;
                 let nid = sim.page_nid(pfn);
                 let ns = sim.cfg.costs.copy_page_ns * sim.dram_ns(cpu, nid) / sim.cfg.costs.dram_local_ns.max(1);
                 sim.charge(cpu, ns);
@@ -249,7 +248,7 @@ impl UnmapAndMove {
             }
             Uam::Remap => {
                 self.pc = Uam::Finish;
-                let dst = if self.copied { self.new_pfn.unwrap_or(pfn) } else { pfn };
+                let dst = if self.copied { self.new_pfn } else { pfn };
                 let ev = Ev::new(EventKind::Call, F, "U6")
                     .pfn(pfn)
                     .say(say!(sim, "remove_migration_ptes(pfn {pfn} -> pfn {dst})"));
@@ -259,7 +258,7 @@ impl UnmapAndMove {
                 sim.unlock_page(cpu, pfn);
                 sim.charge(cpu, sim.cfg.costs.migrate_finish_ns);
                 if self.copied {
-                    let n = self.new_pfn.unwrap_or(pfn);
+                    let n = self.new_pfn;
                     let np = sim.st.frames.get_mut(n);
                     np.flags = (np.flags & !(pg::MIGRATE_DST | pg::LOCKED)) | pg::LRU;
                     let (mapping, index) = (np.mapping, np.index);
