@@ -91,6 +91,26 @@ enum Cmd {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Counters-only runs per scenario; the median is reported (with min and max).
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
+        /// Override a scenario parameter: NAME=VALUE (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        param: Vec<String>,
+        /// Also prepare the recorded run, seek to `--seeks` random steps (seeded) and
+        /// report seek times and the checkpoints' memory.
+        #[arg(long)]
+        seek: bool,
+        /// Random seeks for `--seek`.
+        #[arg(long, default_value_t = 200)]
+        seeks: usize,
+        /// Also time one frame view: `seek` + `frame()` + serde_json serialisation, at
+        /// `--runs` random steps (median reported).
+        #[arg(long)]
+        frame: bool,
+        /// Seed of the random steps for `--seek` and `--frame`.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
 }
 
@@ -202,7 +222,27 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             sim.check_stuck().map_err(|e| bad(format!("{scenario}: {e}")))?;
             Ok(())
         }
-        Cmd::Bench { scenarios, json } => bench(&scenarios, json),
+        Cmd::Bench {
+            scenarios,
+            json,
+            runs,
+            param,
+            seek,
+            seeks,
+            frame,
+            seed,
+        } => bench(
+            &scenarios,
+            &BenchOpts {
+                json,
+                runs: runs.max(1),
+                param,
+                seek,
+                seeks,
+                frame,
+                seed,
+            },
+        ),
     }
 }
 
@@ -372,13 +412,69 @@ fn check(args: &[String]) -> Result<(), Fail> {
     Ok(())
 }
 
-fn bench(args: &[String], json_out: bool) -> Result<(), Fail> {
+/// Options of `mmviz bench`.
+struct BenchOpts {
+    json: bool,
+    runs: usize,
+    param: Vec<String>,
+    seek: bool,
+    seeks: usize,
+    frame: bool,
+    seed: u64,
+}
+
+/// Median, 95th percentile, min and max of `xs` (sorted in place).
+fn spread(xs: &mut [f64]) -> Value {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n == 0 {
+        return Value::Null;
+    }
+    let median = if n % 2 == 1 { xs[n / 2] } else { (xs[n / 2 - 1] + xs[n / 2]) / 2.0 };
+    let p95 = xs[((n as f64 * 0.95).ceil() as usize).clamp(1, n) - 1];
+    json!({ "median": median, "p95": p95, "min": xs[0], "max": xs[n - 1], "n": n })
+}
+
+fn field(v: &Value, k: &str) -> f64 {
+    v.get(k).and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+/// splitmix64: the seeded steps for `--seek` and `--frame` (no dependency needed).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        if n == 0 {
+            0
+        } else {
+            z % n
+        }
+    }
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn bench(args: &[String], o: &BenchOpts) -> Result<(), Fail> {
     let mut rows = Vec::new();
     for a in expand(args)? {
-        let (name, s) = load(&a, &[])?;
-        let t0 = Instant::now();
-        let r = run::run(&s, &ToggleSet::default()).map_err(|e| bad(format!("{name}: {e}")))?;
-        let wall = t0.elapsed().as_secs_f64();
+        let (name, s) = load(&a, &o.param)?;
+        let mut walls = Vec::with_capacity(o.runs);
+        let mut steps = 0;
+        for _ in 0..o.runs {
+            let t0 = Instant::now();
+            let r = run::run(&s, &ToggleSet::default()).map_err(|e| bad(format!("{name}: {e}")))?;
+            walls.push(t0.elapsed().as_secs_f64());
+            steps = r.steps;
+        }
+        let wall_s = spread(&mut walls);
+        let wall = field(&wall_s, "median");
         // Recording (narration, checkpoints) is what the lab pays; only teaching scenarios are recorded.
         let wall_rec = if builtin::is_teaching(&s.id) {
             let t1 = Instant::now();
@@ -387,17 +483,113 @@ fn bench(args: &[String], json_out: bool) -> Result<(), Fail> {
         } else {
             None
         };
-        let steps_per_s = if wall > 0.0 { r.steps as f64 / wall } else { 0.0 };
-        rows.push(json!({ "scenario": s.id, "steps": r.steps, "wall_s": wall, "steps_per_s": steps_per_s, "recorded_wall_s": wall_rec }));
-        if !json_out {
+        let steps_per_s = if wall > 0.0 { steps as f64 / wall } else { 0.0 };
+        let mut row = json!({ "scenario": s.id, "steps": steps, "wall_s": wall, "steps_per_s": steps_per_s, "recorded_wall_s": wall_rec });
+        if o.runs > 1 {
+            let (lo, hi) = (field(&wall_s, "min"), field(&wall_s, "max"));
+            row["runs"] = json!(o.runs);
+            row["wall_spread_s"] = wall_s.clone();
+            row["steps_per_s_range"] = json!([steps as f64 / hi.max(f64::MIN_POSITIVE), steps as f64 / lo.max(f64::MIN_POSITIVE)]);
+        }
+        if !o.json {
             let rec = wall_rec.map(|w| format!("  (recorded: {w:.4} s)")).unwrap_or_default();
+            let spread_txt = if o.runs > 1 {
+                format!(
+                    "  (median of {}; {:.4}-{:.4} s)",
+                    o.runs,
+                    field(&wall_s, "min"),
+                    field(&wall_s, "max")
+                )
+            } else {
+                String::new()
+            };
             println!(
-                "{:<28} {:>10} steps  {:>9.4} s  {:>12.0} steps/s{rec}",
-                s.id, r.steps, wall, steps_per_s
+                "{:<28} {:>10} steps  {:>9.4} s  {:>12.0} steps/s{rec}{spread_txt}",
+                s.id, steps, wall, steps_per_s
             );
         }
+        if o.seek || o.frame {
+            let t0 = Instant::now();
+            let mut sim = Simulation::from_scenario(s.clone(), &ToggleSet::default()).map_err(|e| bad(format!("{name}: {e}")))?;
+            let prepare_s = t0.elapsed().as_secs_f64();
+            let total = sim.total_steps();
+            let (count, bytes) = sim.checkpoint_bytes();
+            let mut rng = SplitMix(o.seed);
+            let mut out = json!({ "prepare_s": prepare_s, "checkpoints": count, "checkpoint_bytes": bytes, "total_steps": total });
+            if o.seek {
+                let mut times = Vec::with_capacity(o.seeks);
+                for _ in 0..o.seeks {
+                    let step = rng.below(total + 1);
+                    let t = Instant::now();
+                    sim.seek(step).map_err(|e| bad(format!("{name}: {e}")))?;
+                    times.push(ms(t.elapsed()));
+                }
+                out["seek_ms"] = spread(&mut times);
+            }
+            if o.frame {
+                let (mut seek_t, mut frame_t, mut ser_t, mut all_t) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                let mut json_bytes = 0;
+                let mut ptes = 0;
+                for _ in 0..o.runs {
+                    let step = rng.below(total + 1);
+                    let t = Instant::now();
+                    sim.seek(step).map_err(|e| bad(format!("{name}: {e}")))?;
+                    let t1 = Instant::now();
+                    let f = sim.frame();
+                    let t2 = Instant::now();
+                    let text = serde_json::to_string(&f).map_err(|e| bad(format!("{name}: {e}")))?;
+                    let t3 = Instant::now();
+                    json_bytes = text.len();
+                    ptes = f.ptes.len();
+                    seek_t.push(ms(t1 - t));
+                    frame_t.push(ms(t2 - t1));
+                    ser_t.push(ms(t3 - t2));
+                    all_t.push(ms(t3 - t));
+                }
+                out["frame"] = json!({
+                    "ptes": ptes,
+                    "json_bytes": json_bytes,
+                    "seek_ms": spread(&mut seek_t),
+                    "frame_ms": spread(&mut frame_t),
+                    "serialise_ms": spread(&mut ser_t),
+                    "total_ms": spread(&mut all_t),
+                });
+            }
+            if !o.json {
+                println!(
+                    "  prepared (recorded) in {prepare_s:.3} s; {count} checkpoints, {:.2} MB (checkpoint_bytes)",
+                    bytes as f64 / 1e6
+                );
+                if let Some(t) = out.get("seek_ms") {
+                    println!(
+                        "  seek ({} random steps, seed {}): median {:.3} ms, p95 {:.3} ms, max {:.3} ms",
+                        o.seeks,
+                        o.seed,
+                        field(t, "median"),
+                        field(t, "p95"),
+                        field(t, "max")
+                    );
+                }
+                if let Some(f) = out.get("frame") {
+                    let m = |k: &str| f.get(k).map(|t| field(t, "median")).unwrap_or(0.0);
+                    println!(
+                        "  frame ({} PTEs, {} JSON bytes), median of {}: seek {:.3} ms + frame() {:.3} ms + serde_json {:.3} ms = {:.3} ms (max {:.3} ms)",
+                        f.get("ptes").and_then(Value::as_u64).unwrap_or(0),
+                        f.get("json_bytes").and_then(Value::as_u64).unwrap_or(0),
+                        o.runs,
+                        m("seek_ms"),
+                        m("frame_ms"),
+                        m("serialise_ms"),
+                        m("total_ms"),
+                        f.get("total_ms").map(|t| field(t, "max")).unwrap_or(0.0)
+                    );
+                }
+            }
+            row["recorded"] = out;
+        }
+        rows.push(row);
     }
-    if json_out {
+    if o.json {
         println!("{}", to_json(&Value::Array(rows)));
     }
     Ok(())
