@@ -393,7 +393,8 @@ impl Sim {
                 frames,
                 free,
                 free_count,
-                locks: Locks::default(),
+                // Each CPU holds a handful of locks at most (PTL, page lock, rmap locks).
+                locks: Locks::with_capacity(8 * nr_cpus + 8),
                 counters: Counters::default(),
                 step: 0,
                 rng: ChaCha8Rng::seed_from_u64(scenario.seed),

@@ -124,8 +124,6 @@ const WARM_UP: u64 = 100_000;
 const MEASURED: u64 = 100_000;
 
 #[test]
-#[ignore = "fails today (1 reallocation in 100,000 steps): Locks::held grows on demand (core/lock.rs:121, \
-            a push in try_lock from DoNumaPage::step); the engine must pre-size it. Run with --ignored"]
 fn counters_only_steps_make_no_allocation() {
     let b = builtin::find("numa-delay-map-scale").expect("built-in");
     let s = scenario::parse(b.text, &[]).expect("parses");

@@ -108,6 +108,15 @@ pub struct Locks {
 }
 
 impl Locks {
+    /// A table with room for `n` locks held at once without growing (a step never
+    /// allocates once the table is sized for the machine).
+    pub fn with_capacity(n: usize) -> Self {
+        Locks {
+            held: Vec::with_capacity(n),
+            stats: Default::default(),
+        }
+    }
+
     /// Takes `id` for `cpu` at `now` if it is free (or already `cpu`'s); returns whether
     /// it was taken. A `false` is counted as contention: the caller blocks on it.
     pub fn try_lock(&mut self, id: LockId, cpu: CpuId, now: u64) -> bool {
