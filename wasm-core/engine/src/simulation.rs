@@ -69,6 +69,15 @@ pub struct Sample {
     pub counters: Counters,
 }
 
+/// Keeps every other element, starting with the first: the caller doubles its interval.
+fn thin<T>(v: &mut Vec<T>) {
+    let mut i = 0;
+    v.retain(|_| {
+        i += 1;
+        i % 2 == 1
+    });
+}
+
 /// A simulation with a cursor.
 #[derive(Debug)]
 pub struct Simulation {
@@ -192,12 +201,8 @@ impl Simulation {
             if runner.st.step % self.interval == 0 {
                 self.checkpoints.push(runner.st.clone());
                 if self.checkpoints.len() > MAX_CHECKPOINTS {
-                    // Keep every other checkpoint (step 0 stays) and double the interval.
-                    let mut i = 0;
-                    self.checkpoints.retain(|_| {
-                        i += 1;
-                        i % 2 == 1
-                    });
+                    // Step 0 stays.
+                    thin(&mut self.checkpoints);
                     self.interval *= 2;
                 }
             }
@@ -223,11 +228,7 @@ impl Simulation {
             counters: sim.st.counters,
         });
         if self.series.len() > MAX_SERIES {
-            let mut i = 0;
-            self.series.retain(|_| {
-                i += 1;
-                i % 2 == 1
-            });
+            thin(&mut self.series);
             self.series_every *= 2;
         }
     }

@@ -223,9 +223,12 @@ pub fn builtin_scenarios() -> Result<JsValue, JsValue> {
     to_js(&list)
 }
 
-/// Runs a scenario headless (counters only) — the same numbers as `mmviz run --json`'s counters.
-#[wasm_bindgen(js_name = runCounters)]
-pub fn run_counters(scenario_text: &str, toggles: JsValue, params: JsValue) -> Result<JsValue, JsValue> {
+/// Parses a scenario with params and a toggle set from their JS forms.
+fn scenario_and_toggles(
+    scenario_text: &str,
+    toggles: JsValue,
+    params: JsValue,
+) -> Result<(mmviz_engine::scenario::Scenario, mmviz_engine::patches::ToggleSet), JsValue> {
     let toggles = toggles_from_js(toggles)?;
     let params = params_from_js(params)?;
     let s = mmviz_engine::scenario::parse(scenario_text, &params).map_err(js_error)?;
@@ -233,6 +236,13 @@ pub fn run_counters(scenario_text: &str, toggles: JsValue, params: JsValue) -> R
     for (id, v) in &toggles {
         set.set_text(id, v).map_err(js_error)?;
     }
+    Ok((s, set))
+}
+
+/// Runs a scenario headless (counters only) — the same numbers as `mmviz run --json`'s counters.
+#[wasm_bindgen(js_name = runCounters)]
+pub fn run_counters(scenario_text: &str, toggles: JsValue, params: JsValue) -> Result<JsValue, JsValue> {
+    let (s, set) = scenario_and_toggles(scenario_text, toggles, params)?;
     let r = mmviz_engine::run::run(&s, &set).map_err(js_error)?;
     let c: BTreeMap<&str, u64> = r.counters.iter().map(|(c, v)| (c.name(), v)).collect();
     to_js(&RunView {
@@ -244,13 +254,7 @@ pub fn run_counters(scenario_text: &str, toggles: JsValue, params: JsValue) -> R
 /// The hash of a headless run's event stream (hex), as `mmviz run --json` reports it.
 #[wasm_bindgen(js_name = eventHash)]
 pub fn event_hash(scenario_text: &str, toggles: JsValue, params: JsValue) -> Result<String, JsValue> {
-    let toggles = toggles_from_js(toggles)?;
-    let params = params_from_js(params)?;
-    let s = mmviz_engine::scenario::parse(scenario_text, &params).map_err(js_error)?;
-    let mut set = mmviz_engine::patches::ToggleSet::default();
-    for (id, v) in &toggles {
-        set.set_text(id, v).map_err(js_error)?;
-    }
+    let (s, set) = scenario_and_toggles(scenario_text, toggles, params)?;
     let h = mmviz_engine::run::event_hash(&s, &set).map_err(js_error)?;
     Ok(format!("{h:016x}"))
 }
