@@ -531,26 +531,38 @@ impl Sim {
         ))
     }
 
-    /// Runs one line of the top frame of `task` on `cpu` and applies its flow.
+    /// Runs one line of the top frame of `task` on `cpu` and applies its flow. The stack
+    /// is taken out of the state while the frame steps (no frame is copied), and put back
+    /// before anything that could look at it (blocking, scheduling).
     fn run_top(&mut self, cpu: CpuId, task: u16) -> (Ev, u64) {
         let t = task as usize;
-        let Some((mut frame, cause)) = self.st.stacks[t].pop() else {
+        let mut stack = std::mem::take(&mut self.st.stacks[t]);
+        let Some((frame, cause)) = stack.top_entry_mut() else {
+            self.st.stacks[t] = stack;
             return (Ev::default(), NO_CAUSE);
         };
         let (ev, flow) = frame.step(self, cpu);
+        let interrupt = frame.is_interrupt();
         let step = self.st.step;
         match flow {
-            Flow::Continue => self.st.stacks[t].push(frame, cause),
+            Flow::Continue => self.st.stacks[t] = stack,
             Flow::Call(callee) => {
-                self.st.stacks[t].push(frame, cause);
-                self.st.stacks[t].push(callee, step);
+                stack.push(callee, step);
+                self.st.stacks[t] = stack;
             }
-            // An interrupt handler returns to whatever it interrupted, which is not its
-            // caller and gets no value.
-            Flow::Return(_) if frame.is_interrupt() => {}
-            Flow::Return(r) => self.resume_top(task, r),
+            Flow::Return(r) => {
+                stack.pop();
+                // An interrupt handler returns to whatever it interrupted, which is not its
+                // caller and gets no value.
+                if !interrupt {
+                    if let Some(caller) = stack.top_mut() {
+                        caller.resume(self, task, r);
+                    }
+                }
+                self.st.stacks[t] = stack;
+            }
             Flow::Block(until) => {
-                self.st.stacks[t].push(frame, cause);
+                self.st.stacks[t] = stack;
                 self.block(cpu, task, until);
             }
         }

@@ -89,7 +89,19 @@ pub struct Stack<F> {
 /// Frames a stack holds without growing (the deepest modelled chain is about 12).
 pub const STACK_RESERVE: usize = 24;
 
+impl<F> Default for Stack<F> {
+    /// An empty stack (a placeholder while a task's stack is taken out to step it).
+    fn default() -> Self {
+        Stack { frames: Vec::new() }
+    }
+}
+
 impl<F> Stack<F> {
+    /// The top frame with its cause, mutably.
+    pub fn top_entry_mut(&mut self) -> Option<(&mut F, u64)> {
+        self.frames.last_mut().map(|(f, c)| (f, *c))
+    }
+
     /// A stack with `base` at the bottom.
     pub fn new(base: F) -> Self {
         let mut frames = Vec::with_capacity(STACK_RESERVE);
