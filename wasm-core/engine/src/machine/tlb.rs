@@ -73,7 +73,22 @@ impl Tlb {
             dirty,
         };
         let k = key(mm, vpn);
-        let slot = match self.keys.iter().position(|&x| x == k) {
+        // One pass finds the entry to replace: the same translation if cached, else the
+        // first entry with the oldest stamp (the LRU victim, used only when full).
+        let mut victim = 0;
+        let mut oldest = u32::MAX;
+        let mut found = None;
+        for (i, (&x, &st)) in self.keys.iter().zip(&self.stamps).enumerate() {
+            if x == k {
+                found = Some(i);
+                break;
+            }
+            if st < oldest {
+                oldest = st;
+                victim = i;
+            }
+        }
+        let slot = match found {
             Some(i) => i,
             None if self.entries.len() < self.capacity => {
                 self.entries.push(e);
@@ -81,11 +96,8 @@ impl Tlb {
                 self.stamps.push(self.clock);
                 return;
             }
-            // The first entry with the oldest stamp, as a linear LRU search finds it.
-            None => match self.stamps.iter().enumerate().min_by_key(|&(_, s)| *s) {
-                Some((i, _)) => i,
-                None => return,
-            },
+            None if self.entries.is_empty() => return,
+            None => victim,
         };
         self.entries[slot] = e;
         self.keys[slot] = k;
