@@ -11,12 +11,10 @@ const ABSENT: u32 = u32::MAX;
 /// The ready queue.
 #[derive(Clone, Debug, Default)]
 pub struct ReadyQueue {
-    /// CPUs in heap order.
-    heap: Vec<CpuId>,
+    /// `(ready time, CPU)` in heap order: comparing entries compares their keys directly.
+    heap: Vec<(u64, CpuId)>,
     /// Each CPU's index in `heap`, or [`ABSENT`].
     pos: Vec<u32>,
-    /// Each CPU's ready time (meaningful while it is in the heap).
-    due: Vec<u64>,
 }
 
 impl ReadyQueue {
@@ -25,20 +23,18 @@ impl ReadyQueue {
         ReadyQueue {
             heap: Vec::with_capacity(n),
             pos: vec![ABSENT; n],
-            due: vec![0; n],
         }
     }
 
     #[inline]
     fn key(&self, i: usize) -> (u64, CpuId) {
-        let c = self.heap[i];
-        (self.due[c as usize], c)
+        self.heap[i]
     }
 
     fn swap(&mut self, i: usize, j: usize) {
         self.heap.swap(i, j);
-        self.pos[self.heap[i] as usize] = i as u32;
-        self.pos[self.heap[j] as usize] = j as u32;
+        self.pos[self.heap[i].1 as usize] = i as u32;
+        self.pos[self.heap[j].1 as usize] = j as u32;
     }
 
     fn sift_up(&mut self, mut i: usize) {
@@ -88,19 +84,18 @@ impl ReadyQueue {
                 }
             }
             (Some(t), ABSENT) => {
-                self.due[c] = t;
-                self.heap.push(cpu);
+                self.heap.push((t, cpu));
                 let i = self.heap.len() - 1;
                 self.pos[c] = i as u32;
                 self.sift_up(i);
             }
             (Some(t), p) => {
-                let old = self.due[c];
-                self.due[c] = t;
+                let i = p as usize;
+                let old = std::mem::replace(&mut self.heap[i].0, t);
                 if t < old {
-                    self.sift_up(p as usize);
+                    self.sift_up(i);
                 } else if t > old {
-                    self.sift_down(p as usize);
+                    self.sift_down(i);
                 }
             }
         }
@@ -109,12 +104,13 @@ impl ReadyQueue {
     /// The CPU that is ready earliest, ties by lower id, with its time.
     #[inline]
     pub fn peek(&mut self) -> Option<(u64, CpuId)> {
-        self.heap.first().map(|&c| (self.due[c as usize], c))
+        self.heap.first().copied()
     }
 
     /// When `cpu` is next ready.
     pub fn due(&self, cpu: CpuId) -> Option<u64> {
-        (self.pos[cpu as usize] != ABSENT).then(|| self.due[cpu as usize])
+        let p = self.pos[cpu as usize];
+        (p != ABSENT).then(|| self.heap[p as usize].0)
     }
 }
 
