@@ -123,7 +123,7 @@ function CounterPlot({ name, colour, series, values, rate, unit, cursorNs, curre
           {unit.label}
         </text>
         <path className={styles.line} d={path} stroke={colour} data-counter={name} />
-        <line className={styles.cursor} x1={cursorPx} x2={cursorPx} y1={M.top} y2={VIEW_H - M.bottom} />
+        <line className={styles.cursor} data-plot-cursor="" x1={cursorPx} x2={cursorPx} y1={M.top} y2={VIEW_H - M.bottom} />
       </svg>
     </figure>
   );
