@@ -260,6 +260,95 @@ export class Lab {
     );
   }
 
+  /** The plot of a counter in the Plots panel (an image named after the counter). */
+  plot(counter) {
+    return this.page.getByRole('img', { name: new RegExp(`^${counter}( per µs)? over simulated time`) });
+  }
+
+  /** The counters the Plots panel draws, in order. */
+  async plottedCounters() {
+    return this.page.locator('path[data-counter]').evaluateAll((els) => els.map((e) => e.getAttribute('data-counter')));
+  }
+
+  /** Clicks a counter's plot at `fraction` (0..1) of its time axis; returns without waiting for the seek. */
+  async clickPlot(counter, fraction) {
+    const area = this.plot(counter).locator('[data-plot-area]');
+    // The mouse works in viewport coordinates: bring the plot into view first.
+    await area.scrollIntoViewIfNeeded();
+    const box = await area.boundingBox();
+    if (!box) throw new Error(`the plot of ${counter} is not on screen`);
+    await this.page.mouse.click(box.x + fraction * box.width, box.y + box.height / 2);
+  }
+
+  /** Presses on a counter's plot at `from` (0..1 of its time axis) and drags to `to` before letting go. */
+  async dragPlot(counter, from, to) {
+    const area = this.plot(counter).locator('[data-plot-area]');
+    await area.scrollIntoViewIfNeeded();
+    const box = await area.boundingBox();
+    if (!box) throw new Error(`the plot of ${counter} is not on screen`);
+    const y = box.y + box.height / 2;
+    await this.page.mouse.move(box.x + from * box.width, y);
+    await this.page.mouse.down();
+    await this.page.mouse.move(box.x + to * box.width, y, { steps: 8 });
+    await this.page.mouse.up();
+  }
+
+  /** Where a plot's current-step cursor is, as a fraction (0..1) of its time axis. */
+  async plotCursorFraction(counter) {
+    return this.plot(counter).evaluate((svg) => {
+      const area = svg.querySelector('[data-plot-area]');
+      const cursor = svg.querySelector('[data-plot-cursor]');
+      const x = Number(area?.getAttribute('x'));
+      return (Number(cursor?.getAttribute('x1')) - x) / Number(area?.getAttribute('width'));
+    });
+  }
+
+  /** Waits until a plot's cursor is within `tolerance` of `fraction` of its time axis (seeks land one after the other). */
+  async waitForPlotCursorAt(counter, fraction, tolerance = 0.02, timeout = 10_000) {
+    const until = Date.now() + timeout;
+    for (;;) {
+      const at = await this.plotCursorFraction(counter);
+      if (Math.abs(at - fraction) < tolerance) return at;
+      if (Date.now() > until) throw new Error(`the cursor of ${counter} stayed at ${at}, not ${fraction}`);
+      await this.page.waitForTimeout(100);
+    }
+  }
+
+  /** How much of a plot's height its line spans (0 for a flat line, 1 from bottom to top). */
+  async plotLineSpan(counter) {
+    return this.plot(counter).evaluate((svg) => {
+      const line = svg.querySelector('path[data-counter]');
+      const area = svg.querySelector('[data-plot-area]');
+      return line && area ? line.getBBox().height / area.getBBox().height : 0;
+    });
+  }
+
+  /** Waits until the readout shows another step than `step`; returns the new one. */
+  async waitForStepOtherThan(step, timeout = 10_000) {
+    await this.page.waitForFunction(
+      (n) => {
+        const m = /step\s+(\d+)\s*\//.exec(document.querySelector('output[aria-label="Step readout"]')?.textContent ?? '');
+        return m !== null && Number(m[1]) !== n;
+      },
+      step,
+      { timeout },
+    );
+    return (await this.readStep()).step;
+  }
+
+  /** The Plots panel. */
+  plotsPanel() {
+    return this.page.getByRole('region', { name: /^Plots/ });
+  }
+
+  /** Saves a screenshot of the Plots panel as artifacts/screenshots/<name>.png. */
+  async screenshotPlots(name) {
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    const path = join(SCREENSHOT_DIR, `${name}.png`);
+    await this.plotsPanel().screenshot({ path });
+    return path;
+  }
+
   /** Texts of the visible alerts. */
   async alerts() {
     return this.page.getByRole('alert').allTextContents();

@@ -445,6 +445,36 @@ describe('mmviz lab', () => {
     await lab.page.close();
   });
 
+  it('plots counters over the whole run; clicking or dragging on a plot seeks there', async () => {
+    const lab = await newLab();
+    await lab.openScenario(SCENARIO);
+    assert.deepEqual(await lab.plottedCounters(), ['numa_pages_migrated', 'nr_tlb_remote_flush', 'irq_tlb_count', 'numa_hint_faults']);
+    await lab.stepTo(60);
+    await lab.plotsPanel().scrollIntoViewIfNeeded();
+    await lab.screenshotPlots('26-plots-teaching');
+    await lab.openBuiltin(LONG_SCENARIO);
+    const { total } = await lab.readStep();
+    // Meaningful curves: every default counter rises over the run.
+    for (const counter of await lab.plottedCounters()) assert.ok((await lab.plotLineSpan(counter)) > 0.5, `${counter} is drawn as a rising curve`);
+    assert.ok((await lab.plotCursorFraction('numa_hint_faults')) < 0.01, 'the cursor starts at the left');
+    // The middle of the time axis: a sampled step in the middle part of the run, and the cursor follows.
+    await lab.clickPlot('numa_hint_faults', 0.5);
+    const middle = await lab.waitForStepOtherThan(0);
+    assert.ok(middle > total * 0.25 && middle < total * 0.75, `step ${middle} of ${total} after clicking the middle of the plot`);
+    await lab.waitForPlotCursorAt('nr_tlb_remote_flush', 0.5);
+    await lab.screenshotPlots('27-plots-scale-middle');
+    // A drag ends where it is let go.
+    await lab.dragPlot('numa_pages_migrated', 0.5, 0.9);
+    const dragged = await lab.waitForStepOtherThan(middle);
+    assert.ok(dragged > middle, `step ${dragged} after dragging right from ${middle}`);
+    await lab.waitForPlotCursorAt('numa_pages_migrated', 0.9);
+    assert.ok((await lab.readStep()).step > total * 0.75, 'the step let go at is late in the run');
+    await lab.page.getByRole('button', { name: 'Rate per µs' }).click();
+    await lab.screenshotPlots('28-plots-scale-rate');
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
   it('raised no page errors', () => {
     assert.deepEqual(pageErrors, []);
   });

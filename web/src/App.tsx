@@ -13,6 +13,7 @@ import { Narration } from './panels/Narration';
 import { PageTableView } from './panels/PageTableView';
 import { ChapterList } from './panels/ChapterList';
 import { LoadProgress } from './panels/LoadProgress';
+import { Plots } from './panels/plots/Plots';
 import { useUrlSync } from './share/useUrlSync';
 import { useAppStore, useAppStoreApi } from './store/context';
 import { Transport } from './timeline/Transport';
@@ -69,6 +70,7 @@ export function App() {
               <CauseChain />
               <CodePane />
               <CountersTable />
+              <Plots />
               <ChapterList />
             </div>
           </main>

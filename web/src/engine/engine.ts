@@ -3,7 +3,7 @@
 // unit tests (fakeEngine.ts). Everything that talks to the engine returns a
 // Promise, so the UI thread never waits for a simulation.
 import type { Progress } from './protocol';
-import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** A scenario that ships with the engine. */
 export interface BuiltinScenario {
@@ -27,6 +27,8 @@ export interface SimHandle {
   /** Events with step in [from, to). */
   events(from: number, to: number): Promise<SimEvent[]>;
   counters(): Promise<Record<string, number>>;
+  /** Every counter sampled over the whole run (it does not move the current step). */
+  series(): Promise<CounterSeries>;
   /** The event at `step` and each event that caused it in turn (its caller's event), newest first. */
   causeChain(step: number): Promise<SimEvent[]>;
   /** Releases the simulation (and its worker); later calls reject. */

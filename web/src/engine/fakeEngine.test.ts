@@ -28,6 +28,19 @@ describe('fake engine', () => {
     expect(engine.log.framesFetched).toEqual([5]);
   });
 
+  it('samples every counter over the whole run, ending at the last frame', async () => {
+    const sim = await createFakeEngine().create(text, {}, {});
+    const total = sim.summary().totalSteps;
+    const series = await sim.series();
+    expect(series.steps[0]).toBe(0);
+    expect(series.steps.at(-1)).toBe(total);
+    expect(series.timeNs).toHaveLength(series.steps.length);
+    const last = await sim.frameAt(total);
+    expect(series.timeNs.at(-1)).toBe(last.timeNs);
+    for (const [name, values] of Object.entries(series.counters)) expect(values.at(-1)).toBe(last.counters[name]);
+    expect(series.counters.numa_hint_faults?.at(-1)).toBe(3);
+  });
+
   it('flushes remote TLBs less with numa_delay_map on', async () => {
     const engine = createFakeEngine();
     const off = await engine.create(text, { numa_delay_map: false }, {});

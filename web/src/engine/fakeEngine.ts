@@ -5,6 +5,7 @@
 import { cancelledBy, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
 import type {
   Chapter,
+  CounterSeries,
   CpuView,
   Frame,
   FrameView,
@@ -525,6 +526,16 @@ class FakeSim implements SimHandle {
   }
   async counters(): Promise<Record<string, number>> {
     return { ...(await this.frame()).counters };
+  }
+  async series(): Promise<CounterSeries> {
+    await this.latency();
+    this.alive();
+    // The fake's runs are short, so every step is a sample (the engine samples at most about 2 000).
+    return {
+      steps: this.frames.map((f) => f.step),
+      timeNs: this.frames.map((f) => f.timeNs),
+      counters: Object.fromEntries(FAKE_COUNTERS.map((name) => [name, this.frames.map((f) => f.counters[name] ?? 0)])),
+    };
   }
   async causeChain(step: number): Promise<SimEvent[]> {
     await this.latency();

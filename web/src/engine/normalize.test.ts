@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeFrame, plainRecord, toPlain } from './normalize';
+import { normalizeFrame, normalizeSeries, plainRecord, toPlain } from './normalize';
 
 describe('normalize', () => {
+  it('reads a counter series as plain arrays and refuses misaligned ones', () => {
+    const raw = { steps: [0, 5], timeNs: [0n, 900n], counters: new Map([['pgfault', [0n, 3n]]]) };
+    expect(normalizeSeries(raw)).toEqual({ steps: [0, 5], timeNs: [0, 900], counters: { pgfault: [0, 3] } });
+    expect(() => normalizeSeries({ steps: [0, 5], timeNs: [0], counters: {} })).toThrow('2 steps but 1 times');
+    expect(() => normalizeSeries({ steps: [0, 5], timeNs: [0, 1], counters: { pgfault: [0] } })).toThrow('series of pgfault has 1 samples, not 2');
+  });
   it('turns nested Maps and BigInts into plain data', () => {
     const input = { a: new Map<string, unknown>([['x', 1n], ['y', [new Map([['z', true]])]]]), b: [1, 'two', null] };
     expect(toPlain(input)).toEqual({ a: { x: 1, y: [{ z: true }] }, b: [1, 'two', null] });

@@ -3,7 +3,7 @@
 // numbers as JS numbers; these helpers only repair what would break if that
 // changed (Maps, BigInts), and touch only the map-typed fields of the hot
 // per-step values so that stepping stays cheap.
-import type { Frame, ScenarioSummary, SimEvent } from './types';
+import type { CounterSeries, Frame, ScenarioSummary, SimEvent } from './types';
 
 /** Recursively converts Maps to plain objects and BigInts to numbers; other values pass through (deep copy). */
 export function toPlain(value: unknown): unknown {
@@ -52,4 +52,20 @@ export function normalizeFrame(raw: unknown): Frame {
 /** Normalises a summary (small: deep). */
 export function normalizeSummary(raw: unknown): ScenarioSummary {
   return toPlain(raw) as ScenarioSummary;
+}
+
+/** Normalises a counter series: plain arrays of numbers, every counter as long as `steps` (a shorter one would misalign the plots). */
+export function normalizeSeries(raw: unknown): CounterSeries {
+  const plain = toPlain(raw) as Partial<CounterSeries> | null;
+  const numbers = (v: unknown): number[] => (Array.isArray(v) ? v.map(Number) : []);
+  const steps = numbers(plain?.steps);
+  const timeNs = numbers(plain?.timeNs);
+  if (timeNs.length !== steps.length) throw new Error(`the engine's series has ${steps.length} steps but ${timeNs.length} times`);
+  const counters: Record<string, number[]> = {};
+  for (const [name, values] of Object.entries(plain?.counters ?? {})) {
+    const v = numbers(values);
+    if (v.length !== steps.length) throw new Error(`the engine's series of ${name} has ${v.length} samples, not ${steps.length}`);
+    counters[name] = v;
+  }
+  return { steps, timeNs, counters };
 }

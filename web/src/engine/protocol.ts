@@ -11,7 +11,7 @@
 // `id` is chosen by the UI side and is unique per worker. Messages are plain
 // data (structured clone): no class instances, no functions.
 import type { BuiltinScenario } from './engine';
-import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** Every method the worker answers: its argument tuple and its result. */
 export interface EngineMethods {
@@ -35,6 +35,8 @@ export interface EngineMethods {
   currentStep: { args: [handle: number]; result: number };
   events: { args: [handle: number, from: number, to: number]; result: SimEvent[] };
   counters: { args: [handle: number]; result: Record<string, number> };
+  /** The counters sampled over the whole run. */
+  series: { args: [handle: number]; result: CounterSeries };
   /** The event at `step` and each event that caused it, newest first. */
   causeChain: { args: [handle: number, step: number]; result: SimEvent[] };
   free: { args: [handle: number]; result: null };
@@ -44,7 +46,7 @@ export interface EngineMethods {
 export type EngineMethod = keyof EngineMethods;
 
 /** The method names, for validating incoming calls. */
-export const ENGINE_METHODS: readonly EngineMethod[] = ['init', 'create', 'describe', 'step', 'seek', 'frameAt', 'frame', 'currentStep', 'events', 'counters', 'causeChain', 'free'];
+export const ENGINE_METHODS: readonly EngineMethod[] = ['init', 'create', 'describe', 'step', 'seek', 'frameAt', 'frame', 'currentStep', 'events', 'counters', 'series', 'causeChain', 'free'];
 
 /** A call from the UI: one of the methods with its own argument tuple. */
 export type CallMessage = { [M in EngineMethod]: { type: 'call'; id: number; method: M; args: EngineMethods[M]['args'] } }[EngineMethod];

@@ -13,6 +13,8 @@ export interface RawSimulation {
   frame(): unknown;
   events(from: number, to: number): unknown;
   counters(): unknown;
+  /** `{ steps, timeNs, counters: { name: number[] } }` over the whole prepared run. */
+  series(): unknown;
   /** Runs up to `budget` more steps of the preparation pass; returns the steps prepared so far. */
   prepare(budget: number): number;
   isPrepared(): boolean;

@@ -200,6 +200,16 @@ export interface IpiView {
   phase: 'sent' | 'received';
 }
 
+/** Every counter sampled over the whole prepared run: at most about 2 000 samples, evenly spaced in steps, the last one at the end of the run. */
+export interface CounterSeries {
+  /** Step of each sample, increasing. */
+  steps: number[];
+  /** Simulated time of each sample, in ns (non-decreasing). */
+  timeNs: number[];
+  /** Counter name -> its cumulative value at each sample (same length as `steps`). */
+  counters: Record<string, number[]>;
+}
+
 /** Everything the panels draw for one step. */
 export interface Frame {
   step: number;

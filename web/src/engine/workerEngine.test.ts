@@ -52,6 +52,10 @@ function fakeRawModule(): RawWasmModule {
     counters(): unknown {
       return { pgfault: this.cur };
     }
+    series(): unknown {
+      const steps = [0, Math.floor(this.total / 2), this.total];
+      return { steps, timeNs: steps.map((s) => s * 100), counters: new Map([['pgfault', steps.map((s) => BigInt(s))]]) };
+    }
     prepare(budget: number): number {
       this.prepared = Math.min(this.total, this.prepared + budget);
       return this.prepared;
@@ -145,6 +149,7 @@ describe('worker engine over the protocol', () => {
       [5, { pgfault: 1 }],
       [6, { pgfault: 1 }],
     ]);
+    expect(await sim.series()).toEqual({ steps: [0, 3, 7], timeNs: [0, 300, 700], counters: { pgfault: [0, 3, 7] } });
     // The first worker ran the simulation; a second one is warm for the next run.
     expect(ports).toHaveLength(2);
     sim.free();

@@ -12,7 +12,7 @@
 // kept initialised so that a new run does not wait for wasm to start.
 import { cancelledBy, errorMessage, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
 import { parseWorkerMessage, type CallMessage, type EngineMethod, type EngineMethods, type Progress } from './protocol';
-import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** The part of a Worker the client needs; a fake in unit tests. */
 export interface WorkerPort {
@@ -133,6 +133,9 @@ class WorkerSim implements SimHandle {
   }
   counters(): Promise<Record<string, number>> {
     return this.client.call('counters', [this.handle]);
+  }
+  series(): Promise<CounterSeries> {
+    return this.client.call('series', [this.handle]);
   }
   causeChain(step: number): Promise<SimEvent[]> {
     return this.client.call('causeChain', [this.handle, step]);

@@ -2,7 +2,7 @@
 // globals so that Vitest can drive it with a fake wasm module. worker.ts wires
 // it to `self` and to the real wasm package.
 import { errorMessage, type BuiltinScenario } from './engine';
-import { normalizeEvent, normalizeFrame, normalizeSummary, plainRecord, toPlain } from './normalize';
+import { normalizeEvent, normalizeFrame, normalizeSeries, normalizeSummary, plainRecord, toPlain } from './normalize';
 import { parseCallMessage, type CallMessage, type EngineMethods, type WorkerMessage } from './protocol';
 import type { RawSimulation, RawWasmModule } from './raw';
 import type { PatchInfo, ScenarioSummary, ToggleValue } from './types';
@@ -134,6 +134,8 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: (mess
       }
       case 'counters':
         return plainRecord<number>(sim(call.args[0]).counters());
+      case 'series':
+        return normalizeSeries(sim(call.args[0]).series());
       case 'causeChain': {
         const list = sim(call.args[0]).causeChain(call.args[1]);
         return Array.isArray(list) ? list.map(normalizeEvent) : [];

@@ -33,6 +33,7 @@ describe('app store with the fake engine', () => {
     expect(s.frame?.step).toBe(0);
     expect(s.loading).toBeNull();
     expect(s.events).toHaveLength(s.summary?.totalSteps ?? -1);
+    expect(s.series?.steps.at(-1)).toBe(s.summary?.totalSteps);
     expect(s.messages).toEqual([]);
   });
 
@@ -321,7 +322,7 @@ describe('seeks racing a new scenario', () => {
     await vi.advanceTimersByTimeAsync(200);
     await booting;
     const opening = store.getState().openBuiltin('fake-one');
-    // The new run is recorded at +100 and installed at +200 (first frame, then events, 50 ms each):
+    // The new run is recorded at +100 and installed at +200 (first frame, then events and series, 50 ms each):
     // a frame of the old run asked for at +160 arrives at +210, after the old run was freed.
     await vi.advanceTimersByTimeAsync(160);
     const seeking = store.getState().seek(20);

@@ -302,7 +302,9 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       ctx.live();
       const eventsWindow = eventsWindowAt(frame.step, total);
       const eventsComplete = total <= MAX_EVENTS_FETCHED;
-      const events = await built.sim.events(eventsWindow.from, eventsWindow.to);
+      // The series is read once per run: the engine recorded it while preparing, so it is
+      // cheap and never changes. Asked for with the events, in one round trip to the worker.
+      const [events, series] = await Promise.all([built.sim.events(eventsWindow.from, eventsWindow.to), built.sim.series()]);
       ctx.live();
       // Overrides that equal the baseline are not overrides.
       const toggleOverrides: Record<string, ToggleValue> = {};
@@ -326,6 +328,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         events,
         eventsWindow,
         eventsComplete,
+        series,
         frame,
         step: frame.step,
         targetStep: frame.step,
@@ -438,6 +441,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     events: [],
     eventsWindow: { from: 0, to: 0 },
     eventsComplete: true,
+    series: null,
     frame: null,
     step: 0,
     targetStep: 0,

@@ -1,7 +1,7 @@
 // Shape of the app store: three slices (simulation, playback, ui).
 import type { BuiltinScenario, SimEngine, SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
-import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
+import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
 import type { ScenarioRef, Selection, ShareState } from '../share/url';
 
 /** What to open: a scenario with toggle/param overrides at a step. */
@@ -56,6 +56,8 @@ export interface SimSlice {
   eventsWindow: { from: number; to: number };
   /** True when `events` holds every event of the run. */
   eventsComplete: boolean;
+  /** Every counter sampled over the whole run of `sim` (read once when it was installed), or null before. */
+  series: CounterSeries | null;
   frame: Frame | null;
   /** Step of `frame` (they always change together). */
   step: number;

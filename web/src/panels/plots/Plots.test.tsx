@@ -1,0 +1,74 @@
+// @vitest-environment jsdom
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFakeEngine } from '../../engine/fakeEngine';
+import { createAppStore, type AppStore } from '../../store/appStore';
+import { StoreProvider } from '../../store/context';
+import { Plots } from './Plots';
+
+afterEach(cleanup);
+
+// jsdom has no PointerEvent: without it a pointer event carries no coordinates.
+if (typeof window.PointerEvent === 'undefined') {
+  class PointerEventPolyfill extends MouseEvent {
+    readonly pointerId: number;
+    constructor(type: string, init: PointerEventInit = {}) {
+      super(type, init);
+      this.pointerId = init.pointerId ?? 0;
+    }
+  }
+  window.PointerEvent = PointerEventPolyfill as unknown as typeof PointerEvent;
+}
+
+/** The Plots panel over a store showing the fake engine's first scenario. */
+async function renderPlots(): Promise<AppStore> {
+  const store = createAppStore();
+  await store.getState().boot(createFakeEngine(), '');
+  render(
+    <StoreProvider store={store}>
+      <Plots />
+    </StoreProvider>,
+  );
+  return store;
+}
+
+const lines = () => [...document.querySelectorAll('path[data-counter]')].map((p) => p.getAttribute('data-counter'));
+
+describe('Plots', () => {
+  it('draws one line per chosen counter the run has, and more when picked', async () => {
+    await renderPlots();
+    // irq_tlb_count is a default the fake does not produce.
+    expect(lines()).toEqual(['numa_pages_migrated', 'nr_tlb_remote_flush', 'numa_hint_faults']);
+    for (const d of document.querySelectorAll('path[data-counter]')) expect(d.getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+)+$/);
+    fireEvent.click(screen.getByRole('checkbox', { name: 'pgmigrate_success' }));
+    fireEvent.click(screen.getByRole('checkbox', { name: 'numa_hint_faults' }));
+    expect(lines()).toEqual(['numa_pages_migrated', 'nr_tlb_remote_flush', 'pgmigrate_success']);
+  });
+
+  it('seeks to the sampled step nearest a click', async () => {
+    const store = await renderPlots();
+    const total = store.getState().summary!.totalSteps;
+    const svg = screen.getByRole('img', { name: /^numa_hint_faults over simulated time/ });
+    // Laid out 480 px wide at x = 0, as its viewBox: the last pixel of the plot area is the end of the run.
+    svg.getBoundingClientRect = () => ({ left: 0, top: 0, width: 480, height: 84, right: 480, bottom: 84, x: 0, y: 0, toJSON: () => ({}) });
+    await act(async () => {
+      fireEvent.pointerDown(svg, { clientX: 472, button: 0, buttons: 1, pointerId: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    });
+    expect(store.getState().step).toBe(total);
+    await act(async () => {
+      fireEvent.pointerDown(svg, { clientX: 42, button: 0, buttons: 1, pointerId: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    });
+    expect(store.getState().step).toBe(0);
+  });
+
+  it('switches to rates and collapses', async () => {
+    await renderPlots();
+    fireEvent.click(screen.getByRole('button', { name: 'Rate per µs' }));
+    expect(screen.getByRole('button', { name: 'Rate per µs' }).getAttribute('aria-pressed')).toBe('true');
+    expect(screen.getByRole('img', { name: /^numa_hint_faults per µs/ })).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: /Plots/ }));
+    expect(screen.queryByRole('img', { name: /numa_hint_faults/ })).toBeNull();
+  });
+});
