@@ -107,3 +107,17 @@ fn the_event_hash_is_a_function_of_scenario_and_toggles() {
     assert_eq!(h, mmviz_engine::run::event_hash(&s, &on).unwrap());
     assert_ne!(h, mmviz_engine::run::event_hash(&s, &off).unwrap());
 }
+
+#[test]
+fn an_explicit_scan_with_numa_balancing_off_still_faults_into_do_numa_page() {
+    // v1 livelocked here: handle_pte_fault retried a PROT_NONE PTE forever when the sysctl
+    // was off. v5.12 routes it to do_numa_page whatever the sysctl says.
+    let b = BUILTINS.iter().find(|b| b.id == "numa-hint-fault-101").unwrap();
+    let text = b.text.replace("[machine]", "[knobs]\nnuma_balancing = false\n\n[machine]");
+    let s = scenario::parse(&text, &[]).unwrap();
+    assert!(!s.knobs.numa_balancing);
+    let r = mmviz_engine::run::run(&s, &ToggleSet::default()).unwrap();
+    let pages = r.value("numa_hint_faults").unwrap();
+    assert!(pages > 0.0, "{:?}", r.counters);
+    assert!(r.steps < 10_000, "{} steps", r.steps);
+}
