@@ -39,6 +39,15 @@ for (const { id, text } of wasm.builtinScenarios()) {
   }
 }
 
+test('the engine fixtures the unit tests read are what the engine records today', async () => {
+  const { fixturePath, fixtureText } = await import('../scripts/record-fixtures.mjs');
+  assert.equal(
+    readFileSync(fixturePath, 'utf8'),
+    fixtureText(wasm),
+    'web/src/engine/fixtures is out of date: run `node scripts/record-fixtures.mjs` and review the diff',
+  );
+});
+
 test('wasm errors are real Error objects with the engine message', () => {
   assert.throws(() => new wasm.Simulation('format = 1\nid = "x"', {}, {}), (e) => e instanceof Error && /missing field|machine/.test(e.message));
   const { text } = wasm.builtinScenarios()[0];
