@@ -452,11 +452,6 @@ impl Sim {
         }
     }
 
-    /// Whether nothing is left to do.
-    pub fn finished(&mut self) -> bool {
-        self.st.readyq.peek().is_none()
-    }
-
     /// Runs one micro-step and returns what it did, or `None` when nothing is left.
     /// Builds no event (use [`Sim::step_event`] for that).
     pub fn step(&mut self) -> Option<StepInfo> {

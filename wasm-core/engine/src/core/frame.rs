@@ -116,17 +116,9 @@ impl<F> Stack<F> {
     pub fn pop(&mut self) -> Option<(F, u64)> {
         self.frames.pop()
     }
-    /// The top frame.
-    pub fn top(&self) -> Option<&F> {
-        self.frames.last().map(|(f, _)| f)
-    }
     /// The top frame, mutably.
     pub fn top_mut(&mut self) -> Option<&mut F> {
         self.frames.last_mut().map(|(f, _)| f)
-    }
-    /// The cause of the top frame.
-    pub fn top_cause(&self) -> u64 {
-        self.frames.last().map_or(NO_CAUSE, |(_, c)| *c)
     }
     /// Frames from the bottom up.
     pub fn iter(&self) -> impl Iterator<Item = &F> + '_ {

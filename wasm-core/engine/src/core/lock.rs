@@ -98,6 +98,8 @@ struct Held {
     since: u64,
     /// Readers holding a rwsem for read (0 = held for write or a plain lock).
     readers: u16,
+    /// Someone found it held since it was taken: its release must wake them.
+    waiters: bool,
 }
 
 /// Every held lock and the per-class totals.
@@ -120,10 +122,11 @@ impl Locks {
     /// Takes `id` for `cpu` at `now` if it is free (or already `cpu`'s); returns whether
     /// it was taken. A `false` is counted as contention: the caller blocks on it.
     pub fn try_lock(&mut self, id: LockId, cpu: CpuId, now: u64) -> bool {
-        if let Some(h) = self.held.iter().find(|h| h.id == id) {
+        if let Some(h) = self.held.iter_mut().find(|h| h.id == id) {
             if h.holder == cpu && h.readers == 0 {
                 return true;
             }
+            h.waiters = true;
             self.stats[id.class as usize].contended += 1;
             return false;
         }
@@ -132,6 +135,7 @@ impl Locks {
             holder: cpu,
             since: now,
             readers: 0,
+            waiters: false,
         });
         self.stats[id.class as usize].acquired += 1;
         true
@@ -145,7 +149,8 @@ impl Locks {
                 self.stats[id.class as usize].acquired += 1;
                 true
             }
-            Some(_) => {
+            Some(h) => {
+                h.waiters = true;
                 self.stats[id.class as usize].contended += 1;
                 false
             }
@@ -155,6 +160,7 @@ impl Locks {
                     holder: cpu,
                     since: now,
                     readers: 1,
+                    waiters: false,
                 });
                 self.stats[id.class as usize].acquired += 1;
                 true
@@ -163,7 +169,7 @@ impl Locks {
     }
 
     /// Releases `id` (one reader of a rwsem, or the holder); returns whether the lock
-    /// became free, so that its waiters should be woken.
+    /// became free with someone waiting for it, so that its waiters must be woken.
     pub fn unlock(&mut self, id: LockId, now: u64) -> bool {
         let Some(i) = self.held.iter().position(|h| h.id == id) else {
             return false;
@@ -174,8 +180,9 @@ impl Locks {
             return false;
         }
         self.stats[id.class as usize].hold_ns += now.saturating_sub(h.since);
+        let waiters = h.waiters;
         self.held.swap_remove(i);
-        true
+        waiters
     }
 
     /// Adds a finished wait of `ns` to `class`.
@@ -216,10 +223,11 @@ mod tests {
         assert!(l.try_lock(id, 1, 110), "the holder may take it again");
         assert!(!l.try_lock(id, 2, 120));
         assert_eq!(l.holder(id), Some(1));
-        assert!(l.unlock(id, 150));
+        assert!(l.unlock(id, 150), "CPU 2 waited: its release must wake it");
         assert!(l.try_lock(id, 2, 160));
+        assert!(!l.unlock(id, 170), "nobody waited this time");
         let s = l.stats(LockClass::Ptl);
-        assert_eq!((s.acquired, s.contended, s.hold_ns), (2, 1, 50));
+        assert_eq!((s.acquired, s.contended, s.hold_ns), (2, 1, 60));
     }
 
     #[test]
