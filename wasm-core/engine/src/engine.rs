@@ -4,7 +4,7 @@
 //! that blocks leaves its CPU spinning (locks, IPI acks) or gives the CPU to the
 //! scheduler (sleep, yield, exit). Races therefore come from timing alone.
 
-use crate::core::{Flow, LockId, Locks, ReadyQueue, Ret, Stack, Until};
+use crate::core::{Flow, LockId, Locks, ReadyQueue, Ret, Stack, Until, WakePolicy};
 use crate::counters::Counters;
 use crate::machine::mm::fresh_page_flags;
 use crate::machine::{
@@ -381,6 +381,7 @@ impl Sim {
             ops,
             toggles,
         };
+        let nr_tasks = tasks.len();
         let mut sim = Sim {
             cfg: Rc::new(cfg),
             st: State {
@@ -394,7 +395,7 @@ impl Sim {
                 free,
                 free_count,
                 // Each CPU holds a handful of locks at most (PTL, page lock, rmap locks).
-                locks: Locks::with_capacity(8 * nr_cpus + 8),
+                locks: Locks::with_capacity(8 * nr_cpus + 8, nr_tasks),
                 counters: Counters::default(),
                 step: 0,
                 rng: ChaCha8Rng::seed_from_u64(scenario.seed),
@@ -577,9 +578,19 @@ impl Sim {
     fn block(&mut self, cpu: CpuId, task: u16, until: Until) {
         let c = cpu as usize;
         match until {
-            Until::Lock(id) => self.st.cpus[c].wait = Wait::Lock(id),
+            // The task is in the lock's wait queue already (`Sim::lock`): a spinlock's
+            // waiter spins on its CPU, a sleeping lock's waiter gives the CPU away.
+            Until::Lock(id) if id.class.spins() => self.st.cpus[c].wait = Wait::Lock(id),
+            Until::Lock(_) => {
+                self.st.tasks[task as usize].state = TaskState::Sleeping(None);
+                crate::kernel::sched::core::schedule(self, cpu);
+            }
             Until::Acks => self.st.cpus[c].wait = Wait::Acks,
-            Until::PageUnlocked(pfn) => self.st.cpus[c].wait = Wait::PageUnlock(pfn),
+            Until::PageUnlocked(pfn) => {
+                let now = self.clock(cpu);
+                self.st.locks.enqueue(LockId::page(pfn), task, false, now);
+                self.st.cpus[c].wait = Wait::PageUnlock(pfn);
+            }
             Until::Busy(t) => self.st.cpus[c].wait = Wait::Busy(t),
             Until::Sleep(t) => {
                 self.st.tasks[task as usize].state = TaskState::Sleeping(Some(t));
@@ -652,11 +663,13 @@ impl Sim {
         self.cfg.topo.cpu_node[cpu as usize]
     }
 
-    /// Takes lock `id` for `cpu`, charging `ns`; `false` means it is held elsewhere and
-    /// the caller must return `Flow::Block(Until::Lock(id))` and retry the same line.
+    /// Takes lock `id` for `cpu`, charging `ns`; `false` means it is held elsewhere: the
+    /// running task has joined its wait queue, and the caller must return
+    /// `Flow::Block(Until::Lock(id))` and retry the same line when woken.
     pub(crate) fn lock(&mut self, cpu: CpuId, id: LockId, ns: u64) -> bool {
         let now = self.clock(cpu);
-        if self.st.locks.try_lock(id, cpu, now) {
+        let task = self.st.cpus[cpu as usize].curr;
+        if self.st.locks.try_lock(id, cpu, task, now) {
             self.charge(cpu, ns);
             true
         } else {
@@ -664,41 +677,54 @@ impl Sim {
         }
     }
 
-    /// Releases lock `id`, charging `ns`, and wakes the CPUs spinning on it: they
-    /// contend again from now on (a test-and-set spinlock, the v1 model).
+    /// Releases lock `id`, charging `ns`, and wakes the waiters the lock's class wakes:
+    /// every spinner of a spinlock (they contend again from now on: a test-and-set
+    /// spinlock, the v1 model), the first writer or every reader of a sleeping lock.
     pub(crate) fn unlock(&mut self, cpu: CpuId, id: LockId, ns: u64) {
         self.charge(cpu, ns);
         let now = self.clock(cpu);
         if self.st.locks.unlock(id, now) {
-            self.wake_waiters(now, |w| w == Wait::Lock(id), Some(id));
+            let policy = if id.class.spins() { WakePolicy::All } else { WakePolicy::Rwsem };
+            self.wake_queue(id, policy, now);
         }
     }
 
-    /// Wakes every CPU whose wait matches, at `now` at the earliest.
-    fn wake_waiters(&mut self, now: u64, matches: impl Fn(Wait) -> bool, lock: Option<LockId>) {
-        for i in 0..self.st.cpus.len() {
-            let w = self.st.cpus[i].wait;
-            if matches(w) {
-                let c = &mut self.st.cpus[i];
-                let waited = now.saturating_sub(c.clock);
+    /// Takes the waiters `policy` wakes out of `id`'s queue and makes each run again
+    /// from `now`: a spinner stops spinning on its CPU, a sleeper goes back on its run
+    /// queue. Touches only the woken tasks' CPUs (no scan of the machine).
+    fn wake_queue(&mut self, id: LockId, policy: WakePolicy, now: u64) {
+        let st = &mut self.st;
+        let mut waited = 0;
+        st.locks.wake(id, policy, |task, since| {
+            waited += now.saturating_sub(since);
+            let t = &mut st.tasks[task as usize];
+            let c = &mut st.cpus[t.cpu as usize];
+            if t.state == TaskState::Sleeping(None) {
+                // try_to_wake_up: back on the run queue of the CPU it slept on.
+                t.state = TaskState::Runnable;
+                c.rq.push_back(task);
+                if c.curr == c.idle {
+                    c.clock = c.clock.max(now);
+                }
+            } else {
                 c.wait = Wait::None;
                 c.clock = c.clock.max(now);
-                if let Some(id) = lock {
-                    self.st.locks.waited(id.class, waited);
-                }
-                self.st.touched.set(i as CpuId);
             }
+            st.touched.set(t.cpu);
+        });
+        self.st.locks.waited(id.class, waited);
+    }
+
+    /// `unlock_page`: clears `PG_locked` and wakes the tasks waiting for it.
+    pub(crate) fn unlock_page(&mut self, cpu: CpuId, pfn: u32) {
+        self.st.frames.get_mut(pfn).flags &= !pg::LOCKED;
+        let id = LockId::page(pfn);
+        if self.st.locks.has_waiters(id) {
+            let now = self.clock(cpu);
+            self.wake_queue(id, WakePolicy::All, now);
         }
     }
 
-    /// `unlock_page`: clears `PG_locked` and wakes the CPUs waiting for it.
-    pub(crate) fn unlock_page(&mut self, cpu: CpuId, pfn: u32) {
-        self.st.frames.get_mut(pfn).flags &= !pg::LOCKED;
-        let now = self.clock(cpu);
-        self.wake_waiters(now, |w| w == Wait::PageUnlock(pfn), None);
-    }
-
-    /// Allocates a page on `nid` (`__GFP_THISNODE` when `fallback` is false).
     pub(crate) fn alloc_page(&mut self, nid: NodeId, fallback: bool) -> Option<u32> {
         let pfn = alloc_on(&self.cfg.topo, &mut self.st.free, &mut self.st.free_count, nid, fallback)?;
         *self.st.frames.get_mut(pfn) = Page {
@@ -771,4 +797,97 @@ fn alloc_on(topo: &Topology, free: &mut FreeMap, count: &mut [u32], nid: NodeId,
         return None;
     }
     topo.nodes_by_distance(nid).into_iter().find_map(|n| take(free, count, n))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)] // reason: a test may stop at the first surprise
+    use super::*;
+    use crate::core::LockClass;
+
+    /// Two threads of one process, one per CPU, that only compute.
+    const TWO_THREADS: &str = r#"
+format = 1
+id = "lock-test"
+title = "t"
+description = "t"
+seed = 1
+[machine]
+[[machine.node]]
+cpus = [0, 1]
+mem_pages = 16
+[[process]]
+name = "p"
+[[process.vma]]
+name = "heap"
+pages = 2
+node = 0
+[[process.thread]]
+cpu = 0
+ops = [{ op = "compute", ns = 100000 }]
+[[process.thread]]
+cpu = 1
+ops = [{ op = "compute", ns = 100000 }]
+"#;
+
+    fn sim() -> Sim {
+        let s = crate::scenario::parse(TWO_THREADS, &[]).unwrap();
+        let mut sim = Sim::new(&s, &ToggleSet::default(), false);
+        // Let both threads get onto their CPUs.
+        while sim.st.cpus.iter().any(|c| c.curr == c.idle) {
+            sim.step().unwrap();
+        }
+        sim
+    }
+
+    fn mmap_lock() -> LockId {
+        LockId {
+            class: LockClass::MmapLock,
+            a: 0,
+            b: 0,
+        }
+    }
+
+    #[test]
+    fn a_sleeping_lock_waiter_leaves_its_cpu_and_is_woken_onto_its_run_queue() {
+        let mut sim = sim();
+        let id = mmap_lock();
+        let waiter = sim.st.cpus[1].curr;
+        assert!(sim.lock(0, id, 0));
+        assert!(!sim.lock(1, id, 0));
+        sim.block(1, waiter, Until::Lock(id));
+        let c1 = &sim.st.cpus[1];
+        assert_eq!(c1.curr, c1.idle, "the waiter gave CPU 1 away");
+        assert_eq!(c1.wait, Wait::None, "nothing spins on CPU 1");
+        assert!(c1.lazy, "CPU 1 idles in lazy TLB mode with the mm still loaded");
+        assert_eq!(sim.st.tasks[waiter as usize].state, TaskState::Sleeping(None));
+        sim.charge(0, 5_000);
+        sim.unlock(0, id, 0);
+        assert_eq!(sim.st.tasks[waiter as usize].state, TaskState::Runnable);
+        assert_eq!(sim.st.cpus[1].rq.front(), Some(&waiter));
+        assert!(sim.st.cpus[1].clock >= sim.st.cpus[0].clock, "the wake-up is not in CPU 1's past");
+        let s = sim.st.locks.stats(LockClass::MmapLock);
+        assert_eq!((s.acquired, s.contended), (1, 1));
+        assert!(s.wait_ns >= 5_000, "the wait is accounted: {}", s.wait_ns);
+    }
+
+    #[test]
+    fn a_spinlock_waiter_spins_on_its_cpu_until_the_release() {
+        let mut sim = sim();
+        let id = LockId::ptl(0, 0);
+        let waiter = sim.st.cpus[1].curr;
+        assert!(sim.lock(0, id, 0));
+        assert!(!sim.lock(1, id, 0));
+        sim.block(1, waiter, Until::Lock(id));
+        assert_eq!(sim.st.cpus[1].curr, waiter, "a spinner keeps its CPU");
+        assert_eq!(sim.st.cpus[1].wait, Wait::Lock(id));
+        sim.charge(0, 3_000);
+        sim.unlock(0, id, 0);
+        assert_eq!(sim.st.cpus[1].wait, Wait::None);
+        assert_eq!(
+            sim.st.cpus[1].clock, sim.st.cpus[0].clock,
+            "it stops spinning when the lock is released"
+        );
+        assert!(sim.lock(1, id, 0), "and now takes it");
+    }
 }

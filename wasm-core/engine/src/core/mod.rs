@@ -6,5 +6,5 @@ pub mod lock;
 pub mod readyq;
 
 pub use frame::{Flow, Ret, Stack, Until};
-pub use lock::{LockClass, LockId, LockStats, Locks};
+pub use lock::{LockClass, LockId, LockStats, Locks, WakePolicy};
 pub use readyq::ReadyQueue;
