@@ -146,15 +146,20 @@ impl Default for Waiter {
     }
 }
 
+/// Readers one release wakes at most (v5.12 `MAX_READERS_WAKEUP`).
+pub const MAX_READERS_WAKEUP: u32 = 0x100;
+
 /// Whom a release wakes, decided by the lock class (see [`Locks::wake`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WakePolicy {
     /// Every waiter: they all contend again (a test-and-set spinlock; also the
     /// migration-entry wait of the v1 model, which spins on `PG_locked`).
     All,
-    /// The first waiter if it is a writer, else every queued reader (v5.12
-    /// `rwsem_mark_wake` with `RWSEM_WAKE_ANY`: readers are woken together, up to
-    /// `MAX_READERS_WAKEUP`, even those queued behind a writer).
+    /// The first waiter if it is a writer, else the queued readers, up to
+    /// [`MAX_READERS_WAKEUP`], even those queued behind a writer (v5.12
+    /// `kernel/locking/rwsem.c` `rwsem_mark_wake` with `RWSEM_WAKE_ANY`). v5.12 grants
+    /// the lock to the readers it wakes; here every woken task retries its acquisition,
+    /// which differs only when another task takes the lock in between.
     Rwsem,
 }
 
@@ -289,12 +294,15 @@ impl Locks {
         let first_writer = !self.waiters[q.head as usize].read;
         let (mut prev, mut cur) = (NO_TASK, q.head);
         let mut tail = NO_TASK;
+        let mut readers = 0;
         while cur != NO_TASK {
             let w = self.waiters[cur as usize];
             let take = match policy {
                 WakePolicy::All => true,
-                WakePolicy::Rwsem => (first_writer && cur == q.head) || (!first_writer && w.read),
+                WakePolicy::Rwsem if first_writer => cur == q.head,
+                WakePolicy::Rwsem => w.read && readers < MAX_READERS_WAKEUP,
             };
+            readers += u32::from(take && w.read);
             if take {
                 if prev == NO_TASK {
                     self.queues[qi].head = w.next;
