@@ -84,6 +84,19 @@ pub struct Sim {
     pub recording: bool,
 }
 
+/// What a CPU does at its next ready time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    /// Its current work (a step of the running task's top frame, or the idle task).
+    Work,
+    /// A TLB-flush IPI from its inbox.
+    Ipi,
+    /// The timer interrupt of a sleeper whose time is up, while another task runs.
+    Timer,
+    /// The scheduler tick that preempts user code whose slice is over.
+    Tick,
+}
+
 /// Why a run could not finish.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunError {
@@ -428,15 +441,29 @@ impl Sim {
         }
     }
 
-    /// When the CPU next acts, and whether that is an interrupt.
-    fn ready_time(&self, c: &Cpu) -> Option<(u64, bool)> {
+    /// When the CPU next acts, and what it does then.
+    fn ready_time(&self, c: &Cpu) -> Option<(u64, Next)> {
         let ipi = c.inbox.front().map(|i| i.arrive.max(c.clock));
-        match (self.work_time(c), ipi) {
-            (Some(w), Some(i)) if i <= w => Some((i, true)),
-            (Some(w), _) => Some((w, false)),
-            (None, Some(i)) => Some((i, true)),
-            (None, None) => None,
+        // A sleeper's timer while another task runs: the timer interrupt wakes it (an
+        // idle CPU's own step wakes its sleepers, `idle_step`).
+        let timer = if c.curr != c.idle {
+            c.timers.first().map(|&(t, _)| t.max(c.clock))
+        } else {
+            None
+        };
+        let mut best = match c.wait {
+            // User code is preempted at the end of its slice when another task waits.
+            Wait::Busy(until) if c.slice_end < until && !c.rq.is_empty() => Some((c.slice_end.max(c.clock), Next::Tick)),
+            _ => self.work_time(c).map(|w| (w, Next::Work)),
+        };
+        for (t, next) in [(timer, Next::Timer), (ipi, Next::Ipi)] {
+            if let Some(t) = t {
+                if best.is_none_or(|(b, _)| t <= b) {
+                    best = Some((t, next));
+                }
+            }
         }
+        best
     }
 
     /// Marks `cpu` for a ready-queue update at the end of the step.
@@ -491,8 +518,9 @@ impl Sim {
         let (time, cpu) = self.st.readyq.peek()?;
         let c = cpu as usize;
         // An interrupt first when it is due no later than the CPU's own work.
-        let ipi = match self.ready_time(&self.st.cpus[c]) {
-            Some((_, true)) => self.st.cpus[c].inbox.front().copied(),
+        let next = self.ready_time(&self.st.cpus[c]).map_or(Next::Work, |(_, n)| n);
+        let ipi = match next {
+            Next::Ipi => self.st.cpus[c].inbox.front().copied(),
             _ => None,
         };
         self.st.cpus[c].clock = self.st.cpus[c].clock.max(time);
@@ -503,6 +531,10 @@ impl Sim {
             // top of the current task's stack.
             self.st.stacks[task as usize].push(crate::arch::x86::mm::tlb::FlushTlbFunc::frame(ipi), ipi.cause);
             self.run_top(cpu, task)
+        } else if next == Next::Timer {
+            (crate::kernel::time::hrtimer::hrtimer_interrupt(self, cpu), NO_CAUSE)
+        } else if next == Next::Tick {
+            (crate::kernel::sched::core::scheduler_tick(self, cpu, task), NO_CAUSE)
         } else if let Wait::Busy(_) = self.st.cpus[c].wait {
             self.st.cpus[c].wait = Wait::None;
             self.run_top(cpu, task)

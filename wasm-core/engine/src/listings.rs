@@ -169,6 +169,24 @@ pub const SCHEDULE: Listing = Listing {
     ],
 };
 
+/// The tick that ends a slice.
+pub const SCHEDULER_TICK: Listing = Listing {
+    function: "scheduler_tick",
+    follows: "Linux v5.12 kernel/sched/core.c (CFS task_tick_fair -> check_preempt_tick, simplified to a fixed slice)",
+    lines: lines![
+        "TK1" => "the running task's slice is over and another is runnable: resched_curr(); the interrupt returns to user mode -> schedule()",
+    ],
+};
+
+/// The end of a sleep while another task runs.
+pub const HRTIMER_WAKEUP: Listing = Listing {
+    function: "hrtimer_wakeup",
+    follows: "Linux v5.12 kernel/time/hrtimer.c",
+    lines: lines![
+        "T1" => "timer interrupt: the sleeper's time is up -> wake_up_process(): Runnable, on its CPU's run queue",
+    ],
+};
+
 /// x86's mm switch, including lazy TLB.
 pub const SWITCH_MM_IRQS_OFF: Listing = Listing {
     function: "switch_mm_irqs_off",

@@ -182,6 +182,16 @@ pub const MECHANISMS: &[Mechanism] = &[
                 select: single,
             },
             FunctionListings {
+                function: "scheduler_tick",
+                variants: &[l::SCHEDULER_TICK],
+                select: single,
+            },
+            FunctionListings {
+                function: "hrtimer_wakeup",
+                variants: &[l::HRTIMER_WAKEUP],
+                select: single,
+            },
+            FunctionListings {
                 function: "switch_mm_irqs_off",
                 variants: &[l::SWITCH_MM_IRQS_OFF],
                 select: single,

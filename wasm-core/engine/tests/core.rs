@@ -121,3 +121,57 @@ fn an_explicit_scan_with_numa_balancing_off_still_faults_into_do_numa_page() {
     assert!(pages > 0.0, "{:?}", r.counters);
     assert!(r.steps < 10_000, "{} steps", r.steps);
 }
+
+/// Two threads share CPU 0: `a` sleeps 10 µs, `b` computes 200 µs, slices are 20 µs.
+const SLEEPER_AND_HOG: &str = r#"
+format = 1
+id = "sleeper"
+title = "t"
+description = "t"
+seed = 1
+[knobs]
+sched_slice_us = 20
+[machine]
+[[machine.node]]
+cpus = [0]
+mem_pages = 16
+[[process]]
+name = "p"
+[[process.vma]]
+name = "heap"
+pages = 2
+node = 0
+[[process.thread]]
+cpu = 0
+ops = [{ op = "sleep", ns = 10000 }, { op = "touch", vma = "heap" }]
+[[process.thread]]
+cpu = 0
+ops = [{ op = "compute", ns = 200000 }]
+"#;
+
+#[test]
+fn a_sleeper_is_woken_by_its_timer_while_another_task_runs_and_runs_at_the_slice_end() {
+    let s = scenario::parse(SLEEPER_AND_HOG, &[]).unwrap();
+    let mut sim = Sim::new(&s, &ToggleSet::default(), true);
+    let mut wake = None;
+    let mut first_access = None;
+    while let Some(e) = sim.step_event() {
+        if e.function == "hrtimer_wakeup" {
+            assert!(wake.is_none(), "one timer interrupt");
+            wake = Some(e.time_ns);
+        }
+        if e.kind == EventKind::TlbMiss && first_access.is_none() {
+            first_access = Some(e.time_ns);
+        }
+    }
+    let wake = wake.expect("the sleeper's timer fires while the hog computes");
+    let first_access = first_access.expect("the sleeper touches its heap");
+    assert!(
+        (10_000..20_000).contains(&wake),
+        "the timer fires at the end of the 10 µs sleep, not when CPU 0 idles: {wake}"
+    );
+    assert!(
+        first_access < 100_000,
+        "the woken sleeper runs when the hog's slice ends, long before its 200 µs compute is over: {first_access}"
+    );
+}

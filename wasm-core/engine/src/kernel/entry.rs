@@ -32,6 +32,8 @@ enum Pc {
     Walk,
     /// A computation is over.
     ComputeDone,
+    /// A computation was preempted at its slice end: go on with what is left.
+    ComputeResume,
 }
 
 /// A user thread in user mode.
@@ -47,12 +49,22 @@ pub struct UserMode {
     /// The access in progress.
     vpn: u32,
     write: bool,
+    /// What is left of a preempted computation, ns.
+    left: u64,
 }
 
 impl UserMode {
     /// The index of the operation the thread is at.
     pub fn op_index(&self) -> u16 {
         self.op
+    }
+
+    /// The scheduler tick preempted this thread's computation with `left` ns of it to go.
+    pub fn preempt(&mut self, left: u64) {
+        if self.pc == Pc::ComputeDone {
+            self.left = left;
+            self.pc = Pc::ComputeResume;
+        }
     }
 
     /// The operation list of `task`.
@@ -103,6 +115,17 @@ impl UserMode {
             Pc::Fetch => self.fetch(sim, cpu),
             Pc::Lookup => self.lookup(sim, cpu),
             Pc::Walk => self.walk(sim, cpu),
+            Pc::ComputeResume => {
+                self.pc = Pc::ComputeDone;
+                let until = sim.clock(cpu) + self.left;
+                let ev = Ev::new(EventKind::OpStart, "user code", "E4").say(say!(
+                    sim,
+                    "Thread {} is back on CPU {cpu} and goes on computing ({} ns left)",
+                    sim.task_name(cpu),
+                    self.left
+                ));
+                (ev, Flow::Block(Until::Busy(until)))
+            }
             Pc::ComputeDone => {
                 self.advance(sim, sim.st.cpus[cpu as usize].curr);
                 self.pc = Pc::Fetch;
@@ -160,11 +183,20 @@ impl UserMode {
             Op::Sleep { ns } => {
                 self.started = true;
                 let until = sim.clock(cpu) + ns;
-                let ev = Ev::new(EventKind::Sleep, "switch_mm_irqs_off", "W1").say(say!(
-                    sim,
-                    "Thread {} sleeps for {ns} ns: CPU {cpu} runs the idle task in lazy TLB mode (mm still loaded, still in mm_cpumask, skipped by flush IPIs)",
-                    sim.task_name(cpu)
-                ));
+                let text = if sim.st.cpus[c].rq.is_empty() {
+                    say!(
+                        sim,
+                        "Thread {} sleeps for {ns} ns: CPU {cpu} runs the idle task in lazy TLB mode (mm still loaded, still in mm_cpumask, skipped by flush IPIs)",
+                        sim.task_name(cpu)
+                    )
+                } else {
+                    say!(
+                        sim,
+                        "Thread {} sleeps for {ns} ns: CPU {cpu} switches to the next runnable task",
+                        sim.task_name(cpu)
+                    )
+                };
+                let ev = Ev::new(EventKind::Sleep, "switch_mm_irqs_off", "W1").say(text);
                 return (ev, Flow::Block(Until::Sleep(until)));
             }
             Op::Compute { ns } => {

@@ -9,7 +9,8 @@
 
 use crate::arch::x86::mm::tlb::switch_mm_irqs_off;
 use crate::engine::{say, Sim};
-use crate::machine::{TaskKind, TaskState};
+use crate::machine::{TaskKind, TaskState, Wait};
+use crate::registry::Frame;
 use crate::topology::CpuId;
 use crate::trace::{Ev, EventKind};
 
@@ -89,4 +90,37 @@ pub(crate) fn do_exit(sim: &mut Sim, cpu: CpuId, task: u16) {
     let c = cpu as usize;
     let next = sim.st.cpus[c].rq.pop_front().unwrap_or(sim.st.cpus[c].idle);
     context_switch(sim, cpu, next, 0);
+}
+
+/// `scheduler_tick` on a CPU whose user code (a `compute` operation) has used up its
+/// slice while another task is runnable: `resched_curr`, and on the interrupt's return to
+/// user mode, `schedule()`. The computation keeps what is left of it and goes on when the
+/// task runs again. Kernel code is not preempted (a `PREEMPT_NONE` / voluntary kernel).
+pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
+    let c = cpu as usize;
+    let now = sim.clock(cpu);
+    let Wait::Busy(until) = sim.st.cpus[c].wait else {
+        return Ev::new(EventKind::Switch, "scheduler_tick", "TK1");
+    };
+    sim.st.cpus[c].wait = Wait::None;
+    let left = until.saturating_sub(now);
+    if let Some(Frame::User(u)) = sim.st.stacks[task as usize].top_mut() {
+        u.preempt(left);
+    }
+    let who = if sim.recording { sim.task_name(cpu) } else { String::new() };
+    sim.st.tasks[task as usize].state = TaskState::Runnable;
+    sim.st.cpus[c].rq.push_back(task);
+    let ev = schedule(sim, cpu);
+    let text = say!(
+        sim,
+        "Tick on CPU {cpu}: {who}'s slice is over with {left} ns of computing left and another task is runnable, so it is preempted; {}",
+        ev.text
+    );
+    Ev {
+        kind: Some(EventKind::Switch),
+        function: "scheduler_tick",
+        line: "TK1",
+        text,
+        ..ev
+    }
 }

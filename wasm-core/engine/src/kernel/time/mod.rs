@@ -1,0 +1,2 @@
+//! `kernel/time/`: timers.
+pub mod hrtimer;
