@@ -1,0 +1,89 @@
+// Pixel drawing of one cell and its marks, shared by the dense views (device pixels, no allocation).
+import { cellXPx, cellYPx, type GridLayout } from './denseMath';
+import type { Raster } from './raster';
+
+/** Scratch box [x0, y0, x1, y1] in device pixels, reused by every cell. */
+export const box = new Int32Array(4);
+
+/** Writes cell `i`'s device-pixel box into `out` (default: the shared scratch box). */
+export function deviceBox(l: GridLayout, i: number, dpr: number, out: Int32Array = box): Int32Array {
+  const x = cellXPx(l, i);
+  const y = cellYPx(l, i);
+  out[0] = Math.round(x * dpr);
+  out[1] = Math.round(y * dpr);
+  out[2] = Math.round((x + l.cellPx) * dpr);
+  out[3] = Math.round((y + l.cellPx) * dpr);
+  return out;
+}
+
+/** Smallest cell side (device pixels) that gets an outline, and the one that gets marks. */
+export const OUTLINE_MIN_PX = 5;
+export const MARKS_MIN_PX = 6;
+
+/** Fills a cell, with a one-device-pixel outline when it is big enough. */
+export function drawCell(r: Raster, b: Int32Array, fill: number, outline: number): void {
+  const x0 = b[0] ?? 0;
+  const y0 = b[1] ?? 0;
+  const x1 = b[2] ?? 0;
+  const y1 = b[3] ?? 0;
+  if (x1 - x0 >= OUTLINE_MIN_PX) {
+    r.fill(x0, y0, x1, y1, outline);
+    r.fill(x0 + 1, y0 + 1, x1 - 1, y1 - 1, fill);
+  } else {
+    r.fill(x0, y0, x1, y1, fill);
+  }
+}
+
+export const TOP_LEFT = 0;
+export const TOP_RIGHT = 1;
+export const BOTTOM_LEFT = 2;
+export const BOTTOM_BAR = 3;
+export const CENTRE = 4;
+
+/** A mark in a cell: a corner square (about 30% of the side), a bar along the bottom, or a centre dot. */
+export function drawMark(r: Raster, b: Int32Array, where: number, colour: number): void {
+  const x0 = b[0] ?? 0;
+  const y0 = b[1] ?? 0;
+  const x1 = b[2] ?? 0;
+  const y1 = b[3] ?? 0;
+  const side = x1 - x0;
+  if (side < MARKS_MIN_PX) return;
+  const m = Math.max(2, Math.round(side * 0.3));
+  const inset = side >= 10 ? 2 : 1;
+  switch (where) {
+    case TOP_LEFT:
+      r.fill(x0 + inset, y0 + inset, x0 + inset + m, y0 + inset + m, colour);
+      break;
+    case TOP_RIGHT:
+      r.fill(x1 - inset - m, y0 + inset, x1 - inset, y0 + inset + m, colour);
+      break;
+    case BOTTOM_LEFT:
+      r.fill(x0 + inset, y1 - inset - m, x0 + inset + m, y1 - inset, colour);
+      break;
+    case BOTTOM_BAR:
+      r.fill(x0 + inset + m + 1, y1 - inset - Math.max(1, Math.round(m / 2)), x1 - inset, y1 - inset, colour);
+      break;
+    default: {
+      const c0x = x0 + ((side - m) >> 1);
+      const c0y = y0 + ((y1 - y0 - m) >> 1);
+      r.fill(c0x, c0y, c0x + m, c0y + m, colour);
+    }
+  }
+}
+
+/** A diagonal hatch (bottom-left to top-right, every 4 device pixels): the migrating frames' pattern. */
+export function drawHatch(r: Raster, b: Int32Array, colour: number): void {
+  const x0 = (b[0] ?? 0) + 1;
+  const y0 = (b[1] ?? 0) + 1;
+  const x1 = (b[2] ?? 0) - 1;
+  const y1 = (b[3] ?? 0) - 1;
+  const side = x1 - x0;
+  if (side < 3) return;
+  for (let d = 2; d < 2 * side; d += 4) {
+    for (let k = 0; k < side; k++) {
+      const x = x0 + k;
+      const y = y1 - 1 - (d - k);
+      if (y >= y0 && y < y1) r.fill(x, y, x + 1, y + 1, colour);
+    }
+  }
+}
