@@ -2,20 +2,23 @@
 // per change of its painter (i.e. per frame), a tooltip and an outline for the cell under the
 // pointer or the keyboard cursor (HTML over the canvas, so hovering never redraws), click or
 // Enter to select, and an aria-label summary because a canvas is opaque to screen readers.
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { cellXPx, cellYPx, gridLayout, hitIndex, moveCell, type GridLayout, type GridOptions } from './denseMath';
 import { readPalette, type DensePalette } from './palette';
 import { Raster } from './raster';
 import styles from './Dense.module.css';
 
-/** What a dense view draws: cells as pixels, then optional vector overlays (outlines, labels) in CSS pixels. */
+/**
+ * What a dense view draws: cells as pixels (stamping only the cells whose key changed, see Raster.changed),
+ * then optional vector overlays (rings) in CSS pixels over the whole canvas.
+ */
 export interface Painter {
   cells(r: Raster, l: GridLayout, dpr: number, p: DensePalette): void;
-  overlay?(ctx: CanvasRenderingContext2D, l: GridLayout, p: DensePalette, remPx: number): void;
+  overlay?(ctx: CanvasRenderingContext2D, l: GridLayout, p: DensePalette, r: Raster, dpr: number): void;
 }
 
 /** Draws one frame of a dense view on `canvas` (exported for the render benchmark and tests). */
-export function drawDense(canvas: HTMLCanvasElement, raster: Raster, painter: Painter, l: GridLayout, dpr: number, p: DensePalette, remPx: number): boolean {
+export function drawDense(canvas: HTMLCanvasElement, raster: Raster, painter: Painter, l: GridLayout, dpr: number, p: DensePalette): boolean {
   const ctx = canvas.getContext('2d');
   if (!ctx) return false;
   const w = Math.max(1, Math.round(l.widthPx * dpr));
@@ -23,13 +26,14 @@ export function drawDense(canvas: HTMLCanvasElement, raster: Raster, painter: Pa
   if (canvas.width !== w) canvas.width = w;
   if (canvas.height !== h) canvas.height = h;
   raster.ensure(ctx, w, h);
-  raster.clear(p.background.px);
+  // Only the cells whose style changed since the last draw are stamped again, unless the layout, ratio or palette changed.
+  if (raster.begin(l.count, l.rows, [l, dpr, p])) raster.clear(p.background.px);
   painter.cells(raster, l, dpr, p);
   raster.put(ctx);
   if (painter.overlay) {
     ctx.save();
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    painter.overlay(ctx, l, p, remPx);
+    painter.overlay(ctx, l, p, raster, dpr);
     ctx.restore();
   }
   return true;
@@ -89,10 +93,12 @@ export interface DenseGridProps {
   onHover?: (i: number) => void;
   /** Test hook: data-testid of the canvas. */
   testId?: string;
+  /** HTML laid over the canvas (e.g. row labels, which stay crisp and follow the font size). */
+  decorate?: (l: GridLayout, remPx: number) => ReactNode;
 }
 
 /** One dense grid on a canvas. */
-export function DenseGrid({ count, options, painter, describe, ariaLabel, onSelect, onHover, testId }: DenseGridProps) {
+export function DenseGrid({ count, options, painter, describe, ariaLabel, onSelect, onHover, testId, decorate }: DenseGridProps) {
   const { ref, widthPx, dpr, remPx } = useSurface(640);
   const canvasRef = useRef<HTMLCanvasElement | null>(null);
   const rasterRef = useRef<Raster | null>(null);
@@ -105,8 +111,8 @@ export function DenseGrid({ count, options, painter, describe, ariaLabel, onSele
     const canvas = canvasRef.current;
     if (!canvas) return;
     rasterRef.current ??= new Raster();
-    drawDense(canvas, rasterRef.current, painter, layout, dpr, palette, remPx);
-  }, [painter, layout, dpr, palette, remPx]);
+    drawDense(canvas, rasterRef.current, painter, layout, dpr, palette);
+  }, [painter, layout, dpr, palette]);
 
   const shown = cursor >= 0 && cursor < count ? cursor : -1;
   const setShown = (i: number, keyboard: boolean): void => {
@@ -163,6 +169,7 @@ export function DenseGrid({ count, options, painter, describe, ariaLabel, onSele
           onKeyDown={onKeyDown}
           onBlur={() => byKeyboard && setShown(-1, false)}
         />
+        {decorate?.(layout, remPx)}
         {shown >= 0 && (
           <>
             <div className={styles.cursor} style={{ left: x - 2, top: y - 2, width: layout.cellPx + 4, height: layout.cellPx + 4 }} aria-hidden="true" />

@@ -4,16 +4,28 @@
 // the hovered / selected frame.
 import { useCallback, useMemo } from 'react';
 import { FRAME_DIRTY, FRAME_ISOLATED, FRAME_LOCKED, FRAME_MIGRATING, FRAME_STATE_MASK, type FrameBulk } from '../../engine/bulk';
-import { box, CENTRE, deviceBox, drawCell, drawHatch, drawMark, TOP_LEFT, TOP_RIGHT } from './cells';
+import { box, CENTRE, cellOriginDev, cellSideDev, drawCell, drawHatch, drawMark, StampCache, TOP_LEFT, TOP_RIGHT, type StampBuilder } from './cells';
 import { DenseGrid, type Painter } from './DenseGrid';
 import { findFrame, fmt, frameSummary, frameText, segments, type GridOptions } from './denseMath';
-import { ring } from './overlay';
+import { ring, RING_PAD_PX } from './overlay';
 import styles from './Dense.module.css';
 
 /** Frame grid layout for a root font size: cells from 0.4 rem (at least 5 px) to 1.4 rem, about 20 rem high per node at most. */
 export function frameGridOptions(remPx: number): GridOptions {
-  return { minCellPx: Math.max(5, Math.round(remPx * 0.4)), maxCellPx: Math.round(remPx * 1.4), gapPx: 1, maxHeightPx: remPx * 20 };
+  return { minCellPx: Math.max(5, Math.round(remPx * 0.4)), maxCellPx: Math.round(remPx * 1.4), gapPx: 1, maxHeightPx: remPx * 20, padPx: RING_PAD_PX };
 }
+
+/** A frame cell for flag byte `f`: state colour and pattern, then locked (top left) and dirty (top right). */
+const buildFrame: StampBuilder = (r, b, p, f) => {
+  const state = f & FRAME_STATE_MASK;
+  drawCell(r, b, p.frame[state as 0 | 1 | 2 | 3].px, p.border.px);
+  if (state === FRAME_MIGRATING) drawHatch(r, b, p.hatch.px);
+  else if (state === FRAME_ISOLATED) drawMark(r, b, CENTRE, p.dots.px);
+  if (f & FRAME_LOCKED) drawMark(r, b, TOP_LEFT, p.ink.px);
+  if (f & FRAME_DIRTY) drawMark(r, b, TOP_RIGHT, p.ink.px);
+};
+const frameStamps = new StampCache();
+const FRAME_STYLE_BITS = FRAME_STATE_MASK | FRAME_LOCKED | FRAME_DIRTY;
 
 export interface FrameCanvasProps {
   bulk: FrameBulk;
@@ -49,23 +61,17 @@ function FrameGroup({ bulk, start, end, touchedPfns, hoverPfn, selectedPfn, onHo
     () => ({
       cells(r, l, dpr, p) {
         const flags = bulk.frameFlags;
-        const fills = p.frame;
-        const border = p.border.px;
-        const ink = p.ink.px;
+        const side = cellSideDev(l, dpr);
         for (let k = 0; k < n; k++) {
-          const f = flags[start + k] ?? 0;
-          const state = f & FRAME_STATE_MASK;
-          deviceBox(l, k, dpr);
-          drawCell(r, box, fills[state as 0 | 1 | 2 | 3].px, border);
-          if (state === FRAME_MIGRATING) drawHatch(r, box, p.hatch.px);
-          else if (state === FRAME_ISOLATED) drawMark(r, box, CENTRE, p.dots.px);
-          if (f & FRAME_LOCKED) drawMark(r, box, TOP_LEFT, ink);
-          if (f & FRAME_DIRTY) drawMark(r, box, TOP_RIGHT, ink);
+          const f = (flags[start + k] ?? 0) & FRAME_STYLE_BITS;
+          if (!r.changed(k, f)) continue;
+          cellOriginDev(l, k, dpr);
+          r.stamp(box[0] ?? 0, box[1] ?? 0, frameStamps.get(f, side, p, buildFrame), side);
         }
       },
-      overlay(ctx, l, p) {
-        for (const k of linkedIdx) ring(ctx, l, k, 'linked', p);
-        for (const k of touchedIdx) ring(ctx, l, k, 'touched', p);
+      overlay(ctx, l, p, r, dpr) {
+        for (const k of linkedIdx) ring(ctx, l, k, 'linked', p, r, dpr);
+        for (const k of touchedIdx) ring(ctx, l, k, 'touched', p, r, dpr);
       },
     }),
     [bulk, start, n, touchedIdx, linkedIdx],

@@ -3,16 +3,28 @@
 // or selected frame.
 import { useCallback, useMemo } from 'react';
 import { PTE_ACCESSED, PTE_DIRTY, PTE_KIND_MASK, PTE_NONE, PTE_WRITE, type BulkWindow, type FrameBulk } from '../../engine/bulk';
-import { box, BOTTOM_BAR, deviceBox, drawCell, drawMark, TOP_LEFT, TOP_RIGHT } from './cells';
+import { box, BOTTOM_BAR, cellOriginDev, cellSideDev, drawCell, drawMark, StampCache, TOP_LEFT, TOP_RIGHT, type StampBuilder } from './cells';
 import { DenseGrid, type Painter } from './DenseGrid';
 import { findPte, fmt, pteSummary, pteText, segments, type GridOptions } from './denseMath';
-import { ring } from './overlay';
+import { ring, RING_PAD_PX } from './overlay';
 import styles from './Dense.module.css';
 
 /** PTE grid layout for a root font size: cells from 0.45 rem (at least 6 px) to 1.1 rem, about 26 rem high at most. */
 export function pteGridOptions(remPx: number): GridOptions {
-  return { minCellPx: Math.max(6, Math.round(remPx * 0.45)), maxCellPx: Math.round(remPx * 1.1), gapPx: 1, maxHeightPx: remPx * 26 };
+  return { minCellPx: Math.max(6, Math.round(remPx * 0.45)), maxCellPx: Math.round(remPx * 1.1), gapPx: 1, maxHeightPx: remPx * 26, padPx: RING_PAD_PX };
 }
+
+/** A PTE cell for flag byte `f`: kind colour, then accessed (top left), dirty (top right), writable (bottom bar). */
+const buildPte: StampBuilder = (r, b, p, f) => {
+  const kind = f & PTE_KIND_MASK;
+  drawCell(r, b, p.pte[kind as 0 | 1 | 2 | 3].px, p.border.px);
+  if (kind === PTE_NONE) return;
+  if (f & PTE_ACCESSED) drawMark(r, b, TOP_LEFT, p.ink.px);
+  if (f & PTE_DIRTY) drawMark(r, b, TOP_RIGHT, p.ink.px);
+  if (f & PTE_WRITE) drawMark(r, b, BOTTOM_BAR, p.ink.px);
+};
+const pteStamps = new StampCache();
+const PTE_STYLE_BITS = PTE_KIND_MASK | PTE_WRITE | PTE_DIRTY | PTE_ACCESSED;
 
 export interface PteCanvasProps {
   bulk: FrameBulk;
@@ -51,29 +63,23 @@ function PteGroup({ bulk, window, start, end, name, touched, hoverPfn, selectedP
     () => ({
       cells(r, l, dpr, p) {
         const flags = bulk.pteFlags;
-        const fills = p.pte;
-        const border = p.border.px;
-        const ink = p.ink.px;
+        const side = cellSideDev(l, dpr);
         for (let k = 0; k < n; k++) {
-          const f = flags[start + k] ?? 0;
-          const kind = f & PTE_KIND_MASK;
-          deviceBox(l, k, dpr);
-          drawCell(r, box, fills[kind as 0 | 1 | 2 | 3].px, border);
-          if (kind === PTE_NONE) continue;
-          if (f & PTE_ACCESSED) drawMark(r, box, TOP_LEFT, ink);
-          if (f & PTE_DIRTY) drawMark(r, box, TOP_RIGHT, ink);
-          if (f & PTE_WRITE) drawMark(r, box, BOTTOM_BAR, ink);
+          const f = (flags[start + k] ?? 0) & PTE_STYLE_BITS;
+          if (!r.changed(k, f)) continue;
+          cellOriginDev(l, k, dpr);
+          r.stamp(box[0] ?? 0, box[1] ?? 0, pteStamps.get(f, side, p, buildPte), side);
         }
       },
-      overlay(ctx, l, p) {
+      overlay(ctx, l, p, r, dpr) {
         const linked = [hoverPfn, selectedPfn].filter((x): x is number => x !== null && x !== undefined);
         if (linked.length > 0) {
           for (let k = 0; k < n; k++) {
             const i = start + k;
-            if ((bulk.pteFlags[i] ?? 0) & PTE_KIND_MASK && linked.includes(bulk.ptePfn[i] ?? -1)) ring(ctx, l, k, 'linked', p);
+            if ((bulk.pteFlags[i] ?? 0) & PTE_KIND_MASK && linked.includes(bulk.ptePfn[i] ?? -1)) ring(ctx, l, k, 'linked', p, r, dpr);
           }
         }
-        for (const k of touchedIdx) ring(ctx, l, k, 'touched', p);
+        for (const k of touchedIdx) ring(ctx, l, k, 'touched', p, r, dpr);
       },
     }),
     [bulk, start, n, touchedIdx, hoverPfn, selectedPfn],

@@ -1,6 +1,7 @@
 // Pixel drawing of one cell and its marks, shared by the dense views (device pixels, no allocation).
 import { cellXPx, cellYPx, type GridLayout } from './denseMath';
-import type { Raster } from './raster';
+import type { DensePalette } from './palette';
+import { Raster } from './raster';
 
 /** Scratch box [x0, y0, x1, y1] in device pixels, reused by every cell. */
 export const box = new Int32Array(4);
@@ -14,6 +15,49 @@ export function deviceBox(l: GridLayout, i: number, dpr: number, out: Int32Array
   out[2] = Math.round((x + l.cellPx) * dpr);
   out[3] = Math.round((y + l.cellPx) * dpr);
   return out;
+}
+
+/** Side of every cell in device pixels: the same for all cells (so they can be stamped), never wider than the pitch leaves room for. */
+export function cellSideDev(l: GridLayout, dpr: number): number {
+  const gapDev = l.pitchPx > l.cellPx ? 1 : 0;
+  return Math.max(1, Math.min(Math.round(l.cellPx * dpr), Math.floor(l.pitchPx * dpr) - gapDev));
+}
+
+/** Writes the device-pixel top-left corner of cell `i` into box[0], box[1]. */
+export function cellOriginDev(l: GridLayout, i: number, dpr: number): void {
+  box[0] = Math.round(cellXPx(l, i) * dpr);
+  box[1] = Math.round(cellYPx(l, i) * dpr);
+}
+
+/** Builds the stamp of style `key` into `r` (a side x side surface; `b` is its box). */
+export type StampBuilder = (r: Raster, b: Int32Array, p: DensePalette, key: number) => void;
+
+/** Pre-drawn cells, one per style key (e.g. a PTE flag byte), rebuilt when the side or the palette changes. */
+export class StampCache {
+  private side = -1;
+  private palette: DensePalette | null = null;
+  private stamps: (Int32Array | undefined)[] = [];
+  private readonly b = new Int32Array(4);
+
+  get(key: number, side: number, p: DensePalette, build: StampBuilder): Int32Array {
+    if (side !== this.side || p !== this.palette) {
+      this.side = side;
+      this.palette = p;
+      this.stamps = [];
+    }
+    let s = this.stamps[key];
+    if (!s) {
+      const r = Raster.sized(side, side);
+      this.b[0] = 0;
+      this.b[1] = 0;
+      this.b[2] = side;
+      this.b[3] = side;
+      build(r, this.b, p, key);
+      s = r.px;
+      this.stamps[key] = s;
+    }
+    return s;
+  }
 }
 
 /** Smallest cell side (device pixels) that gets an outline, and the one that gets marks. */

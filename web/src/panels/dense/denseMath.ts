@@ -79,6 +79,8 @@ export interface GridOptions {
   gutterPx?: number;
   /** Room above row 0. */
   topPx?: number;
+  /** Room on every side of the cells, for the rings drawn around edge cells. */
+  padPx?: number;
 }
 
 /** Columns of cells of pitch `pitchPx` that fit in `availPx` (at least 1; a multiple of 8 from 16 on, so rows start at round indices). */
@@ -89,9 +91,10 @@ export function columnsFor(availPx: number, pitchPx: number, gapPx: number): num
 
 /** Layout of `count` cells in a box `widthPx` wide. */
 export function gridLayout(count: number, widthPx: number, opts: GridOptions): GridLayout {
-  const gutter = opts.gutterPx ?? 0;
-  const top = opts.topPx ?? 0;
-  const avail = Math.max(1, widthPx - gutter);
+  const pad = opts.padPx ?? 0;
+  const gutter = (opts.gutterPx ?? 0) + pad;
+  const top = (opts.topPx ?? 0) + pad;
+  const avail = Math.max(1, widthPx - gutter - pad);
   const gap = opts.gapPx;
   const minCell = Math.max(1, Math.floor(opts.minCellPx));
   const maxCell = Math.max(minCell, Math.floor(opts.maxCellPx));
@@ -107,7 +110,7 @@ export function gridLayout(count: number, widthPx: number, opts: GridOptions): G
   } else {
     for (let c = maxCell; c >= minCell; c--) {
       const { rows } = shape(c);
-      if (opts.maxHeightPx === undefined || rows * (c + gap) <= opts.maxHeightPx) {
+      if (opts.maxHeightPx === undefined || top + rows * (c + gap) <= opts.maxHeightPx) {
         cell = c;
         break;
       }
@@ -123,8 +126,8 @@ export function gridLayout(count: number, widthPx: number, opts: GridOptions): G
     pitchPx: pitch,
     originXPx: gutter,
     originYPx: top,
-    widthPx: Math.max(widthPx, gutter + cols * pitch - gap),
-    heightPx: top + rows * pitch - gap,
+    widthPx: Math.max(widthPx, gutter + cols * pitch - gap + pad),
+    heightPx: top + rows * pitch - gap + pad,
   };
 }
 
@@ -335,7 +338,7 @@ export function pteSummary(bulk: FrameBulk, start: number, end: number, name?: s
   );
   const range = n > 0 ? `, vpn ${hex(bulk.pteVpn[start] ?? 0)}–${hex(bulk.pteVpn[end - 1] ?? 0)}` : '';
   const win = window && window.count < window.total ? ` (PTEs ${fmt(window.offset + 1)}–${fmt(window.offset + window.count)} of ${fmt(window.total)} in this window)` : '';
-  return `${fmt(n)} PTEs of pid ${pid}${name ? ` (${name})` : ''}${range}: ${kindText}; ${fmt(write)} writable, ${fmt(dirty)} dirty, ${fmt(accessed)} accessed${win}.`;
+  return `${fmt(n)} PTE${n === 1 ? '' : 's'} of pid ${pid}${name ? ` (${name})` : ''}${range}: ${kindText}; ${fmt(write)} writable, ${fmt(dirty)} dirty, ${fmt(accessed)} accessed${win}.`;
 }
 
 /** Screen-reader summary of frames [start, end) (one node): "Node 0: 4,096 frames, pfn 0–4095: 3,000 mapped, 1,090 free, 6 migrating; 2 locked, 40 dirty". */
@@ -361,7 +364,7 @@ export function frameSummary(bulk: FrameBulk, start: number, end: number): strin
     order.map((k) => FRAME_STATES[k] ?? ''),
     order.map((k) => states[k] ?? 0),
   );
-  return `Node ${node}: ${fmt(n)} frames${n > 0 ? `, pfn ${lo}–${hi}` : ''}: ${stateText}; ${fmt(locked)} locked, ${fmt(dirty)} dirty.`;
+  return `Node ${node}: ${fmt(n)} frame${n === 1 ? '' : 's'}${n > 0 ? `, pfn ${lo}–${hi}` : ''}: ${stateText}; ${fmt(locked)} locked, ${fmt(dirty)} dirty.`;
 }
 
 /** Screen-reader summary of the TLBs: "TLBs of 64 CPUs: 4,000 entries (up to 64 per CPU; 2 CPUs empty); 800 writable, 300 dirty. CPU 3 is this step's CPU." */

@@ -19,9 +19,10 @@ export function parseHexColor(text: string): [number, number, number] | null {
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([0x01020304]).buffer)[0] === 0x04;
 
-/** An opaque colour as one 32-bit ImageData pixel (RGBA bytes in memory). */
+/** An opaque colour as one 32-bit ImageData pixel (RGBA bytes in memory), as a signed int: pixels live in
+ * Int32Arrays because V8 reads Uint32 values >= 2^31 as heap numbers, which made the pixel loops 5x slower. */
 export function packRgb(r: number, g: number, b: number): number {
-  return LITTLE_ENDIAN ? ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0 : ((r << 24) | (g << 16) | (b << 8) | 255) >>> 0;
+  return LITTLE_ENDIAN ? (255 << 24) | (b << 16) | (g << 8) | r : (r << 24) | (g << 16) | (b << 8) | 255;
 }
 
 /** One colour: the CSS text (for strokes, text and the HTML legend) and the packed pixel. */
