@@ -46,6 +46,8 @@ function Step({ s }: { s: SyntheticStep }) {
 
 export interface RenderBenchResult {
   mode: string;
+  /** The canvases drawn step by step hold the same pixels as a fresh draw of the last step. */
+  incrementalMatchesFresh: boolean;
   runs: number;
   /** rAF start -> the next task after that frame's style/layout/paint (React commit, canvas draw, browser rendering on the main thread). */
   frameMs: number[];
@@ -67,18 +69,38 @@ declare global {
 }
 
 /** Runs `fn` at the start of the next frame; resolves with [ms in fn, ms until the next task after the frame]. */
-function timedFrame(fn: () => void): Promise<[number, number]> {
+function timedFrame(fn: () => void, mark?: string): Promise<[number, number]> {
   return new Promise((resolve) => {
     requestAnimationFrame(() => {
+      // The marks let scripts/bench-render.mjs --trace find each step in a Chromium trace.
+      if (mark) performance.mark(`${mark}-start`);
       const t0 = performance.now();
       fn();
       const t1 = performance.now();
       // A message posted from a rAF callback is handled after this frame's style, layout and paint.
       const ch = new MessageChannel();
-      ch.port1.onmessage = () => resolve([t1 - t0, performance.now() - t0]);
+      ch.port1.onmessage = () => {
+        const t2 = performance.now();
+        if (mark) performance.mark(`${mark}-end`);
+        resolve([t1 - t0, t2 - t0]);
+      };
       ch.port2.postMessage(0);
     });
   });
+}
+
+/** A cheap hash of every canvas's pixels (FNV-1a over 32-bit words). */
+function pixelHash(): string {
+  return [...document.querySelectorAll('canvas')]
+    .map((c) => {
+      const ctx = c.getContext('2d');
+      if (!ctx) return 'none';
+      const d = new Uint32Array(ctx.getImageData(0, 0, c.width, c.height).data.buffer);
+      let h = 0x811c9dc5;
+      for (let i = 0; i < d.length; i++) h = Math.imul(h ^ (d[i] ?? 0), 16777619);
+      return `${c.width}x${c.height}:${(h >>> 0).toString(16)}`;
+    })
+    .join(' ');
 }
 
 /** Whether a canvas has any pixel other than its top-left one (i.e. something was drawn). */
@@ -106,28 +128,35 @@ async function main(): Promise<void> {
     for (let i = 1; i < steps.length; i++) {
       const s = steps[i] as SyntheticStep;
       // idle: the same frame with nothing rendered, the floor of this measurement on this machine.
-      const [draw, frame] = await timedFrame(() => (mode === 'idle' ? undefined : flushSync(() => root.render(<Step s={s} />))));
+      const [draw, frame] = await timedFrame(() => (mode === 'idle' ? undefined : flushSync(() => root.render(<Step s={s} />))), i > warmup ? `bench-step-${i}` : undefined);
       if (i > warmup) {
         drawMs.push(draw);
         frameMs.push(frame);
       }
     }
     const canvases = [...document.querySelectorAll('canvas')];
+    const withPixels = canvases.filter(hasPixels).length;
+    // The pixels after drawing step by step must equal a fresh draw of the last step (idle drew none of them).
+    const stepped = pixelHash();
+    flushSync(() => root.render(<div />));
+    flushSync(() => root.render(<Step s={steps[steps.length - 1] as SyntheticStep} />));
+    const fresh = pixelHash();
     window.__benchResult = {
+      incrementalMatchesFresh: mode === 'idle' || stepped === fresh,
       mode,
       runs,
       frameMs,
       drawMs,
       cells: { ptes: shape.processes * shape.ptesPerProcess, frames: shape.nodes * shape.framesPerNode, tlbSlots: shape.cpus * shape.tlbSlots },
       canvases: canvases.length,
-      canvasesWithPixels: canvases.filter(hasPixels).length,
+      canvasesWithPixels: withPixels,
       dpr: window.devicePixelRatio,
       rootFontPx: parseFloat(getComputedStyle(document.documentElement).fontSize),
       userAgent: navigator.userAgent,
     };
     return;
   }
-  window.__benchResult = { mode, runs: 0, frameMs: [], drawMs: [], cells: { ptes: 0, frames: 0, tlbSlots: 0 }, canvases: 0, canvasesWithPixels: 0, dpr: window.devicePixelRatio, rootFontPx: 0, userAgent: '' };
+  window.__benchResult = { mode, incrementalMatchesFresh: true, runs: 0, frameMs: [], drawMs: [], cells: { ptes: 0, frames: 0, tlbSlots: 0 }, canvases: 0, canvasesWithPixels: 0, dpr: window.devicePixelRatio, rootFontPx: 0, userAgent: '' };
 }
 
 main().catch((e: unknown) => {
