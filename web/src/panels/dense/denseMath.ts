@@ -61,6 +61,7 @@ export interface GridLayout {
   originXPx: number;
   /** Top edge of row 0. */
   originYPx: number;
+  /** Size of the canvas: the cells, the gutter and the padding. */
   widthPx: number;
   heightPx: number;
 }
@@ -126,7 +127,8 @@ export function gridLayout(count: number, widthPx: number, opts: GridOptions): G
     pitchPx: pitch,
     originXPx: gutter,
     originYPx: top,
-    widthPx: Math.max(widthPx, gutter + cols * pitch - gap + pad),
+    // As wide as the cells need (not the whole box): fewer pixels to put and composite per step.
+    widthPx: gutter + cols * pitch - gap + pad,
     heightPx: top + rows * pitch - gap + pad,
   };
 }
