@@ -58,10 +58,3 @@ export function pteKindCode(flags: number): number {
 export function frameStateCode(flags: number): number {
   return flags & FRAME_STATE_MASK;
 }
-
-/** Number of TLB entries of CPU `cpu` (tlbCpuStart holds one start per CPU; the last CPU ends at the arrays' end). */
-export function tlbCount(bulk: FrameBulk, cpu: number): number {
-  const start = bulk.tlbCpuStart[cpu] ?? 0;
-  const end = cpu + 1 < bulk.tlbCpuStart.length ? (bulk.tlbCpuStart[cpu + 1] ?? start) : bulk.tlbPid.length;
-  return Math.max(0, end - start);
-}
