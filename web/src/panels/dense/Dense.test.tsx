@@ -2,6 +2,7 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cellXPx, cellYPx, gridLayout } from './denseMath';
+import { readPalette } from './palette';
 import { FrameCanvas } from './FrameCanvas';
 import { PteCanvas, pteGridOptions } from './PteCanvas';
 import { testBulk } from './testBulk';
@@ -19,14 +20,17 @@ if (typeof window.PointerEvent === 'undefined') {
   window.PointerEvent = PointerEventPolyfill as unknown as typeof PointerEvent;
 }
 
-// jsdom has no 2D context: a stand-in that counts the full and partial puts.
+// jsdom has no 2D context: a stand-in that counts the full and partial puts and keeps the last image.
 let puts = 0;
+let lastImage: ImageData | null = null;
 beforeEach(() => {
   puts = 0;
+  lastImage = null;
   const ctx = {
     createImageData: (w: number, h: number) => ({ width: w, height: h, data: new Uint8ClampedArray(w * h * 4) }),
-    putImageData: () => {
+    putImageData: (img: ImageData) => {
       puts++;
+      lastImage = img;
     },
     save: () => {},
     restore: () => {},
@@ -68,6 +72,28 @@ describe('PteCanvas', () => {
     rerender(<PteCanvas bulk={next} />);
     // Only pid 1's grid changed (one cell): one partial put; pid 2's grid was not drawn again.
     expect(puts).toBe(3);
+  });
+
+  it('paints each PTE in the colour of its kind', () => {
+    // One process only, so that the last image is its grid.
+    const bulk = testBulk();
+    const one = { ...bulk, ptePid: bulk.ptePid.subarray(0, 4), pteVpn: bulk.pteVpn.subarray(0, 4), ptePfn: bulk.ptePfn.subarray(0, 4), pteFlags: bulk.pteFlags.subarray(0, 4) };
+    render(<PteCanvas bulk={one} />);
+    const img = lastImage as ImageData | null;
+    expect(img).not.toBeNull();
+    const px = new Int32Array((img as ImageData).data.buffer);
+    const p = readPalette(null);
+    const at = (k: number, dx: number, dy: number): number => {
+      const { clientX, clientY } = pteCentre(4, k);
+      return px[Math.floor(clientY + dy) * (img as ImageData).width + Math.floor(clientX + dx)] ?? -1;
+    };
+    // Kinds: present, PROT_NONE, none, migration (the centre of each cell is free of marks).
+    expect([0, 1, 2, 3].map((k) => at(k, 0, 0))).toEqual([p.pte[1].px, p.pte[2].px, p.pte[0].px, p.pte[3].px]);
+    // PTE 0 is dirty: a mark in its top-right corner; PTE 1 is not.
+    const l = gridLayout(4, 640, pteGridOptions(17));
+    const corner = l.cellPx / 2 - 3;
+    expect(at(0, corner, -corner)).toBe(p.ink.px);
+    expect(at(1, corner, -corner)).toBe(p.pte[2].px);
   });
 
   it('shows a tooltip for the cell under the pointer, links its frame, and selects it on click', () => {
