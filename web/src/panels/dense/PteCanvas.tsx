@@ -94,19 +94,22 @@ function PteGroup({ bulk, window, start, end, name, touched, hoverPfn, selectedP
         pid {pid} {name && <strong>{name}</strong>} · {fmt(n)} PTEs
         {!whole && window && ` (${fmt(window.offset + 1)}–${fmt(window.offset + window.count)} of ${fmt(window.total)})`}
       </figcaption>
-      <DenseGrid
-        count={n}
-        options={pteGridOptions}
-        painter={painter}
-        describe={describe}
-        ariaLabel={label}
-        testId={`pte-canvas-${pid}`}
-        onHover={(k) => onHoverPfn?.(pfnAt(k))}
-        onSelect={(k) => {
-          const pfn = pfnAt(k);
-          if (pfn !== null) onSelectPfn?.(pfn);
-        }}
-      />
+      {/* Very big page tables scroll inside the panel (the cells never get smaller than the minimum). */}
+      <div className={styles.scroll}>
+        <DenseGrid
+          count={n}
+          options={pteGridOptions}
+          painter={painter}
+          describe={describe}
+          ariaLabel={label}
+          testId={`pte-canvas-${pid}`}
+          onHover={(k) => onHoverPfn?.(pfnAt(k))}
+          onSelect={(k) => {
+            const pfn = pfnAt(k);
+            if (pfn !== null) onSelectPfn?.(pfn);
+          }}
+        />
+      </div>
     </figure>
   );
 }
