@@ -1,0 +1,149 @@
+// @vitest-environment jsdom
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cellXPx, cellYPx, gridLayout } from './denseMath';
+import { readPalette } from './palette';
+import { FrameCanvas } from './FrameCanvas';
+import { PteCanvas, pteGridOptions } from './PteCanvas';
+import { testBulk } from './testBulk';
+import { TlbCanvas } from './TlbCanvas';
+
+// jsdom has no PointerEvent: without it a pointer event carries no coordinates.
+if (typeof window.PointerEvent === 'undefined') {
+  class PointerEventPolyfill extends MouseEvent {
+    readonly pointerId: number;
+    constructor(type: string, init: PointerEventInit = {}) {
+      super(type, init);
+      this.pointerId = init.pointerId ?? 0;
+    }
+  }
+  window.PointerEvent = PointerEventPolyfill as unknown as typeof PointerEvent;
+}
+
+// jsdom has no 2D context: a stand-in that counts the full and partial puts and keeps the last image.
+let puts = 0;
+let lastImage: ImageData | null = null;
+beforeEach(() => {
+  puts = 0;
+  lastImage = null;
+  const ctx = {
+    createImageData: (w: number, h: number) => ({ width: w, height: h, data: new Uint8ClampedArray(w * h * 4) }),
+    putImageData: (img: ImageData) => {
+      puts++;
+      lastImage = img;
+    },
+    save: () => {},
+    restore: () => {},
+    setTransform: () => {},
+    setLineDash: () => {},
+    strokeRect: () => {},
+  };
+  vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockImplementation(() => ctx as unknown as CanvasRenderingContext2D);
+});
+afterEach(() => {
+  cleanup();
+  vi.restoreAllMocks();
+});
+
+/** Centre of PTE cell `k` of a grid of `count` cells, as laid out in jsdom (no width: 640 px, root font 17 px). */
+function pteCentre(count: number, k: number): { clientX: number; clientY: number } {
+  const l = gridLayout(count, 640, pteGridOptions(17));
+  return { clientX: cellXPx(l, k) + l.cellPx / 2, clientY: cellYPx(l, k) + l.cellPx / 2 };
+}
+
+describe('PteCanvas', () => {
+  it('has one canvas per process, each named by its summary', () => {
+    render(<PteCanvas bulk={testBulk()} processes={[{ pid: 1, name: 'bench' }]} />);
+    const imgs = screen.getAllByRole('img');
+    expect(imgs).toHaveLength(2);
+    expect(imgs[0]?.getAttribute('aria-label')).toBe('4 PTEs of pid 1 (bench), vpn 0x10–0x13: 1 present, 1 PROT_NONE, 1 migration, 1 none; 1 writable, 1 dirty, 2 accessed.');
+    expect(imgs[1]?.getAttribute('aria-label')).toMatch(/^1 PTE of pid 2,/);
+    expect(screen.getByText(/4 PTEs/)).toBeTruthy();
+  });
+
+  it('draws once per frame: not again for the same arrays, again for new ones', () => {
+    const bulk = testBulk();
+    const { rerender } = render(<PteCanvas bulk={bulk} />);
+    expect(puts).toBe(2);
+    rerender(<PteCanvas bulk={bulk} />);
+    expect(puts).toBe(2);
+    const next = testBulk();
+    next.pteFlags[2] = 1;
+    rerender(<PteCanvas bulk={next} />);
+    // Only pid 1's grid changed (one cell): one partial put; pid 2's grid was not drawn again.
+    expect(puts).toBe(3);
+  });
+
+  it('paints each PTE in the colour of its kind', () => {
+    // One process only, so that the last image is its grid.
+    const bulk = testBulk();
+    const one = { ...bulk, ptePid: bulk.ptePid.subarray(0, 4), pteVpn: bulk.pteVpn.subarray(0, 4), ptePfn: bulk.ptePfn.subarray(0, 4), pteFlags: bulk.pteFlags.subarray(0, 4) };
+    render(<PteCanvas bulk={one} />);
+    const img = lastImage as ImageData | null;
+    expect(img).not.toBeNull();
+    const px = new Int32Array((img as ImageData).data.buffer);
+    const p = readPalette(null);
+    const at = (k: number, dx: number, dy: number): number => {
+      const { clientX, clientY } = pteCentre(4, k);
+      return px[Math.floor(clientY + dy) * (img as ImageData).width + Math.floor(clientX + dx)] ?? -1;
+    };
+    // Kinds: present, PROT_NONE, none, migration (the centre of each cell is free of marks).
+    expect([0, 1, 2, 3].map((k) => at(k, 0, 0))).toEqual([p.pte[1].px, p.pte[2].px, p.pte[0].px, p.pte[3].px]);
+    // PTE 0 is dirty: a mark in its top-right corner; PTE 1 is not.
+    const l = gridLayout(4, 640, pteGridOptions(17));
+    const corner = l.cellPx / 2 - 3;
+    expect(at(0, corner, -corner)).toBe(p.ink.px);
+    expect(at(1, corner, -corner)).toBe(p.pte[2].px);
+  });
+
+  it('shows a tooltip for the cell under the pointer, links its frame, and selects it on click', () => {
+    const onHoverPfn = vi.fn();
+    const onSelectPfn = vi.fn();
+    render(<PteCanvas bulk={testBulk()} onHoverPfn={onHoverPfn} onSelectPfn={onSelectPfn} />);
+    const canvas = screen.getAllByRole('img')[0] as HTMLElement;
+    fireEvent.pointerMove(canvas, pteCentre(4, 0));
+    expect(screen.getByText('pid 1 vpn 0x10 → pfn 0x2: present; writable, dirty, accessed')).toBeTruthy();
+    expect(onHoverPfn).toHaveBeenLastCalledWith(2);
+    fireEvent.pointerMove(canvas, pteCentre(4, 2));
+    expect(onHoverPfn).toHaveBeenLastCalledWith(null); // a none PTE has no frame
+    fireEvent.click(canvas, pteCentre(4, 1));
+    expect(onSelectPfn).toHaveBeenCalledWith(3);
+    fireEvent.pointerLeave(canvas);
+    expect(screen.queryByText(/pid 1 vpn/)).toBeNull();
+  });
+
+  it('can be walked with the keyboard: arrows announce the cell, Enter selects, arrows do not reach the transport', () => {
+    const onSelectPfn = vi.fn();
+    const onWindowKey = vi.fn();
+    window.addEventListener('keydown', onWindowKey);
+    render(<PteCanvas bulk={testBulk()} onSelectPfn={onSelectPfn} />);
+    const canvas = screen.getAllByRole('img')[0] as HTMLElement;
+    expect(canvas.tabIndex).toBe(0);
+    act(() => canvas.focus());
+    fireEvent.keyDown(canvas, { key: 'ArrowRight' });
+    fireEvent.keyDown(canvas, { key: 'ArrowRight' });
+    const live = document.querySelector('[aria-live="polite"]');
+    expect(live?.textContent).toBe('pid 1 vpn 0x11 → pfn 0x3: PROT_NONE; accessed');
+    fireEvent.keyDown(canvas, { key: 'Enter' });
+    expect(onSelectPfn).toHaveBeenCalledWith(3);
+    expect(onWindowKey).not.toHaveBeenCalledWith(expect.objectContaining({ key: 'ArrowRight' }));
+    window.removeEventListener('keydown', onWindowKey);
+  });
+});
+
+describe('FrameCanvas and TlbCanvas', () => {
+  it('has one frame grid per node, summarised', () => {
+    render(<FrameCanvas bulk={testBulk()} touchedPfns={[3]} selectedPfn={5} />);
+    const labels = screen.getAllByRole('img').map((e) => e.getAttribute('aria-label'));
+    expect(labels).toEqual(['Node 0: 4 frames, pfn 0–3: 2 mapped, 2 free; 1 locked, 1 dirty.', 'Node 1: 4 frames, pfn 4–7: 1 mapped, 1 free, 1 isolated, 1 migrating; 1 locked, 0 dirty.']);
+  });
+
+  it('has one TLB row per CPU, labelled, with this step\'s CPU in the summary', () => {
+    render(<TlbCanvas bulk={testBulk()} slots={4} cpuCount={2} eventCpu={1} />);
+    expect(screen.getByRole('img').getAttribute('aria-label')).toBe(
+      'TLBs of 2 CPUs, 4 slots each: 2 entries (at most 2 on one CPU; 1 CPU with an empty TLB); 1 writable, 1 dirty. CPU 1 runs this step and holds 0 entries.',
+    );
+    expect(screen.getByText('CPU 0')).toBeTruthy();
+    expect(screen.getByText('CPU 1')).toBeTruthy();
+  });
+});
