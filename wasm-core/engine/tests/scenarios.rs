@@ -152,8 +152,60 @@ fn chapters_resolve_to_increasing_steps() {
     }
 }
 
+/// The digest after every step of a straight run of each teaching scenario.
+fn straight_digests() -> &'static Vec<(String, Vec<String>)> {
+    static D: std::sync::OnceLock<Vec<(String, Vec<String>)>> = std::sync::OnceLock::new();
+    D.get_or_init(|| {
+        teaching()
+            .map(|b| {
+                let s = scenario::parse(b.text, &[]).unwrap();
+                let mut sim = Sim::new(&s, &toggles(false), false);
+                let mut v = vec![digest(&sim)];
+                while sim.step().is_some() {
+                    v.push(digest(&sim));
+                }
+                (b.text.to_string(), v)
+            })
+            .collect()
+    })
+}
+
+/// A move through a recorded run.
+#[derive(Clone, Debug)]
+enum Move {
+    /// Seek to this fraction (per mille) of the run.
+    Seek(u64),
+    /// Step forward this many steps.
+    Step(u64),
+}
+
+fn moves() -> impl Strategy<Value = Vec<Move>> {
+    prop::collection::vec(
+        prop_oneof![(0u64..=1000).prop_map(Move::Seek), (0u64..40).prop_map(Move::Step)],
+        1..12,
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_sequence_of_seeks_and_steps_lands_on_the_straight_runs_state(which in 0usize..16, path in moves()) {
+        let all = straight_digests();
+        let (text, straight) = &all[which % all.len()];
+        let mut sim = Simulation::from_scenario(scenario::parse(text, &[]).unwrap(), &toggles(false)).unwrap();
+        let total = sim.total_steps();
+        prop_assert_eq!(total as usize + 1, straight.len());
+        for m in path {
+            match m {
+                Move::Seek(f) => sim.seek(total * f / 1000).unwrap(),
+                Move::Step(n) => { sim.step(n); }
+            }
+            let at = sim.current_step();
+            prop_assert!(at <= total);
+            prop_assert_eq!(&digest(sim.sim()), &straight[at as usize], "step {}", at);
+        }
+    }
 
     #[test]
     fn pages_are_conserved_and_invariants_hold_for_any_parameters(pages in 1i64..=32, compute in 0i64..200_000, delay: bool) {
