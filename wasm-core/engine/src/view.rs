@@ -483,7 +483,6 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
                 tlb: c
                     .tlb
                     .entries()
-                    .iter()
                     .map(|e| TlbEntryView {
                         pid: st.mms[e.mm as usize].pid,
                         vpn: e.vpn,

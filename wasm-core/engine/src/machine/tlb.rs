@@ -20,18 +20,30 @@ pub struct TlbEntry {
     pub dirty: bool,
 }
 
-/// A finite, fully associative TLB with LRU replacement. The tags and the LRU stamps are
-/// kept in flat arrays beside the entries so that a lookup or a victim search is a scan
-/// over plain integers; the three arrays always have the same length and order.
+/// No slot (the end of the LRU list).
+const NIL: u16 = u16::MAX;
+/// An empty bucket of the index.
+const EMPTY: u64 = u64::MAX;
+
+/// A finite, fully associative TLB with LRU replacement, in O(1) per operation: the
+/// entries sit in fixed slots, an open-addressing index maps `mm << 32 | vpn` to a slot,
+/// and a doubly linked list over the slots keeps them in order of last use (head: least
+/// recently used, the victim; tail: most recent). A lookup hit moves its slot to the tail.
+/// (An earlier version scanned flat arrays of tags and LRU stamps; the two agree on every
+/// hit, miss and victim, which a test checks against that version.)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tlb {
-    entries: Vec<TlbEntry>,
-    /// `mm << 32 | vpn` of each entry.
-    keys: Vec<u64>,
-    /// Last use of each entry.
-    stamps: Vec<u32>,
-    capacity: usize,
-    clock: u32,
+    slots: Vec<TlbEntry>,
+    used: Vec<bool>,
+    prev: Vec<u16>,
+    next: Vec<u16>,
+    head: u16,
+    tail: u16,
+    /// Free slots; the lowest is taken first.
+    free: Vec<u16>,
+    /// Linear-probing buckets of `(key, slot)`, a power of two at least twice the capacity.
+    index: Vec<(u64, u16)>,
+    len: usize,
 }
 
 #[inline]
@@ -40,31 +52,127 @@ fn key(mm: u16, vpn: u32) -> u64 {
 }
 
 impl Tlb {
-    /// An empty TLB of `capacity` entries.
+    /// An empty TLB of `capacity` entries (at most 65,535).
     pub fn new(capacity: u32) -> Self {
-        let n = capacity as usize;
+        let n = capacity.min(u32::from(NIL) - 1) as usize;
+        let buckets = (2 * n).next_power_of_two().max(2);
+        let blank = TlbEntry {
+            mm: 0,
+            vpn: 0,
+            pfn: 0,
+            write: false,
+            dirty: false,
+        };
         Tlb {
-            entries: Vec::with_capacity(n),
-            keys: Vec::with_capacity(n),
-            stamps: Vec::with_capacity(n),
-            capacity: n,
-            clock: 0,
+            slots: vec![blank; n],
+            used: vec![false; n],
+            prev: vec![NIL; n],
+            next: vec![NIL; n],
+            head: NIL,
+            tail: NIL,
+            free: (0..n as u16).rev().collect(),
+            index: vec![(EMPTY, NIL); buckets],
+            len: 0,
         }
     }
 
-    /// Looks a translation up, refreshing its LRU stamp.
     #[inline]
-    pub fn lookup(&mut self, mm: u16, vpn: u32) -> Option<TlbEntry> {
-        self.clock = self.clock.wrapping_add(1);
-        let k = key(mm, vpn);
-        let i = self.keys.iter().position(|&x| x == k)?;
-        self.stamps[i] = self.clock;
-        Some(self.entries[i])
+    fn home(&self, k: u64) -> usize {
+        // Fibonacci hashing; the index length is a power of two.
+        let bits = self.index.len().trailing_zeros();
+        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
     }
 
-    /// Caches a translation, evicting the least recently used entry when full.
+    /// The bucket holding `k`, if any.
+    #[inline]
+    fn find(&self, k: u64) -> Option<usize> {
+        let mask = self.index.len() - 1;
+        let mut i = self.home(k);
+        loop {
+            match self.index[i].0 {
+                EMPTY => return None,
+                x if x == k => return Some(i),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    fn index_insert(&mut self, k: u64, slot: u16) {
+        let mask = self.index.len() - 1;
+        let mut i = self.home(k);
+        while self.index[i].0 != EMPTY {
+            i = (i + 1) & mask;
+        }
+        self.index[i] = (k, slot);
+    }
+
+    /// Empties bucket `i`, shifting later entries of its probe run back (no tombstones).
+    fn index_remove(&mut self, mut i: usize) {
+        let mask = self.index.len() - 1;
+        let mut j = i;
+        loop {
+            j = (j + 1) & mask;
+            let k = self.index[j].0;
+            if k == EMPTY {
+                break;
+            }
+            let h = self.home(k);
+            // The entry at j may fill the hole at i if i lies on its probe path [h, j).
+            if (j.wrapping_sub(h) & mask) >= (j.wrapping_sub(i) & mask) {
+                self.index[i] = self.index[j];
+                i = j;
+            }
+        }
+        self.index[i] = (EMPTY, NIL);
+    }
+
+    #[inline]
+    fn unlink(&mut self, s: u16) {
+        let (p, n) = (self.prev[s as usize], self.next[s as usize]);
+        if p == NIL {
+            self.head = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n == NIL {
+            self.tail = p;
+        } else {
+            self.prev[n as usize] = p;
+        }
+    }
+
+    #[inline]
+    fn push_tail(&mut self, s: u16) {
+        self.prev[s as usize] = self.tail;
+        self.next[s as usize] = NIL;
+        if self.tail == NIL {
+            self.head = s;
+        } else {
+            self.next[self.tail as usize] = s;
+        }
+        self.tail = s;
+    }
+
+    #[inline]
+    fn touch(&mut self, s: u16) {
+        if self.tail != s {
+            self.unlink(s);
+            self.push_tail(s);
+        }
+    }
+
+    /// Looks a translation up; a hit becomes the most recently used entry.
+    #[inline]
+    pub fn lookup(&mut self, mm: u16, vpn: u32) -> Option<TlbEntry> {
+        let b = self.find(key(mm, vpn))?;
+        let s = self.index[b].1;
+        self.touch(s);
+        Some(self.slots[s as usize])
+    }
+
+    /// Caches a translation (replacing the same one if cached), evicting the least
+    /// recently used entry when full.
     pub fn insert(&mut self, mm: u16, vpn: u32, pfn: u32, write: bool, dirty: bool) {
-        self.clock = self.clock.wrapping_add(1);
         let e = TlbEntry {
             mm,
             vpn,
@@ -73,62 +181,61 @@ impl Tlb {
             dirty,
         };
         let k = key(mm, vpn);
-        // One pass finds the entry to replace: the same translation if cached, else the
-        // first entry with the oldest stamp (the LRU victim, used only when full).
-        let mut victim = 0;
-        let mut oldest = u32::MAX;
-        let mut found = None;
-        for (i, (&x, &st)) in self.keys.iter().zip(&self.stamps).enumerate() {
-            if x == k {
-                found = Some(i);
-                break;
-            }
-            if st < oldest {
-                oldest = st;
-                victim = i;
-            }
+        if let Some(b) = self.find(k) {
+            let s = self.index[b].1;
+            self.slots[s as usize] = e;
+            self.touch(s);
+            return;
         }
-        let slot = match found {
-            Some(i) => i,
-            None if self.entries.len() < self.capacity => {
-                self.entries.push(e);
-                self.keys.push(k);
-                self.stamps.push(self.clock);
-                return;
+        let s = match self.free.pop() {
+            Some(s) => {
+                self.len += 1;
+                s
             }
-            None if self.entries.is_empty() => return,
-            None => victim,
+            None if self.head == NIL => return, // a TLB of no entries
+            None => {
+                let v = self.head;
+                let old = self.slots[v as usize];
+                if let Some(b) = self.find(key(old.mm, old.vpn)) {
+                    self.index_remove(b);
+                }
+                self.unlink(v);
+                v
+            }
         };
-        self.entries[slot] = e;
-        self.keys[slot] = k;
-        self.stamps[slot] = self.clock;
+        self.slots[s as usize] = e;
+        self.used[s as usize] = true;
+        self.index_insert(k, s);
+        self.push_tail(s);
     }
 
     /// Drops every entry of `mm` in `[start, start + pages)`; `FLUSH_ALL` drops all of `mm`'s.
-    /// Returns how many entries went. The others keep their order.
+    /// Returns how many entries went.
     pub fn flush_range(&mut self, mm: u16, start: u32, pages: u32) -> usize {
-        let end = if pages == FLUSH_ALL {
-            u32::MAX
+        let (start, end) = if pages == FLUSH_ALL {
+            (0, u64::MAX)
         } else {
-            start.saturating_add(pages)
+            (start, u64::from(start) + u64::from(pages))
         };
-        let start = if pages == FLUSH_ALL { 0 } else { start };
-        let before = self.entries.len();
-        let mut w = 0;
-        for r in 0..before {
-            let e = self.entries[r];
-            let drop = e.mm == mm && e.vpn >= start && (e.vpn < end || pages == FLUSH_ALL);
-            if !drop {
-                self.entries[w] = e;
-                self.keys[w] = self.keys[r];
-                self.stamps[w] = self.stamps[r];
-                w += 1;
+        let mut dropped = 0;
+        for s in 0..self.slots.len() {
+            let e = self.slots[s];
+            if self.used[s] && e.mm == mm && e.vpn >= start && u64::from(e.vpn) < end {
+                if let Some(b) = self.find(key(e.mm, e.vpn)) {
+                    self.index_remove(b);
+                }
+                self.unlink(s as u16);
+                self.used[s] = false;
+                self.free.push(s as u16);
+                dropped += 1;
             }
         }
-        self.entries.truncate(w);
-        self.keys.truncate(w);
-        self.stamps.truncate(w);
-        before - w
+        if dropped > 0 {
+            // Keep "lowest free slot first".
+            self.free.sort_unstable_by(|a, b| b.cmp(a));
+            self.len -= dropped;
+        }
+        dropped
     }
 
     /// Drops every entry of `mm`.
@@ -136,19 +243,30 @@ impl Tlb {
         self.flush_range(mm, 0, FLUSH_ALL)
     }
 
-    /// The entries, in slot order.
-    pub fn entries(&self) -> &[TlbEntry] {
-        &self.entries
+    /// The cached entries, in slot order.
+    pub fn entries(&self) -> impl Iterator<Item = &TlbEntry> + '_ {
+        self.slots.iter().zip(&self.used).filter(|(_, &u)| u).map(|(e, _)| e)
+    }
+
+    /// Entries cached.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// Capacity.
     pub fn capacity(&self) -> usize {
-        self.capacity
+        self.slots.len()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)] // reason: a test may stop at the first surprise
     use super::*;
 
     #[test]
@@ -161,6 +279,81 @@ mod tests {
         assert!(t.lookup(0, 2).is_none(), "entry 2 was least recently used");
         assert!(t.lookup(0, 1).is_some());
         assert!(t.lookup(0, 3).is_some());
+    }
+
+    /// The previous TLB: flat arrays, a scan per lookup, the oldest stamp evicted.
+    struct Reference {
+        keys: Vec<u64>,
+        stamps: Vec<u32>,
+        cap: usize,
+        clock: u32,
+    }
+
+    impl Reference {
+        fn lookup(&mut self, k: u64) -> bool {
+            self.clock += 1;
+            match self.keys.iter().position(|&x| x == k) {
+                Some(i) => {
+                    self.stamps[i] = self.clock;
+                    true
+                }
+                None => false,
+            }
+        }
+        fn insert(&mut self, k: u64) {
+            self.clock += 1;
+            if let Some(i) = self.keys.iter().position(|&x| x == k) {
+                self.stamps[i] = self.clock;
+            } else if self.keys.len() < self.cap {
+                self.keys.push(k);
+                self.stamps.push(self.clock);
+            } else if self.cap > 0 {
+                let (v, _) = self.stamps.iter().enumerate().min_by_key(|(_, &s)| s).unwrap_or((0, &0));
+                self.keys[v] = k;
+                self.stamps[v] = self.clock;
+            }
+        }
+        fn flush(&mut self, mm: u16, start: u32, pages: u32) -> usize {
+            let before = self.keys.len();
+            let mut i = 0;
+            while i < self.keys.len() {
+                let (m, v) = ((self.keys[i] >> 32) as u16, self.keys[i] as u32);
+                if m == mm && v >= start && u64::from(v) < u64::from(start) + u64::from(pages) {
+                    self.keys.remove(i);
+                    self.stamps.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+            before - self.keys.len()
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn it_hits_misses_and_evicts_exactly_as_the_scanning_tlb(
+            cap in 0u32..12,
+            ops in proptest::collection::vec((0u8..4, 0u16..2, 0u32..24, 1u32..6), 1..400),
+        ) {
+            let mut t = Tlb::new(cap);
+            let mut r = Reference { keys: Vec::new(), stamps: Vec::new(), cap: cap as usize, clock: 0 };
+            for (op, mm, vpn, pages) in ops {
+                match op {
+                    0 | 1 => proptest::prop_assert_eq!(t.lookup(mm, vpn).is_some(), r.lookup(key(mm, vpn))),
+                    2 => {
+                        t.insert(mm, vpn, vpn + 100, true, false);
+                        r.insert(key(mm, vpn));
+                    }
+                    _ => proptest::prop_assert_eq!(t.flush_range(mm, vpn, pages), r.flush(mm, vpn, pages)),
+                }
+                let mut a: Vec<u64> = t.entries().map(|e| key(e.mm, e.vpn)).collect();
+                let mut b = r.keys.clone();
+                a.sort_unstable();
+                b.sort_unstable();
+                proptest::prop_assert_eq!(a, b);
+                proptest::prop_assert_eq!(t.len(), r.keys.len());
+            }
+        }
     }
 
     #[test]
