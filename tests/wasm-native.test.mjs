@@ -76,6 +76,10 @@ test('a frame carries its bulk state as typed arrays, windowed on request, and s
   assert.equal(f.bulk.tlbCpuStart.length, 65);
   assert.equal(f.bulk.tlbCpuStart[64], f.bulk.tlbPid.length);
   assert.equal(f.cpus[0].tlb, undefined);
+  // All arrays are views on one buffer: the worker transfers one buffer per frame.
+  assert.equal(new Set(Object.values(f.bulk).map((a) => a.buffer)).size, 1);
+  assert.equal(f.bulk.pteVpn.byteOffset % 4, 0);
+  assert.equal(f.bulk.ptePid.byteOffset % 2, 0);
   // A window: PTEs 100..149 of pid 1, frames 4096..4105.
   const w = sim.frame({ pid: 1, pteOffset: 100, pteCount: 50, pfnStart: 4096, pfnCount: 10 });
   assert.deepEqual(w.pteWindow, { total: 4096, offset: 100, count: 50 });

@@ -106,24 +106,54 @@ fn set(obj: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), JsValue> 
     js_sys::Reflect::set(obj, &JsValue::from_str(key), value).map(|_| ())
 }
 
-/// The bulk arrays as a JS object of typed arrays (each copied once out of wasm memory
-/// into an ArrayBuffer of its own, so that a Worker can transfer it).
+/// The bulk arrays as a JS object of typed arrays: views on one ArrayBuffer (so that a
+/// Worker transfers one buffer), each array copied once out of wasm memory. The 4-byte
+/// arrays come first, then the 2-byte, then the 1-byte ones, so every view is aligned.
 fn bulk_to_js(b: &FrameBulk) -> Result<JsValue, JsValue> {
+    let u32s: [(&str, &[u32]); 7] = [
+        ("pteVpn", &b.pte_vpn),
+        ("ptePfn", &b.pte_pfn),
+        ("framePfn", &b.frame_pfn),
+        ("frameMapVpn", &b.frame_map_vpn),
+        ("tlbCpuStart", &b.tlb_cpu_start),
+        ("tlbVpn", &b.tlb_vpn),
+        ("tlbPfn", &b.tlb_pfn),
+    ];
+    let u16s: [(&str, &[u16]); 3] = [("ptePid", &b.pte_pid), ("frameMapPid", &b.frame_map_pid), ("tlbPid", &b.tlb_pid)];
+    let u8s: [(&str, &[u8]); 4] = [
+        ("pteFlags", &b.pte_flags),
+        ("frameNode", &b.frame_node),
+        ("frameFlags", &b.frame_flags),
+        ("tlbFlags", &b.tlb_flags),
+    ];
+    let bytes = 4 * u32s.iter().map(|(_, a)| a.len()).sum::<usize>()
+        + 2 * u16s.iter().map(|(_, a)| a.len()).sum::<usize>()
+        + u8s.iter().map(|(_, a)| a.len()).sum::<usize>();
+    let too_big = |_| js_error("a frame's bulk arrays are over 4 GiB");
+    let buffer = js_sys::ArrayBuffer::new(u32::try_from(bytes).map_err(too_big)?);
     let o = js_sys::Object::new();
-    set(&o, "ptePid", &js_sys::Uint16Array::from(&b.pte_pid[..]))?;
-    set(&o, "pteVpn", &js_sys::Uint32Array::from(&b.pte_vpn[..]))?;
-    set(&o, "ptePfn", &js_sys::Uint32Array::from(&b.pte_pfn[..]))?;
-    set(&o, "pteFlags", &js_sys::Uint8Array::from(&b.pte_flags[..]))?;
-    set(&o, "framePfn", &js_sys::Uint32Array::from(&b.frame_pfn[..]))?;
-    set(&o, "frameNode", &js_sys::Uint8Array::from(&b.frame_node[..]))?;
-    set(&o, "frameFlags", &js_sys::Uint8Array::from(&b.frame_flags[..]))?;
-    set(&o, "frameMapPid", &js_sys::Uint16Array::from(&b.frame_map_pid[..]))?;
-    set(&o, "frameMapVpn", &js_sys::Uint32Array::from(&b.frame_map_vpn[..]))?;
-    set(&o, "tlbCpuStart", &js_sys::Uint32Array::from(&b.tlb_cpu_start[..]))?;
-    set(&o, "tlbPid", &js_sys::Uint16Array::from(&b.tlb_pid[..]))?;
-    set(&o, "tlbVpn", &js_sys::Uint32Array::from(&b.tlb_vpn[..]))?;
-    set(&o, "tlbPfn", &js_sys::Uint32Array::from(&b.tlb_pfn[..]))?;
-    set(&o, "tlbFlags", &js_sys::Uint8Array::from(&b.tlb_flags[..]))?;
+    let mut offset: u32 = 0;
+    for (key, a) in u32s {
+        let len = u32::try_from(a.len()).map_err(too_big)?;
+        let view = js_sys::Uint32Array::new_with_byte_offset_and_length(&buffer, offset, len);
+        view.copy_from(a);
+        set(&o, key, &view)?;
+        offset += 4 * len;
+    }
+    for (key, a) in u16s {
+        let len = u32::try_from(a.len()).map_err(too_big)?;
+        let view = js_sys::Uint16Array::new_with_byte_offset_and_length(&buffer, offset, len);
+        view.copy_from(a);
+        set(&o, key, &view)?;
+        offset += 2 * len;
+    }
+    for (key, a) in u8s {
+        let len = u32::try_from(a.len()).map_err(too_big)?;
+        let view = js_sys::Uint8Array::new_with_byte_offset_and_length(&buffer, offset, len);
+        view.copy_from(a);
+        set(&o, key, &view)?;
+        offset += len;
+    }
     Ok(o.into())
 }
 
