@@ -60,6 +60,57 @@ test('wasm errors are real Error objects with the engine message', () => {
   sim.free();
 });
 
+/** A frame as JSON, its typed arrays as plain arrays. */
+const frameJson = (f) => JSON.stringify(f, (_k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v));
+
+test('a frame carries its bulk state as typed arrays, windowed on request, and says so', () => {
+  const text = readFileSync(new URL('../scripts/bench-frame-64cpu.toml', import.meta.url), 'utf8');
+  const sim = new wasm.Simulation(text, {}, { accesses: 5 });
+  sim.seek(Math.floor(sim.summary().totalSteps / 2));
+  const f = sim.frame();
+  assert.ok(f.bulk.ptePid instanceof Uint16Array && f.bulk.pteVpn instanceof Uint32Array && f.bulk.pteFlags instanceof Uint8Array);
+  assert.ok(f.bulk.frameMapPid instanceof Uint16Array && f.bulk.tlbCpuStart instanceof Uint32Array);
+  assert.deepEqual(f.pteWindow, { total: 4096, offset: 0, count: 4096 });
+  assert.deepEqual(f.frameWindow, { total: 8192, offset: 0, count: 8192 });
+  assert.equal(f.bulk.pteVpn.length, 4096);
+  assert.equal(f.bulk.tlbCpuStart.length, 65);
+  assert.equal(f.bulk.tlbCpuStart[64], f.bulk.tlbPid.length);
+  assert.equal(f.cpus[0].tlb, undefined);
+  // All arrays are views on one buffer: the worker transfers one buffer per frame.
+  assert.equal(new Set(Object.values(f.bulk).map((a) => a.buffer)).size, 1);
+  assert.equal(f.bulk.pteVpn.byteOffset % 4, 0);
+  assert.equal(f.bulk.ptePid.byteOffset % 2, 0);
+  // A window: PTEs 100..149 of pid 1, frames 4096..4105.
+  const w = sim.frame({ pid: 1, pteOffset: 100, pteCount: 50, pfnStart: 4096, pfnCount: 10 });
+  assert.deepEqual(w.pteWindow, { total: 4096, offset: 100, count: 50 });
+  assert.deepEqual(w.frameWindow, { total: 8192, offset: 4096, count: 10 });
+  assert.deepEqual(Array.from(w.bulk.pteVpn), Array.from(f.bulk.pteVpn.slice(100, 150)));
+  assert.deepEqual(Array.from(w.bulk.pteFlags), Array.from(f.bulk.pteFlags.slice(100, 150)));
+  assert.deepEqual(Array.from(w.bulk.framePfn), Array.from({ length: 10 }, (_, i) => 4096 + i));
+  // A vpn range counts as the whole of its selection.
+  const start = f.bulk.pteVpn[0];
+  const r = sim.frame({ vpnStart: start + 10, vpnEnd: start + 20 });
+  assert.deepEqual(r.pteWindow, { total: 10, offset: 0, count: 10 });
+  assert.equal(r.bulk.pteVpn[0], start + 10);
+  // A count past the end shows what there is, and says so.
+  assert.deepEqual(sim.frame({ pteOffset: 4000 }).pteWindow, { total: 4096, offset: 4000, count: 96 });
+  // Bad windows are errors, not panics.
+  const bad = [
+    [{ pid: 7 }, /no such process/],
+    [{ pteOffset: 5000 }, /only 4096/],
+    [{ pfnStart: 9000 }, /only 8192 frames/],
+    [{ vpnStart: 10, vpnEnd: 5 }, /backwards/],
+    [{ pteCount: 1e9 }, /at most/],
+    [{ ptes: 3 }, /has no field `ptes`/],
+    [{ pteCount: 1.5 }, /frame window is/],
+    [{ pteCount: -1 }, /frame window is/],
+  ];
+  for (const [win, re] of bad) assert.throws(() => sim.frame(win), (e) => e instanceof Error && re.test(e.message), JSON.stringify(win));
+  // The simulation still works after a bad window.
+  assert.equal(sim.frame().pteWindow.count, 4096);
+  sim.free();
+});
+
 test('seeking backwards gives the same frame as stepping forwards', () => {
   const { text } = wasm.builtinScenarios()[0];
   const sim = new wasm.Simulation(text, {}, {});
@@ -67,11 +118,11 @@ test('seeking backwards gives the same frame as stepping forwards', () => {
   const frames = [];
   for (let s = 0; s <= total; s++) {
     sim.seek(s);
-    frames.push(JSON.stringify(sim.frame()));
+    frames.push(frameJson(sim.frame()));
   }
   for (let s = total; s >= 0; s -= 7) {
     sim.seek(s);
-    assert.equal(JSON.stringify(sim.frame()), frames[s], `frame ${s}`);
+    assert.equal(frameJson(sim.frame()), frames[s], `frame ${s}`);
   }
   sim.free();
 });

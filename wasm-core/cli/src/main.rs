@@ -104,8 +104,8 @@ enum Cmd {
         /// Random seeks for `--seek`.
         #[arg(long, default_value_t = 200)]
         seeks: usize,
-        /// Also time one frame view: `seek` + `frame()` + serde_json serialisation, at
-        /// `--runs` random steps (median reported).
+        /// Also time one frame view: `seek` + `frame()` (filling the bulk arrays) +
+        /// serde_json of its header, at `--runs` random steps (median reported).
         #[arg(long)]
         frame: bool,
         /// Seed of the random steps for `--seek` and `--frame`.
@@ -528,19 +528,23 @@ fn bench(args: &[String], o: &BenchOpts) -> Result<(), Fail> {
             }
             if o.frame {
                 let (mut seek_t, mut frame_t, mut ser_t, mut all_t) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-                let mut json_bytes = 0;
-                let mut ptes = 0;
+                let (mut header_bytes, mut bulk_bytes, mut ptes, mut frames, mut tlb) = (0, 0, 0, 0, 0);
+                let window = mmviz_engine::view::FrameWindow::default();
+                let mut bulk = mmviz_engine::view::FrameBulk::default();
                 for _ in 0..o.runs {
                     let step = rng.below(total + 1);
                     let t = Instant::now();
                     sim.seek(step).map_err(|e| bad(format!("{name}: {e}")))?;
                     let t1 = Instant::now();
-                    let f = sim.frame();
+                    let f = sim.frame(&window, &mut bulk).map_err(|e| bad(format!("{name}: {e}")))?;
                     let t2 = Instant::now();
                     let text = serde_json::to_string(&f).map_err(|e| bad(format!("{name}: {e}")))?;
                     let t3 = Instant::now();
-                    json_bytes = text.len();
-                    ptes = f.ptes.len();
+                    header_bytes = text.len();
+                    bulk_bytes = bulk.byte_len();
+                    ptes = bulk.pte_pid.len();
+                    frames = bulk.frame_pfn.len();
+                    tlb = bulk.tlb_pid.len();
                     seek_t.push(ms(t1 - t));
                     frame_t.push(ms(t2 - t1));
                     ser_t.push(ms(t3 - t2));
@@ -548,7 +552,10 @@ fn bench(args: &[String], o: &BenchOpts) -> Result<(), Fail> {
                 }
                 out["frame"] = json!({
                     "ptes": ptes,
-                    "json_bytes": json_bytes,
+                    "frames": frames,
+                    "tlb_entries": tlb,
+                    "header_json_bytes": header_bytes,
+                    "bulk_bytes": bulk_bytes,
                     "seek_ms": spread(&mut seek_t),
                     "frame_ms": spread(&mut frame_t),
                     "serialise_ms": spread(&mut ser_t),
@@ -572,10 +579,15 @@ fn bench(args: &[String], o: &BenchOpts) -> Result<(), Fail> {
                 }
                 if let Some(f) = out.get("frame") {
                     let m = |k: &str| f.get(k).map(|t| field(t, "median")).unwrap_or(0.0);
+                    let n = |k: &str| f.get(k).and_then(Value::as_u64).unwrap_or(0);
                     println!(
-                        "  frame ({} PTEs, {} JSON bytes), median of {}: seek {:.3} ms + frame() {:.3} ms + serde_json {:.3} ms = {:.3} ms (max {:.3} ms)",
-                        f.get("ptes").and_then(Value::as_u64).unwrap_or(0),
-                        f.get("json_bytes").and_then(Value::as_u64).unwrap_or(0),
+                        "  frame ({} PTEs, {} frames, {} TLB entries; {} bytes of arrays + {} JSON bytes of header), median of {}: \
+                         seek {:.3} ms + frame() {:.3} ms + header serde_json {:.3} ms = {:.3} ms (max {:.3} ms)",
+                        n("ptes"),
+                        n("frames"),
+                        n("tlb_entries"),
+                        n("bulk_bytes"),
+                        n("header_json_bytes"),
                         o.runs,
                         m("seek_ms"),
                         m("frame_ms"),

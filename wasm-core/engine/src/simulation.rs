@@ -15,7 +15,7 @@ use crate::engine::{RunError, Sim, State};
 use crate::patches::ToggleSet;
 use crate::scenario::{ChapterAnchor, Scenario};
 use crate::trace::Event;
-use crate::view::{frame_view, ChapterView, FrameStateView, SummaryView};
+use crate::view::{frame_view, ChapterView, FrameBulk, FrameHeader, FrameWindow, SummaryView};
 use std::fmt;
 
 /// Checkpoints kept at most (the interval doubles when the run outgrows them).
@@ -38,13 +38,15 @@ pub enum Error {
     Run(RunError),
     /// A step outside the run, or a call before the run is prepared.
     Step(String),
+    /// A frame view's window outside the machine.
+    Window(String),
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Scenario(e) => write!(f, "{e}"),
-            Error::Toggle(e) | Error::Step(e) => f.write_str(e),
+            Error::Toggle(e) | Error::Step(e) | Error::Window(e) => f.write_str(e),
             Error::Run(e) => write!(f, "{e}"),
         }
     }
@@ -347,9 +349,10 @@ impl Simulation {
         out
     }
 
-    /// The view of the current step.
-    pub fn frame(&self) -> FrameStateView {
-        frame_view(&self.sim, self.last_event.as_ref())
+    /// The view of the current step: fills `bulk` (reused from call to call) with the
+    /// PTEs and frames of `window` and every TLB, and returns the header.
+    pub fn frame(&self, window: &FrameWindow, bulk: &mut FrameBulk) -> Result<FrameHeader, Error> {
+        frame_view(&self.sim, self.last_event.as_ref(), window, bulk).map_err(Error::Window)
     }
 
     /// Static facts.

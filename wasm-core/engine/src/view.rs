@@ -2,13 +2,16 @@
 
 use crate::counters::Counter;
 use crate::engine::{Sim, State};
-use crate::machine::{pg, TaskKind, TaskState, Wait};
+use crate::machine::{TaskKind, TaskState, Wait};
 use crate::patches::{Listing, Patch, ToggleValue};
 use crate::registry::Frame;
 use crate::scenario::{Scenario, VmaKind};
 use crate::trace::{Event, EventKind, NO_CAUSE};
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+mod bulk;
+pub use bulk::*;
 
 /// A parameter.
 #[derive(Clone, Debug, Serialize)]
@@ -192,40 +195,6 @@ impl EventView {
     }
 }
 
-/// A PTE.
-#[derive(Clone, Debug, Serialize)]
-pub struct PteView {
-    /// Pid.
-    pub pid: u16,
-    /// Virtual page.
-    pub vpn: u32,
-    /// Kind.
-    pub kind: &'static str,
-    /// Frame.
-    pub pfn: u32,
-    /// W.
-    pub write: bool,
-    /// D.
-    pub dirty: bool,
-    /// A.
-    pub accessed: bool,
-}
-
-/// A TLB entry.
-#[derive(Clone, Debug, Serialize)]
-pub struct TlbEntryView {
-    /// Pid.
-    pub pid: u16,
-    /// Virtual page.
-    pub vpn: u32,
-    /// Frame.
-    pub pfn: u32,
-    /// W.
-    pub write: bool,
-    /// D.
-    pub dirty: bool,
-}
-
 /// A CPU.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -240,8 +209,6 @@ pub struct CpuView {
     pub loaded_mm: Option<u16>,
     /// Lazy TLB.
     pub lazy: bool,
-    /// TLB contents.
-    pub tlb: Vec<TlbEntryView>,
     /// Function on top.
     pub in_function: &'static str,
     /// The running task's stack of functions, bottom first (an IPI handler on top shows
@@ -249,24 +216,6 @@ pub struct CpuView {
     pub stack: Vec<&'static str>,
     /// What it is doing.
     pub state: String,
-}
-
-/// A frame.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FrameView {
-    /// Pfn.
-    pub pfn: u32,
-    /// Node.
-    pub node: u8,
-    /// "free" / "mapped" / "isolated" / "migrating".
-    pub state: &'static str,
-    /// `[pid, vpn]`.
-    pub mapped_by: Option<(u16, u32)>,
-    /// Locked.
-    pub locked: bool,
-    /// Dirty.
-    pub dirty: bool,
 }
 
 /// An IPI arrow.
@@ -289,34 +238,32 @@ pub struct CodeView {
     pub line: &'static str,
 }
 
-/// Everything the panels draw for one step.
+/// Everything the panels draw for one step except the bulk arrays ([`FrameBulk`]):
+/// the small, serde part of a frame.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct FrameStateView {
+pub struct FrameHeader {
     /// Step.
     pub step: u64,
     /// Time.
     pub time_ns: u64,
     /// The event that produced this frame.
     pub event: Option<EventView>,
-    /// CPUs.
+    /// CPUs (their TLBs are in the bulk arrays).
     pub cpus: Vec<CpuView>,
     /// pid -> cpumask.
     pub mm_cpumask: BTreeMap<String, Vec<u16>>,
-    /// PTEs.
-    pub ptes: Vec<PteView>,
-    /// Frames (only those of nodes, all of them; teaching scenarios are small).
-    pub frames: Vec<FrameView>,
     /// IPIs.
     pub ipis: Vec<IpiView>,
     /// Counters.
     pub counters: BTreeMap<&'static str, u64>,
     /// Code location.
     pub code: Option<CodeView>,
+    /// Which PTEs the bulk arrays hold.
+    pub pte_window: BulkWindow,
+    /// Which frames the bulk arrays hold.
+    pub frame_window: BulkWindow,
 }
-
-/// At most this many PTEs / frames go into one frame view; larger views need typed arrays.
-pub const VIEW_LIMIT: usize = 16_384;
 
 impl SummaryView {
     /// Builds the summary.
@@ -447,8 +394,11 @@ pub fn state_bytes(st: &State, prev: Option<&State>) -> usize {
     frames + tables + cpus + stacks + tasks + mms + (st.frames.len() as usize).div_ceil(8) + size_of::<State>()
 }
 
-/// Builds the frame view of `sim`'s current state; `event` produced it.
-pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
+/// Builds the frame view of `sim`'s current state (`event` produced it): fills `bulk`
+/// with the PTEs and frames of `window` and every TLB, and returns the header. A bad
+/// window is an error (and `bulk` is left empty).
+pub fn frame_view(sim: &Sim, event: Option<&Event>, window: &FrameWindow, bulk: &mut FrameBulk) -> Result<FrameHeader, String> {
+    let (pte_window, frame_window) = bulk.fill(sim, window)?;
     let st = &sim.st;
     let cpus = st
         .cpus
@@ -480,72 +430,9 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
                 task: (task.kind != TaskKind::Idle && task.state == TaskState::Running).then(|| task_label(st, c.curr)),
                 loaded_mm: c.loaded_mm.map(|m| st.mms[m as usize].pid),
                 lazy: c.lazy,
-                tlb: c
-                    .tlb
-                    .entries()
-                    .map(|e| TlbEntryView {
-                        pid: st.mms[e.mm as usize].pid,
-                        vpn: e.vpn,
-                        pfn: e.pfn,
-                        write: e.write,
-                        dirty: e.dirty,
-                    })
-                    .collect(),
                 in_function,
                 stack,
                 state,
-            }
-        })
-        .collect();
-    let mut ptes = Vec::new();
-    'outer: for m in &st.mms {
-        for v in &m.vmas {
-            for vpn in v.start..v.end() {
-                if ptes.len() >= VIEW_LIMIT {
-                    break 'outer;
-                }
-                let p = m.pte(vpn);
-                ptes.push(PteView {
-                    pid: m.pid,
-                    vpn,
-                    kind: p.kind_name(),
-                    pfn: p.pfn(),
-                    write: p.write(),
-                    dirty: p.dirty(),
-                    accessed: p.accessed(),
-                });
-            }
-        }
-    }
-    let frames = st
-        .frames
-        .iter()
-        .take(VIEW_LIMIT)
-        .map(|(pfn, p)| {
-            // The first mapping the rmap walk finds.
-            let mapped_by = (p.mapcount > 0).then(|| st.roots.get(p.mapping as usize)).flatten().and_then(|r| {
-                r.vmas.iter().find_map(|&(mm, vi)| {
-                    let m = &st.mms[mm as usize];
-                    let vpn = m.vmas[vi as usize].address_of(p)?;
-                    let pte = m.pte(vpn);
-                    (!pte.is_none() && !pte.is_migration() && pte.pfn() == pfn).then_some((m.pid, vpn))
-                })
-            });
-            FrameView {
-                pfn,
-                node: sim.page_nid(pfn),
-                state: if p.has(pg::FREE) {
-                    "free"
-                } else if p.has(pg::MIGRATE_DST) {
-                    "migrating"
-                } else if p.has(pg::ISOLATED) {
-                    "isolated"
-                } else {
-                    "mapped"
-                },
-                mapped_by,
-                locked: p.has(pg::LOCKED),
-                dirty: p.has(pg::DIRTY),
             }
         })
         .collect();
@@ -570,21 +457,21 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>) -> FrameStateView {
             .collect(),
         _ => Vec::new(),
     };
-    FrameStateView {
+    Ok(FrameHeader {
         step: st.step,
         time_ns: event.map_or(0, |e| e.time_ns),
         event: event.map(|e| EventView::new(e, st)),
         cpus,
         mm_cpumask: st.mms.iter().map(|m| (m.pid.to_string(), m.cpumask.iter().collect())).collect(),
-        ptes,
-        frames,
         ipis,
         counters: st.counters.iter().map(|(c, v)| (c.name(), v)).collect(),
         code: event.filter(|e| !e.function.is_empty()).map(|e| CodeView {
             function: e.function,
             line: e.line,
         }),
-    }
+        pte_window,
+        frame_window,
+    })
 }
 
 /// The registry as the UI sees it.

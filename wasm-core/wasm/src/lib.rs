@@ -1,11 +1,12 @@
 //! The only crate that sees `JsValue`: a thin wasm-bindgen layer over the engine.
 //!
 //! One exported handle, [`Simulation`], plus the registry getters. Structured data
-//! crosses as serde values (camelCase, see `web/src/engine/types.ts`); every failure
+//! crosses as serde values (camelCase, see `web/src/engine/types.ts`), a frame's bulk
+//! state as typed arrays (`web/src/engine/bulk.ts`); every failure
 //! is a real JS `Error` built by [`js_error`]; nothing here can panic on bad input.
 
 use mmviz_engine::builtin::BUILTINS;
-use mmviz_engine::view::patch_views;
+use mmviz_engine::view::{patch_views, FrameBulk, FrameWindow};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
@@ -71,10 +72,99 @@ mod serde_json_like {
     }
 }
 
+/// The fields of a frame window, as JS names them.
+const FRAME_WINDOW_FIELDS: [&str; 7] = ["pid", "vpnStart", "vpnEnd", "pteOffset", "pteCount", "pfnStart", "pfnCount"];
+
+/// Reads a frame window (`undefined`, `null` or `{pid?, vpnStart?, vpnEnd?, pteOffset?,
+/// pteCount?, pfnStart?, pfnCount?}`).
+fn window_from_js(v: JsValue) -> Result<FrameWindow, JsValue> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(FrameWindow::default());
+    }
+    // serde-wasm-bindgen reads only the fields it knows: refuse the others (a typo would
+    // otherwise silently give the default window).
+    if let Some(obj) = v.dyn_ref::<js_sys::Object>() {
+        for key in js_sys::Object::keys(obj).iter() {
+            let key = key.as_string().unwrap_or_default();
+            if !FRAME_WINDOW_FIELDS.contains(&key.as_str()) {
+                return Err(js_error(format!(
+                    "a frame window has no field `{key}` (it has {})",
+                    FRAME_WINDOW_FIELDS.join(", ")
+                )));
+            }
+        }
+    }
+    serde_wasm_bindgen::from_value(v).map_err(|e| {
+        js_error(format!(
+            "a frame window is {{pid?, vpnStart?, vpnEnd?, pteOffset?, pteCount?, pfnStart?, pfnCount?}} of whole numbers ({e})"
+        ))
+    })
+}
+
+/// Sets `obj[key] = value`.
+fn set(obj: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), JsValue> {
+    js_sys::Reflect::set(obj, &JsValue::from_str(key), value).map(|_| ())
+}
+
+/// The bulk arrays as a JS object of typed arrays: views on one ArrayBuffer (so that a
+/// Worker transfers one buffer), each array copied once out of wasm memory. The 4-byte
+/// arrays come first, then the 2-byte, then the 1-byte ones, so every view is aligned.
+fn bulk_to_js(b: &FrameBulk) -> Result<JsValue, JsValue> {
+    let u32s: [(&str, &[u32]); 7] = [
+        ("pteVpn", &b.pte_vpn),
+        ("ptePfn", &b.pte_pfn),
+        ("framePfn", &b.frame_pfn),
+        ("frameMapVpn", &b.frame_map_vpn),
+        ("tlbCpuStart", &b.tlb_cpu_start),
+        ("tlbVpn", &b.tlb_vpn),
+        ("tlbPfn", &b.tlb_pfn),
+    ];
+    let u16s: [(&str, &[u16]); 3] = [("ptePid", &b.pte_pid), ("frameMapPid", &b.frame_map_pid), ("tlbPid", &b.tlb_pid)];
+    let u8s: [(&str, &[u8]); 4] = [
+        ("pteFlags", &b.pte_flags),
+        ("frameNode", &b.frame_node),
+        ("frameFlags", &b.frame_flags),
+        ("tlbFlags", &b.tlb_flags),
+    ];
+    let bytes = 4 * u32s.iter().map(|(_, a)| a.len()).sum::<usize>()
+        + 2 * u16s.iter().map(|(_, a)| a.len()).sum::<usize>()
+        + u8s.iter().map(|(_, a)| a.len()).sum::<usize>();
+    let too_big = |_| js_error("a frame's bulk arrays are over 4 GiB");
+    let buffer = js_sys::ArrayBuffer::new(u32::try_from(bytes).map_err(too_big)?);
+    let o = js_sys::Object::new();
+    let mut offset: u32 = 0;
+    for (key, a) in u32s {
+        let len = u32::try_from(a.len()).map_err(too_big)?;
+        let view = js_sys::Uint32Array::new_with_byte_offset_and_length(&buffer, offset, len);
+        view.copy_from(a);
+        set(&o, key, &view)?;
+        offset += 4 * len;
+    }
+    for (key, a) in u16s {
+        let len = u32::try_from(a.len()).map_err(too_big)?;
+        let view = js_sys::Uint16Array::new_with_byte_offset_and_length(&buffer, offset, len);
+        view.copy_from(a);
+        set(&o, key, &view)?;
+        offset += 2 * len;
+    }
+    for (key, a) in u8s {
+        let len = u32::try_from(a.len()).map_err(too_big)?;
+        let view = js_sys::Uint8Array::new_with_byte_offset_and_length(&buffer, offset, len);
+        view.copy_from(a);
+        set(&o, key, &view)?;
+        offset += len;
+    }
+    Ok(o.into())
+}
+
 /// A recorded simulation the UI steps through.
 #[wasm_bindgen]
 pub struct Simulation {
     inner: mmviz_engine::Simulation,
+    /// The bulk arrays of the last frame, reused.
+    bulk: FrameBulk,
+    /// The JSON text of the last frame's header, reused.
+    header_json: Vec<u8>,
 }
 
 #[wasm_bindgen]
@@ -94,7 +184,11 @@ impl Simulation {
         let toggles = toggles_from_js(toggles)?;
         let params = params_from_js(params)?;
         let inner = mmviz_engine::Simulation::load(scenario_text, &toggles, &params).map_err(js_error)?;
-        Ok(Simulation { inner })
+        Ok(Simulation {
+            inner,
+            bulk: FrameBulk::default(),
+            header_json: Vec::new(),
+        })
     }
 
     /// Runs up to `budget` more steps of the preparation pass; returns the steps prepared so far.
@@ -146,9 +240,20 @@ impl Simulation {
         self.inner.current_step() as f64
     }
 
-    /// Everything the panels draw for the current step.
-    pub fn frame(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.frame())
+    /// Everything the panels draw for the current step: the header (serde) with `bulk`,
+    /// an object of typed arrays (see `web/src/engine/bulk.ts`). `window` (optional) picks
+    /// the PTEs and frames; the header's `pteWindow` / `frameWindow` say which it holds.
+    pub fn frame(&mut self, window: JsValue) -> Result<JsValue, JsValue> {
+        let w = window_from_js(window)?;
+        let header = self.inner.frame(&w, &mut self.bulk).map_err(js_error)?;
+        // The header as JSON text parsed by the JS engine: for its 64 CPUs and their stacks
+        // this is about 3x faster than building the objects through serde-wasm-bindgen.
+        self.header_json.clear();
+        serde_json::to_writer(&mut self.header_json, &header).map_err(js_error)?;
+        let text = std::str::from_utf8(&self.header_json).map_err(js_error)?;
+        let out = js_sys::JSON::parse(text)?;
+        set(out.unchecked_ref(), "bulk", &bulk_to_js(&self.bulk)?)?;
+        Ok(out)
     }
 
     /// Events with step in `[from, to)`.

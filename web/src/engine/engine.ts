@@ -2,6 +2,7 @@
 // Web Workers (workerEngine.ts + worker.ts, the real one) and a small fake for
 // unit tests (fakeEngine.ts). Everything that talks to the engine returns a
 // Promise, so the UI thread never waits for a simulation.
+import type { FrameWindowRequest } from './bulk';
 import type { Progress } from './protocol';
 import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
@@ -20,10 +21,10 @@ export interface SimHandle {
   step(n: number): Promise<number>;
   /** Goes to any step 0..=totalSteps; rejects beyond the end. */
   seek(step: number): Promise<void>;
-  /** Seeks and returns the frame there in one engine call. */
-  frameAt(step: number): Promise<Frame>;
+  /** Seeks and returns the frame there in one engine call; `window` picks its PTEs and frames (default: the engine's cap). */
+  frameAt(step: number, window?: FrameWindowRequest): Promise<Frame>;
   currentStep(): Promise<number>;
-  frame(): Promise<Frame>;
+  frame(window?: FrameWindowRequest): Promise<Frame>;
   /** Events with step in [from, to). */
   events(from: number, to: number): Promise<SimEvent[]>;
   counters(): Promise<Record<string, number>>;

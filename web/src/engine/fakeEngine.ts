@@ -2,21 +2,9 @@
 // tests and for UI development before the wasm package exists (dev only, via
 // `?engine=fake`; the app labels it "FAKE ENGINE"). It is NOT the simulator:
 // the numbers it produces are made up to exercise the UI.
+import { bulkFromViews, type FrameView, type PteView, type TlbEntryView } from './bulk';
 import { cancelledBy, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
-import type {
-  Chapter,
-  CounterSeries,
-  CpuView,
-  Frame,
-  FrameView,
-  IpiView,
-  PatchInfo,
-  PteView,
-  ScenarioSummary,
-  SimEvent,
-  ToggleValue,
-  Touched,
-} from './types';
+import type { Chapter, CounterSeries, CpuView, Frame, IpiView, PatchInfo, ScenarioSummary, SimEvent, ToggleValue, Touched } from './types';
 
 const PID = 100;
 const START_VPN = 0x40;
@@ -129,9 +117,12 @@ export function parseFakeScenario(text: string): ParsedScenario {
   return { id: out.id, title: out.title ?? out.id, pages: out.pages ?? 3 };
 }
 
+/** A CPU of the fake's state, with its TLB as objects (a frame carries it in the bulk arrays). */
+type FakeCpu = CpuView & { tlb: TlbEntryView[] };
+
 interface FakeState {
   timeNs: number;
-  cpus: CpuView[];
+  cpus: FakeCpu[];
   ptes: PteView[];
   frames: FrameView[];
   counters: Record<string, number>;
@@ -153,7 +144,7 @@ interface Action {
 }
 
 function initialState(pages: number): FakeState {
-  const cpu = (id: number, task: string | null, lazy: boolean): CpuView => ({
+  const cpu = (id: number, task: string | null, lazy: boolean): FakeCpu => ({
     id,
     node: id < 2 ? 0 : 1,
     task,
@@ -177,7 +168,7 @@ function initialState(pages: number): FakeState {
     f.state = 'mapped';
     f.mappedBy = [PID, vpn];
     f.dirty = i === 0;
-    if (i < TLB_ENTRIES) (cpus[0] as CpuView).tlb.push({ pid: PID, vpn, pfn: i, write: true, dirty: i === 0 });
+    if (i < TLB_ENTRIES) (cpus[0] as FakeCpu).tlb.push({ pid: PID, vpn, pfn: i, write: true, dirty: i === 0 });
   }
   const counters = Object.fromEntries(FAKE_COUNTERS.map((c) => [c, 0]));
   return { timeNs: 0, cpus, ptes, frames, counters };
@@ -186,7 +177,7 @@ function initialState(pages: number): FakeState {
 function actions(pages: number, delayMap: boolean): Action[] {
   const pte = (s: FakeState, vpn: number): PteView => s.ptes.find((p) => p.vpn === vpn) as PteView;
   const frame = (s: FakeState, pfn: number): FrameView => s.frames[pfn] as FrameView;
-  const cpu = (s: FakeState, id: number): CpuView => s.cpus[id] as CpuView;
+  const cpu = (s: FakeState, id: number): FakeCpu => s.cpus[id] as FakeCpu;
   const base = { touched: {}, deltas: {}, ipis: [], line: '', cause: null };
   const list: Action[] = [
     {
@@ -414,13 +405,18 @@ class FakeSim implements SimHandle {
         step,
         timeNs: copy.timeNs,
         event,
-        cpus: copy.cpus,
+        cpus: copy.cpus.map(({ tlb: _tlb, ...c }) => c),
         mmCpumask: { [PID]: [0, 1, 2] },
-        ptes: copy.ptes,
-        frames: copy.frames,
         ipis,
         counters: copy.counters,
         code: event ? { function: event.function, line: event.line } : null,
+        bulk: bulkFromViews(
+          copy.ptes,
+          copy.frames,
+          copy.cpus.map((c) => c.tlb),
+        ),
+        pteWindow: { total: copy.ptes.length, offset: 0, count: copy.ptes.length },
+        frameWindow: { total: copy.frames.length, offset: 0, count: copy.frames.length },
       };
     };
     this.frames = [snapshot(0, null, [])];
@@ -432,7 +428,7 @@ class FakeSim implements SimHandle {
       }
       for (const c of state.cpus) if (c.id !== 2) c.inFunction = '';
       a.apply(state);
-      if (a.cpu !== 2) (state.cpus[a.cpu] as CpuView).inFunction = a.function;
+      if (a.cpu !== 2) (state.cpus[a.cpu] as FakeCpu).inFunction = a.function;
       for (const c of state.cpus) c.stack = c.inFunction ? [...(c.task ? ['user code'] : []), c.inFunction] : [];
       state.timeNs += a.costNs;
       for (const [k, d] of Object.entries(a.deltas)) state.counters[k] = (state.counters[k] ?? 0) + d;

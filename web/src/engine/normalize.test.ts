@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bulkFromViews } from './bulk';
 import { normalizeFrame, normalizeSeries, plainRecord, toPlain } from './normalize';
 
 describe('normalize', () => {
@@ -24,6 +25,7 @@ describe('normalize', () => {
       counters: new Map([['numa_hint_faults', 2n]]),
       mmCpumask: new Map([['1', [2, 3]]]),
       event: { counterDeltas: new Map([['numa_hint_faults', 1]]) },
+      bulk: bulkFromViews([], [], []),
     });
     expect(frame.counters).toEqual({ numa_hint_faults: 2 });
     expect(frame.mmCpumask).toEqual({ '1': [2, 3] });

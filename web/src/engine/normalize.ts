@@ -3,6 +3,7 @@
 // numbers as JS numbers; these helpers only repair what would break if that
 // changed (Maps, BigInts), and touch only the map-typed fields of the hot
 // per-step values so that stepping stays cheap.
+import { checkBulk } from './bulk';
 import type { CounterSeries, Frame, ScenarioSummary, SimEvent } from './types';
 
 /** Recursively converts Maps to plain objects and BigInts to numbers; other values pass through (deep copy). */
@@ -40,9 +41,10 @@ export function normalizeEvent(raw: unknown): SimEvent {
   return e;
 }
 
-/** Normalises a frame in place (only its map-typed fields). */
+/** Normalises a frame in place (only its map-typed fields) and checks its bulk arrays (throws an Error naming what is wrong). */
 export function normalizeFrame(raw: unknown): Frame {
   const f = raw as Frame;
+  checkBulk(f.bulk);
   f.counters = plainRecord<number>(f.counters);
   f.mmCpumask = plainRecord<number[]>(f.mmCpumask);
   if (f.event) normalizeEvent(f.event);

@@ -9,7 +9,10 @@
 //                                                          (total: null while unknown)
 //
 // `id` is chosen by the UI side and is unique per worker. Messages are plain
-// data (structured clone): no class instances, no functions.
+// data (structured clone): no class instances, no functions. A frame's bulk
+// arrays (typed arrays, bulk.ts) are transferred, not copied: the worker lists
+// their buffers in postMessage's transfer list.
+import type { FrameWindowRequest } from './bulk';
 import type { BuiltinScenario } from './engine';
 import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
@@ -30,8 +33,9 @@ export interface EngineMethods {
   step: { args: [handle: number, n: number]; result: number };
   seek: { args: [handle: number, step: number]; result: null };
   /** Seek and frame in one call, so that the frame can never belong to another step than the one asked for. */
-  frameAt: { args: [handle: number, step: number]; result: Frame };
-  frame: { args: [handle: number]; result: Frame };
+  /** `window` picks the PTEs and frames (default: the engine's cap of each); a bad window is an error. */
+  frameAt: { args: [handle: number, step: number, window?: FrameWindowRequest]; result: Frame };
+  frame: { args: [handle: number, window?: FrameWindowRequest]; result: Frame };
   currentStep: { args: [handle: number]; result: number };
   events: { args: [handle: number, from: number, to: number]; result: SimEvent[] };
   counters: { args: [handle: number]; result: Record<string, number> };

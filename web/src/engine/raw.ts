@@ -10,7 +10,8 @@ export interface RawSimulation {
   step(n: number): number;
   seek(step: number): void;
   currentStep(): number;
-  frame(): unknown;
+  /** The header (serde) with `bulk`: typed arrays (bulk.ts); `window` picks the PTEs and frames. */
+  frame(window?: unknown): unknown;
   events(from: number, to: number): unknown;
   counters(): unknown;
   /** `{ steps, timeNs, counters: { name: number[] } }` over the whole prepared run. */

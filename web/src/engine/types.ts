@@ -5,6 +5,10 @@
 // it uses a `SimEngine` (see `engine.ts`), which has a wasm implementation and a
 // fake for tests.
 
+import type { BulkWindow, FrameBulk } from './bulk';
+
+export type { BulkWindow, FrameBulk, FrameState, FrameView, PteKind, PteView, TlbEntryView } from './bulk';
+
 /** A toggle value: a bool patch switch or the name of an enum variant. */
 export type ToggleValue = boolean | string;
 
@@ -143,26 +147,6 @@ export interface SimEvent {
   counterDeltas: Record<string, number>;
 }
 
-export type PteKind = 'none' | 'present' | 'protnone' | 'migration';
-
-export interface PteView {
-  pid: number;
-  vpn: number;
-  kind: PteKind;
-  pfn: number;
-  write: boolean;
-  dirty: boolean;
-  accessed: boolean;
-}
-
-export interface TlbEntryView {
-  pid: number;
-  vpn: number;
-  pfn: number;
-  write: boolean;
-  dirty: boolean;
-}
-
 export interface CpuView {
   id: number;
   node: number;
@@ -171,25 +155,12 @@ export interface CpuView {
   /** pid of the mm whose page tables are loaded, or null. */
   loadedMm: number | null;
   lazy: boolean;
-  tlb: TlbEntryView[];
   /** Kernel function on top of this CPU's call stack, or "" when in user mode or idle. */
   inFunction: string;
   /** Function names on the running task's stack, bottom first (an IPI handler on top shows what it interrupted). */
   stack: string[];
   /** e.g. "running", "idle", "waiting for IPI acks", "spinning on PTL". */
   state: string;
-}
-
-export type FrameState = 'free' | 'mapped' | 'isolated' | 'migrating';
-
-export interface FrameView {
-  pfn: number;
-  node: number;
-  state: FrameState;
-  /** [pid, vpn] of the mapping (rmap), if any. */
-  mappedBy: [number, number] | null;
-  locked: boolean;
-  dirty: boolean;
 }
 
 /** An IPI in flight or delivered in this step, for animation. */
@@ -219,10 +190,14 @@ export interface Frame {
   cpus: CpuView[];
   /** pid -> mm_cpumask as a list of CPU ids. */
   mmCpumask: Record<string, number[]>;
-  ptes: PteView[];
-  frames: FrameView[];
   ipis: IpiView[];
   counters: Record<string, number>;
   /** Where the event's CPU is in the code pane, or null. */
   code: { function: string; line: string } | null;
+  /** PTEs, frames and every CPU's TLB as typed arrays (see bulk.ts); CPU c's TLB is `tlbRange(bulk, c)`. */
+  bulk: FrameBulk;
+  /** Which PTEs `bulk` holds: a view of a large machine is windowed and says so. */
+  pteWindow: BulkWindow;
+  /** Which frames `bulk` holds (`offset` is the first pfn). */
+  frameWindow: BulkWindow;
 }

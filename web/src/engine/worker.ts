@@ -7,8 +7,9 @@ import { loadRawWasm } from './raw';
 import { createWorkerHost } from './workerHost';
 
 // The DOM lib has no worker-scope types; this is all of the scope the worker uses.
-const scope = self as unknown as { postMessage(message: unknown): void; onmessage: ((e: MessageEvent<unknown>) => void) | null };
-const answer = createWorkerHost(loadRawWasm, (message) => scope.postMessage(message));
+const scope = self as unknown as { postMessage(message: unknown, transfer?: Transferable[]): void; onmessage: ((e: MessageEvent<unknown>) => void) | null };
+// A frame's bulk arrays are transferred (their buffers listed), not structured-cloned.
+const answer = createWorkerHost(loadRawWasm, (message, transfer) => scope.postMessage(message, transfer ?? []));
 scope.onmessage = (e: MessageEvent<unknown>) => {
   void answer(e.data);
 };

@@ -2,6 +2,8 @@
 // engine (workerEngine.ts) talk through fake ports to the real worker-side host
 // (workerHost.ts), which drives a small fake wasm module.
 import { describe, expect, it } from 'vitest';
+import { bulkFromViews } from './bulk';
+import { normalizeFrame } from './normalize';
 import { CancelledError, isCancelled } from './engine';
 import { parseCallMessage, parseWorkerMessage, type CallMessage, type ErrorMessage, type Progress, type WorkerMessage } from './protocol';
 import type { RawSimulation, RawWasmModule } from './raw';
@@ -44,7 +46,7 @@ function fakeRawModule(): RawWasmModule {
       return this.cur;
     }
     frame(): unknown {
-      return { step: this.cur, event: null, counters: new Map([['pgfault', BigInt(this.cur)]]), mmCpumask: {} };
+      return { step: this.cur, event: null, counters: new Map([['pgfault', BigInt(this.cur)]]), mmCpumask: {}, bulk: bulkFromViews([], [], []) };
     }
     events(from: number, to: number): unknown {
       return Array.from({ length: Math.max(0, Math.min(to, this.total) - from) }, (_, i) => ({ step: from + i, counterDeltas: new Map([['pgfault', 1]]) }));
@@ -311,6 +313,23 @@ describe('worker host', () => {
     expect(text(5)).toBe('unknown engine method "rm -rf"');
     expect(text(6)).toBe('the arguments of frame are not a list');
     expect(text(8)).toBe('there is no simulation 1 in this worker (it was freed)');
+  });
+});
+
+describe('frames across the worker boundary', () => {
+  it("transfers a frame's bulk buffers instead of copying them, and refuses a frame without them", async () => {
+    const posted: [WorkerMessage, ArrayBuffer[] | undefined][] = [];
+    const answer = createWorkerHost(async () => fakeRawModule(), (m, transfer) => posted.push([m, transfer]));
+    await answer({ type: 'call', id: 1, method: 'init', args: [] });
+    await answer({ type: 'call', id: 2, method: 'create', args: [SCENARIO, {}, {}] });
+    await answer({ type: 'call', id: 3, method: 'frameAt', args: [1, 2] });
+    await answer({ type: 'call', id: 4, method: 'counters', args: [1] });
+    const [frameReply, transfer] = posted.find(([m]) => m.id === 3) ?? [];
+    expect(frameReply?.type).toBe('reply');
+    const bulk = (frameReply as { result: { bulk: Record<string, ArrayBufferView> } }).result.bulk;
+    expect(transfer).toEqual([bulk.tlbCpuStart?.buffer]); // the fake's only non-empty array
+    expect(posted.find(([m]) => m.id === 4)?.[1]).toBeUndefined();
+    expect(() => normalizeFrame({ step: 1, counters: {}, mmCpumask: {} })).toThrow('without its bulk arrays');
   });
 });
 

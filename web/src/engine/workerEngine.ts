@@ -12,6 +12,7 @@
 // kept initialised so that a new run does not wait for wasm to start.
 import { cancelledBy, errorMessage, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
 import { parseWorkerMessage, type CallMessage, type EngineMethod, type EngineMethods, type Progress } from './protocol';
+import type { FrameWindowRequest } from './bulk';
 import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** The part of a Worker the client needs; a fake in unit tests. */
@@ -119,14 +120,14 @@ class WorkerSim implements SimHandle {
   async seek(step: number): Promise<void> {
     await this.client.call('seek', [this.handle, step]);
   }
-  frameAt(step: number): Promise<Frame> {
-    return this.client.call('frameAt', [this.handle, step]);
+  frameAt(step: number, window?: FrameWindowRequest): Promise<Frame> {
+    return this.client.call('frameAt', window ? [this.handle, step, window] : [this.handle, step]);
   }
   currentStep(): Promise<number> {
     return this.client.call('currentStep', [this.handle]);
   }
-  frame(): Promise<Frame> {
-    return this.client.call('frame', [this.handle]);
+  frame(window?: FrameWindowRequest): Promise<Frame> {
+    return this.client.call('frame', window ? [this.handle, window] : [this.handle]);
   }
   events(from: number, to: number): Promise<SimEvent[]> {
     return this.client.call('events', [this.handle, from, to]);

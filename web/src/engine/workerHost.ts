@@ -1,11 +1,12 @@
 // The worker side of the engine protocol (protocol.ts), kept free of worker
 // globals so that Vitest can drive it with a fake wasm module. worker.ts wires
 // it to `self` and to the real wasm package.
+import { bulkBuffers } from './bulk';
 import { errorMessage, type BuiltinScenario } from './engine';
 import { normalizeEvent, normalizeFrame, normalizeSeries, normalizeSummary, plainRecord, toPlain } from './normalize';
 import { parseCallMessage, type CallMessage, type EngineMethods, type WorkerMessage } from './protocol';
 import type { RawSimulation, RawWasmModule } from './raw';
-import type { PatchInfo, ScenarioSummary, ToggleValue } from './types';
+import type { Frame, PatchInfo, ScenarioSummary, ToggleValue } from './types';
 
 /** Reports how far a long call is: steps prepared so far, and the run's steps once known. */
 export type ProgressReporter = (done: number, total: number | null) => void;
@@ -60,8 +61,11 @@ export async function buildSimulation(
   }
 }
 
+/** Posts a message; `transfer` lists buffers to move (not copy) to the other side. */
+export type PostMessage = (message: WorkerMessage, transfer?: ArrayBuffer[]) => void;
+
 /** Answers protocol calls with a wasm module from `load`; returns the handler for incoming message data. */
-export function createWorkerHost(load: () => Promise<RawWasmModule>, post: (message: WorkerMessage) => void): (data: unknown) => Promise<void> {
+export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostMessage): (data: unknown) => Promise<void> {
   let mod: RawWasmModule | null = null;
   const sims = new Map<number, RawSimulation>();
   let nextHandle = 1;
@@ -122,10 +126,10 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: (mess
       case 'frameAt': {
         const s = sim(call.args[0]);
         s.seek(call.args[1]);
-        return normalizeFrame(s.frame());
+        return normalizeFrame(s.frame(call.args[2]));
       }
       case 'frame':
-        return normalizeFrame(sim(call.args[0]).frame());
+        return normalizeFrame(sim(call.args[0]).frame(call.args[1]));
       case 'currentStep':
         return sim(call.args[0]).currentStep();
       case 'events': {
@@ -157,7 +161,10 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: (mess
       return;
     }
     try {
-      post({ type: 'reply', id: call.id, result: await run(call) });
+      const result = await run(call);
+      // A frame's typed arrays move to the UI thread instead of being copied.
+      const transfer = call.method === 'frame' || call.method === 'frameAt' ? bulkBuffers((result as Frame).bulk) : undefined;
+      post({ type: 'reply', id: call.id, result }, transfer);
     } catch (err) {
       post({ type: 'error', id: call.id, message: errorMessage(err) });
     }

@@ -1,11 +1,14 @@
 // Machine view (SVG): NUMA nodes with their CPUs (task, lazy state,
-// mm_cpumask, TLB entries), page frames per node, and IPIs as arrows.
-import { memo, useCallback, useMemo } from 'react';
+// mm_cpumask, TLB entries), page frames per node, and IPIs as arrows. It reads
+// the frame's bulk arrays: frame cells get numbers, not objects, and each CPU
+// box builds objects only for the few TLB lines it draws.
+import { memo, useCallback, useMemo, type ReactElement } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
 import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
 import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, tlbLinesShown } from '../base/machineLayout';
 import { useReducedMotion } from '../base/useReducedMotion';
-import type { CpuView, FrameState, FrameView, IpiView, SimEvent } from '../engine/types';
+import { FRAME_DIRTY, FRAME_LOCKED, frameState, NO_PID, tlbCount, tlbEntries as tlbEntriesOf, windowNote, type TlbEntryView } from '../engine/bulk';
+import type { CpuView, FrameState, IpiView, SimEvent } from '../engine/types';
 import { useAppStore } from '../store/context';
 import styles from './MachineView.module.css';
 import panel from './Panel.module.css';
@@ -25,7 +28,21 @@ const FRAME_TEXT: Record<FrameState, string> = {
   migrating: '#ffffff',
 };
 
-function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid }: { cpu: CpuView; rect: RectPx; inMask: boolean; isEventCpu: boolean; isTouched: boolean; tlbEntries: number; showPid: boolean }) {
+interface CpuBoxProps {
+  cpu: CpuView;
+  /** The first TLB entries (at most as many lines as the box draws). */
+  tlb: readonly TlbEntryView[];
+  /** Entries in the CPU's TLB. */
+  tlbTotal: number;
+  rect: RectPx;
+  inMask: boolean;
+  isEventCpu: boolean;
+  isTouched: boolean;
+  tlbEntries: number;
+  showPid: boolean;
+}
+
+function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid }: CpuBoxProps) {
   const m = DEFAULT_METRICS;
   const small = rect.widthPx < 170;
   const fontPx = small ? 12 : 15;
@@ -36,8 +53,8 @@ function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid 
   const classes = [styles.cpu, cpu.lazy ? styles.lazy : '', isTouched ? styles.touchedCpu : '', isEventCpu ? styles.eventCpu : ''].join(' ');
   const shown = tlbLinesShown(tlbEntries);
   // When the TLB is bigger than the box, the last line summarises the rest.
-  const overflow = cpu.tlb.length > shown ? cpu.tlb.length - (shown - 1) : 0;
-  const slots = Array.from({ length: overflow > 0 ? shown - 1 : shown }, (_, i) => cpu.tlb[i] ?? null);
+  const overflow = tlbTotal > shown ? tlbTotal - (shown - 1) : 0;
+  const slots = Array.from({ length: overflow > 0 ? shown - 1 : shown }, (_, i) => tlb[i] ?? null);
   const tlbText = (e: NonNullable<(typeof slots)[number]>): string =>
     small
       ? `${e.vpn.toString(16)}→${e.pfn.toString(16)}`
@@ -45,7 +62,7 @@ function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid 
   return (
     <g>
       <title>
-        {`CPU ${cpu.id}: ${cpu.task ? `task ${cpu.task}` : 'no task'}, ${cpu.state}${cpu.inFunction ? `, in ${cpu.inFunction}` : ''}${cpu.lazy ? ', lazy TLB' : ''}${inMask ? ', in mm_cpumask' : ''}; ${cpu.tlb.length} TLB entries${cpu.stack.length > 0 ? `; stack (bottom first): ${cpu.stack.join(' › ')}` : ''}`}
+        {`CPU ${cpu.id}: ${cpu.task ? `task ${cpu.task}` : 'no task'}, ${cpu.state}${cpu.inFunction ? `, in ${cpu.inFunction}` : ''}${cpu.lazy ? ', lazy TLB' : ''}${inMask ? ', in mm_cpumask' : ''}; ${tlbTotal} TLB entries${cpu.stack.length > 0 ? `; stack (bottom first): ${cpu.stack.join(' › ')}` : ''}`}
       </title>
       <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={6} className={classes} />
       <text x={x} y={line(0)} className={styles.cpuName} fontSize={fontPx + 1}>
@@ -80,7 +97,7 @@ function CpuBox({ cpu, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid 
       ))}
       {overflow > 0 && (
         <text x={x} y={line(3) + shown * m.tlbLinePx + 2} fontSize={monoPx} className={styles.tlbMore}>
-          {fitText(`+${overflow} more (${cpu.tlb.length}/${tlbEntries})`, textWidthPx, monoPx, 0.6)}
+          {fitText(`+${overflow} more (${tlbTotal}/${tlbEntries})`, textWidthPx, monoPx, 0.6)}
         </text>
       )}
     </g>
@@ -122,7 +139,13 @@ function CpuStacks({ cpus, event }: { cpus: readonly CpuView[]; event: SimEvent 
 }
 
 interface FrameCellProps {
-  frame: FrameView;
+  pfn: number;
+  node: number;
+  /** `frameFlags` of the bulk arrays: state, locked, dirty. */
+  flags: number;
+  /** pid of the mapping, or NO_PID. */
+  mapPid: number;
+  mapVpn: number;
   rect: RectPx;
   touched: boolean;
   highlighted: boolean;
@@ -131,49 +154,31 @@ interface FrameCellProps {
   onSelect: (pfn: number) => void;
 }
 
-/** Props equality for FrameCell: frames are new objects every step, so compare what is drawn. */
-function sameFrameCell(a: FrameCellProps, b: FrameCellProps): boolean {
-  const fa = a.frame;
-  const fb = b.frame;
-  return (
-    fa.pfn === fb.pfn &&
-    fa.state === fb.state &&
-    fa.node === fb.node &&
-    fa.dirty === fb.dirty &&
-    fa.locked === fb.locked &&
-    fa.mappedBy?.[0] === fb.mappedBy?.[0] &&
-    fa.mappedBy?.[1] === fb.mappedBy?.[1] &&
-    a.rect === b.rect &&
-    a.touched === b.touched &&
-    a.highlighted === b.highlighted &&
-    a.label === b.label &&
-    a.onHover === b.onHover &&
-    a.onSelect === b.onSelect
-  );
-}
-
-const FrameCell = memo(function FrameCell({ frame, rect, touched, highlighted, label, onHover, onSelect }: FrameCellProps) {
+const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, rect, touched, highlighted, label, onHover, onSelect }: FrameCellProps) {
   const c = rectCenterPx(rect);
-  const pattern = frame.state === 'migrating' ? 'url(#mm-hatch)' : frame.state === 'isolated' ? 'url(#mm-dots)' : null;
+  const state = frameState(flags);
+  const locked = (flags & FRAME_LOCKED) !== 0;
+  const dirty = (flags & FRAME_DIRTY) !== 0;
+  const pattern = state === 'migrating' ? 'url(#mm-hatch)' : state === 'isolated' ? 'url(#mm-dots)' : null;
   return (
-    <g className={styles.frame} onMouseEnter={() => onHover(frame.pfn)} onMouseLeave={() => onHover(null)} onClick={() => onSelect(frame.pfn)}>
+    <g className={styles.frame} onMouseEnter={() => onHover(pfn)} onMouseLeave={() => onHover(null)} onClick={() => onSelect(pfn)}>
       <title>
-        {`pfn ${frame.pfn} (${formatHex(frame.pfn)}), node ${frame.node}: ${frame.state}${frame.mappedBy ? `, mapped by pid ${frame.mappedBy[0]} vpn ${formatHex(frame.mappedBy[1])}` : ''}${frame.locked ? ', locked' : ''}${frame.dirty ? ', dirty' : ''}`}
+        {`pfn ${pfn} (${formatHex(pfn)}), node ${node}: ${state}${mapPid !== NO_PID ? `, mapped by pid ${mapPid} vpn ${formatHex(mapVpn)}` : ''}${locked ? ', locked' : ''}${dirty ? ', dirty' : ''}`}
       </title>
-      <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={FRAME_COLORS[frame.state]} className={styles.frameRect} />
+      <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={FRAME_COLORS[state]} className={styles.frameRect} />
       {pattern && <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={pattern} pointerEvents="none" />}
       {label && (
-        <text x={c.xPx} y={c.yPx + 4} textAnchor="middle" fontSize={frame.pfn >= 1000 ? 9.5 : 11.5} fill={FRAME_TEXT[frame.state]} className={styles.pfnLabel}>
-          {frame.pfn}
+        <text x={c.xPx} y={c.yPx + 4} textAnchor="middle" fontSize={pfn >= 1000 ? 9.5 : 11.5} fill={FRAME_TEXT[state]} className={styles.pfnLabel}>
+          {pfn}
         </text>
       )}
-      {label && frame.dirty && <circle cx={rect.xPx + rect.widthPx - 5} cy={rect.yPx + 5} r={2.6} className={styles.dirtyDot} />}
-      {label && frame.locked && <rect x={rect.xPx + 2} y={rect.yPx + 2} width={6} height={6} className={styles.lockMark} />}
+      {label && dirty && <circle cx={rect.xPx + rect.widthPx - 5} cy={rect.yPx + 5} r={2.6} className={styles.dirtyDot} />}
+      {label && locked && <rect x={rect.xPx + 2} y={rect.yPx + 2} width={6} height={6} className={styles.lockMark} />}
       {touched && <rect x={rect.xPx - 3} y={rect.yPx - 3} width={rect.widthPx + 6} height={rect.heightPx + 6} rx={4} className={styles.touchedFrame} />}
       {highlighted && <rect x={rect.xPx - 4} y={rect.yPx - 4} width={rect.widthPx + 8} height={rect.heightPx + 8} rx={5} className={styles.highlightFrame} />}
     </g>
   );
-}, sameFrameCell);
+});
 
 function IpiArrow({ ipi, from, to, animate, index }: { ipi: IpiView; from: RectPx; to: RectPx; animate: boolean; index: number }) {
   const spanPx = Math.abs(rectCenterPx(from).xPx - rectCenterPx(to).xPx);
@@ -244,6 +249,33 @@ export function MachineView() {
   const touchedCpus = new Set(event?.touched.cpus ?? []);
   const touchedPfns = new Set(event?.touched.pfns ?? []);
   const ipis = frame.ipis.filter((i) => cpuRects.has(i.from) && cpuRects.has(i.to));
+  const cpuIndex = new Map(frame.cpus.map((c, i) => [c.id, i]));
+  const bulk = frame.bulk;
+  const shownTlb = tlbLinesShown(topology.tlbEntries);
+  const framesNote = windowNote(frame.frameWindow, 'frames');
+  const cells: ReactElement[] = [];
+  for (let i = 0; i < bulk.framePfn.length; i++) {
+    const pfn = bulk.framePfn[i] as number;
+    const r = frameRects.get(pfn);
+    if (!r) continue;
+    const node = bulk.frameNode[i] as number;
+    cells.push(
+      <FrameCell
+        key={pfn}
+        pfn={pfn}
+        node={node}
+        flags={bulk.frameFlags[i] as number}
+        mapPid={bulk.frameMapPid[i] as number}
+        mapVpn={bulk.frameMapVpn[i] as number}
+        rect={r}
+        touched={touchedPfns.has(pfn)}
+        label={labelled.get(node) ?? true}
+        highlighted={pfn === hoverPfn || pfn === selectedPfn}
+        onHover={setHoverPfn}
+        onSelect={toggleSelect}
+      />,
+    );
+  }
   const describe = `${topology.nodes.length} NUMA nodes. ${event ? `CPU ${event.cpu}: ${event.narration}` : 'Start of the run.'} ${ipis.map((i) => `IPI from CPU ${i.from} to CPU ${i.to} ${i.phase}.`).join(' ')}`;
 
   return (
@@ -252,6 +284,7 @@ export function MachineView() {
         Machine{' '}
         <span className={panel.subtitle}>
           {currentPid !== null && <>mm_cpumask of pid {currentPid}: {[...mask].sort((a, b) => a - b).join(', ') || 'empty'}</>}
+          {framesNote && <> · {framesNote} (the frame holds a window of memory)</>}
         </span>
       </h2>
       <svg className={styles.svg} viewBox={`-4 -36 ${layout.widthPx + 8} ${layout.heightPx + 40}`} role="img" aria-label={describe}>
@@ -280,10 +313,11 @@ export function MachineView() {
                 Node {n.id} <tspan className={styles.nodeSub}>· {cpuText}</tspan>
               </text>
               {n.cpus.map((cpuId, k) => {
-                const cpu = frame.cpus.find((c) => c.id === cpuId);
+                const index = cpuIndex.get(cpuId);
+                const cpu = index === undefined ? undefined : frame.cpus[index];
                 const r = nl.cpus[k];
-                if (!cpu || !r) return null;
-                return <CpuBox key={cpuId} cpu={cpu} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} showPid={summary.processes.length > 1} />;
+                if (!cpu || !r || index === undefined) return null;
+                return <CpuBox key={cpuId} cpu={cpu} tlb={tlbEntriesOf(bulk, index, shownTlb)} tlbTotal={tlbCount(bulk, index)} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} showPid={summary.processes.length > 1} />;
               })}
               <text x={nl.box.xPx + 12} y={nl.memLabelYPx} className={styles.memTitle}>
                 Memory: pfn {n.firstPfn}–{n.firstPfn + n.memPages - 1}
@@ -292,22 +326,7 @@ export function MachineView() {
             </g>
           );
         })}
-        {frame.frames.map((f) => {
-          const r = frameRects.get(f.pfn);
-          if (!r) return null;
-          return (
-            <FrameCell
-              key={f.pfn}
-              frame={f}
-              rect={r}
-              touched={touchedPfns.has(f.pfn)}
-              label={labelled.get(f.node) ?? true}
-              highlighted={f.pfn === hoverPfn || f.pfn === selectedPfn}
-              onHover={setHoverPfn}
-              onSelect={toggleSelect}
-            />
-          );
-        })}
+        {cells}
         <g key={`ipis-${frame.step}`}>
           {ipis.map((ipi, i) => (
             <IpiArrow key={`${frame.step}-${i}`} ipi={ipi} from={cpuRects.get(ipi.from) as RectPx} to={cpuRects.get(ipi.to) as RectPx} animate={!reducedMotion} index={i} />

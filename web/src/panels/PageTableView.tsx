@@ -1,7 +1,9 @@
 // Page-table view: one row per PTE of each VMA, with a pfn link that
 // highlights (hover/focus) or selects (click) the frame in the machine view.
+// It reads the frame's bulk arrays and builds objects only for the rows shown.
 import { useState } from 'react';
 import { formatHex } from '../base/format';
+import { findPte, pteAt, windowNote, type FrameBulk } from '../engine/bulk';
 import type { NodeInfo, ProcessInfo, PteView, VmaInfo } from '../engine/types';
 import { useAppStore } from '../store/context';
 import styles from './PageTableView.module.css';
@@ -12,14 +14,27 @@ export function nodeOfPfn(nodes: readonly NodeInfo[], pfn: number): number | nul
   return nodes.find((n) => pfn >= n.firstPfn && pfn < n.firstPfn + n.memPages)?.id ?? null;
 }
 
-/** Rows for one VMA: the frame's PTE for each vpn, or an empty ('none') PTE. */
-export function vmaRows(pid: number, vma: VmaInfo, ptes: readonly PteView[]): PteView[] {
-  const byVpn = new Map<number, PteView>();
-  for (const p of ptes) if (p.pid === pid) byVpn.set(p.vpn, p);
-  return Array.from({ length: vma.pages }, (_, i) => {
+/** A row of a VMA's table: its PTE, or null when the frame's PTE window does not hold it. */
+export interface PteRow {
+  vpn: number;
+  pte: PteView | null;
+}
+
+/** Rows `first` to `first + count - 1` of one VMA (clamped to it), read from the bulk arrays. */
+export function vmaRows(pid: number, vma: VmaInfo, bulk: FrameBulk, first = 0, count = vma.pages): PteRow[] {
+  const rows: PteRow[] = [];
+  for (let i = Math.max(0, first); i < Math.min(vma.pages, first + count); i++) {
     const vpn = vma.startVpn + i;
-    return byVpn.get(vpn) ?? { pid, vpn, kind: 'none', pfn: 0, write: false, dirty: false, accessed: false };
-  });
+    const at = findPte(bulk, pid, vpn);
+    rows.push({ vpn, pte: at < 0 ? null : pteAt(bulk, at) });
+  }
+  return rows;
+}
+
+/** Index in the VMA of the first PTE of `pid` the step touched, or -1. */
+export function touchedRow(pid: number, vma: VmaInfo, touched: readonly [number, number][]): number {
+  for (const [p, vpn] of touched) if (p === pid && vpn >= vma.startVpn && vpn < vma.startVpn + vma.pages) return vpn - vma.startVpn;
+  return -1;
 }
 
 /** Big VMAs show this many PTE rows at a time. */
@@ -50,7 +65,8 @@ function Bit({ on, letter, name }: { on: boolean; letter: string; name: string }
 interface VmaTableProps {
   proc: ProcessInfo;
   vma: VmaInfo;
-  ptes: readonly PteView[];
+  bulk: FrameBulk;
+  touchedPtes: readonly [number, number][];
   nodes: readonly NodeInfo[];
   touched: ReadonlySet<string>;
   hoverPfn: number | null;
@@ -60,19 +76,20 @@ interface VmaTableProps {
 }
 
 /** One VMA's PTEs; big VMAs show a window that follows the PTE the current step touched. */
-function VmaTable({ proc, vma, ptes, nodes, touched, hoverPfn, selectedPfn, setHoverPfn, toggleSelectPfn }: VmaTableProps) {
-  const rows = vmaRows(proc.pid, vma, ptes);
-  const big = rows.length > PTE_WINDOW;
+function VmaTable({ proc, vma, bulk, touchedPtes, nodes, touched, hoverPfn, selectedPfn, setHoverPfn, toggleSelectPfn }: VmaTableProps) {
+  const total = vma.pages;
+  const big = total > PTE_WINDOW;
   const [start, setStart] = useState(0);
   const [followed, setFollowed] = useState<number | null>(null);
-  const touchedIdx = rows.findIndex((p) => touched.has(`${p.pid}:${p.vpn}`));
+  const touchedIdx = touchedRow(proc.pid, vma, touchedPtes);
   if (big && touchedIdx >= 0 && touchedIdx !== followed) {
     // Follow the touched PTE (adjusting state while rendering, as React recommends).
     setFollowed(touchedIdx);
-    setStart(windowStartFor(touchedIdx, start, PTE_WINDOW, rows.length));
+    setStart(windowStartFor(touchedIdx, start, PTE_WINDOW, total));
   }
-  const first = big ? Math.min(start, Math.max(0, rows.length - PTE_WINDOW)) : 0;
-  const visible = big ? rows.slice(first, first + PTE_WINDOW) : rows;
+  const first = big ? Math.min(start, Math.max(0, total - PTE_WINDOW)) : 0;
+  const visible = vmaRows(proc.pid, vma, bulk, first, big ? PTE_WINDOW : total);
+  const outside = visible.filter((r) => r.pte === null).length;
   return (
     <div className={styles.vma}>
       <table className={styles.table}>
@@ -83,17 +100,18 @@ function VmaTable({ proc, vma, ptes, nodes, touched, hoverPfn, selectedPfn, setH
               <button type="button" className={styles.pageButton} disabled={first === 0} onClick={() => setStart(Math.max(0, first - PTE_WINDOW))}>
                 Earlier PTEs
               </button>
-              rows {first + 1}–{first + visible.length} of {rows.length}
+              rows {first + 1}–{first + visible.length} of {total}
               <button
                 type="button"
                 className={styles.pageButton}
-                disabled={first + PTE_WINDOW >= rows.length}
-                onClick={() => setStart(Math.min(rows.length - PTE_WINDOW, first + PTE_WINDOW))}
+                disabled={first + PTE_WINDOW >= total}
+                onClick={() => setStart(Math.min(total - PTE_WINDOW, first + PTE_WINDOW))}
               >
                 Later PTEs
               </button>
             </span>
           )}
+          {outside > 0 && <span className={styles.outside}> · {outside} of these rows are outside the frame's PTE window</span>}
         </caption>
         <thead>
           <tr>
@@ -112,8 +130,20 @@ function VmaTable({ proc, vma, ptes, nodes, touched, hoverPfn, selectedPfn, setH
           </tr>
         </thead>
         <tbody>
-          {visible.map((pte) => {
-            const isTouched = touched.has(`${pte.pid}:${pte.vpn}`);
+          {visible.map(({ vpn, pte }) => {
+            const isTouched = touched.has(`${proc.pid}:${vpn}`);
+            if (!pte) {
+              return (
+                <tr key={vpn} className={isTouched ? styles.touched : ''}>
+                  <th scope="row" className={styles.vpn}>
+                    {formatHex(vpn)}
+                  </th>
+                  <td colSpan={5} className={styles.muted}>
+                    not in this view (outside the PTE window)
+                  </td>
+                </tr>
+              );
+            }
             const hasPfn = pte.kind !== 'none';
             const node = hasPfn ? nodeOfPfn(nodes, pte.pfn) : null;
             const linked = hasPfn && (pte.pfn === hoverPfn || pte.pfn === selectedPfn);
@@ -166,7 +196,9 @@ export function PageTableView() {
   const setHoverPfn = useAppStore((s) => s.setHoverPfn);
   const select = useAppStore((s) => s.select);
   if (!summary || !frame) return null;
-  const touched = new Set((frame.event?.touched.ptes ?? []).map(([pid, vpn]) => `${pid}:${vpn}`));
+  const touchedPtes = frame.event?.touched.ptes ?? [];
+  const touched = new Set(touchedPtes.map(([pid, vpn]) => `${pid}:${vpn}`));
+  const note = windowNote(frame.pteWindow, 'PTEs');
   const selectedPfn = selection?.object.startsWith('pfn-') ? Number(selection.object.slice(4)) : null;
   const toggleSelectPfn = (pfn: number): void => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` });
 
@@ -175,6 +207,11 @@ export function PageTableView() {
       <h2 id="pt-title" className={panel.title}>
         Page tables <span className={panel.subtitle}>hover or focus a pfn to find its frame; click to keep it selected</span>
       </h2>
+      {note && (
+        <p className={styles.windowNote} role="status">
+          {note} (the frame holds a window of the page tables; rows outside it say so)
+        </p>
+      )}
       <div className={styles.vmas}>
         {summary.processes.flatMap((proc) =>
           proc.vmas.map((vma) => (
@@ -182,7 +219,8 @@ export function PageTableView() {
               key={`${summary.id}-${proc.pid}-${vma.startVpn}`}
               proc={proc}
               vma={vma}
-              ptes={frame.ptes}
+              bulk={frame.bulk}
+              touchedPtes={touchedPtes}
               nodes={summary.topology.nodes}
               touched={touched}
               hoverPfn={hoverPfn}
