@@ -63,8 +63,8 @@ fn the_arrays_hold_every_pte_frame_and_tlb_entry_of_the_state() {
             assert_eq!(bulk.tlb_cpu_start.len(), st.cpus.len() + 1);
             for (c, cpu) in st.cpus.iter().enumerate() {
                 let (a, z) = (bulk.tlb_cpu_start[c] as usize, bulk.tlb_cpu_start[c + 1] as usize);
-                assert_eq!(z - a, cpu.tlb.entries().len());
-                for (k, e) in cpu.tlb.entries().iter().enumerate() {
+                assert_eq!(z - a, cpu.tlb.len());
+                for (k, e) in cpu.tlb.entries().enumerate() {
                     assert_eq!((bulk.tlb_vpn[a + k], bulk.tlb_pfn[a + k]), (e.vpn, e.pfn));
                 }
             }
