@@ -2,15 +2,12 @@
 // Web Workers (workerEngine.ts + worker.ts, the real one) and a small fake for
 // unit tests (fakeEngine.ts). Everything that talks to the engine returns a
 // Promise, so the UI thread never waits for a simulation.
+import type { BuiltinView } from './generated/BuiltinView';
 import type { Progress } from './protocol';
 import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
-/** A scenario that ships with the engine. */
-export interface BuiltinScenario {
-  id: string;
-  title: string;
-  text: string;
-}
+/** A scenario that ships with the engine: id, title and TOML text. */
+export type BuiltinScenario = BuiltinView;
 
 /** One recorded simulation (mirrors the wasm `Simulation` class). */
 export interface SimHandle {
