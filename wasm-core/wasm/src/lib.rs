@@ -14,10 +14,12 @@ fn js_error(msg: impl std::fmt::Display) -> JsValue {
     JsError::new(&msg.to_string()).into()
 }
 
-/// Serialises for JS: maps as plain objects, 64-bit numbers as JS numbers.
+/// Serialises for JS: maps as plain objects, 64-bit numbers as JS numbers, `None` as
+/// `null` (the generated types in `web/src/engine/generated/` say `T | null`).
 fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
     let ser = serde_wasm_bindgen::Serializer::new()
         .serialize_maps_as_objects(true)
+        .serialize_missing_as_null(true)
         .serialize_large_number_types_as_bigints(false);
     v.serialize(&ser).map_err(js_error)
 }
