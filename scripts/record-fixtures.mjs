@@ -1,19 +1,76 @@
-// Records the small engine fixtures the unit tests read (web/src/engine/fixtures/):
-// for numa-hint-fault-101 under both values of numa_delay_map, the active listings
-// of the run, the patch registry and every (function, line) its events step through.
-// Run after `npm run build:wasm`: `node scripts/record-fixtures.mjs`.
-// tests/wasm-native.test.mjs fails when the checked-in fixture differs from a fresh one.
-import { readFileSync, writeFileSync } from 'node:fs';
+// Records the engine fixtures the unit tests read (web/src/engine/fixtures/), from the real
+// wasm engine. Run after `npm run build:wasm`: `node scripts/record-fixtures.mjs`.
+// tests/wasm-native.test.mjs fails when a checked-in fixture differs from a fresh recording.
+//
+// - numa-hint-fault-101.listings.json: for numa-hint-fault-101 under both values of
+//   numa_delay_map, the active listings of the run, the patch registry and every
+//   (function, line) its events step through (listing.test.ts).
+// - engine.json: the patch registry, the built-in scenarios the fixture engine offers, the
+//   summaries `describe` gives, the engine's error messages for a few bad requests and the
+//   listings of the summaries.
+// - runs/*.json: a few prepared runs (RUNS below): summary, series, every event, the cause
+//   chain of every event (as steps) and the frames at the steps the unit tests visit only.
+// Stored without repeats, losslessly: a frame keeps only the fields that differ from the
+// previous frame kept and never its event (the run's event `step - 1`); a summary's
+// `listings` is an index into engine.json's `listings`; a scenario is a built-in's id or
+// its text.
+// web/src/engine/fixtureEngine.ts serves them behind the SimEngine interface.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SCENARIO = 'numa-hint-fault-101';
+const fixturesDir = path.join(root, 'web/src/engine/fixtures');
 
-/** Where the fixture lives. */
-export const fixturePath = path.join(root, 'web/src/engine/fixtures', `${SCENARIO}.listings.json`);
+/** Where the listings fixture lives. */
+export const fixturePath = path.join(fixturesDir, `${SCENARIO}.listings.json`);
 
-/** The fixture's text, recorded from an initialised wasm module. */
+const GENERATED = 'Recorded from the real engine by `node scripts/record-fixtures.mjs` (after `npm run build:wasm`); do not edit.';
+
+/** The built-in scenarios the fixture engine offers, in the engine's order. */
+const BUILTINS = ['numa-hint-fault-101', 'rmap-101'];
+
+const range = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+/** A custom scenario (a link's text): numa-hint-fault-101 renamed, 2 pages by default. */
+function customText(wasm) {
+  const { text } = wasm.builtinScenarios().find((s) => s.id === SCENARIO);
+  return text
+    .replace(/^id = ".*"$/m, 'id = "mine"')
+    .replace(/^title = ".*"$/m, 'title = "Mine ✓"')
+    .replace('default = 4', 'default = 2');
+}
+
+/**
+ * The recorded runs: a scenario (built-in id or custom text), the toggles and params asked
+ * for, and the steps whose frames are kept (negative: from the end, -1 is the last step).
+ */
+const RUNS = [
+  { name: 'hint-101', scenario: SCENARIO, toggles: {}, params: {}, frames: [...range(0, 20), 37, -4, -3, -2, -1] },
+  { name: 'hint-101-delay-off', scenario: SCENARIO, toggles: { numa_delay_map: false }, params: {}, frames: [...range(0, 8), 160, -1] },
+  { name: 'hint-101-pages-2', scenario: SCENARIO, toggles: {}, params: { pages: 2 }, frames: [0, 1, 7, -1] },
+  { name: 'rmap-101', scenario: 'rmap-101', toggles: {}, params: {}, frames: [...range(0, 4), -1] },
+  { name: 'custom', scenario: { custom: true }, toggles: {}, params: {}, frames: [0, 3] },
+];
+
+/** Requests the engine refuses, with the message it gives. */
+const ERRORS = [
+  { scenario: { text: 'format = 1\nid = "broken"\nwhat = 1\n' }, toggles: {}, params: {} },
+  { scenario: SCENARIO, toggles: { nope: true }, params: {} },
+  { scenario: SCENARIO, toggles: { numa_delay_map: 'maybe' }, params: {} },
+  { scenario: SCENARIO, toggles: {}, params: { pages: 99 } },
+  { scenario: SCENARIO, toggles: {}, params: { nope: 1 } },
+];
+
+function textOf(wasm, scenario) {
+  if (typeof scenario === 'string') return wasm.builtinScenarios().find((s) => s.id === scenario).text;
+  if (scenario.custom) return customText(wasm);
+  return scenario.text;
+}
+
+/** The listings fixture's text, recorded from an initialised wasm module. */
 export function fixtureText(wasm) {
   const { text } = wasm.builtinScenarios().find((s) => s.id === SCENARIO);
   const runs = [false, true].map((delay) => {
@@ -27,10 +84,113 @@ export function fixtureText(wasm) {
   return `${JSON.stringify({ scenario: SCENARIO, patches: wasm.patches(), runs })}\n`;
 }
 
+function recordRun(wasm, spec) {
+  const text = textOf(wasm, spec.scenario);
+  const sim = new wasm.Simulation(text, spec.toggles, spec.params);
+  const summary = sim.summary();
+  const total = summary.totalSteps;
+  const events = sim.events(0, total);
+  const causeChains = events.map((e) => {
+    const chain = sim.causeChain(e.step);
+    for (const c of chain) {
+      if (!isDeepStrictEqual(c, events[c.step])) throw new Error(`${spec.name}: the cause chain of ${e.step} has an event unlike events()[${c.step}]`);
+    }
+    return chain.map((c) => c.step);
+  });
+  const steps = [...new Set(spec.frames.map((s) => (s < 0 ? total + 1 + s : s)))].filter((s) => s >= 0 && s <= total).sort((a, b) => a - b);
+  const frames = [];
+  let prev = null;
+  for (const step of steps) {
+    sim.seek(step);
+    const frame = sim.frame();
+    const expected = step === 0 ? null : events[step - 1];
+    if (!isDeepStrictEqual(frame.event, expected)) throw new Error(`${spec.name}: the event of frame ${step} is not events()[${step - 1}]`);
+    // Only the fields that differ from the previous frame kept (and never the event).
+    const kept = { step };
+    for (const [k, v] of Object.entries(frame)) if (k !== 'event' && (prev === null || !isDeepStrictEqual(prev[k], v))) kept[k] = v;
+    frames.push(kept);
+    prev = frame;
+  }
+  const series = sim.series();
+  const seekError = messageOf(() => sim.seek(total + 1));
+  sim.free();
+  const scenario = typeof spec.scenario === 'string' ? { builtin: spec.scenario } : { text };
+  return { _generated: GENERATED, name: spec.name, scenario, toggles: spec.toggles, params: spec.params, summary: shareListings(summary), series, events, causeChains, frames, seekError };
+}
+
+/** The listings of every summary, each set kept once in engine.json: a summary names its set by index. */
+let listingSets = [];
+function shareListings(summary) {
+  let i = listingSets.findIndex((l) => isDeepStrictEqual(l, summary.listings));
+  if (i < 0) i = listingSets.push(summary.listings) - 1;
+  return { ...summary, listings: i };
+}
+
+function messageOf(fn) {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+  throw new Error('expected the engine to refuse');
+}
+
+/** Every fixture file (path relative to fixtures/ -> text), recorded from an initialised wasm module. */
+export function fixtureFiles(wasm) {
+  listingSets = [];
+  const files = { [path.basename(fixturePath)]: fixtureText(wasm) };
+  const describes = [];
+  for (const spec of RUNS) {
+    const run = recordRun(wasm, spec);
+    files[`runs/${spec.name}.json`] = `${JSON.stringify(run)}\n`;
+    const text = textOf(wasm, spec.scenario);
+    if (!describes.some((d) => d.text === text && isDeepStrictEqual(d.params, spec.params))) {
+      const sim = wasm.Simulation.load(text, {}, spec.params);
+      const scenario = typeof spec.scenario === 'string' ? { builtin: spec.scenario } : { text };
+      describes.push({ text, scenario, params: spec.params, summary: shareListings(sim.summary()) });
+      sim.free();
+    }
+  }
+  const errors = ERRORS.map((spec) => {
+    const text = textOf(wasm, spec.scenario);
+    const message = messageOf(() => new wasm.Simulation(text, spec.toggles, spec.params));
+    const describe = Object.keys(spec.toggles).length === 0 ? messageOf(() => wasm.Simulation.load(text, {}, spec.params)) : null;
+    const scenario = typeof spec.scenario === 'string' ? { builtin: spec.scenario } : { text };
+    return { scenario, toggles: spec.toggles, params: spec.params, message, describe };
+  });
+  const builtins = wasm.builtinScenarios().filter((s) => BUILTINS.includes(s.id));
+  const describeFixtures = describes.map(({ scenario, params, summary }) => ({ scenario, params, summary }));
+  const engine = { _generated: GENERATED, patches: wasm.patches(), builtins, describes: describeFixtures, errors, listings: listingSets };
+  files['engine.json'] = `${JSON.stringify(engine)}\n`;
+  return files;
+}
+
+/** Every fixture file now checked in (path relative to fixtures/ -> text). */
+export function checkedInFixtures() {
+  const out = {};
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.json')) out[path.relative(fixturesDir, p)] = readFileSync(p, 'utf8');
+    }
+  };
+  walk(fixturesDir);
+  return out;
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const pkg = path.join(root, 'web/src/wasm-pkg');
   const wasm = await import(path.join(pkg, 'mmviz.js'));
   await wasm.default({ module_or_path: readFileSync(path.join(pkg, 'mmviz_bg.wasm')) });
-  writeFileSync(fixturePath, fixtureText(wasm));
-  console.log(`wrote ${path.relative(root, fixturePath)}`);
+  const files = fixtureFiles(wasm);
+  rmSync(path.join(fixturesDir, 'runs'), { recursive: true, force: true });
+  let bytes = 0;
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(fixturesDir, name)), { recursive: true });
+    writeFileSync(path.join(fixturesDir, name), text);
+    bytes += Buffer.byteLength(text);
+    console.log(`wrote web/src/engine/fixtures/${name} (${Math.round(Buffer.byteLength(text) / 1024)} KB)`);
+  }
+  console.log(`${Object.keys(files).length} fixtures, ${Math.round(bytes / 1024)} KB`);
 }

@@ -40,12 +40,17 @@ for (const { id, text } of wasm.builtinScenarios()) {
 }
 
 test('the engine fixtures the unit tests read are what the engine records today', async () => {
-  const { fixturePath, fixtureText } = await import('../scripts/record-fixtures.mjs');
-  assert.equal(
-    readFileSync(fixturePath, 'utf8'),
-    fixtureText(wasm),
-    'web/src/engine/fixtures is out of date: run `node scripts/record-fixtures.mjs` and review the diff',
-  );
+  const { checkedInFixtures, fixtureFiles } = await import('../scripts/record-fixtures.mjs');
+  const fresh = fixtureFiles(wasm);
+  const have = checkedInFixtures();
+  const rerecord = 'run `node scripts/record-fixtures.mjs` (after `npm run build:wasm`) and review the diff';
+  assert.deepEqual(Object.keys(have).sort(), Object.keys(fresh).sort(), `the fixture files in web/src/engine/fixtures/ are not the ones recorded: ${rerecord}`);
+  for (const [name, text] of Object.entries(fresh)) {
+    assert.ok(have[name] === text, `web/src/engine/fixtures/${name} differs from a fresh recording from the engine: ${rerecord}`);
+  }
+  // They are read by every unit test run: keep them small (record only the steps the tests visit).
+  const bytes = Object.values(fresh).reduce((n, text) => n + Buffer.byteLength(text), 0);
+  assert.ok(bytes < 512 * 1024, `the fixtures take ${Math.round(bytes / 1024)} KB; keep them under 512 KB`);
 });
 
 test('wasm errors are real Error objects with the engine message', () => {

@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from './App';
-import { createFakeEngine, type FakeEngineOptions } from './engine/fakeEngine';
+import { createFixtureEngine, fixtureRun, type FixtureEngineOptions } from './engine/fixtureEngine';
 import { ErrorBoundary } from './panels/ErrorBoundary';
 import { createAppStore, type AppStore } from './store/appStore';
 import { StoreProvider } from './store/context';
@@ -11,7 +11,7 @@ const TITLE = 'NUMA balancing: reduce TLB flush via delaying mapping on hint pag
 
 let store: AppStore;
 
-/** Lets every pending engine answer arrive (the fake answers on microtasks, or after fake-timer delays). */
+/** Lets every pending engine answer arrive (the fixture engine answers on microtasks, or after fake-timer delays). */
 async function settle(ms = 0): Promise<void> {
   await act(async () => {
     if (vi.isFakeTimers()) await vi.advanceTimersByTimeAsync(ms);
@@ -19,10 +19,10 @@ async function settle(ms = 0): Promise<void> {
   });
 }
 
-/** Renders the app on a fake engine and waits until the fragment's scenario is shown. */
-async function renderApp(fragment = '', options: FakeEngineOptions = {}) {
+/** Renders the app on the fixture engine (runs recorded from the real one) and waits until the fragment's scenario is shown. */
+async function renderApp(fragment = '', options: FixtureEngineOptions = {}) {
   store = createAppStore();
-  void store.getState().boot(createFakeEngine(options), fragment);
+  void store.getState().boot(createFixtureEngine(options), fragment);
   const view = render(
     <StoreProvider store={store}>
       <App />
@@ -49,30 +49,30 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('App with the fake engine', () => {
+describe('App with the fixture engine', () => {
   it('renders the lab and steps with the transport buttons', async () => {
     await renderApp();
-    expect(readout()).toBe('step 0 / 27');
-    expect(screen.getByRole('combobox', { name: 'Scenario' })).toHaveProperty('value', 'fake-101');
+    expect(readout()).toBe('step 0 / 160');
+    expect(screen.getByRole('combobox', { name: 'Scenario' })).toHaveProperty('value', 'numa-hint-fault-101');
     expect(screen.getByText('FAKE ENGINE')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     await settle();
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     await settle();
-    expect(readout()).toBe('step 2 / 27');
+    expect(readout()).toBe('step 2 / 160');
     fireEvent.click(screen.getByRole('button', { name: 'Step back' }));
     await settle();
-    expect(readout()).toBe('step 1 / 27');
+    expect(readout()).toBe('step 1 / 160');
     fireEvent.click(screen.getByRole('button', { name: 'Last step' }));
     await settle();
-    expect(readout()).toBe('step 27 / 27');
+    expect(readout()).toBe('step 160 / 160');
     expect(screen.getByRole('button', { name: 'Step forward' })).toHaveProperty('disabled', true);
     fireEvent.click(screen.getByRole('button', { name: 'First step' }));
     await settle();
-    expect(readout()).toBe('step 0 / 27');
+    expect(readout()).toBe('step 0 / 160');
     fireEvent.change(screen.getByRole('slider', { name: 'Step' }), { target: { value: '12' } });
     await settle();
-    expect(readout()).toBe('step 12 / 27');
+    expect(readout()).toBe('step 12 / 160');
   });
 
   it('plays and pauses with one button that changes its name', async () => {
@@ -96,10 +96,10 @@ describe('App with the fake engine', () => {
     await settle();
     fireEvent.keyDown(document.body, { key: 'ArrowRight' });
     await settle();
-    expect(readout()).toBe('step 2 / 27');
+    expect(readout()).toBe('step 2 / 160');
     fireEvent.keyDown(document.body, { key: 'End' });
     await settle();
-    expect(readout()).toBe('step 27 / 27');
+    expect(readout()).toBe('step 160 / 160');
     fireEvent.keyDown(document.body, { key: 'Home' });
     await settle();
     fireEvent.keyDown(document.body, { key: 'PageDown' });
@@ -120,12 +120,16 @@ describe('App with the fake engine', () => {
     const sw = screen.getByRole('switch', { name: TITLE });
     fireEvent.click(sw);
     await settle();
-    expect(store.getState().summary?.toggles.numa_delay_map).toBe(true);
-    expect(readout()).toBe('step 18 / 18');
+    // numa-hint-fault-101 turns numa_delay_map on; off, its run is longer.
+    expect(store.getState().summary?.toggles.numa_delay_map).toBe(false);
+    expect(readout()).toBe('step 160 / 180');
     expect(screen.getByText(/Rebuilt with/)).toBeTruthy();
     expect(screen.getAllByText(/\(was \d+\)/).length).toBeGreaterThan(0);
+    const counter = (name: string, step: number) => fixtureRun(name).frames.get(step)?.counters.nr_tlb_remote_flush_received;
+    const [off, on] = [counter('hint-101-delay-off', 160), counter('hint-101', 160)];
+    expect(off).toBeGreaterThan(on ?? Infinity);
     const row = screen.getByRole('rowheader', { name: 'nr_tlb_remote_flush_received' }).closest('tr') as HTMLElement;
-    expect(within(row).getAllByRole('cell')[0]?.textContent).toMatch(/^1 \(was 4\)$/);
+    expect(within(row).getAllByRole('cell')[0]?.textContent).toBe(`${off} (was ${on})`);
   });
 
   it('refuses an out-of-range param, keeping the typed text', async () => {
@@ -136,25 +140,28 @@ describe('App with the fake engine', () => {
     await settle(1000);
     fireEvent.blur(input);
     await settle();
-    expect(screen.getByText('Must be 1–6; not applied')).toBeTruthy();
+    expect(screen.getByText('Must be 1–32; not applied')).toBeTruthy();
     expect((input as HTMLInputElement).value).toBe('99');
     expect(input.getAttribute('aria-invalid')).toBe('true');
-    expect(store.getState().summary?.params[0]?.value).toBe(3);
-    fireEvent.change(input, { target: { value: '5' } });
+    const pages = () => store.getState().summary?.params.find((p) => p.name === 'pages')?.value;
+    expect(pages()).toBe(4);
+    fireEvent.change(input, { target: { value: '2' } });
     await settle(1000);
-    expect(store.getState().summary?.params[0]?.value).toBe(5);
+    expect(pages()).toBe(2);
     expect(screen.queryByText(/not applied/)).toBeNull();
   });
 
-  it('shows the code listing with the current line, "no listing" otherwise, and a diff', async () => {
-    await renderApp('#v=1&sc=fake-101&step=5');
+  it('shows the code listing with the current line, a diff, and says when no kernel code runs', async () => {
+    // Step 36 of numa-hint-fault-101 is do_numa_page's first line (N1), a function numa_delay_map changes.
+    await renderApp('#v=1&sc=numa-hint-fault-101&step=37');
+    expect(store.getState().frame?.code).toEqual({ function: 'do_numa_page', line: 'N1' });
     const current = document.querySelector('[aria-current="true"]');
-    expect(current?.textContent).toContain('vm_normal_page');
+    expect(current?.textContent).toContain('take the PTE lock');
     fireEvent.click(screen.getByRole('button', { name: 'Compare before/after' }));
     await settle();
     expect(screen.getByRole('table', { name: /before and after the patch/ })).toBeTruthy();
-    await act(() => store.getState().seek(7));
-    expect(screen.getByText(/no listing/)).toBeTruthy();
+    await act(() => store.getState().seek(0));
+    expect(screen.getByText('The CPU of this step is in user space or idle.')).toBeTruthy();
   });
 
   it('shows banner messages as alerts that can be dismissed', async () => {
@@ -164,11 +171,11 @@ describe('App with the fake engine', () => {
     fireEvent.click(within(alert).getByRole('button', { name: /^Dismiss/ }));
     await settle();
     expect(screen.queryByRole('alert')).toBeNull();
-    expect(readout()).toBe('step 0 / 27');
+    expect(readout()).toBe('step 0 / 160');
   });
 
   it('highlights a frame from the page table', async () => {
-    await renderApp('#v=1&sc=fake-101&step=1');
+    await renderApp('#v=1&sc=numa-hint-fault-101&step=1');
     const pfn = screen.getByRole('button', { name: /^pfn 1 on node 0/ });
     fireEvent.click(pfn);
     await settle();
@@ -181,7 +188,7 @@ describe('App with the fake engine', () => {
     fireEvent.click(screen.getByRole('button', { name: `About the patch: ${TITLE}` }));
     await settle();
     const card = screen.getByRole('complementary', { name: `Patch: ${TITLE}` });
-    expect(within(card).getByText('Huang Ying')).toBeTruthy();
+    expect(within(card).getByText(/^Huang Ying/)).toBeTruthy();
     fireEvent.keyDown(card, { key: 'Escape' });
     await settle();
     expect(screen.queryByRole('complementary')).toBeNull();
@@ -192,24 +199,24 @@ describe('loading in the background', () => {
   it('shows elapsed time and an indeterminate bar, disables the transport with a reason, and cancels', async () => {
     vi.useFakeTimers();
     store = createAppStore();
-    void store.getState().boot(createFakeEngine({ createDelayMs: 5000 }), '');
+    void store.getState().boot(createFixtureEngine({ createDelayMs: 5000 }), '');
     render(
       <StoreProvider store={store}>
         <App />
       </StoreProvider>,
     );
     await settle(1250);
-    const bar = screen.getByRole('progressbar', { name: 'Running fake-101' });
+    const bar = screen.getByRole('progressbar', { name: 'Running numa-hint-fault-101' });
     expect(bar.getAttribute('aria-valuenow')).toBeNull();
     expect(bar.getAttribute('aria-valuetext')).toBe('1.2 s elapsed');
-    expect(screen.getByText('Running fake-101…')).toBeTruthy();
+    expect(screen.getByText('Running numa-hint-fault-101…')).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Step forward' })).toHaveProperty('disabled', true);
     expect(screen.getByRole('group', { name: 'Transport' }).getAttribute('aria-describedby')).toBe('transport-reason');
     expect(screen.getByText('The step controls work once a scenario is loaded.')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     await settle(6000);
     expect(screen.queryByRole('progressbar')).toBeNull();
-    expect(notices()).toEqual(['Note:Cancelled loading fake-101.Dismiss']);
+    expect(notices()).toEqual(['Note:Cancelled loading numa-hint-fault-101.Dismiss']);
     expect(screen.queryByRole('alert')).toBeNull();
     expect(screen.getByText('No scenario is loaded. Pick one above.')).toBeTruthy();
   });
@@ -217,7 +224,7 @@ describe('loading in the background', () => {
   it('fills the bar when the engine reports progress', async () => {
     vi.useFakeTimers();
     store = createAppStore();
-    void store.getState().boot(createFakeEngine({ createDelayMs: 1000, progressReports: 4 }), '');
+    void store.getState().boot(createFixtureEngine({ createDelayMs: 1000, progressReports: 4 }), '');
     render(
       <StoreProvider store={store}>
         <App />
@@ -225,20 +232,20 @@ describe('loading in the background', () => {
     );
     await settle(500);
     // First run: the steps prepared count up, the bar cannot know its end.
-    let bar = screen.getByRole('progressbar', { name: 'Running fake-101' });
+    let bar = screen.getByRole('progressbar', { name: 'Running numa-hint-fault-101' });
     expect(bar.getAttribute('aria-valuenow')).toBeNull();
-    expect(bar.getAttribute('aria-valuetext')).toBe('14 steps prepared, 0.5 s elapsed');
+    expect(bar.getAttribute('aria-valuetext')).toBe('80 steps prepared, 0.5 s elapsed');
     await settle(600);
     expect(screen.queryByRole('progressbar')).toBeNull();
-    expect(readout()).toBe('step 0 / 27');
+    expect(readout()).toBe('step 0 / 160');
     // The same run again: the bar fills towards the length it had the first time.
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     await settle();
-    void store.getState().openBuiltin('fake-101');
+    void store.getState().openBuiltin('numa-hint-fault-101');
     await settle(500);
-    bar = screen.getByRole('progressbar', { name: 'Running fake-101' });
-    expect(bar.getAttribute('aria-valuenow')).toBe('51');
-    expect(bar.getAttribute('aria-valuetext')).toBe('51%: 14 of about 27 steps, 0.5 s elapsed');
+    bar = screen.getByRole('progressbar', { name: 'Running numa-hint-fault-101' });
+    expect(bar.getAttribute('aria-valuenow')).toBe('50');
+    expect(bar.getAttribute('aria-valuetext')).toBe('50%: 80 of about 160 steps, 0.5 s elapsed');
     await settle(600);
     expect(screen.queryByRole('progressbar')).toBeNull();
   });
@@ -247,22 +254,22 @@ describe('loading in the background', () => {
     vi.useFakeTimers();
     await renderApp('', { createDelayMs: 3000 });
     await settle(3000);
-    expect(readout()).toBe('step 0 / 27');
-    fireEvent.change(screen.getByRole('combobox', { name: 'Scenario' }), { target: { value: 'fake-one' } });
+    expect(readout()).toBe('step 0 / 160');
+    fireEvent.change(screen.getByRole('combobox', { name: 'Scenario' }), { target: { value: 'rmap-101' } });
     await settle(100);
-    expect(screen.getByRole('progressbar', { name: 'Running fake-one' })).toBeTruthy();
+    expect(screen.getByRole('progressbar', { name: 'Running rmap-101' })).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     fireEvent.keyDown(document.body, { key: 'ArrowRight' });
     await settle();
-    expect(readout()).toBe('step 2 / 27');
-    fireEvent.click(screen.getByRole('button', { name: /Hint fault 1/ }));
+    expect(readout()).toBe('step 2 / 160');
+    fireEvent.click(screen.getByRole('button', { name: /The scanner marks PROT_NONE/ }));
     await settle();
     expect(store.getState().step).toBe(store.getState().summary?.chapters[1]?.step);
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     await settle(5000);
     expect(screen.queryByRole('progressbar')).toBeNull();
-    expect(screen.getByRole('combobox', { name: 'Scenario' })).toHaveProperty('value', 'fake-101');
-    expect(notices()).toEqual(['Note:Cancelled loading fake-one.Dismiss']);
+    expect(screen.getByRole('combobox', { name: 'Scenario' })).toHaveProperty('value', 'numa-hint-fault-101');
+    expect(notices()).toEqual(['Note:Cancelled loading rmap-101.Dismiss']);
     expect(screen.queryByRole('alert')).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     await settle();
@@ -280,15 +287,15 @@ describe('URL sync', () => {
     await settle();
     expect(window.location.hash).toBe('');
     await settle(400);
-    expect(window.location.hash).toMatch(/^#v=1&sc=fake-101&h=[0-9a-f]{8}&t\.numa_delay_map=true&step=1$/);
+    expect(window.location.hash).toMatch(/^#v=1&sc=numa-hint-fault-101&h=[0-9a-f]{8}&t\.numa_delay_map=false&step=1$/);
     act(() => {
-      window.history.replaceState(null, '', '#v=1&sc=fake-one&step=4');
+      window.history.replaceState(null, '', '#v=1&sc=rmap-101&step=4');
       window.dispatchEvent(new HashChangeEvent('hashchange'));
     });
     await settle();
-    expect(store.getState().summary?.id).toBe('fake-one');
-    expect(readout()).toBe('step 4 / 11');
-    expect(store.getState().summary?.toggles.numa_delay_map).toBe(false);
+    expect(store.getState().summary?.id).toBe('rmap-101');
+    expect(readout()).toBe(`step 4 / ${fixtureRun('rmap-101').summary.totalSteps}`);
+    expect(store.getState().summary?.toggles.numa_delay_map).toBe(true);
   });
 });
 
@@ -299,21 +306,21 @@ describe('URL sync while loading', () => {
     await settle(2000);
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     await settle(400);
-    expect(window.location.hash).toMatch(/&sc=fake-101&.*step=1$/);
+    expect(window.location.hash).toMatch(/&sc=numa-hint-fault-101&.*step=1$/);
     act(() => {
-      window.history.replaceState(null, '', '#v=1&sc=fake-one&step=4');
+      window.history.replaceState(null, '', '#v=1&sc=rmap-101&step=4');
       window.dispatchEvent(new HashChangeEvent('hashchange'));
     });
     await settle(100);
-    expect(screen.getByRole('progressbar', { name: 'Running fake-one' })).toBeTruthy();
+    expect(screen.getByRole('progressbar', { name: 'Running rmap-101' })).toBeTruthy();
     // Stepping the scenario on screen does not overwrite the link being opened.
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     await settle(400);
-    expect(window.location.hash).toBe('#v=1&sc=fake-one&step=4');
+    expect(window.location.hash).toBe('#v=1&sc=rmap-101&step=4');
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     await settle(400);
-    expect(readout()).toBe('step 2 / 27');
-    expect(window.location.hash).toMatch(/&sc=fake-101&.*step=2$/);
+    expect(readout()).toBe('step 2 / 160');
+    expect(window.location.hash).toMatch(/&sc=numa-hint-fault-101&.*step=2$/);
   });
 });
 

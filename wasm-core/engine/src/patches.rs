@@ -10,6 +10,7 @@ use std::fmt;
 
 /// A toggle's value: a bool switch or an enum variant name.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum ToggleValue {
     /// A bool patch switch: `true` means the patch is applied.
@@ -29,6 +30,7 @@ impl fmt::Display for ToggleValue {
 
 /// One line of a listing.
 #[derive(Clone, Copy, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CodeLine {
     /// Stable id events refer to.
     pub id: &'static str,
@@ -38,6 +40,7 @@ pub struct CodeLine {
 
 /// Our own pseudo-code of one kernel function as a given version behaves.
 #[derive(Clone, Copy, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Listing {
     /// Kernel function name.
     pub function: &'static str,
@@ -49,6 +52,7 @@ pub struct Listing {
 
 /// Listings of one function changed by a patch: `before` = off / first value.
 #[derive(Clone, Copy, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ListingPair {
     /// Toggle off.
     pub before: Listing,
@@ -58,6 +62,7 @@ pub struct ListingPair {
 
 /// The kind of a toggle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ToggleKind {
     /// On/off.
@@ -68,6 +73,7 @@ pub enum ToggleKind {
 
 /// One registry entry.
 #[derive(Clone, Copy, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Patch {
     /// Toggle id (URL / CLI contract).
@@ -96,9 +102,9 @@ pub struct Patch {
     /// Default value index (bools: 0 = off, 1 = on).
     #[serde(skip)]
     pub default_index: usize,
-    /// Label per value.
+    /// Short label per value, in the order of the values.
     pub value_labels: &'static [&'static str],
-    /// Before/after listings.
+    /// Listings of the changed functions: `before` is the toggle off / first value.
     pub listings: &'static [ListingPair],
 }
 

@@ -1,4 +1,6 @@
-//! Serialisable views for the UI (camelCase, matching `web/src/engine/types.ts`).
+//! Serialisable views for the UI (camelCase). With the feature `ts` they derive ts-rs's `TS`:
+//! `tests/ts_types.rs` generates `web/src/engine/generated/` from them (`web/src/engine/types.ts`
+//! names them for the UI).
 
 use crate::counters::Counter;
 use crate::engine::{Sim, State};
@@ -13,8 +15,9 @@ use std::collections::BTreeMap;
 mod bulk;
 pub use bulk::*;
 
-/// A parameter.
+/// A named number of a scenario (`[params]`), overridable from the CLI and the UI.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ParamView {
     /// Name.
     pub name: String,
@@ -30,10 +33,11 @@ pub struct ParamView {
     pub description: String,
 }
 
-/// A chapter resolved to a step.
+/// A lecture chapter: a named point in the run, resolved to a step.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChapterView {
-    /// First step.
+    /// First step of the chapter.
     pub step: u64,
     /// Heading.
     pub title: String,
@@ -43,25 +47,27 @@ pub struct ChapterView {
 
 /// A node.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeView {
     /// Id.
     pub id: u8,
     /// CPUs.
     pub cpus: Vec<u16>,
-    /// Frames.
+    /// Number of 4 KiB frames the node owns in the model.
     pub mem_pages: u32,
-    /// First pfn.
+    /// First pfn of the node; the node owns `[firstPfn, firstPfn + memPages)`.
     pub first_pfn: u32,
 }
 
 /// The machine.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TopologyView {
     /// Nodes.
     pub nodes: Vec<NodeView>,
-    /// Distances.
+    /// NUMA distances, `distance[from][to]` (10: local).
     pub distance: Vec<Vec<u32>>,
     /// TLB entries per CPU.
     pub tlb_entries: u32,
@@ -69,6 +75,7 @@ pub struct TopologyView {
 
 /// A thread.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ThreadView {
     /// Index in the process.
     pub tid: u16,
@@ -78,20 +85,33 @@ pub struct ThreadView {
 
 /// A VMA.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct VmaView {
-    /// First vpn.
+    /// First virtual page number.
     pub start_vpn: u32,
     /// Pages.
     pub pages: u32,
-    /// "anon" or "file".
-    pub kind: &'static str,
+    /// Anonymous or file-backed.
+    pub kind: VmaKindView,
     /// Name.
     pub name: String,
 }
 
+/// Kind of a VMA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum VmaKindView {
+    /// Anonymous memory.
+    Anon,
+    /// A file mapping.
+    File,
+}
+
 /// A process.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ProcessView {
     /// Pid.
     pub pid: u16,
@@ -103,8 +123,9 @@ pub struct ProcessView {
     pub vmas: Vec<VmaView>,
 }
 
-/// Static facts of a loaded scenario.
+/// Static facts of a loaded scenario (they do not change while stepping).
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryView {
     /// Id.
@@ -115,50 +136,52 @@ pub struct SummaryView {
     pub description: String,
     /// Seed.
     pub seed: u64,
-    /// Toggles in effect.
+    /// Every registry toggle with the value in effect for this simulation.
     pub toggles: BTreeMap<String, ToggleValue>,
     /// Parameters.
     pub params: Vec<ParamView>,
     /// Chapters.
     pub chapters: Vec<ChapterView>,
-    /// Steps in the run.
+    /// Number of steps of the whole run; valid steps are `0..=totalSteps` (0 from `describe`, which does not run).
     pub total_steps: u64,
     /// Machine.
     pub topology: TopologyView,
     /// Processes.
     pub processes: Vec<ProcessView>,
-    /// Counter names, display order.
+    /// Counter names in display order (kernel vmstat names first).
     pub counter_names: Vec<&'static str>,
     /// The listing of every modelled function, as the run's toggles select them.
     pub listings: Vec<&'static Listing>,
 }
 
-/// Objects an event touched.
+/// Objects an event touched, for highlighting.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TouchedView {
-    /// `[pid, vpn]`.
+    /// `[pid, vpn]` pairs.
     pub ptes: Vec<(u16, u32)>,
     /// Frames.
     pub pfns: Vec<u32>,
-    /// CPUs.
+    /// Other CPUs involved (e.g. IPI receivers).
     pub cpus: Vec<u16>,
 }
 
-/// An event.
+/// One micro-step: one kernel action on one CPU.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct EventView {
-    /// Step.
+    /// Index of the step; the frame after this event is frame `step + 1`.
     pub step: u64,
-    /// Time.
+    /// Simulated time of the step, in ns.
     pub time_ns: u64,
-    /// CPU.
+    /// The CPU that acted.
     pub cpu: u16,
-    /// Kind.
+    /// Machine-readable kind, e.g. "tlb_miss", "hint_fault", "ipi_send", "ipi_recv", "flush_local", "migrate_copy".
     pub kind: &'static str,
-    /// Function.
+    /// Kernel function the step belongs to.
     pub function: &'static str,
-    /// Line id.
+    /// Line id in that function's listing for the active toggle set, or "" when none.
     pub line: &'static str,
     /// Step of the event that started this event's frame (null: none).
     pub cause: Option<u64>,
@@ -168,7 +191,7 @@ pub struct EventView {
     pub narration: String,
     /// Touched objects.
     pub touched: TouchedView,
-    /// Counter changes.
+    /// Counter name -> change caused by this step (only non-zero entries).
     pub counter_deltas: BTreeMap<&'static str, i64>,
 }
 
@@ -218,19 +241,32 @@ pub struct CpuView {
     pub state: String,
 }
 
-/// An IPI arrow.
+/// An IPI in flight or delivered in this step, for animation.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct IpiView {
     /// Sender.
     pub from: u16,
     /// Receiver.
     pub to: u16,
-    /// "sent" or "received".
-    pub phase: &'static str,
+    /// Sent: on its way this step; received: handled this step.
+    pub phase: IpiPhase,
 }
 
-/// Code location.
+/// Where an IPI is in its flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum IpiPhase {
+    /// On its way this step.
+    Sent,
+    /// Handled this step.
+    Received,
+}
+
+/// Where the event's CPU is in the code pane.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CodeView {
     /// Function.
     pub function: &'static str,
@@ -326,7 +362,11 @@ impl SummaryView {
                         .map(|(d, v)| VmaView {
                             start_vpn: v.start,
                             pages: d.pages,
-                            kind: if d.kind == VmaKind::File { "file" } else { "anon" },
+                            kind: if d.kind == VmaKind::File {
+                                VmaKindView::File
+                            } else {
+                                VmaKindView::Anon
+                            },
                             name: d.name.clone(),
                         })
                         .collect(),
@@ -443,7 +483,7 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>, window: &FrameWindow, bulk: 
             .map(|&to| IpiView {
                 from: e.cpu,
                 to,
-                phase: "sent",
+                phase: IpiPhase::Sent,
             })
             .collect(),
         Some(e) if e.kind == EventKind::IpiRecv => e
@@ -452,7 +492,7 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>, window: &FrameWindow, bulk: 
             .map(|&from| IpiView {
                 from,
                 to: e.cpu,
-                phase: "received",
+                phase: IpiPhase::Received,
             })
             .collect(),
         _ => Vec::new(),
@@ -474,16 +514,17 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>, window: &FrameWindow, bulk: 
     })
 }
 
-/// The registry as the UI sees it.
+/// One entry of the patch registry as the UI sees it, with its values and default.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PatchView {
     /// Entry.
     #[serde(flatten)]
     pub patch: &'static Patch,
-    /// Values.
+    /// For enums: the values in declaration order; for bools: `[false, true]`.
     pub values: Vec<ToggleValue>,
-    /// Default.
+    /// The registry's default value.
     pub default: ToggleValue,
 }
 
@@ -495,6 +536,60 @@ pub fn patch_views() -> Vec<PatchView> {
             patch: p,
             values: p.values(),
             default: p.default_value(),
+        })
+        .collect()
+}
+
+/// Every counter sampled over a whole prepared run: at most about 2 000 samples, evenly
+/// spaced in steps, the last one at the end of the run.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SeriesView {
+    /// Step of each sample, increasing.
+    pub steps: Vec<f64>,
+    /// Simulated time of each sample, in ns (non-decreasing).
+    pub time_ns: Vec<f64>,
+    /// Counter name -> its cumulative value at each sample (same length as `steps`).
+    pub counters: BTreeMap<&'static str, Vec<f64>>,
+}
+
+impl SeriesView {
+    /// The series of `samples` (steps and times as JS numbers).
+    pub fn new(samples: &[crate::simulation::Sample]) -> Self {
+        SeriesView {
+            steps: samples.iter().map(|s| s.step as f64).collect(),
+            time_ns: samples.iter().map(|s| s.time_ns as f64).collect(),
+            counters: Counter::ALL
+                .iter()
+                .map(|c| (c.name(), samples.iter().map(|s| s.counters.get(*c) as f64).collect()))
+                .collect(),
+        }
+    }
+}
+
+/// A built-in scenario for the picker.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct BuiltinView {
+    /// Id (the file stem).
+    pub id: &'static str,
+    /// Title (the id when the scenario does not parse).
+    pub title: String,
+    /// The TOML text.
+    pub text: &'static str,
+}
+
+/// Every built-in scenario, teaching ones first.
+pub fn builtin_views() -> Vec<BuiltinView> {
+    crate::builtin::BUILTINS
+        .iter()
+        .map(|b| BuiltinView {
+            id: b.id,
+            title: crate::scenario::parse(b.text, &[])
+                .map(|s| s.title)
+                .unwrap_or_else(|_| b.id.to_string()),
+            text: b.text,
         })
         .collect()
 }

@@ -5,8 +5,7 @@
 //! state as typed arrays (`web/src/engine/bulk.ts`); every failure
 //! is a real JS `Error` built by [`js_error`]; nothing here can panic on bad input.
 
-use mmviz_engine::builtin::BUILTINS;
-use mmviz_engine::view::{patch_views, FrameBulk, FrameWindow};
+use mmviz_engine::view::{builtin_views, patch_views, FrameBulk, FrameWindow, SeriesView};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
@@ -16,10 +15,12 @@ fn js_error(msg: impl std::fmt::Display) -> JsValue {
     JsError::new(&msg.to_string()).into()
 }
 
-/// Serialises for JS: maps as plain objects, 64-bit numbers as JS numbers.
+/// Serialises for JS: maps as plain objects, 64-bit numbers as JS numbers, `None` as
+/// `null` (the generated types in `web/src/engine/generated/` say `T | null`).
 fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
     let ser = serde_wasm_bindgen::Serializer::new()
         .serialize_maps_as_objects(true)
+        .serialize_missing_as_null(true)
         .serialize_large_number_types_as_bigints(false);
     v.serialize(&ser).map_err(js_error)
 }
@@ -272,16 +273,7 @@ impl Simulation {
     /// Counters sampled over the whole run (at most a few thousand points, evenly spaced
     /// in steps): `{ steps: number[], timeNs: number[], counters: { name: number[] } }`.
     pub fn series(&self) -> Result<JsValue, JsValue> {
-        let samples = self.inner.series();
-        let counters: BTreeMap<&str, Vec<f64>> = mmviz_engine::counters::Counter::ALL
-            .iter()
-            .map(|c| (c.name(), samples.iter().map(|s| s.counters.get(*c) as f64).collect()))
-            .collect();
-        to_js(&SeriesView {
-            steps: samples.iter().map(|s| s.step as f64).collect(),
-            time_ns: samples.iter().map(|s| s.time_ns as f64).collect(),
-            counters,
-        })
+        to_js(&SeriesView::new(self.inner.series()))
     }
 
     /// Counters at the current step.
@@ -304,28 +296,10 @@ pub fn patches() -> Result<JsValue, JsValue> {
     to_js(&patch_views())
 }
 
-/// A built-in scenario for the picker.
-#[derive(Serialize)]
-struct BuiltinView {
-    id: &'static str,
-    title: String,
-    text: &'static str,
-}
-
 /// The built-in scenarios (id, title, TOML text).
 #[wasm_bindgen(js_name = builtinScenarios)]
 pub fn builtin_scenarios() -> Result<JsValue, JsValue> {
-    let list: Vec<BuiltinView> = BUILTINS
-        .iter()
-        .map(|b| BuiltinView {
-            id: b.id,
-            title: mmviz_engine::scenario::parse(b.text, &[])
-                .map(|s| s.title)
-                .unwrap_or_else(|_| b.id.to_string()),
-            text: b.text,
-        })
-        .collect();
-    to_js(&list)
+    to_js(&builtin_views())
 }
 
 /// Parses a scenario with params and a toggle set from their JS forms.
@@ -362,15 +336,6 @@ pub fn event_hash(scenario_text: &str, toggles: JsValue, params: JsValue) -> Res
     let (s, set) = scenario_and_toggles(scenario_text, toggles, params)?;
     let h = mmviz_engine::run::event_hash(&s, &set).map_err(js_error)?;
     Ok(format!("{h:016x}"))
-}
-
-/// A run's counters over time.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SeriesView<'a> {
-    steps: Vec<f64>,
-    time_ns: Vec<f64>,
-    counters: BTreeMap<&'a str, Vec<f64>>,
 }
 
 /// Counters of a headless run.

@@ -1,17 +1,14 @@
 // The engine interface the UI talks to. Implementations: the wasm engine run in
-// Web Workers (workerEngine.ts + worker.ts, the real one) and a small fake for
-// unit tests (fakeEngine.ts). Everything that talks to the engine returns a
+// Web Workers (workerEngine.ts + worker.ts, the real one) and, for unit tests, one that
+// replays runs recorded from it (fixtureEngine.ts). Everything that talks to the engine returns a
 // Promise, so the UI thread never waits for a simulation.
 import type { FrameWindowRequest } from './bulk';
+import type { BuiltinView } from './generated/BuiltinView';
 import type { Progress } from './protocol';
 import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
-/** A scenario that ships with the engine. */
-export interface BuiltinScenario {
-  id: string;
-  title: string;
-  text: string;
-}
+/** A scenario that ships with the engine: id, title and TOML text. */
+export type BuiltinScenario = BuiltinView;
 
 /** One recorded simulation (mirrors the wasm `Simulation` class). */
 export interface SimHandle {
@@ -46,7 +43,7 @@ export interface CreateOptions {
 
 /** A simulation engine: the patch registry, built-in scenarios and a constructor. */
 export interface SimEngine {
-  /** 'wasm' is the real engine; 'fake' is the test double (never shipped). */
+  /** 'wasm' is the real engine; 'fake' is the fixture engine replaying recorded runs (tests and dev only, never shipped). */
   readonly kind: 'wasm' | 'fake';
   /** The patch registry (read when the engine started). */
   patches(): PatchInfo[];

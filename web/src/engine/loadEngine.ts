@@ -1,5 +1,6 @@
 // Chooses and loads the engine for the app: always wasm (in workers), except the
-// fake in dev mode when asked for with `?engine=fake` (never in a production build).
+// fixture engine (runs recorded from the real engine, fixtureEngine.ts) in dev mode when
+// asked for with `?engine=fake` (never in a production build).
 import type { SimEngine } from './engine';
 import { loadWorkerEngine } from './workerEngine';
 
@@ -20,10 +21,10 @@ export function loadAppEngine(): Promise<SimEngine> {
 async function chooseEngine(): Promise<SimEngine> {
   const query = new URLSearchParams(window.location.search);
   if (import.meta.env.DEV && query.get('engine') === 'fake') {
-    const { createFakeEngine } = await import('./fakeEngine');
+    const { createFixtureEngine } = await import('./fixtureEngine');
     // `&delay=<ms>` makes every run take that long, to try the loading indicator and Cancel.
     const delay = Number(query.get('delay') ?? 0);
-    return createFakeEngine({ createDelayMs: Number.isFinite(delay) && delay > 0 ? delay : 0, progressReports: 10 });
+    return createFixtureEngine({ createDelayMs: Number.isFinite(delay) && delay > 0 ? delay : 0, progressReports: 10 });
   }
   return loadWorkerEngine();
 }

@@ -1,151 +1,76 @@
 // The contract between the UI and the simulation engine.
 //
 // These shapes are what the Rust engine serialises (camelCase) through the wasm
-// bindings (`wasm-core/wasm`). The UI never talks to the wasm package directly:
-// it uses a `SimEngine` (see `engine.ts`), which has a wasm implementation and a
-// fake for tests.
+// bindings (`wasm-core/wasm`). Most are generated from the Rust views with ts-rs into
+// `generated/` (checked in; `cargo test -p mmviz-engine --test ts_types` fails when they
+// drift, `MMVIZ_BLESS=1 cargo test -p mmviz-engine --test ts_types` regenerates them) and
+// only renamed here to the UI's names. Still written by hand below: the per-step frame
+// views (Frame, CpuView, PteView, FrameView, TlbEntryView), which are being reshaped.
+//
+// The UI never talks to the wasm package directly: it uses a `SimEngine` (see
+// `engine.ts`), which has a wasm implementation and a fixture one for tests.
+import type { ChapterView } from './generated/ChapterView';
+import type { CodeLine as GeneratedCodeLine } from './generated/CodeLine';
+import type { CodeView } from './generated/CodeView';
+import type { EventView } from './generated/EventView';
+import type { IpiView as GeneratedIpiView } from './generated/IpiView';
+import type { Listing } from './generated/Listing';
+import type { NodeView } from './generated/NodeView';
+import type { ParamView } from './generated/ParamView';
+import type { PatchView } from './generated/PatchView';
+import type { ProcessView } from './generated/ProcessView';
+import type { SeriesView } from './generated/SeriesView';
+import type { SummaryView } from './generated/SummaryView';
+import type { ThreadView } from './generated/ThreadView';
+import type { ToggleValue as GeneratedToggleValue } from './generated/ToggleValue';
+import type { TouchedView } from './generated/TouchedView';
+import type { VmaView } from './generated/VmaView';
 
 import type { BulkWindow, FrameBulk } from './bulk';
 
 export type { BulkWindow, FrameBulk, FrameState, FrameView, PteKind, PteView, TlbEntryView } from './bulk';
 
 /** A toggle value: a bool patch switch or the name of an enum variant. */
-export type ToggleValue = boolean | string;
+export type ToggleValue = GeneratedToggleValue;
 
 /** One line of a pseudo-code listing; `id` is what events point to. */
-export interface CodeLine {
-  id: string;
-  text: string;
-}
+export type CodeLine = GeneratedCodeLine;
 
 /** Our own pseudo-code of one kernel function, following one kernel version. */
-export interface CodeListing {
-  /** Kernel function name, e.g. "do_numa_page". */
-  function: string;
-  /** Which kernel behaviour it follows, e.g. "v5.12 mm/memory.c". */
-  follows: string;
-  lines: CodeLine[];
-}
+export type CodeListing = Listing;
 
-/** One entry of the patch registry (`patches.rs`). */
-export interface PatchInfo {
-  id: string;
-  kind: 'bool' | 'enum';
-  title: string;
-  author: string;
-  date: string;
-  commit: string;
-  version: string;
-  link: string;
-  explanation: string;
-  /** Kernel functions the patch changes. */
-  functions: string[];
-  /** For enums: the values in declaration order; for bools: [false, true]. */
-  values: ToggleValue[];
-  default: ToggleValue;
-  /** Short label per value, same order as `values`. */
-  valueLabels: string[];
-  /** Listings of changed functions: `before` is the toggle off / first value. */
-  listings: { before: CodeListing; after: CodeListing }[];
-}
+/** One entry of the patch registry (`patches.rs`), with its values and default. */
+export type PatchInfo = PatchView;
 
 /** A named number of a scenario (`[params]`), overridable from CLI/UI. */
-export interface ParamInfo {
-  name: string;
-  value: number;
-  default: number;
-  min: number;
-  max: number;
-  description: string;
-}
+export type ParamInfo = ParamView;
 
 /** A lecture chapter: a named point in the run. */
-export interface Chapter {
-  /** First step of the chapter. */
-  step: number;
-  title: string;
-  narration: string;
-}
+export type Chapter = ChapterView;
 
-export interface NodeInfo {
-  id: number;
-  cpus: number[];
-  /** Number of 4 KiB frames the node owns in the model. */
-  memPages: number;
-  /** First pfn of the node; the node owns [firstPfn, firstPfn + memPages). */
-  firstPfn: number;
-}
+/** A NUMA node: its CPUs and the frames [firstPfn, firstPfn + memPages) it owns. */
+export type NodeInfo = NodeView;
 
-export interface ThreadInfo {
-  tid: number;
-  cpu: number;
-}
+export type ThreadInfo = ThreadView;
 
-export interface VmaInfo {
-  /** First virtual page number. */
-  startVpn: number;
-  pages: number;
-  kind: 'anon' | 'file';
-  name: string;
-}
+export type VmaInfo = VmaView;
 
-export interface ProcessInfo {
-  pid: number;
-  name: string;
-  threads: ThreadInfo[];
-  vmas: VmaInfo[];
-}
+export type ProcessInfo = ProcessView;
 
 /** Static facts about a loaded scenario (does not change while stepping). */
-export interface ScenarioSummary {
-  id: string;
-  title: string;
-  description: string;
-  seed: number;
-  /** Every registry toggle with the value in effect for this simulation. */
-  toggles: Record<string, ToggleValue>;
-  params: ParamInfo[];
-  chapters: Chapter[];
-  /** Number of steps of the whole run; valid steps are 0..=totalSteps. */
-  totalSteps: number;
-  topology: { nodes: NodeInfo[]; distance: number[][]; tlbEntries: number };
-  processes: ProcessInfo[];
-  /** Counter names in display order (kernel vmstat names first). */
-  counterNames: string[];
-  /** The listing of every modelled function as this run's toggles select it. */
-  listings: CodeListing[];
-}
+export type ScenarioSummary = SummaryView;
 
 /** Objects an event touched, for highlighting. */
-export interface Touched {
-  /** [pid, vpn] pairs. */
-  ptes: [number, number][];
-  pfns: number[];
-  /** Other CPUs involved (e.g. IPI receivers). */
-  cpus: number[];
-}
+export type Touched = TouchedView;
 
 /** One micro-step: one kernel action on one CPU. */
-export interface SimEvent {
-  /** Index of the step; the frame after this event is frame `step + 1`. */
-  step: number;
-  timeNs: number;
-  cpu: number;
-  /** Machine-readable kind, e.g. "tlb_miss", "hint_fault", "ipi_send", "ipi_recv", "flush_local", "migrate_copy". */
-  kind: string;
-  /** Kernel function the step belongs to. */
-  function: string;
-  /** Line id in that function's listing for the active toggle set, or "" when none. */
-  line: string;
-  /** Step of the event that started this event's frame (its caller), or null for a root. */
-  cause: number | null;
-  /** Who ran it: "pid/tid", "kswapd/0", "swapper/3". */
-  task: string;
-  narration: string;
-  touched: Touched;
-  /** Counter name -> change caused by this step (only non-zero entries). */
-  counterDeltas: Record<string, number>;
-}
+export type SimEvent = EventView;
+
+/** An IPI in flight or delivered in this step, for animation. */
+export type IpiView = GeneratedIpiView;
+
+/** Every counter sampled over the whole prepared run (the first sample is after step 1). */
+export type CounterSeries = SeriesView;
 
 export interface CpuView {
   id: number;
@@ -163,24 +88,6 @@ export interface CpuView {
   state: string;
 }
 
-/** An IPI in flight or delivered in this step, for animation. */
-export interface IpiView {
-  from: number;
-  to: number;
-  /** "sent": on its way this step; "received": handled this step. */
-  phase: 'sent' | 'received';
-}
-
-/** Every counter sampled over the whole prepared run: at most about 2 000 samples, evenly spaced in steps, the last one at the end of the run. */
-export interface CounterSeries {
-  /** Step of each sample, increasing. */
-  steps: number[];
-  /** Simulated time of each sample, in ns (non-decreasing). */
-  timeNs: number[];
-  /** Counter name -> its cumulative value at each sample (same length as `steps`). */
-  counters: Record<string, number[]>;
-}
-
 /** Everything the panels draw for one step. */
 export interface Frame {
   step: number;
@@ -193,7 +100,7 @@ export interface Frame {
   ipis: IpiView[];
   counters: Record<string, number>;
   /** Where the event's CPU is in the code pane, or null. */
-  code: { function: string; line: string } | null;
+  code: CodeView | null;
   /** PTEs, frames and every CPU's TLB as typed arrays (see bulk.ts); CPU c's TLB is `tlbRange(bulk, c)`. */
   bulk: FrameBulk;
   /** Which PTEs `bulk` holds: a view of a large machine is windowed and says so. */

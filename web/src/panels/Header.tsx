@@ -84,7 +84,7 @@ export function Header() {
           mmviz <span className={styles.tagline}>the NUMA memory manager, step by step</span>
         </h1>
         {engineKind === 'fake' && (
-          <strong className={styles.fake} title="Development only: a hand-written stand-in, not the simulator">
+          <strong className={styles.fake} title="Development only: a few runs recorded from the simulator, replayed; other scenarios, toggles and params fail">
             FAKE ENGINE
           </strong>
         )}

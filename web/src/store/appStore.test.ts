@@ -1,22 +1,23 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fnv1a32Hex } from '../base/hash';
-import { createFakeEngine, FAKE_SCENARIOS, type FakeEngineOptions } from '../engine/fakeEngine';
+import { createFixtureEngine, FIXTURE_CUSTOM_TEXT, FIXTURE_ERRORS, FIXTURE_SCENARIOS, fixtureRun, type FixtureEngineOptions } from '../engine/fixtureEngine';
 import { stateToUrl } from '../share/url';
 import { createAppStore, selectShareState } from './appStore';
 import { chapterIndexAt, chapterTarget, clampStep, EVENTS_WINDOW, eventsWindowAt, needsNewWindow } from './simSlice';
 
-const fake101 = FAKE_SCENARIOS[0]!;
+// The fixtures are runs recorded from the real engine (scripts/record-fixtures.mjs).
+const hint101 = FIXTURE_SCENARIOS[0]!;
 
 async function booted(fragment = '') {
   const store = createAppStore();
-  await store.getState().boot(createFakeEngine(), fragment);
+  await store.getState().boot(createFixtureEngine(), fragment);
   return store;
 }
 
-/** A store on a fake engine with the given timing; boots without waiting. */
-function slowStore(options: FakeEngineOptions, fragment = '') {
+/** A store on a fixture engine with the given timing; boots without waiting. */
+function slowStore(options: FixtureEngineOptions, fragment = '') {
   const store = createAppStore();
-  const engine = createFakeEngine(options);
+  const engine = createFixtureEngine(options);
   const booting = store.getState().boot(engine, fragment);
   return { store, engine, booting };
 }
@@ -25,10 +26,10 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('app store with the fake engine', () => {
+describe('app store with the fixture engine', () => {
   it('opens the first built-in scenario when the default is absent', async () => {
     const s = (await booted()).getState();
-    expect(s.summary?.id).toBe('fake-101');
+    expect(s.summary?.id).toBe('numa-hint-fault-101');
     expect(s.step).toBe(0);
     expect(s.frame?.step).toBe(0);
     expect(s.loading).toBeNull();
@@ -57,35 +58,33 @@ describe('app store with the fake engine', () => {
   });
 
   it('rebuilds on toggle at the same step and counters change', async () => {
+    // numa-hint-fault-101 turns numa_delay_map on; off, every migration needs a shootdown.
     const store = await booted();
     await store.getState().goLast();
-    const off = store.getState().frame!.counters.nr_tlb_remote_flush_received!;
+    const on = store.getState().frame!.counters.nr_tlb_remote_flush_received!;
     await store.getState().seek(8);
-    await store.getState().setToggle('numa_delay_map', true);
-    expect(store.getState().step).toBe(8);
-    expect(store.getState().summary?.toggles.numa_delay_map).toBe(true);
-    expect(store.getState().toggleOverrides).toEqual({ numa_delay_map: true });
-    expect(store.getState().comparison?.reason).toBe('numa_delay_map off → on');
-    await store.getState().goLast();
-    expect(store.getState().frame!.counters.nr_tlb_remote_flush_received!).toBeLessThan(off);
-    // Back to the default removes the override.
     await store.getState().setToggle('numa_delay_map', false);
-    expect(store.getState().toggleOverrides).toEqual({});
-    // The step is clamped when the run gets shorter.
+    expect(store.getState().step).toBe(8);
+    expect(store.getState().summary?.toggles.numa_delay_map).toBe(false);
+    expect(store.getState().toggleOverrides).toEqual({ numa_delay_map: false });
+    expect(store.getState().comparison?.reason).toMatch(/^numa_delay_map v5\.13: .* → v5\.12: /);
     await store.getState().goLast();
+    expect(store.getState().frame!.counters.nr_tlb_remote_flush_received!).toBeGreaterThan(on);
     const longTotal = store.getState().step;
+    // Back to the default removes the override, and the step is clamped as the run gets shorter.
     await store.getState().setToggle('numa_delay_map', true);
+    expect(store.getState().toggleOverrides).toEqual({});
     expect(store.getState().step).toBe(store.getState().summary!.totalSteps);
     expect(store.getState().step).toBeLessThan(longTotal);
   });
 
   it('applies params in range and refuses out-of-range ones', async () => {
     const store = await booted();
-    expect(await store.getState().setParam('pages', 5)).toBe(true);
-    expect(store.getState().paramOverrides).toEqual({ pages: 5 });
-    expect(store.getState().summary?.params[0]?.value).toBe(5);
+    expect(await store.getState().setParam('pages', 2)).toBe(true);
+    expect(store.getState().paramOverrides).toEqual({ pages: 2 });
+    expect(store.getState().summary?.params.find((p) => p.name === 'pages')?.value).toBe(2);
     expect(await store.getState().setParam('pages', 99)).toBe(false);
-    expect(store.getState().summary?.params[0]?.value).toBe(5);
+    expect(store.getState().summary?.params.find((p) => p.name === 'pages')?.value).toBe(2);
   });
 
   it('navigates chapters and plays to the end', async () => {
@@ -98,6 +97,8 @@ describe('app store with the fake engine', () => {
     expect(store.getState().step).toBe(chapters[1]!.step);
     await store.getState().goChapter(-1);
     expect(store.getState().step).toBe(0);
+    // The fixtures keep a few frames only: play the last ones.
+    await store.getState().seek(store.getState().summary!.totalSteps - 3);
     store.getState().play();
     expect(store.getState().playing).toBe(true);
     for (let i = 0; i < 200; i++) {
@@ -111,17 +112,15 @@ describe('app store with the fake engine', () => {
 
   it('round-trips through the URL', async () => {
     const store = await booted();
-    await store.getState().setToggle('numa_delay_map', true);
-    await store.getState().setParam('pages', 4);
+    await store.getState().setParam('pages', 2);
     await store.getState().seek(7);
     store.getState().select({ panel: 'machine', object: 'pfn-9' });
     const share = selectShareState(store.getState())!;
-    expect(share.scenario).toEqual({ kind: 'builtin', id: 'fake-101', hash: fnv1a32Hex(fake101.text) });
+    expect(share.scenario).toEqual({ kind: 'builtin', id: 'numa-hint-fault-101', hash: fnv1a32Hex(hint101.text) });
     const again = await booted(`#${stateToUrl(share)}`);
     const s = again.getState();
     expect(s.step).toBe(7);
-    expect(s.summary?.toggles.numa_delay_map).toBe(true);
-    expect(s.paramOverrides).toEqual({ pages: 4 });
+    expect(s.paramOverrides).toEqual({ pages: 2 });
     expect(s.selection).toEqual({ panel: 'machine', object: 'pfn-9' });
     expect(s.messages).toEqual([]);
     expect(selectShareState(s)).toEqual(share);
@@ -131,36 +130,38 @@ describe('app store with the fake engine', () => {
     const store = await booted('#v=1&s=%%%garbage');
     const s = store.getState();
     expect(s.messages[0]?.message).toMatch(/^This link could not be read: /);
-    expect(s.summary?.id).toBe('fake-101');
+    expect(s.summary?.id).toBe('numa-hint-fault-101');
     await s.stepBy(1);
     expect(store.getState().step).toBe(1);
   });
 
   it('clamps a step beyond the end with a message', async () => {
-    const s = (await booted('#v=1&sc=fake-101&step=9999')).getState();
+    const s = (await booted('#v=1&sc=numa-hint-fault-101&step=9999')).getState();
     const total = s.summary!.totalSteps;
     expect(s.step).toBe(total);
     expect(s.messages.map((m) => m.message)).toContain(`step 9999 is beyond the end of this scenario (${total} steps); showing the last step`);
   });
 
   it('warns about a changed built-in scenario, unknown scenario, toggles and params', async () => {
-    expect((await booted('#v=1&sc=fake-101&h=00000000')).getState().messages[0]?.message).toContain('has changed since this link was made');
+    expect((await booted('#v=1&sc=numa-hint-fault-101&h=00000000')).getState().messages[0]?.message).toContain('has changed since this link was made');
     const unknown = (await booted('#v=1&sc=nope')).getState();
     expect(unknown.messages[0]?.message).toContain('"nope"');
-    expect(unknown.summary?.id).toBe('fake-101');
-    const bad = (await booted('#v=1&sc=fake-101&t.nope=true&t.numa_delay_map=maybe&p.pages=99&step=2')).getState();
-    expect(bad.messages.map((m) => m.message).join('\n')).toMatch(/unknown toggle "nope"[\s\S]*cannot be "maybe"[\s\S]*outside 1–6/);
+    expect(unknown.summary?.id).toBe('numa-hint-fault-101');
+    const bad = (await booted('#v=1&sc=numa-hint-fault-101&t.nope=true&t.numa_delay_map=maybe&p.pages=99&step=2')).getState();
+    expect(bad.messages.map((m) => m.message).join('\n')).toMatch(/unknown toggle "nope"[\s\S]*cannot be "maybe"[\s\S]*outside 1–32/);
     expect(bad.step).toBe(2);
   });
 
   it('reports engine errors for a broken custom scenario and falls back', async () => {
-    const s = (await booted(`#${stateToUrl({ scenario: { kind: 'custom', text: 'id = "x"\nwhat = 1' }, toggles: {}, params: {}, step: 0, selection: null })}`)).getState();
-    expect(s.messages[0]?.message).toBe('The scenario could not be loaded: scenario line 2: unknown field "what"');
-    expect(s.summary?.id).toBe('fake-101');
+    const broken = FIXTURE_ERRORS[0]!;
+    expect(broken.message).toMatch(/what/);
+    const s = (await booted(`#${stateToUrl({ scenario: { kind: 'custom', text: broken.text }, toggles: {}, params: {}, step: 0, selection: null })}`)).getState();
+    expect(s.messages[0]?.message).toBe(`The scenario could not be loaded: ${broken.message}`);
+    expect(s.summary?.id).toBe('numa-hint-fault-101');
   });
 
   it('opens a custom scenario from a link', async () => {
-    const text = 'id = "mine"\ntitle = "Mine ✓"\npages = 2\n';
+    const text = FIXTURE_CUSTOM_TEXT;
     const s = (await booted(`#${stateToUrl({ scenario: { kind: 'custom', text }, toggles: {}, params: {}, step: 3, selection: null })}`)).getState();
     expect(s.summary?.title).toBe('Mine ✓');
     expect(s.step).toBe(3);
@@ -172,18 +173,18 @@ describe('loads in the background', () => {
   it('shows a load as it runs, with progress when the engine reports it', async () => {
     vi.useFakeTimers();
     const { store, booting } = slowStore({ createDelayMs: 1000, progressReports: 4 });
-    expect(store.getState().loading).toMatchObject({ label: 'fake-101', progress: null });
+    expect(store.getState().loading).toMatchObject({ label: 'numa-hint-fault-101', progress: null });
     expect(store.getState().summary).toBeNull();
     await vi.advanceTimersByTimeAsync(500);
-    const total = 27;
+    const total = fixtureRun('hint-101').summary.totalSteps;
     // The engine knows the run's length only at the end; nothing to estimate it from yet.
     expect(store.getState().loading).toMatchObject({ progress: { done: Math.round(total / 2), total: null }, expectedTotal: null });
     await vi.advanceTimersByTimeAsync(500);
     await booting;
     expect(store.getState().loading).toBeNull();
-    expect(store.getState().summary?.id).toBe('fake-101');
+    expect(store.getState().summary?.id).toBe('numa-hint-fault-101');
     // The same run again: its length from the first time is the estimate.
-    const reopening = store.getState().openBuiltin('fake-101');
+    const reopening = store.getState().openBuiltin('numa-hint-fault-101');
     await vi.advanceTimersByTimeAsync(500);
     expect(store.getState().loading).toMatchObject({ progress: { done: Math.round(total / 2), total: null }, expectedTotal: total });
     await vi.advanceTimersByTimeAsync(500);
@@ -196,16 +197,16 @@ describe('loads in the background', () => {
     const { store, booting } = slowStore({ createDelayMs: 1000 });
     await vi.advanceTimersByTimeAsync(1000);
     await booting;
-    const opening = store.getState().openBuiltin('fake-one');
-    expect(store.getState().loading?.label).toBe('fake-one');
+    const opening = store.getState().openBuiltin('rmap-101');
+    expect(store.getState().loading?.label).toBe('rmap-101');
     await store.getState().stepBy(1);
     await store.getState().stepBy(1);
-    expect(store.getState().summary?.id).toBe('fake-101');
+    expect(store.getState().summary?.id).toBe('numa-hint-fault-101');
     expect(store.getState().step).toBe(2);
     expect(store.getState().frame?.step).toBe(2);
     await vi.advanceTimersByTimeAsync(1000);
     await opening;
-    expect(store.getState().summary?.id).toBe('fake-one');
+    expect(store.getState().summary?.id).toBe('rmap-101');
     expect(store.getState().step).toBe(0);
   });
 
@@ -214,15 +215,15 @@ describe('loads in the background', () => {
     const { store, booting } = slowStore({ createDelayMs: 1000 });
     await vi.advanceTimersByTimeAsync(1000);
     await booting;
-    const first = store.getState().open({ scenario: { kind: 'builtin', id: 'fake-one', hash: null }, toggles: {}, params: {}, step: 3 });
+    const first = store.getState().open({ scenario: { kind: 'builtin', id: 'rmap-101', hash: null }, toggles: {}, params: {}, step: 3 });
     await vi.advanceTimersByTimeAsync(400);
-    const second = store.getState().open({ scenario: { kind: 'builtin', id: 'fake-101', hash: null }, toggles: { numa_delay_map: true }, params: {}, step: 5 });
+    const second = store.getState().open({ scenario: { kind: 'builtin', id: 'numa-hint-fault-101', hash: null }, toggles: { numa_delay_map: false }, params: {}, step: 5 });
     await vi.advanceTimersByTimeAsync(3000);
     expect(await first).toBe(false);
     expect(await second).toBe(true);
     const s = store.getState();
-    expect(s.summary?.id).toBe('fake-101');
-    expect(s.summary?.toggles.numa_delay_map).toBe(true);
+    expect(s.summary?.id).toBe('numa-hint-fault-101');
+    expect(s.summary?.toggles.numa_delay_map).toBe(false);
     expect(s.step).toBe(5);
     expect(s.loading).toBeNull();
     // Superseding is not an error and says nothing.
@@ -231,11 +232,11 @@ describe('loads in the background', () => {
 
   it('of two loads started in a row, only the second lands, even on an engine that answers at once', async () => {
     const store = await booted();
-    const a = store.getState().setParam('pages', 2);
-    const b = store.getState().setParam('pages', 5);
+    const a = store.getState().setParam('pages', 5);
+    const b = store.getState().setParam('pages', 2);
     expect(await a).toBe(false);
     expect(await b).toBe(true);
-    expect(store.getState().paramOverrides).toEqual({ pages: 5 });
+    expect(store.getState().paramOverrides).toEqual({ pages: 2 });
   });
 
   it('cancel keeps the previous scenario, with a notice', async () => {
@@ -244,29 +245,29 @@ describe('loads in the background', () => {
     await vi.advanceTimersByTimeAsync(1000);
     await booting;
     await store.getState().seek(4);
-    const opening = store.getState().open({ scenario: { kind: 'builtin', id: 'fake-one', hash: null }, toggles: {}, params: { pages: 2 }, step: 0 });
-    expect(store.getState().loading?.label).toBe('fake-one (pages=2)');
+    const opening = store.getState().open({ scenario: { kind: 'builtin', id: 'numa-hint-fault-101', hash: null }, toggles: {}, params: { pages: 2 }, step: 0 });
+    expect(store.getState().loading?.label).toBe('numa-hint-fault-101 (pages=2)');
     store.getState().cancelLoad();
     expect(store.getState().loading).toBeNull();
     expect(await opening).toBe(false);
     await vi.advanceTimersByTimeAsync(2000);
     const s = store.getState();
-    expect(s.summary?.id).toBe('fake-101');
+    expect(s.summary?.id).toBe('numa-hint-fault-101');
     expect(s.step).toBe(4);
-    expect(s.messages).toEqual([{ id: expect.any(Number), message: 'Cancelled loading fake-one (pages=2).', severity: 'info' }]);
+    expect(s.messages).toEqual([{ id: expect.any(Number), message: 'Cancelled loading numa-hint-fault-101 (pages=2).', severity: 'info' }]);
     await s.stepBy(1);
     expect(store.getState().step).toBe(5);
   });
 
   it('cancel with nothing on screen opens the default scenario', async () => {
     vi.useFakeTimers();
-    const { store, engine } = slowStore({ createDelayMs: 1000 }, '#v=1&sc=fake-one&step=2');
-    expect(store.getState().loading?.label).toBe('fake-one');
+    const { store, engine } = slowStore({ createDelayMs: 1000 }, '#v=1&sc=rmap-101&step=2');
+    expect(store.getState().loading?.label).toBe('rmap-101');
     store.getState().cancelLoad();
-    expect(store.getState().messages.map((m) => m.message)).toEqual(['Cancelled loading fake-one.']);
-    expect(store.getState().loading?.label).toBe('fake-101');
+    expect(store.getState().messages.map((m) => m.message)).toEqual(['Cancelled loading rmap-101.']);
+    expect(store.getState().loading?.label).toBe('numa-hint-fault-101');
     await vi.advanceTimersByTimeAsync(1000);
-    expect(store.getState().summary?.id).toBe('fake-101');
+    expect(store.getState().summary?.id).toBe('numa-hint-fault-101');
     expect(engine.log.creates).toBe(2);
     // Cancelling the default itself leaves an empty, still usable app.
     const empty = slowStore({ createDelayMs: 1000 }).store;
@@ -274,10 +275,10 @@ describe('loads in the background', () => {
     await vi.advanceTimersByTimeAsync(2000);
     expect(empty.getState().loading).toBeNull();
     expect(empty.getState().summary).toBeNull();
-    const opening = empty.getState().openBuiltin('fake-one');
+    const opening = empty.getState().openBuiltin('rmap-101');
     await vi.advanceTimersByTimeAsync(1000);
     await opening;
-    expect(empty.getState().summary?.id).toBe('fake-one');
+    expect(empty.getState().summary?.id).toBe('rmap-101');
   });
 
   it('coalesces rapid seeks: only the latest step is fetched and frame and step always agree', async () => {
@@ -306,10 +307,10 @@ describe('loads in the background', () => {
     await vi.advanceTimersByTimeAsync(200);
     await booting;
     const seeking = store.getState().seek(20);
-    const opening = store.getState().openBuiltin('fake-one');
+    const opening = store.getState().openBuiltin('rmap-101');
     await vi.advanceTimersByTimeAsync(1000);
     await Promise.all([seeking, opening]);
-    expect(store.getState().summary?.id).toBe('fake-one');
+    expect(store.getState().summary?.id).toBe('rmap-101');
     expect(store.getState().step).toBe(0);
     expect(store.getState().frame?.step).toBe(0);
   });
@@ -321,7 +322,7 @@ describe('seeks racing a new scenario', () => {
     const { store, booting } = slowStore({ createDelayMs: 100, seekDelayMs: 50 });
     await vi.advanceTimersByTimeAsync(200);
     await booting;
-    const opening = store.getState().openBuiltin('fake-one');
+    const opening = store.getState().openBuiltin('rmap-101');
     // The new run is recorded at +100 and installed at +200 (first frame, then events and series, 50 ms each):
     // a frame of the old run asked for at +160 arrives at +210, after the old run was freed.
     await vi.advanceTimersByTimeAsync(160);
@@ -329,7 +330,7 @@ describe('seeks racing a new scenario', () => {
     await vi.advanceTimersByTimeAsync(200);
     await Promise.all([opening, seeking]);
     const s = store.getState();
-    expect(s.summary?.id).toBe('fake-one');
+    expect(s.summary?.id).toBe('rmap-101');
     expect(s.step).toBe(0);
     expect(s.frame?.step).toBe(0);
     expect(s.messages).toEqual([]);
