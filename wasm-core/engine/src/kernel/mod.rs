@@ -1,3 +1,4 @@
 //! `kernel/`: the scheduler and the user/kernel boundary.
 pub mod entry;
+pub mod fork;
 pub mod sched;
