@@ -242,3 +242,27 @@ fn the_fork_flush_is_the_only_frame_that_allows_stale_writable_entries() {
     }
     assert!(saw_dup);
 }
+
+#[test]
+fn at_the_tick_an_idle_allowed_cpu_takes_a_queued_thread() {
+    let mut sim = sim_of(BALANCE);
+    let c = sim
+        .st
+        .tasks
+        .iter()
+        .position(|t| t.mm() == Some(0) && t.cpus_allowed.weight() == 2)
+        .unwrap();
+    // Let c run on CPU 2 too (idle from the start), and end CPU 0's slice now.
+    sim.st.tasks[c].cpus_allowed.set(2);
+    sim.st.cpus[0].slice_end = 0;
+    let s = scenario::parse(BALANCE, &[]).unwrap();
+    let mut rec = Sim::new(&s, &ToggleSet::default(), true);
+    rec.st = sim.st.clone();
+    let e = rec.step_event().unwrap();
+    assert_eq!((e.cpu, e.kind.name(), e.function), (0, "task_migrate", "load_balance"));
+    assert_eq!(rec.st.tasks[c].cpu, 2);
+    assert!(rec.st.cpus[2].rq.contains(&(c as u16)) && rec.st.cpus[0].rq.is_empty());
+    assert_eq!(rec.st.counters.get(Counter::NrMigrations), 1);
+    // c runs on CPU 2 and the run ends normally.
+    rec.run_to_end().unwrap();
+}
