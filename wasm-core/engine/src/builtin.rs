@@ -30,6 +30,16 @@ pub const BUILTINS: &[Builtin] = &[
         text: include_str!("../../../scenarios/rmap-101.toml"),
     },
     Builtin {
+        id: "affinity-101",
+        file: "affinity-101.toml",
+        text: include_str!("../../../scenarios/affinity-101.toml"),
+    },
+    Builtin {
+        id: "fork-cow-101",
+        file: "fork-cow-101.toml",
+        text: include_str!("../../../scenarios/fork-cow-101.toml"),
+    },
+    Builtin {
         id: "numa-delay-map-scale",
         file: "numa-delay-map-scale.toml",
         text: include_str!("../../../scenarios/numa-delay-map-scale.toml"),

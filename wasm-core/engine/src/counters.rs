@@ -47,6 +47,10 @@ counters! {
     NrTlbLocalFlushAll => "nr_tlb_local_flush_all",
     /// `/proc/stat` `ctxt` (`nr_context_switches`): switches from one task to another.
     Ctxt => "ctxt",
+    /// `pgreuse` (v5.10+): write faults on a COW page that `wp_page_reuse` made writable in place.
+    Pgreuse => "pgreuse",
+    /// `/proc/stat` `processes` (`total_forks`): processes created by `fork`.
+    Processes => "processes",
     /// `/proc/interrupts` "TLB shootdowns" (`irq_tlb_count`): every IPI received.
     IrqTlbCount => "irq_tlb_count",
     /// Model only: user memory accesses completed.
@@ -65,6 +69,12 @@ counters! {
     RmapUnmaps => "rmap_unmaps",
     /// Model only: CPUs in `mm_cpumask` a shootdown skipped because they were in lazy TLB mode.
     LazyTlbSkips => "lazy_tlb_skips",
+    /// Model only: write faults `wp_page_copy` resolved with a new page (v5.12 has no
+    /// vmstat for them; `pgfault` counts every fault).
+    CowCopies => "cow_copies",
+    /// Model only: tasks load balancing moved to another CPU (the sum of the tasks'
+    /// `se.nr_migrations` in `/proc/PID/sched`, placement at fork excluded).
+    NrMigrations => "nr_migrations",
 }
 
 impl Counter {

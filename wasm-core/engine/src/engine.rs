@@ -169,7 +169,9 @@ impl Sim {
             let mut vmas = Vec::new();
             let mut pgtable = crate::machine::pgtable::PageTable::default();
             let mut next = VMA_BASE_VPN;
-            for (vi, v) in p.vmas.iter().enumerate() {
+            // A forked process's mm stays empty until its parent's fork copies into it.
+            let forked = p.forked_by.is_some();
+            for (vi, v) in p.vmas.iter().enumerate().filter(|_| !forked) {
                 // A named file is one rmap root and one page cache, whoever maps it.
                 let shared = v.file.as_ref().and_then(|f| files.iter().find(|(n, _)| n == f).map(|&(_, r)| r));
                 let root = match shared {
@@ -249,7 +251,7 @@ impl Sim {
                 flush_pending: 0,
                 vmas,
                 pgtable,
-                users: p.threads.len() as u16,
+                users: if forked { 0 } else { p.threads.len() as u16 },
                 threads: p.threads.len() as u16,
                 numa_next_scan: scenario.knobs.scan_period_ns.unwrap_or(0),
                 scan_offset: (0, 0),
@@ -257,7 +259,9 @@ impl Sim {
             });
             for (ti, t) in p.threads.iter().enumerate() {
                 let mut allowed = CpuMask::EMPTY;
-                allowed.set(t.cpu);
+                for &c in &t.allowed {
+                    allowed.set(c);
+                }
                 tasks.push(Task {
                     pid: 0,
                     kind: TaskKind::User {
@@ -265,7 +269,8 @@ impl Sim {
                         tid: ti as u16,
                     },
                     home: 0,
-                    state: TaskState::Runnable,
+                    // A forked child's threads wait for the fork (wake_up_new_task).
+                    state: if forked { TaskState::Sleeping(None) } else { TaskState::Runnable },
                     cpus_allowed: allowed,
                     cpu: t.cpu,
                     ops: ops.len() as u16,
@@ -366,9 +371,11 @@ impl Sim {
                 acks_last: 0,
             })
             .collect();
-        // At time 0 each CPU already runs the first user thread placed on it.
+        // At time 0 each CPU already runs the first user thread placed on it; a thread
+        // that may run on several CPUs goes to the least loaded (select_task_rq).
         for (i, t) in tasks.iter_mut().enumerate() {
-            if let TaskKind::User { mm, .. } = t.kind {
+            if let (TaskKind::User { mm, .. }, TaskState::Runnable) = (t.kind, t.state) {
+                t.cpu = crate::kernel::sched::core::select_task_rq(&cpus, t.cpus_allowed);
                 let c = &mut cpus[t.cpu as usize];
                 if c.curr == c.idle {
                     c.curr = i as u16;

@@ -1,5 +1,6 @@
 //! Invariants checked after every step in tests: free memory adds up, every mapping
-//! points at an allocated frame that the rmap can find and whose mapcount counts it, and
+//! points at an allocated frame that the rmap can find and whose mapcount counts it (across
+//! every mm), a private page mapped more than once is mapped read-only (copy-on-write), and
 //! no TLB holds a translation the page table no longer has unless a flush for it is
 //! under way (or the CPU is lazy and behind, and will flush when it switches back).
 
@@ -54,6 +55,15 @@ pub fn check(sim: &Sim) -> Result<(), String> {
                 if !pte.is_migration() {
                     mapped[pte.pfn() as usize] += 1;
                 }
+                // Copy-on-write: a private page mapped by several PTEs is read-only in all.
+                if v.kind == crate::scenario::VmaKind::Anon && pte.write() && page.mapcount > 1 {
+                    return Err(format!(
+                        "mm {} vpn {vpn:#x} maps pfn {} writable, but the page is mapped {} times (a COW page must be write-protected)",
+                        m.pid,
+                        pte.pfn(),
+                        page.mapcount
+                    ));
+                }
             }
         }
     }
@@ -65,6 +75,12 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             if let crate::registry::Frame::TryToUnmapOne(t) = f {
                 if let Some(n) = unmapping.get_mut(t.pfn() as usize) {
                     *n += u32::from(t.cleared());
+                }
+            }
+            // wp_page_copy clears the old PTE (ptep_clear_flush) before page_remove_rmap.
+            if let crate::registry::Frame::WpPageCopy(w) = f {
+                if let Some(n) = w.clearing().and_then(|pfn| unmapping.get_mut(pfn as usize)) {
+                    *n += 1;
                 }
             }
         }
@@ -90,7 +106,13 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             // A lazy CPU is skipped by shootdowns; it flushes when it switches back (its
             // tlb_gen is behind). A CPU that left the mm drops its entries when it returns.
             let lazy_behind = (c.lazy && c.seen_gen < m.tlb_gen) || c.loaded_mm != Some(e.mm);
+            // A fork write-protects the parent's PTEs first and flushes once at the end.
+            let forking = st.stacks.iter().any(|s| {
+                s.iter()
+                    .any(|f| matches!(f, crate::registry::Frame::DupMmap(d) if d.oldmm() == e.mm))
+            });
             let flushing = lazy_behind
+                || forking
                 || m.flush_pending > 0
                 || st.cpus.iter().any(|x| {
                     x.wait == Wait::Acks

@@ -126,6 +126,7 @@ pub const USER_CODE: Listing = Listing {
         "E5" => "the computation is over: next operation",
         "E6" => "load or store: look the address up in this CPU's TLB; a miss makes the MMU walk",
         "E7" => "yield operation: sched_yield() -> schedule(); back on the run queue",
+        "E8" => "fork operation: fork() -> kernel_clone()",
     ],
 };
 
@@ -154,7 +155,7 @@ pub const DO_EXIT: Listing = Listing {
     function: "do_exit",
     follows: "Linux v5.12 kernel/exit.c",
     lines: lines![
-        "X1" => "exit_mm(): mmput; the CPU keeps the mm loaded lazily; do_task_dead() -> __schedule()",
+        "X1" => "exit_mm(): mmput (the last user: exit_mmap unmaps every page, page_remove_rmap + put_page); the CPU keeps the mm loaded lazily; do_task_dead() -> __schedule()",
     ],
 };
 
@@ -164,7 +165,7 @@ pub const SCHEDULE: Listing = Listing {
     follows: "Linux v5.12 kernel/sched/core.c",
     lines: lines![
         "K1" => "prev leaves the CPU: dequeued if it sleeps or exits, else back on the run queue",
-        "K2" => "next = pick_next_task(rq)   -- the first runnable task, else the idle task",
+        "K2" => "next = pick_next_task(rq)   -- the first runnable task, else newidle_balance() pulls one, else the idle task",
         "K3" => "context_switch: next has no mm (kernel thread, idle) -> enter_lazy_tlb; else switch_mm_irqs_off",
     ],
 };
@@ -231,6 +232,7 @@ pub const HANDLE_PTE_FAULT: Listing = Listing {
         "H2" => "if pte_none(orig_pte): return do_anonymous_page(vmf)",
         "H3" => "if !pte_present(orig_pte): return do_swap_page(vmf)   -- migration entry: wait for the page",
         "H4" => "if pte_protnone(orig_pte) && vma_is_accessible(vma): return do_numa_page(vmf)",
+        "H6" => "lock; if a write fault and !pte_write(orig_pte): return do_wp_page(vmf)",
         "H5" => "return to user space; the access is retried",
     ],
 };
@@ -361,5 +363,116 @@ pub const REMOVE_MIGRATION_PTES: Listing = Listing {
         "RM1" => "rmap walk of the old page: each VMA where it falls",
         "RM2" => "  if the PTE is a migration entry for it: lock; set_pte_at(present PTE to new, writable if the entry was); page_add_rmap; unlock",
         "RM3" => "done",
+    ],
+};
+
+/// `fork()`'s entry.
+pub const KERNEL_CLONE: Listing = Listing {
+    function: "kernel_clone",
+    follows: "Linux v5.12 kernel/fork.c",
+    lines: lines![
+        "KC1" => "p = copy_process(NULL, trace, NUMA_NO_NODE, args)",
+        "KC2" => "wake_up_new_task(p)   -- select_task_rq(p, WF_FORK): the least loaded allowed CPU; return the child's pid",
+    ],
+};
+
+/// The new task.
+pub const COPY_PROCESS: Listing = Listing {
+    function: "copy_process",
+    follows: "Linux v5.12 kernel/fork.c",
+    lines: lines![
+        "CP1" => "p = dup_task_struct(current); copy files, fs, signals; copy_mm(clone_flags, p): no CLONE_VM -> dup_mm",
+        "CP3" => "return p",
+    ],
+};
+
+/// The new address space.
+pub const DUP_MM: Listing = Listing {
+    function: "dup_mm",
+    follows: "Linux v5.12 kernel/fork.c",
+    lines: lines![
+        "DM1" => "mm = allocate_mm(); memcpy(mm, oldmm); mm_init(mm, tsk): new page tables; err = dup_mmap(mm, oldmm)",
+        "DM3" => "return mm",
+    ],
+};
+
+/// Copying the mappings.
+pub const DUP_MMAP: Listing = Listing {
+    function: "dup_mmap",
+    follows: "Linux v5.12 kernel/fork.c",
+    lines: lines![
+        "DP1" => "mmap_write_lock_killable(oldmm)",
+        "DP2" => "for each mpnt of oldmm: tmp = vm_area_dup(mpnt); anon_vma_fork(tmp, mpnt) or insert tmp in the file's i_mmap; copy_page_range(tmp, mpnt)",
+        "DP4" => "flush_tlb_mm(oldmm)   -- the parent's PTEs were write-protected",
+        "DP5" => "mmap_write_unlock(oldmm); return",
+    ],
+};
+
+/// Copying one VMA's page tables.
+pub const COPY_PAGE_RANGE: Listing = Listing {
+    function: "copy_page_range",
+    follows: "Linux v5.12 mm/memory.c",
+    lines: lines![
+        "CR1" => "if !src_vma->anon_vma (and not hugetlb/pfnmap): return 0   -- don't copy PTEs a page fault will fill",
+        "CR2" => "is_cow = is_cow_mapping(src_vma->vm_flags); if is_cow: raw_write_seqcount_begin(&src_mm->write_protect_seq)",
+        "CR3" => "for each PMD of the range that is not empty: copy_pte_range(dst_vma, src_vma, dst_pmd, src_pmd, addr, next)",
+        "CR4" => "return 0",
+    ],
+};
+
+/// Copying one PTE table.
+pub const COPY_PTE_RANGE: Listing = Listing {
+    function: "copy_pte_range",
+    follows: "Linux v5.12 mm/memory.c (copy_present_pte, copy_nonpresent_pte)",
+    lines: lines![
+        "CT1" => "dst_pte = pte_alloc_map_lock(dst_mm, dst_pmd, addr, &dst_ptl); spin_lock_nested(src_ptl)",
+        "CT2" => "present: if is_cow_mapping && pte_write(pte): ptep_set_wrprotect(src), pte = pte_wrprotect(pte); get_page(page); page_dup_rmap(page); set_pte_at(dst, pte_mkold(pte))",
+        "CT3" => "not present (migration entry): if a write entry in a COW mapping: make it a read entry in src and dst; set_pte_at(dst)",
+        "CT5" => "spin_unlock(src_ptl); pte_unmap_unlock(dst_pte, dst_ptl)",
+    ],
+};
+
+/// The write-protect fault.
+pub const DO_WP_PAGE: Listing = Listing {
+    function: "do_wp_page",
+    follows: "Linux v5.12 mm/memory.c",
+    lines: lines![
+        "WP1" => "(handle_pte_fault) take the PTE lock; if !pte_same(*pte, orig_pte): unlock, return",
+        "WP2" => "page = vm_normal_page(vma, addr, orig_pte)",
+        "WP3" => "if PageAnon(page) && page_count(page) == 1 && trylock_page && page_mapcount(page) == 1: wp_page_reuse(vmf), return",
+        "WP4" => "copy: get_page(page); pte_unmap_unlock(pte, ptl); return wp_page_copy(vmf)",
+        "WP5" => "return",
+    ],
+};
+
+/// Reusing the page in place.
+pub const WP_PAGE_REUSE: Listing = Listing {
+    function: "wp_page_reuse",
+    follows: "Linux v5.12 mm/memory.c",
+    lines: lines![
+        "WR1" => "entry = maybe_mkwrite(pte_mkdirty(pte_mkyoung(orig_pte))); ptep_set_access_flags(); pte_unmap_unlock(); count_vm_event(PGREUSE)",
+    ],
+};
+
+/// Breaking the sharing with a copy.
+pub const WP_PAGE_COPY: Listing = Listing {
+    function: "wp_page_copy",
+    follows: "Linux v5.12 mm/memory.c",
+    lines: lines![
+        "WC1" => "new_page = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma, addr); cow_user_page(new_page, old_page)   -- no lock held",
+        "WC2" => "vmf->pte = pte_offset_map_lock(); if !pte_same(*pte, orig_pte): unlock, put the pages, return",
+        "WC3" => "entry = maybe_mkwrite(pte_mkdirty(mk_pte(new_page))); ptep_clear_flush_notify(vma, addr, pte)",
+        "WC4" => "page_add_new_anon_rmap(new_page); set_pte_at_notify(entry); page_remove_rmap(old_page); unlock; put_page(old_page) twice",
+    ],
+};
+
+/// Moving queued tasks between CPUs.
+pub const LOAD_BALANCE: Listing = Listing {
+    function: "load_balance",
+    follows: "Linux v5.12 kernel/sched/fair.c (newidle_balance, nohz idle balance), simplified",
+    lines: lines![
+        "LB1" => "newidle_balance: this CPU is about to idle: find the busiest run queue with a queued task allowed here",
+        "LB2" => "scheduler_tick on a busy CPU with queued tasks: kick an idle allowed CPU (nohz_balancer_kick)",
+        "LB3" => "detach_task(p) from the busiest queue (a queued task, never the running one); set_task_cpu(p, this_cpu); attach_task(p)",
     ],
 };

@@ -81,6 +81,24 @@ frames! {
     FlushTlbMmRange(crate::arch::x86::mm::tlb::FlushTlbMmRange) => "flush_tlb_mm_range",
     /// `flush_tlb_func_remote` (the IPI handler).
     FlushTlbFunc(crate::arch::x86::mm::tlb::FlushTlbFunc) => "flush_tlb_func_remote",
+    /// `kernel_clone`.
+    KernelClone(crate::kernel::fork::KernelClone) => "kernel_clone",
+    /// `copy_process`.
+    CopyProcess(crate::kernel::fork::CopyProcess) => "copy_process",
+    /// `dup_mm`.
+    DupMm(crate::kernel::fork::DupMm) => "dup_mm",
+    /// `dup_mmap`.
+    DupMmap(crate::kernel::fork::DupMmap) => "dup_mmap",
+    /// `copy_page_range`.
+    CopyPageRange(crate::mm::memory::CopyPageRange) => "copy_page_range",
+    /// `copy_pte_range`.
+    CopyPteRange(crate::mm::memory::CopyPteRange) => "copy_pte_range",
+    /// `do_wp_page`.
+    DoWpPage(crate::mm::memory::DoWpPage) => "do_wp_page",
+    /// `wp_page_reuse`.
+    WpPageReuse(crate::mm::memory::WpPageReuse) => "wp_page_reuse",
+    /// `wp_page_copy`.
+    WpPageCopy(crate::mm::memory::WpPageCopy) => "wp_page_copy",
 }
 
 impl Frame {
@@ -113,7 +131,16 @@ impl Frame {
             | Frame::RemoveMigrationPtes(_)
             | Frame::PtepClearFlush(_)
             | Frame::FlushTlbMmRange(_)
-            | Frame::FlushTlbFunc(_) => {}
+            | Frame::FlushTlbFunc(_)
+            | Frame::KernelClone(_)
+            | Frame::CopyProcess(_)
+            | Frame::DupMm(_)
+            | Frame::DupMmap(_)
+            | Frame::CopyPageRange(_)
+            | Frame::CopyPteRange(_)
+            | Frame::DoWpPage(_)
+            | Frame::WpPageReuse(_)
+            | Frame::WpPageCopy(_) => {}
         }
     }
 }
@@ -239,6 +266,63 @@ pub const MECHANISMS: &[Mechanism] = &[
             FunctionListings {
                 function: "remove_migration_ptes",
                 variants: &[l::REMOVE_MIGRATION_PTES],
+                select: single,
+            },
+            FunctionListings {
+                function: "load_balance",
+                variants: &[l::LOAD_BALANCE],
+                select: single,
+            },
+        ],
+    },
+    Mechanism {
+        id: "fork",
+        title: "fork() and copy-on-write: dup_mmap write-protects, the write fault copies or reuses",
+        toggles: &[],
+        listings: &[
+            FunctionListings {
+                function: "kernel_clone",
+                variants: &[l::KERNEL_CLONE],
+                select: single,
+            },
+            FunctionListings {
+                function: "copy_process",
+                variants: &[l::COPY_PROCESS],
+                select: single,
+            },
+            FunctionListings {
+                function: "dup_mm",
+                variants: &[l::DUP_MM],
+                select: single,
+            },
+            FunctionListings {
+                function: "dup_mmap",
+                variants: &[l::DUP_MMAP],
+                select: single,
+            },
+            FunctionListings {
+                function: "copy_page_range",
+                variants: &[l::COPY_PAGE_RANGE],
+                select: single,
+            },
+            FunctionListings {
+                function: "copy_pte_range",
+                variants: &[l::COPY_PTE_RANGE],
+                select: single,
+            },
+            FunctionListings {
+                function: "do_wp_page",
+                variants: &[l::DO_WP_PAGE],
+                select: single,
+            },
+            FunctionListings {
+                function: "wp_page_reuse",
+                variants: &[l::WP_PAGE_REUSE],
+                select: single,
+            },
+            FunctionListings {
+                function: "wp_page_copy",
+                variants: &[l::WP_PAGE_COPY],
                 select: single,
             },
         ],

@@ -217,8 +217,9 @@ impl JsonSchema for CostsSpec {
 pub struct OpSpec {
     /// Kind of operation: `access` (one page), `touch` (every page of a VMA), `random`
     /// (seeded random pages), `scan` (run `task_numa_work` now), `compute` (user code that
-    /// touches no modelled memory) or `sleep` (block; the CPU goes lazy).
-    #[schemars(with = "String", extend("enum" = ["access", "touch", "scan", "sleep", "compute", "random", "yield", "exit"]))]
+    /// touches no modelled memory), `sleep` (block; the CPU goes lazy), `yield`, `exit`
+    /// or `fork` (create the `child` process, copy-on-write).
+    #[schemars(with = "String", extend("enum" = ["access", "touch", "scan", "sleep", "compute", "random", "yield", "exit", "fork"]))]
     pub op: Spanned<String>,
     /// Name of a VMA of this process (`access`, `touch`, `random`; for `scan`, default: all VMAs).
     #[schemars(with = "Option<String>")]
@@ -241,6 +242,9 @@ pub struct OpSpec {
     /// Percentage of the accesses that are stores, 0-100 (`random`); default 0.
     #[schemars(with = "Option<NumOrParam>", extend("default" = 0))]
     pub write_percent: Option<Num>,
+    /// Name of the `forked = true` process this `fork` creates (`fork`).
+    #[schemars(with = "Option<String>")]
+    pub child: Option<Spanned<String>>,
 }
 
 /// `[[process.vma]]`: one mapping; VMAs are laid out PMD-aligned from vpn 0x7f000.
@@ -279,14 +283,22 @@ fn default_kind() -> Spanned<String> {
     Spanned::new(0..0, "anon".into())
 }
 
-/// `[[process.thread]]`: one thread, pinned to a CPU; threads pinned to the same CPU
-/// time-share it (round robin, `knobs.sched_slice_us`).
+/// `[[process.thread]]`: one thread and where it may run: pinned to one CPU (`cpu`), to a
+/// set of CPUs (`cpus`), to the CPUs of a node (`node`), or anywhere (none of them).
+/// Threads that share a CPU time-share it (round robin, `knobs.sched_slice_us`).
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ThreadSpec {
-    /// CPU the thread is pinned to.
-    #[schemars(with = "NumOrParam")]
-    pub cpu: Num,
+    /// CPU the thread is pinned to (`cpus_allowed` = this CPU alone).
+    #[schemars(with = "Option<NumOrParam>")]
+    pub cpu: Option<Num>,
+    /// CPUs the thread may run on (`cpus_allowed`); it starts on the least loaded of
+    /// them and load balancing may move it between them.
+    #[schemars(with = "Option<Vec<i64>>")]
+    pub cpus: Option<Spanned<Vec<i64>>>,
+    /// Node the thread is bound to: it may run on every CPU of this node.
+    #[schemars(with = "Option<NumOrParam>")]
+    pub node: Option<Num>,
     /// Operations, run in order; the thread exits after the last.
     #[serde(default)]
     pub ops: Vec<OpSpec>,
@@ -305,6 +317,12 @@ pub struct ProcessSpec {
     /// `[[process.thread]]`: the process's threads.
     #[serde(default)]
     pub thread: Vec<ThreadSpec>,
+    /// Created by another process's `fork` operation instead of at start. The child
+    /// inherits the parent's VMAs (list them only to restate them: they must match) and
+    /// page tables; its threads start when the fork is done.
+    #[serde(default)]
+    #[schemars(with = "bool", extend("default" = false))]
+    pub forked: Option<Spanned<bool>>,
 }
 
 /// `[[chapter]]`: where a lecture chapter starts: at operation `op` of a thread
@@ -539,6 +557,10 @@ costs! {
     numa_work_ns = 50,
     /// Computing a PTE value without writing it (`pte_modify` in a register).
     pte_compute_ns = 5,
+    /// `copy_process` apart from the address space: the task struct, files, signals.
+    fork_ns = 20000,
+    /// One load-balancing pull of a queued task to another CPU (`load_balance`).
+    load_balance_ns = 1000,
 }
 
 /// Knobs after validation.
@@ -637,6 +659,11 @@ pub enum Op {
     Yield,
     /// `exit()`: end the thread now, skipping any operations after this one.
     Exit,
+    /// `fork()`: create process `child` (an index into the scenario's processes).
+    Fork {
+        /// Process index of the child.
+        child: u16,
+    },
     /// Random accesses.
     Random {
         /// VMA index.
@@ -651,8 +678,10 @@ pub enum Op {
 /// A validated thread.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ThreadDef {
-    /// Pinned CPU.
+    /// The CPU it is pinned to, or the first it may run on.
     pub cpu: CpuId,
+    /// `cpus_allowed`, ascending (one CPU when pinned with `cpu`).
+    pub allowed: Vec<CpuId>,
     /// Operations.
     pub ops: Vec<Op>,
 }
@@ -666,6 +695,8 @@ pub struct ProcessDef {
     pub vmas: Vec<VmaDef>,
     /// Threads.
     pub threads: Vec<ThreadDef>,
+    /// Created by a `fork` operation of this process (index), not at start.
+    pub forked_by: Option<u16>,
 }
 
 /// Where a chapter starts.
@@ -1130,6 +1161,7 @@ impl Resolver<'_> {
                 message: "at most 1000 processes".into(),
             });
         }
+        let forker = self.forkers()?;
         for (pi, p) in self.file.process.iter().enumerate() {
             let pf = format!("process[{pi}]");
             if out.iter().any(|o| &o.name == p.name.get_ref()) {
@@ -1206,30 +1238,208 @@ impl Resolver<'_> {
                     "the VMAs are too large for the model (at most 2^28 pages per process)",
                 ));
             }
+            let forked_by = forker[pi].as_ref().map(|&(parent, _)| parent as u16);
+            if let Some(parent) = forked_by {
+                // The child's address space is a copy of the parent's: restated VMAs must match.
+                let theirs = &out[parent as usize].vmas;
+                if vmas.is_empty() {
+                    vmas = theirs.iter().map(|v| VmaDef { node: None, ..v.clone() }).collect();
+                } else {
+                    let span = p.vma.first().map_or(p.name.span(), |v| v.name.span());
+                    if vmas.len() != theirs.len() {
+                        return Err(self.err(
+                            span,
+                            format!("{pf}.vma"),
+                            format!(
+                                "a forked process has its parent's VMAs: `{}` has {}, this one lists {} (leave `vma` out to inherit them)",
+                                out[parent as usize].name,
+                                theirs.len(),
+                                vmas.len()
+                            ),
+                        ));
+                    }
+                    for (vi, (mine, theirs)) in vmas.iter().zip(theirs).enumerate() {
+                        let same =
+                            mine.name == theirs.name && mine.kind == theirs.kind && mine.pages == theirs.pages && mine.file == theirs.file;
+                        if !same || mine.node.is_some() {
+                            return Err(self.err(
+                                p.vma[vi].name.span(),
+                                format!("{pf}.vma[{vi}]"),
+                                format!(
+                                    "a forked process has its parent's VMAs: this one must be `{}` ({:?}, {} pages{}) as in `{}`, without `node`",
+                                    theirs.name,
+                                    theirs.kind,
+                                    theirs.pages,
+                                    theirs.file.as_ref().map(|f| format!(", file `{f}`")).unwrap_or_default(),
+                                    out[parent as usize].name
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
             let mut threads = Vec::new();
             for (ti, t) in p.thread.iter().enumerate() {
                 let tf = format!("{pf}.thread[{ti}]");
-                let cpu = self.num(&t.cpu, &format!("{tf}.cpu"), 0, i64::MAX)?;
-                if cpu as usize >= topo.nr_cpus() {
-                    return Err(self.err(
-                        t.cpu.span(),
-                        format!("{tf}.cpu"),
-                        format!("CPU {cpu} does not exist (the machine has CPUs 0-{})", topo.nr_cpus() - 1),
-                    ));
-                }
+                let allowed = self.cpus_allowed(t, topo, &tf)?;
                 let mut ops = Vec::new();
                 for (oi, o) in t.ops.iter().enumerate() {
                     ops.push(self.op(o, &vmas, &format!("{tf}.ops[{oi}]"))?);
                 }
-                threads.push(ThreadDef { cpu: cpu as CpuId, ops });
+                threads.push(ThreadDef {
+                    cpu: allowed[0],
+                    allowed,
+                    ops,
+                });
             }
             out.push(ProcessDef {
                 name: p.name.get_ref().clone(),
                 vmas,
                 threads,
+                forked_by,
             });
         }
         Ok(out)
+    }
+
+    /// `cpus_allowed` of a thread from `cpu`, `cpus` or `node` (at most one; none: every CPU).
+    fn cpus_allowed(&self, t: &ThreadSpec, topo: &Topology, tf: &str) -> Result<Vec<CpuId>, ScenarioError> {
+        let nr = topo.nr_cpus();
+        let given: Vec<(&str, std::ops::Range<usize>)> = [
+            ("cpu", t.cpu.as_ref().map(|x| x.span())),
+            ("cpus", t.cpus.as_ref().map(|x| x.span())),
+            ("node", t.node.as_ref().map(|x| x.span())),
+        ]
+        .into_iter()
+        .filter_map(|(n, s)| s.map(|s| (n, s)))
+        .collect();
+        if let [_, (second, span), ..] = given.as_slice() {
+            return Err(self.err(
+                span.clone(),
+                format!("{tf}.{second}"),
+                format!(
+                    "give at most one of `cpu`, `cpus` and `node` (this thread has `{}` and `{second}`)",
+                    given[0].0
+                ),
+            ));
+        }
+        if let Some(c) = &t.cpu {
+            let cpu = self.num(c, &format!("{tf}.cpu"), 0, i64::MAX)?;
+            if cpu as usize >= nr {
+                return Err(self.err(
+                    c.span(),
+                    format!("{tf}.cpu"),
+                    format!("CPU {cpu} does not exist (the machine has CPUs 0-{})", nr - 1),
+                ));
+            }
+            return Ok(vec![cpu as CpuId]);
+        }
+        if let Some(list) = &t.cpus {
+            let mut out: Vec<CpuId> = Vec::new();
+            for &c in list.get_ref() {
+                if c < 0 || c as usize >= nr {
+                    return Err(self.err(
+                        list.span(),
+                        format!("{tf}.cpus"),
+                        format!("CPU {c} does not exist (the machine has CPUs 0-{})", nr - 1),
+                    ));
+                }
+                if out.contains(&(c as CpuId)) {
+                    return Err(self.err(list.span(), format!("{tf}.cpus"), format!("CPU {c} is listed twice")));
+                }
+                out.push(c as CpuId);
+            }
+            if out.is_empty() {
+                return Err(self.err(list.span(), format!("{tf}.cpus"), "a thread needs at least one CPU to run on"));
+            }
+            out.sort_unstable();
+            return Ok(out);
+        }
+        if let Some(n) = &t.node {
+            let node = self.num(n, &format!("{tf}.node"), 0, topo.nodes.len() as i64 - 1)? as usize;
+            let mut out = topo.nodes[node].cpus.clone();
+            if out.is_empty() {
+                return Err(self.err(n.span(), format!("{tf}.node"), format!("node {node} has no CPU")));
+            }
+            out.sort_unstable();
+            return Ok(out);
+        }
+        Ok((0..nr as CpuId).collect())
+    }
+
+    /// Who forks each process: `(parent process, span of the fork's child)`. Checks the
+    /// `fork` operations against the `forked` flags: a child exists, is `forked = true`, is
+    /// forked once and by a process earlier in the file; every `forked` process is forked.
+    #[allow(clippy::type_complexity)] // reason: one private table, named in the doc comment
+    fn forkers(&self) -> Result<Vec<Option<(usize, std::ops::Range<usize>)>>, ScenarioError> {
+        let procs = &self.file.process;
+        let mut forker: Vec<Option<(usize, std::ops::Range<usize>)>> = vec![None; procs.len()];
+        for (pi, p) in procs.iter().enumerate() {
+            for (ti, t) in p.thread.iter().enumerate() {
+                for (oi, o) in t.ops.iter().enumerate() {
+                    let Some(child) = o.child.as_ref().filter(|_| o.op.get_ref() == "fork") else {
+                        continue;
+                    };
+                    let f = format!("process[{pi}].thread[{ti}].ops[{oi}].child");
+                    let Some(ci) = procs.iter().position(|x| x.name.get_ref() == child.get_ref()) else {
+                        let known: Vec<&str> = procs.iter().map(|x| x.name.get_ref().as_str()).collect();
+                        return Err(self.err(
+                            child.span(),
+                            f,
+                            format!("no process named `{}` (processes: {})", child.get_ref(), known.join(", ")),
+                        ));
+                    };
+                    if !procs[ci].forked.as_ref().is_some_and(|x| *x.get_ref()) {
+                        return Err(self.err(
+                            child.span(),
+                            f,
+                            format!(
+                                "process `{}` starts with the scenario; a fork's child must say `forked = true`",
+                                child.get_ref()
+                            ),
+                        ));
+                    }
+                    if ci <= pi {
+                        return Err(self.err(
+                            child.span(),
+                            f,
+                            format!(
+                                "process `{}` must come after `{}` in the file (a child is listed after the process that forks it)",
+                                child.get_ref(),
+                                p.name.get_ref()
+                            ),
+                        ));
+                    }
+                    if let Some((parent, _)) = &forker[ci] {
+                        return Err(self.err(
+                            child.span(),
+                            f,
+                            format!(
+                                "process `{}` is already forked by `{}`: each child is forked once",
+                                child.get_ref(),
+                                procs[*parent].name.get_ref()
+                            ),
+                        ));
+                    }
+                    forker[ci] = Some((pi, child.span()));
+                }
+            }
+        }
+        for (pi, p) in procs.iter().enumerate() {
+            if let Some(f) = p.forked.as_ref().filter(|f| *f.get_ref()) {
+                if forker[pi].is_none() {
+                    return Err(self.err(
+                        f.span(),
+                        format!("process[{pi}].forked"),
+                        format!("process `{}` is `forked = true` but no `fork` operation names it", p.name.get_ref()),
+                    ));
+                }
+                if p.thread.is_empty() {
+                    return Err(self.err(f.span(), format!("process[{pi}].thread"), "a forked process needs a thread"));
+                }
+            }
+        }
+        Ok(forker)
     }
 
     fn vma_index(&self, name: &Spanned<String>, vmas: &[VmaDef], field: &str) -> Result<u16, ScenarioError> {
@@ -1260,11 +1470,12 @@ impl Resolver<'_> {
             "sleep" | "compute" => &["ns"],
             "random" => &["vma", "count", "write_percent"],
             "yield" | "exit" => &[],
+            "fork" => &["child"],
             other => {
                 return Err(self.err(
                     o.op.span(),
                     format!("{f}.op"),
-                    format!("unknown operation `{other}` (known: access, touch, scan, sleep, compute, random, yield, exit)"),
+                    format!("unknown operation `{other}` (known: access, touch, scan, sleep, compute, random, yield, exit, fork)"),
                 ));
             }
         };
@@ -1276,6 +1487,7 @@ impl Resolver<'_> {
             ("ns", o.ns.as_ref().map(|x| x.span())),
             ("count", o.count.as_ref().map(|x| x.span())),
             ("write_percent", o.write_percent.as_ref().map(|x| x.span())),
+            ("child", o.child.as_ref().map(|x| x.span())),
         ];
         for (name, span) in present {
             if let Some(span) = span {
@@ -1323,6 +1535,16 @@ impl Resolver<'_> {
             },
             "yield" => Op::Yield,
             "exit" => Op::Exit,
+            "fork" => {
+                let child = o.child.as_ref().ok_or_else(|| need("child"))?;
+                let ci = self
+                    .file
+                    .process
+                    .iter()
+                    .position(|p| p.name.get_ref() == child.get_ref())
+                    .unwrap_or(0);
+                Op::Fork { child: ci as u16 }
+            }
             _ => Op::Random {
                 vma: vma(self)?,
                 count: self.num(o.count.as_ref().ok_or_else(|| need("count"))?, &format!("{f}.count"), 0, 1 << 40)? as u64,
@@ -1549,5 +1771,120 @@ ops = [ { op = "touch", vma = "heap" }, { op = "scan" } ]
         let text = MINI.replace("\"$pages\"", "\"$pagez\"");
         let e = parse(&text, &[]).unwrap_err();
         assert!(e.message.contains("unknown parameter `$pagez`"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod fork_tests {
+    use super::*;
+
+    const FORK: &str = r#"
+format = 1
+id = "fork"
+title = "Fork"
+
+[machine]
+[[machine.node]]
+cpus = [0, 1, 2, 3]
+mem_pages = 64
+
+[[process]]
+name = "parent"
+[[process.vma]]
+name = "heap"
+pages = 4
+[[process.vma]]
+name = "data"
+kind = "file"
+file = "d.bin"
+pages = 2
+[[process.thread]]
+cpu = 0
+ops = [ { op = "touch", vma = "heap", write = true }, { op = "fork", child = "kid" } ]
+
+[[process]]
+name = "kid"
+forked = true
+[[process.thread]]
+cpus = [1, 2]
+ops = [ { op = "access", vma = "heap", page = 0, write = true } ]
+"#;
+
+    fn line_with(text: &str, needle: &str) -> usize {
+        text.lines().position(|l| l.contains(needle)).unwrap() + 1
+    }
+
+    #[test]
+    fn a_forked_child_inherits_the_parents_vmas_and_its_cpus() {
+        let s = parse(FORK, &[]).unwrap();
+        assert_eq!(s.processes[1].forked_by, Some(0));
+        assert_eq!(s.processes[1].vmas.len(), 2);
+        assert_eq!(s.processes[1].vmas[1].kind, VmaKind::File);
+        assert_eq!(s.processes[1].threads[0].allowed, vec![1, 2]);
+        assert_eq!(s.processes[0].threads[0].ops[1], Op::Fork { child: 1 });
+    }
+
+    #[test]
+    fn an_unknown_child_is_named_with_its_line() {
+        let text = FORK.replace("child = \"kid\"", "child = \"kidd\"");
+        let e = parse(&text, &[]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("process[0].thread[0].ops[1].child"));
+        assert_eq!(e.line, Some(line_with(&text, "kidd")));
+        assert!(e.message.contains("no process named `kidd`"), "{e}");
+    }
+
+    #[test]
+    fn a_child_forked_twice_is_refused() {
+        let text = FORK.replace(
+            "{ op = \"fork\", child = \"kid\" } ]",
+            "{ op = \"fork\", child = \"kid\" },\n  { op = \"fork\", child = \"kid\" } ]",
+        );
+        let e = parse(&text, &[]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("process[0].thread[0].ops[2].child"));
+        assert!(e.message.contains("already forked"), "{e}");
+    }
+
+    #[test]
+    fn a_child_must_say_forked_and_must_be_forked() {
+        let e = parse(&FORK.replace("forked = true\n", ""), &[]).unwrap_err();
+        assert!(e.message.contains("must say `forked = true`"), "{e}");
+        let text = FORK.replace(", { op = \"fork\", child = \"kid\" }", "");
+        let e = parse(&text, &[]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("process[1].forked"));
+        assert_eq!(e.line, Some(line_with(&text, "forked = true")));
+        assert!(e.message.contains("no `fork` operation names it"), "{e}");
+    }
+
+    #[test]
+    fn restated_vmas_must_match_the_parents() {
+        let text = FORK.replace("forked = true\n", "forked = true\n[[process.vma]]\nname = \"heap\"\npages = 5\n");
+        let e = parse(&text, &[]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("process[1].vma"));
+        assert!(e.message.contains("parent's VMAs"), "{e}");
+        let text = FORK.replace(
+            "forked = true\n",
+            "forked = true\n[[process.vma]]\nname = \"heap\"\npages = 3\n[[process.vma]]\nname = \"data\"\nkind = \"file\"\nfile = \"d.bin\"\npages = 2\n",
+        );
+        let e = parse(&text, &[]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("process[1].vma[0]"));
+        assert_eq!(e.line, Some(line_with(&text, "pages = 3") - 1));
+        let same = FORK.replace(
+            "forked = true\n",
+            "forked = true\n[[process.vma]]\nname = \"heap\"\npages = 4\n[[process.vma]]\nname = \"data\"\nkind = \"file\"\nfile = \"d.bin\"\npages = 2\n",
+        );
+        assert!(parse(&same, &[]).is_ok());
+    }
+
+    #[test]
+    fn cpu_cpus_and_node_exclude_each_other_and_are_checked() {
+        let e = parse(&FORK.replace("cpus = [1, 2]", "cpu = 1\ncpus = [1, 2]"), &[]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("process[1].thread[0].cpus"));
+        assert!(e.message.contains("at most one of"), "{e}");
+        let e = parse(&FORK.replace("cpus = [1, 2]", "cpus = [1, 7]"), &[]).unwrap_err();
+        assert!(e.message.contains("CPU 7 does not exist"), "{e}");
+        let s = parse(&FORK.replace("cpus = [1, 2]", "node = 0"), &[]).unwrap();
+        assert_eq!(s.processes[1].threads[0].allowed, vec![0, 1, 2, 3]);
+        let s = parse(&FORK.replace("cpus = [1, 2]", ""), &[]).unwrap();
+        assert_eq!(s.processes[1].threads[0].allowed, vec![0, 1, 2, 3]);
     }
 }

@@ -103,6 +103,16 @@ kinds! {
     Switch => "context_switch",
     /// A user thread finishes computing.
     ComputeDone => "compute_done",
+    /// `fork`: a VMA is duplicated, or the child is placed on a CPU.
+    Fork => "fork",
+    /// `copy_pte_range` copies a PTE into the child (write-protecting a COW page).
+    PteCopy => "pte_copy",
+    /// `wp_page_copy`: a write to a shared COW page gets its own copy.
+    CowCopy => "cow_copy",
+    /// `wp_page_reuse`: a write to a COW page nobody else maps reuses it in place.
+    CowReuse => "cow_reuse",
+    /// Load balancing moves a queued task to another CPU.
+    TaskMigrate => "task_migrate",
 }
 
 /// "No cause": the event runs in a task's base frame (its workload) or the scheduler.

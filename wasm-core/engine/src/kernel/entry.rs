@@ -84,7 +84,7 @@ impl UserMode {
             Op::Access { repeat, .. } => u64::from(repeat),
             Op::Touch { vma, .. } => u64::from(sim.st.mms[mm as usize].vmas[vma as usize].pages),
             Op::Random { count, .. } => count,
-            Op::Scan { .. } | Op::Sleep { .. } | Op::Compute { .. } | Op::Yield | Op::Exit => 1,
+            Op::Scan { .. } | Op::Sleep { .. } | Op::Compute { .. } | Op::Yield | Op::Exit | Op::Fork { .. } => 1,
         };
         if self.done >= len {
             self.op += 1;
@@ -152,6 +152,10 @@ impl UserMode {
                 return (ev, Flow::Call(TaskNumaWork::auto()));
             }
         }
+        // The tick's load balancing: an idle CPU may take a task queued here.
+        if let Some(ev) = crate::kernel::sched::core::tick_balance(sim, cpu) {
+            return (ev, Flow::Continue);
+        }
         // need_resched: the slice is over and another task waits for this CPU.
         if sim.clock(cpu) >= sim.st.cpus[c].slice_end && !sim.st.cpus[c].rq.is_empty() {
             let ev = Ev::new(EventKind::Switch, "exit_to_user_mode", "E2").say(say!(
@@ -179,6 +183,15 @@ impl UserMode {
                     sim.task_name(cpu)
                 ));
                 return (ev, Flow::Call(TaskNumaWork::explicit(vma)));
+            }
+            Op::Fork { child } => {
+                self.started = true;
+                let ev = Ev::new(EventKind::Call, "user code", "E8").say(say!(
+                    sim,
+                    "Thread {} calls fork(): the child gets a copy-on-write copy of the address space",
+                    sim.task_name(cpu)
+                ));
+                return (ev, Flow::Call(crate::kernel::fork::KernelClone::frame(child)));
             }
             Op::Sleep { ns } => {
                 self.started = true;

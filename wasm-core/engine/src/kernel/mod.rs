@@ -1,4 +1,5 @@
 //! `kernel/`: the scheduler and the user/kernel boundary.
 pub mod entry;
+pub mod fork;
 pub mod sched;
 pub mod time;

@@ -81,6 +81,15 @@ impl Pte {
     pub fn mk_young(self, dirty: bool) -> Pte {
         Pte(self.0 | Self::ACCESSED | if dirty { Self::DIRTY } else { 0 })
     }
+    /// `pte_wrprotect` (also the saved write bit of a PROT_NONE PTE, or a migration
+    /// entry made a read one).
+    pub fn wrprotect(self) -> Pte {
+        Pte(self.0 & !Self::WRITE)
+    }
+    /// `pte_mkold`.
+    pub fn mk_old(self) -> Pte {
+        Pte(self.0 & !Self::ACCESSED)
+    }
     /// Short name of the PTE's kind.
     pub fn kind_name(self) -> &'static str {
         if self.is_none() {

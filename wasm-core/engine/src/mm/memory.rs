@@ -1,8 +1,11 @@
 //! `mm/memory.c`: page-fault handling — `handle_pte_fault`, `do_anonymous_page`,
 //! `do_numa_page` (both flows of b99a342d4f11) and `numa_migrate_prep`.
 //!
+//! Also the copy-on-write side of fork: `copy_page_range` / `copy_pte_range` and the
+//! write fault `do_wp_page` → `wp_page_reuse` or `wp_page_copy` (v5.12).
+//!
 //! Follows Linux v5.12 (`numa_delay_map` off) and v5.13 (on). Left out: THP
-//! (`do_huge_pmd_numa_page`), `do_wp_page` and swap-in. Kept from the v1 model (its
+//! (`do_huge_pmd_numa_page`) and swap-in. Kept from the v1 model (its
 //! golden counters are reproduced exactly; the NUMA-fidelity work changes them):
 //! `do_anonymous_page` takes the PTE lock before allocating, and after waiting for the
 //! lock it goes back to `handle_pte_fault`'s classification; the kernel allocates first,
@@ -16,6 +19,7 @@ use crate::machine::mm::fresh_page_flags;
 use crate::machine::{pg, Pte};
 use crate::mm::mempolicy::MpolMisplaced;
 use crate::mm::migrate::MigrateMisplacedPage;
+use crate::mm::pgtable_generic::PtepClearFlush;
 use crate::patches::NUMA_DELAY_MAP;
 use crate::registry::Frame;
 use crate::scenario::VmaKind;
@@ -101,6 +105,14 @@ impl HandleMmFault {
                 "handle_pte_fault: the PTE is PROT_NONE in an accessible VMA, so this is a NUMA hint fault: do_numa_page"
             ));
             return (ev, Flow::Call(DoNumaPage::frame(self.vpn, pte)));
+        }
+        // A store to a present read-only PTE: the copy-on-write fault.
+        if self.write && pte.hw_present() && !pte.write() {
+            let ev = Ev::new(EventKind::FaultEntry, F, "H6").pte(pid, self.vpn).say(say!(
+                sim,
+                "handle_pte_fault: a write fault on a present, write-protected PTE: do_wp_page"
+            ));
+            return (ev, Flow::Call(DoWpPage::frame(self.vpn, pte)));
         }
         // Someone else mapped it meanwhile: just retry.
         let ev = Ev::new(EventKind::FaultEntry, F, "H1").pte(pid, self.vpn).say(say!(
@@ -484,5 +496,435 @@ impl NumaMigratePrep {
                 }
             ));
         (ev, Flow::Call(MpolMisplaced::frame(self.pfn, self.vpn)))
+    }
+}
+
+/// `copy_page_range(dst_vma, src_vma)` for one VMA of a fork.
+///
+/// v5.12: a VMA without an anon_vma (here: every file VMA, all shared mappings) is not
+/// copied at all ("don't copy ptes where a page fault will fill them correctly"); the
+/// child faults its pages in from the page cache. Otherwise one `copy_pte_range` per PTE
+/// table (`copy_pud_range` / `copy_pmd_range` skip empty PMDs; THP is left out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyPageRange {
+    old: u16,
+    new: u16,
+    vma: u16,
+    /// Next vpn to copy from; 0 before the first line.
+    next: u32,
+}
+
+impl CopyPageRange {
+    /// Copy VMA `vma` of `old` into the same VMA of `new`.
+    pub fn frame(old: u16, new: u16, vma: u16) -> Frame {
+        Frame::CopyPageRange(CopyPageRange { old, new, vma, next: 0 })
+    }
+
+    /// One line: the next PTE table, or return.
+    pub fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "copy_page_range";
+        let v = &sim.st.mms[self.old as usize].vmas[self.vma as usize];
+        let (start, end, file) = (v.start, v.end(), v.kind == VmaKind::File);
+        if file {
+            let ev = Ev::new(EventKind::Return, F, "CR1").say(say!(
+                sim,
+                "copy_page_range: a shared file mapping has no anon_vma: no PTE is copied, the child's accesses fault the pages in from the page cache"
+            ));
+            return (ev, Flow::Return(Ret::Unit));
+        }
+        let from = self.next.max(start);
+        let ptrs = crate::machine::pgtable::PTRS_PER_PTE;
+        let table = sim.st.mms[self.old as usize]
+            .pgtable
+            .pmds()
+            .find(|(i, p)| from < end && (i + 1) * ptrs > from && i * ptrs < end && matches!(p, crate::machine::pgtable::Pmd::Table(_)))
+            .map(|(i, _)| i);
+        let Some(pmd) = table else {
+            let ev = Ev::new(EventKind::Return, F, "CR4").say(say!(sim, "copy_page_range: every PTE table of the VMA is copied"));
+            return (ev, Flow::Return(Ret::Unit));
+        };
+        let lo = from.max(pmd * ptrs);
+        let hi = end.min((pmd + 1) * ptrs);
+        self.next = hi;
+        let ev = Ev::new(EventKind::Call, F, "CR3").say(say!(
+            sim,
+            "copy_page_range: a private anonymous VMA (a COW mapping): copy_pte_range over {lo:#x}..{hi:#x}"
+        ));
+        (ev, Flow::Call(Frame::CopyPteRange(CopyPteRange::new(self.old, self.new, lo, hi))))
+    }
+}
+
+/// `copy_pte_range` with `copy_present_pte` / `copy_nonpresent_pte`: under both PTE
+/// locks, each used PTE of the parent is copied into the child. For a private writable
+/// page both PTEs become read-only (`ptep_set_wrprotect` in the parent,
+/// `pte_wrprotect` for the child), the page gains a mapping (`page_dup_rmap`) and a
+/// reference (`get_page`); the child's PTE is old. A write migration entry becomes a read
+/// one in both. v5.12's early copy of pages pinned for DMA (`page_needs_cow_for_dma`) is
+/// left out: nothing pins pages in the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyPteRange {
+    old: u16,
+    new: u16,
+    vpn: u32,
+    end: u32,
+    locked: bool,
+}
+
+impl CopyPteRange {
+    fn new(old: u16, new: u16, vpn: u32, end: u32) -> Self {
+        CopyPteRange {
+            old,
+            new,
+            vpn,
+            end,
+            locked: false,
+        }
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "copy_pte_range";
+        let (old, new) = (self.old, self.new);
+        let src = LockId::ptl(old, self.vpn);
+        let dst = LockId::ptl(new, self.vpn);
+        let ppid = sim.st.mms[old as usize].pid;
+        let pid = sim.st.mms[new as usize].pid;
+        if !self.locked {
+            if !sim.lock(cpu, src, sim.cfg.costs.ptl_ns) {
+                return lock_wait(sim, cpu, src, F, "CT1");
+            }
+            if !sim.lock(cpu, dst, sim.cfg.costs.ptl_ns) {
+                sim.unlock(cpu, src, sim.cfg.costs.ptl_ns);
+                return lock_wait(sim, cpu, dst, F, "CT1");
+            }
+            self.locked = true;
+            let ev = Ev::new(EventKind::PtlLock, F, "CT1").pte(ppid, self.vpn).say(say!(
+                sim,
+                "copy_pte_range: the child's PTE table is allocated and locked, then the parent's PTE lock"
+            ));
+            return (ev, Flow::Continue);
+        }
+        // The next used PTE; empty ones cost a look each.
+        while self.vpn < self.end && sim.st.mms[old as usize].pte(self.vpn).is_none() {
+            self.vpn += 1;
+            sim.charge(cpu, sim.cfg.costs.scan_pte_ns);
+        }
+        if self.vpn >= self.end {
+            sim.unlock(cpu, dst, sim.cfg.costs.ptl_ns);
+            sim.unlock(cpu, src, sim.cfg.costs.ptl_ns);
+            let ev = Ev::new(EventKind::PtlUnlock, F, "CT5").say(say!(sim, "copy_pte_range: both PTE locks are released"));
+            return (ev, Flow::Return(Ret::Unit));
+        }
+        let vpn = self.vpn;
+        self.vpn += 1;
+        sim.charge(cpu, sim.cfg.costs.scan_pte_ns + 2 * sim.cfg.costs.pte_write_ns);
+        let pte = sim.st.mms[old as usize].pte(vpn);
+        let pfn = pte.pfn();
+        if pte.is_migration() {
+            // copy_nonpresent_pte: no rmap for an entry; remove_migration_ptes adds it.
+            if pte.write() {
+                sim.st.mms[old as usize].set_pte(vpn, pte.wrprotect());
+            }
+            sim.st.mms[new as usize].set_pte(vpn, pte.wrprotect());
+            let ev = Ev::new(EventKind::PteCopy, F, "CT3").pte(ppid, vpn).pfn(pfn).say(say!(
+                sim,
+                "copy_nonpresent_pte: {vpn:#x} is a migration entry; it is copied{} into mm {pid}",
+                if pte.write() {
+                    " as a read entry, and made one in the parent too,"
+                } else {
+                    ""
+                }
+            ));
+            return (ev, Flow::Continue);
+        }
+        // copy_present_pte (a PROT_NONE hint PTE is present to the kernel).
+        let was_write = pte.write();
+        if was_write {
+            sim.st.mms[old as usize].set_pte(vpn, pte.wrprotect());
+        }
+        sim.st.mms[new as usize].set_pte(vpn, pte.wrprotect().mk_old());
+        let page = sim.st.frames.get_mut(pfn);
+        page.mapcount += 1;
+        page.refcount += 1;
+        let mapcount = page.mapcount;
+        let ev = Ev::new(EventKind::PteCopy, F, "CT2").pte(ppid, vpn).pfn(pfn).say(say!(
+            sim,
+            "copy_present_pte: {vpn:#x} -> pfn {pfn} is now mapped by mm {ppid} and mm {pid}, both read-only{} (page_dup_rmap: mapcount {mapcount}; get_page)",
+            if was_write { " (ptep_set_wrprotect in the parent: a copy-on-write page)" } else { "" }
+        ));
+        (ev, Flow::Continue)
+    }
+}
+
+/// Where `do_wp_page` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wp {
+    /// WP1: lock, `pte_same`.
+    Lock,
+    /// WP2-WP5: reuse or copy.
+    Decide,
+    /// WP6: the handler returned.
+    Done,
+}
+
+/// `do_wp_page`: a store to a present, write-protected PTE (the copy-on-write fault).
+///
+/// v5.12 (after 09854ba94c6a): an anonymous page is reused in place only when nothing
+/// else holds it (`page_count == 1`, and `page_mapcount == 1` under the page lock);
+/// otherwise `wp_page_copy` gives this mm its own copy. Left out: KSM, the zero page,
+/// userfaultfd write-protect, and shared writable mappings (`wp_page_shared`: file PTEs
+/// are always mapped writable in the model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DoWpPage {
+    vpn: u32,
+    orig: Pte,
+    pc: Wp,
+}
+
+impl DoWpPage {
+    /// A write fault on `vpn`, whose PTE was `orig`.
+    pub fn frame(vpn: u32, orig: Pte) -> Frame {
+        Frame::DoWpPage(DoWpPage { vpn, orig, pc: Wp::Lock })
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "do_wp_page";
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        let id = LockId::ptl(mm, self.vpn);
+        let pfn = self.orig.pfn();
+        match self.pc {
+            Wp::Lock => {
+                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                    return lock_wait(sim, cpu, id, F, "WP1");
+                }
+                if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
+                    sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                    let ev = Ev::new(EventKind::PtlLock, F, "WP1").pte(pid, self.vpn).say(say!(
+                        sim,
+                        "handle_pte_fault takes the PTE lock: the PTE changed since the fault, so return and retry"
+                    ));
+                    return (ev, Flow::Return(Ret::Unit));
+                }
+                self.pc = Wp::Decide;
+                let ev = Ev::new(EventKind::PtlLock, F, "WP1").pte(pid, self.vpn).pfn(pfn).say(say!(
+                    sim,
+                    "A store to {:#x}, whose PTE is present but read-only: do_wp_page under the PTE lock",
+                    self.vpn
+                ));
+                (ev, Flow::Continue)
+            }
+            Wp::Decide => {
+                self.pc = Wp::Done;
+                let page = *sim.st.frames.get(pfn);
+                let anon = page.has(pg::ANON);
+                if !anon || (page.refcount == 1 && page.mapcount == 1) {
+                    let ev = Ev::new(EventKind::Call, F, "WP3").pte(pid, self.vpn).pfn(pfn).say(say!(
+                        sim,
+                        "pfn {pfn} is mapped once (mapcount 1) and nobody else holds it (page_count 1): wp_page_reuse, no copy"
+                    ));
+                    return (ev, Flow::Call(Frame::WpPageReuse(WpPageReuse { vpn: self.vpn })));
+                }
+                // copy: get_page(old), then wp_page_copy runs without the PTE lock.
+                sim.st.frames.get_mut(pfn).refcount += 1;
+                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                let ev = Ev::new(EventKind::Call, F, "WP4").pte(pid, self.vpn).pfn(pfn).say(say!(
+                    sim,
+                    "pfn {pfn} is shared (mapcount {}, page_count {}): get_page, drop the PTE lock, wp_page_copy",
+                    page.mapcount,
+                    page.refcount
+                ));
+                (ev, Flow::Call(WpPageCopy::frame(self.vpn, self.orig)))
+            }
+            Wp::Done => {
+                let ev = Ev::new(EventKind::Return, F, "WP5")
+                    .pte(pid, self.vpn)
+                    .say(say!(sim, "do_wp_page returns"));
+                (ev, Flow::Return(Ret::Unit))
+            }
+        }
+    }
+}
+
+/// `wp_page_reuse`: the faulting mm owns the page alone: make the PTE writable (and
+/// dirty, young) in place and release the PTE lock; `pgreuse` counts it (v5.10+).
+/// No flush: the PTE only gains permissions, and a stale read-only TLB entry just
+/// faults again spuriously.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WpPageReuse {
+    vpn: u32,
+}
+
+impl WpPageReuse {
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        let pte = sim.st.mms[mm as usize].pte(self.vpn);
+        let pfn = pte.pfn();
+        sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, true, true));
+        sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+        sim.unlock(cpu, LockId::ptl(mm, self.vpn), sim.cfg.costs.ptl_ns);
+        sim.st.counters.inc(Counter::Pgreuse);
+        let ev = Ev::new(EventKind::CowReuse, "wp_page_reuse", "WR1")
+            .pte(pid, self.vpn)
+            .pfn(pfn)
+            .say(say!(
+                sim,
+                "wp_page_reuse: the PTE of {:#x} becomes writable and dirty on the same pfn {pfn}; the PTE lock is released (pgreuse += 1)",
+                self.vpn
+            ));
+        (ev, Flow::Return(Ret::Unit))
+    }
+}
+
+/// Where `wp_page_copy` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wc {
+    /// WC1: allocate and copy.
+    Alloc,
+    /// WC2: retake the lock, `pte_same`, `ptep_clear_flush`.
+    Lock,
+    /// WC4: the PTE is cleared and flushed: map the copy.
+    Map,
+}
+
+/// `wp_page_copy`: give the faulting mm its own copy of a shared anonymous page.
+///
+/// v5.12: allocate (`alloc_page_vma`, the task's policy: here the local node with
+/// fallback) and copy (`cow_user_page`) without the PTE lock; retake it, and if the PTE
+/// is unchanged clear it with `ptep_clear_flush` (every CPU of this mm may cache the old
+/// translation), `page_add_new_anon_rmap` the copy, set the new PTE writable and dirty,
+/// `page_remove_rmap` the old page; then drop both references to the old page (the
+/// mapping's and `do_wp_page`'s), freeing it if they were the last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WpPageCopy {
+    vpn: u32,
+    orig: Pte,
+    new: u32,
+    pc: Wc,
+}
+
+impl WpPageCopy {
+    fn frame(vpn: u32, orig: Pte) -> Frame {
+        Frame::WpPageCopy(WpPageCopy {
+            vpn,
+            orig,
+            new: crate::engine::NO_PAGE,
+            pc: Wc::Alloc,
+        })
+    }
+
+    /// The old page, while its PTE is cleared but its mapping not yet dropped.
+    pub fn clearing(&self) -> Option<u32> {
+        (self.pc == Wc::Map).then_some(self.orig.pfn())
+    }
+
+    /// Drops one reference to `pfn` (`put_page`), freeing the page on the last.
+    fn put_page(sim: &mut Sim, pfn: u32) {
+        let p = sim.st.frames.get_mut(pfn);
+        p.refcount = p.refcount.saturating_sub(1);
+        if p.refcount == 0 {
+            if let Some(slot) = sim
+                .st
+                .page_cache
+                .get_mut(p.mapping as usize)
+                .and_then(|c| c.get_mut(p.index as usize))
+            {
+                if *slot == pfn {
+                    *slot = crate::engine::NO_PAGE;
+                }
+            }
+            sim.free_page(pfn);
+        }
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "wp_page_copy";
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        let id = LockId::ptl(mm, self.vpn);
+        let old = self.orig.pfn();
+        match self.pc {
+            Wc::Alloc => {
+                let node = sim.cpu_node(cpu);
+                let Some(n) = sim.alloc_page(node, true) else {
+                    Self::put_page(sim, old);
+                    let ev = Ev::new(EventKind::Exit, F, "WC1").say(say!(
+                        sim,
+                        "No free page on any node: thread {} stops (the model has no reclaim yet)",
+                        sim.task_name(cpu)
+                    ));
+                    return (ev, Flow::Block(Until::Exit));
+                };
+                self.new = n;
+                let nid = sim.page_nid(old);
+                let ns =
+                    sim.cfg.costs.alloc_page_ns + sim.cfg.costs.copy_page_ns * sim.dram_ns(cpu, nid) / sim.cfg.costs.dram_local_ns.max(1);
+                sim.charge(cpu, ns);
+                self.pc = Wc::Lock;
+                let ev = Ev::new(EventKind::CowCopy, F, "WC1").pte(pid, self.vpn).pfn(old).pfn(n).say(say!(
+                    sim,
+                    "wp_page_copy: a new page on node {} (pfn {n}) receives a copy of pfn {old} (cow_user_page), without the PTE lock",
+                    sim.page_nid(n)
+                ));
+                (ev, Flow::Continue)
+            }
+            Wc::Lock => {
+                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                    return lock_wait(sim, cpu, id, F, "WC2");
+                }
+                if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
+                    sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                    sim.free_page(self.new);
+                    Self::put_page(sim, old);
+                    let ev = Ev::new(EventKind::PtlLock, F, "WC2").pte(pid, self.vpn).say(say!(
+                        sim,
+                        "wp_page_copy retakes the PTE lock: the PTE changed meanwhile, so the copy is freed and the access retried"
+                    ));
+                    return (ev, Flow::Return(Ret::Unit));
+                }
+                self.pc = Wc::Map;
+                let ev = Ev::new(EventKind::Call, F, "WC3").pte(pid, self.vpn).pfn(old).say(say!(
+                    sim,
+                    "The PTE is unchanged: ptep_clear_flush, so that no CPU keeps using the old page for this address"
+                ));
+                (ev, Flow::Call(PtepClearFlush::frame(mm, self.vpn, old)))
+            }
+            Wc::Map => {
+                let vi = sim.st.mms[mm as usize].find_vma(self.vpn).unwrap_or(0);
+                let root = sim.st.mms[mm as usize].vmas[vi].rmap_root;
+                let n = self.new;
+                let page = sim.st.frames.get_mut(n);
+                page.flags = fresh_page_flags(VmaKind::Anon, false);
+                page.mapcount = 1;
+                page.mapping = root;
+                page.index = self.vpn;
+                sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(n, true, true, true));
+                let p = sim.st.frames.get_mut(old);
+                p.mapcount = p.mapcount.saturating_sub(1);
+                let left = p.mapcount;
+                sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                // The old mapping's reference and do_wp_page's.
+                Self::put_page(sim, old);
+                Self::put_page(sim, old);
+                let freed = sim.st.frames.get(old).has(pg::FREE);
+                sim.st.counters.inc(Counter::CowCopies);
+                let ev = Ev::new(EventKind::CowCopy, F, "WC4").pte(pid, self.vpn).pfn(old).pfn(n).say(say!(
+                    sim,
+                    "The PTE of {:#x} now maps the copy (pfn {n}) writable; page_remove_rmap(pfn {old}): mapcount {left}{}",
+                    self.vpn,
+                    if freed {
+                        ", and it was the last reference: pfn freed"
+                    } else {
+                        ", the other mapping keeps it"
+                    }
+                ));
+                (ev, Flow::Return(Ret::Unit))
+            }
+        }
     }
 }

@@ -261,6 +261,10 @@ impl UnmapAndMove {
                     let n = self.new_pfn;
                     let np = sim.st.frames.get_mut(n);
                     np.flags = (np.flags & !(pg::MIGRATE_DST | pg::LOCKED)) | pg::LRU;
+                    // migrate_pages drops the allocation's reference; the mappings keep theirs.
+                    if np.has(pg::ANON) && np.mapcount > 0 {
+                        np.refcount -= 1;
+                    }
                     let (mapping, index) = (np.mapping, np.index);
                     // The page cache now holds the new page (migrate_page_move_mapping).
                     if let Some(slot) = sim.st.page_cache.get_mut(mapping as usize).and_then(|c| c.get_mut(index as usize)) {
@@ -323,7 +327,12 @@ impl RemoveMigrationPtes {
             }
             let write = pte.write();
             sim.st.mms[mm as usize].set_pte(vpn, Pte::present(self.dst, write, false, false));
-            sim.st.frames.get_mut(self.dst).mapcount += 1;
+            let d = sim.st.frames.get_mut(self.dst);
+            d.mapcount += 1;
+            // Each mapping of an anonymous page holds a reference (get_page on the new page).
+            if self.dst != self.old && d.has(pg::ANON) {
+                d.refcount += 1;
+            }
             sim.charge(cpu, sim.cfg.costs.pte_write_ns);
             sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
             self.i += 1;

@@ -5,7 +5,7 @@
 //! `change_pte_range` per PTE table under its PTE lock, one `flush_tlb_range` over the
 //! whole range if any PTE changed, then `dec_tlb_flush_pending` and
 //! `numa_pte_updates += pages`. The dirty-file skip is 09a913a7 (v4.17), under
-//! `numa_skip_dirty_file`. Left out: THP (`change_huge_pmd`), KSM and shared-COW pages.
+//! `numa_skip_dirty_file`. Left out: THP (`change_huge_pmd`) and KSM.
 //! Kept from the v1 model: "single-threaded" counts every thread the process started
 //! (the kernel reads `mm_users`, live threads).
 
@@ -209,6 +209,10 @@ impl ChangePteRange {
         }
         let pfn = pte.pfn();
         let page = *sim.st.frames.get(pfn);
+        // v5.12: "Also skip shared copy-on-write pages" (is_cow_mapping && page_mapcount != 1).
+        if page.has(pg::ANON) && page.mapcount != 1 {
+            return skip(sim, "C3", say!(sim, "a copy-on-write page shared with another process"));
+        }
         if sim.st.mms[mm as usize].threads == 1 && sim.page_nid(pfn) == sim.cpu_node(cpu) {
             return skip(sim, "C4", say!(sim, "single-threaded and the page is already on this node"));
         }

@@ -4,12 +4,23 @@
 //! Follows Linux v5.12 in what decides TLB behaviour: a switch to a kernel thread or
 //! the idle task keeps the old mm loaded in lazy TLB mode (`enter_lazy_tlb`), a switch to
 //! a user thread goes through `switch_mm_irqs_off`. The policy is round robin with a
-//! fixed slice (`knobs.sched_slice_ns`) and no load balancing: tasks stay on the CPUs
-//! they were placed on, as pinned (`cpus_allowed`) benchmark threads do.
+//! fixed slice (`knobs.sched_slice_ns`).
+//!
+//! Placement and balancing follow v5.12 in spirit only (`kernel/sched/fair.c`): a new
+//! task (at start, or `wake_up_new_task` at fork) goes to the allowed CPU with the fewest
+//! tasks running or queued, lowest id on a tie (`select_task_rq` /
+//! `find_idlest_cpu`, without scheduling domains, load averages or wake-affine). A CPU
+//! about to idle pulls a queued task allowed on it from the busiest run queue
+//! (`newidle_balance`); a busy CPU whose slice ends with tasks queued hands one to an idle
+//! allowed CPU (the tick's `nohz_balancer_kick` and the idle CPU's pull, in one step).
+//! Only queued tasks move, never a running one (no active balancing); a woken sleeper
+//! goes back to the CPU it slept on. `mm_cpumask` still changes only in
+//! `context_switch`. Pinned threads (one allowed CPU) never move, so scenarios that pin
+//! every thread behave as before balancing existed.
 
 use crate::arch::x86::mm::tlb::switch_mm_irqs_off;
 use crate::engine::{say, Sim};
-use crate::machine::{TaskKind, TaskState, Wait};
+use crate::machine::{CpuMask, TaskKind, TaskState, Wait};
 use crate::registry::Frame;
 use crate::topology::CpuId;
 use crate::trace::{Ev, EventKind};
@@ -19,6 +30,9 @@ use crate::trace::{Ev, EventKind};
 /// Returns the switch's event.
 pub(crate) fn schedule(sim: &mut Sim, cpu: CpuId) -> Ev {
     let c = cpu as usize;
+    if sim.st.cpus[c].rq.is_empty() {
+        newidle_balance(sim, cpu);
+    }
     let next = sim.st.cpus[c].rq.pop_front().unwrap_or(sim.st.cpus[c].idle);
     context_switch(sim, cpu, next, sim.cfg.costs.switch_ns)
 }
@@ -87,7 +101,15 @@ pub(crate) fn do_exit(sim: &mut Sim, cpu: CpuId, task: u16) {
         let m = &mut sim.st.mms[mm as usize];
         m.users = m.users.saturating_sub(1);
     }
+    if let TaskKind::User { mm, .. } = sim.st.tasks[task as usize].kind {
+        if sim.st.mms[mm as usize].users == 0 {
+            exit_mmap(sim, cpu, mm);
+        }
+    }
     let c = cpu as usize;
+    if sim.st.cpus[c].rq.is_empty() {
+        newidle_balance(sim, cpu);
+    }
     let next = sim.st.cpus[c].rq.pop_front().unwrap_or(sim.st.cpus[c].idle);
     context_switch(sim, cpu, next, 0);
 }
@@ -123,4 +145,159 @@ pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
         text,
         ..ev
     }
+}
+
+/// `exit_mmap` of the last user: every PTE is zapped (`zap_pte_range`: `page_remove_rmap`
+/// and `put_page` of each mapped page, so a COW page the child shared is the parent's
+/// alone again), the VMAs leave their rmap roots, and the TLB entries go. Uncharged, like
+/// the rest of the exit path. Simplified: no PTE lock is taken (the mm has no thread
+/// left, and nothing else in the model walks its page tables but an rmap walk), the
+/// CPU's own entries are dropped directly and the other CPUs, all lazy, are behind on
+/// `tlb_gen`; file pages stay in the page cache.
+pub(crate) fn exit_mmap(sim: &mut Sim, cpu: CpuId, mm: u16) {
+    let vmas = std::mem::take(&mut sim.st.mms[mm as usize].vmas);
+    for (vi, v) in vmas.iter().enumerate() {
+        for vpn in v.start..v.end() {
+            let pte = sim.st.mms[mm as usize].pte(vpn);
+            if pte.is_none() {
+                continue;
+            }
+            sim.st.mms[mm as usize].set_pte(vpn, crate::machine::Pte::NONE);
+            if pte.is_migration() {
+                continue;
+            }
+            let pfn = pte.pfn();
+            let p = sim.st.frames.get_mut(pfn);
+            p.mapcount = p.mapcount.saturating_sub(1);
+            if p.has(crate::machine::pg::ANON) {
+                p.refcount = p.refcount.saturating_sub(1);
+                if p.refcount == 0 {
+                    sim.free_page(pfn);
+                }
+            }
+        }
+        if let Some(r) = sim.st.roots.get_mut(v.rmap_root as usize) {
+            r.vmas.retain(|&x| x != (mm, vi as u16));
+        }
+    }
+    let m = &mut sim.st.mms[mm as usize];
+    m.tlb_gen += 1;
+    let gen = m.tlb_gen;
+    let c = &mut sim.st.cpus[cpu as usize];
+    c.tlb.flush_mm(mm);
+    if c.loaded_mm == Some(mm) {
+        c.seen_gen = gen;
+    }
+}
+
+/// Tasks running or queued on a CPU (`rq->nr_running`, the idle task not counted).
+fn nr_running(c: &crate::machine::Cpu) -> usize {
+    usize::from(c.curr != c.idle) + c.rq.len()
+}
+
+/// `select_task_rq` for a new task: the allowed CPU with the fewest tasks, lowest id first.
+pub(crate) fn select_task_rq(cpus: &[crate::machine::Cpu], allowed: CpuMask) -> CpuId {
+    allowed
+        .iter()
+        .filter(|&c| (c as usize) < cpus.len())
+        .min_by_key(|&c| (nr_running(&cpus[c as usize]), c))
+        .unwrap_or(0)
+}
+
+/// `wake_up_new_task` for every thread of the forked process `mm`: each goes on the run
+/// queue `select_task_rq` picks. An idle CPU's clock catches up with the fork (it was
+/// not stepped while idle). Returns the CPUs used.
+pub(crate) fn wake_up_new_task(sim: &mut Sim, cpu: CpuId, mm: u16) -> CpuMask {
+    let now = sim.clock(cpu);
+    let mut placed = CpuMask::EMPTY;
+    for t in 0..sim.st.tasks.len() {
+        let task = &sim.st.tasks[t];
+        if task.mm() != Some(mm) || task.state != TaskState::Sleeping(None) {
+            continue;
+        }
+        let target = select_task_rq(&sim.st.cpus, task.cpus_allowed);
+        let task = &mut sim.st.tasks[t];
+        task.state = TaskState::Runnable;
+        task.cpu = target;
+        let c = &mut sim.st.cpus[target as usize];
+        if c.curr == c.idle && c.rq.is_empty() {
+            c.clock = c.clock.max(now);
+        }
+        c.rq.push_back(t as u16);
+        placed.set(target);
+        sim.touch(target);
+    }
+    placed
+}
+
+/// Moves queued task `task` from `from`'s run queue to `to`'s (`detach_task` /
+/// `attach_task`); the destination pays for the pull.
+fn move_queued(sim: &mut Sim, task: u16, from: CpuId, to: CpuId, now: u64) {
+    let rq = &mut sim.st.cpus[from as usize].rq;
+    if let Some(i) = rq.iter().position(|&t| t == task) {
+        rq.remove(i);
+    }
+    sim.st.tasks[task as usize].cpu = to;
+    let c = &mut sim.st.cpus[to as usize];
+    c.clock = c.clock.max(now) + sim.cfg.costs.load_balance_ns;
+    c.rq.push_back(task);
+    sim.st.counters.inc(crate::counters::Counter::NrMigrations);
+    sim.touch(to);
+    sim.touch(from);
+}
+
+/// The last queued task of `from` allowed on `to` (detach_tasks looks at the least
+/// recently queued end first).
+fn pullable(sim: &Sim, from: CpuId, to: CpuId) -> Option<u16> {
+    sim.st.cpus[from as usize]
+        .rq
+        .iter()
+        .rev()
+        .copied()
+        .find(|&t| sim.st.tasks[t as usize].cpus_allowed.test(to) && sim.st.tasks[t as usize].mm().is_some())
+}
+
+/// `newidle_balance`: `cpu` is about to run its idle task: pull a queued task allowed
+/// here from the busiest run queue (most tasks, lowest id on a tie).
+pub(crate) fn newidle_balance(sim: &mut Sim, cpu: CpuId) -> Option<u16> {
+    let mut best: Option<(usize, CpuId, u16)> = None;
+    for c in 0..sim.st.cpus.len() {
+        let from = c as CpuId;
+        if from == cpu {
+            continue;
+        }
+        let Some(t) = pullable(sim, from, cpu) else { continue };
+        let load = nr_running(&sim.st.cpus[c]);
+        if best.is_none_or(|(l, _, _)| load > l) {
+            best = Some((load, from, t));
+        }
+    }
+    let (_, from, t) = best?;
+    let now = sim.clock(cpu);
+    move_queued(sim, t, from, cpu, now);
+    Some(t)
+}
+
+/// The balancing a busy CPU's tick triggers when its slice is over and tasks wait on its
+/// run queue: an idle CPU (lowest id) pulls one that may run there. Returns the event,
+/// or `None` when no task can move (always, for pinned threads).
+pub(crate) fn tick_balance(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
+    let c = &sim.st.cpus[cpu as usize];
+    if c.rq.is_empty() || sim.clock(cpu) < c.slice_end {
+        return None;
+    }
+    let (to, t) = (0..sim.st.cpus.len() as CpuId).find_map(|to| {
+        let x = &sim.st.cpus[to as usize];
+        let idle = to != cpu && x.curr == x.idle && x.rq.is_empty() && x.wait == crate::machine::Wait::None;
+        idle.then(|| pullable(sim, cpu, to).map(|t| (to, t))).flatten()
+    })?;
+    let now = sim.clock(cpu);
+    move_queued(sim, t, cpu, to, now);
+    let mut m = CpuMask::EMPTY;
+    m.set(to);
+    let pid = sim.st.tasks[t as usize].pid;
+    Some(Ev::new(EventKind::TaskMigrate, "load_balance", "LB3").cpus(m).say(say!(
+        sim,
+        "Load balance: CPU {cpu}'s slice is over with tasks queued, and CPU {to} is idle: thread {pid} (queued, not running) moves to CPU {to}'s run queue"
+    )))
 }

@@ -1,0 +1,243 @@
+//! `kernel/fork.c`: `fork()` as `kernel_clone` → `copy_process` → `dup_mm` →
+//! `dup_mmap`, then `wake_up_new_task` (`kernel/sched/core.c`) places the child.
+//!
+//! Follows Linux v5.12. `dup_mmap` takes the parent's `mmap_lock` for writing, and per
+//! VMA: `vm_area_dup`, then `anon_vma_fork` for an anonymous VMA (the child's VMA joins
+//! the parent's anon_vma, so an rmap walk of a page still shared after the fork finds
+//! both mappings) or an `i_mmap` insertion for a file VMA, then `copy_page_range`
+//! (`mm/memory.c`). At the end, `flush_tlb_mm(oldmm)`: `copy_pte_range` write-protected
+//! the parent's private writable PTEs, and other CPUs running the parent may still cache
+//! them writable, so they get a shootdown IPI.
+//!
+//! Simplified: the task struct, files, signals and the rest of `copy_process` are one
+//! cost (`costs.fork_ns`); the child's VMAs link to the parent's anon_vma itself rather
+//! than to a new anon_vma chained below it (v5.12 gives the child its own anon_vma for
+//! the pages it copies later; here those pages hang from the shared one, so an rmap walk
+//! of them also looks at the parent's VMA and finds nothing there). The child's address
+//! space exists from the start as an empty mm (its pid is fixed by the scenario file).
+//! A fork allocates (VMAs, rmap links, page tables): only at the fork, never per step.
+
+use crate::arch::x86::mm::tlb::FlushTlbMmRange;
+use crate::core::{Flow, LockId, Ret, Until};
+use crate::counters::Counter;
+use crate::engine::{say, Sim};
+use crate::machine::FLUSH_ALL;
+use crate::mm::memory::CopyPageRange;
+use crate::registry::Frame;
+use crate::topology::CpuId;
+use crate::trace::{Ev, EventKind};
+
+/// `kernel_clone(args)` for a plain `fork()` (no `CLONE_VM`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelClone {
+    /// The child's mm (= its process index).
+    child: u16,
+    called: bool,
+}
+
+impl KernelClone {
+    /// A fork creating process `child`.
+    pub fn frame(child: u16) -> Frame {
+        Frame::KernelClone(KernelClone { child, called: false })
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "kernel_clone";
+        let parent = sim.cpu_mm(cpu);
+        if !self.called {
+            self.called = true;
+            let ev = Ev::new(EventKind::Call, F, "KC1").say(say!(
+                sim,
+                "Thread {} calls fork(): kernel_clone -> copy_process duplicates the task and its address space",
+                sim.task_name(cpu)
+            ));
+            return (
+                ev,
+                Flow::Call(Frame::CopyProcess(CopyProcess {
+                    old: parent,
+                    child: self.child,
+                    called: false,
+                })),
+            );
+        }
+        let placed = crate::kernel::sched::core::wake_up_new_task(sim, cpu, self.child);
+        let pid = sim.st.mms[self.child as usize].pid;
+        let ev = Ev::new(EventKind::Fork, F, "KC2").cpus(placed).say(say!(
+            sim,
+            "wake_up_new_task: the child (pid {pid}) is runnable on CPU(s) {:?}; fork returns its pid to the parent",
+            placed.iter().collect::<Vec<_>>()
+        ));
+        (ev, Flow::Return(Ret::Unit))
+    }
+}
+
+/// `copy_process`: the new task; its memory comes from `copy_mm` → `dup_mm`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CopyProcess {
+    old: u16,
+    child: u16,
+    called: bool,
+}
+
+impl CopyProcess {
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "copy_process";
+        if self.called {
+            let ev = Ev::new(EventKind::Return, F, "CP3").say(say!(sim, "copy_process returns the new task"));
+            return (ev, Flow::Return(Ret::Unit));
+        }
+        self.called = true;
+        sim.charge(cpu, sim.cfg.costs.fork_ns);
+        sim.st.counters.inc(Counter::Processes);
+        let ev = Ev::new(EventKind::Call, F, "CP1").say(say!(
+            sim,
+            "copy_process: dup_task_struct and the rest of the task; copy_mm: no CLONE_VM, so dup_mm copies the address space"
+        ));
+        (
+            ev,
+            Flow::Call(Frame::DupMm(DupMm {
+                old: self.old,
+                new: self.child,
+                called: false,
+            })),
+        )
+    }
+}
+
+/// `dup_mm`: a new mm, then `dup_mmap`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DupMm {
+    old: u16,
+    new: u16,
+    called: bool,
+}
+
+impl DupMm {
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "dup_mm";
+        if self.called {
+            let ev = Ev::new(EventKind::Return, F, "DM3").say(say!(sim, "dup_mm returns the child's mm"));
+            return (ev, Flow::Return(Ret::Unit));
+        }
+        self.called = true;
+        let now = sim.clock(cpu);
+        let period = sim.cfg.knobs.scan_period_ns.unwrap_or(0);
+        let m = &mut sim.st.mms[self.new as usize];
+        m.cpumask = crate::machine::CpuMask::EMPTY;
+        m.tlb_gen = 0;
+        m.flush_pending = 0;
+        m.users = m.threads;
+        m.numa_next_scan = now + period;
+        let (ppid, pid) = (sim.st.mms[self.old as usize].pid, sim.st.mms[self.new as usize].pid);
+        let ev = Ev::new(EventKind::Call, F, "DM1").say(say!(
+            sim,
+            "dup_mm: allocate mm {pid} as a copy of mm {ppid}'s mm_struct, with empty page tables (mm_init); dup_mmap copies the mappings"
+        ));
+        (ev, Flow::Call(DupMmap::frame(self.old, self.new)))
+    }
+}
+
+/// Where `dup_mmap` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dp {
+    /// DP1: `mmap_write_lock_killable(oldmm)`.
+    Lock,
+    /// DP2: the next VMA.
+    Vma,
+    /// DP4: `flush_tlb_mm(oldmm)`.
+    Flush,
+    /// DP5: unlock, return.
+    Unlock,
+}
+
+/// `dup_mmap(mm, oldmm)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DupMmap {
+    old: u16,
+    new: u16,
+    vma: u16,
+    pc: Dp,
+}
+
+impl DupMmap {
+    /// Copy `old`'s mappings into `new`.
+    pub fn frame(old: u16, new: u16) -> Frame {
+        Frame::DupMmap(DupMmap {
+            old,
+            new,
+            vma: 0,
+            pc: Dp::Lock,
+        })
+    }
+
+    /// The mm being copied (its PTEs may be write-protected while TLBs still cache them
+    /// writable, until the flush at the end).
+    pub fn oldmm(&self) -> u16 {
+        self.old
+    }
+
+    /// One line.
+    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "dup_mmap";
+        let (old, new) = (self.old, self.new);
+        let ppid = sim.st.mms[old as usize].pid;
+        let pid = sim.st.mms[new as usize].pid;
+        let id = LockId {
+            class: crate::core::lock::LockClass::MmapLock,
+            a: u32::from(old),
+            b: 0,
+        };
+        match self.pc {
+            Dp::Lock => {
+                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                    let ev = Ev::new(EventKind::LockWait, F, "DP1").say(say!(sim, "mm {ppid}'s mmap_lock is held: fork waits for it"));
+                    return (ev, Flow::Block(Until::Lock(id)));
+                }
+                self.pc = Dp::Vma;
+                let ev = Ev::new(EventKind::Call, F, "DP1").say(say!(
+                    sim,
+                    "dup_mmap takes mm {ppid}'s mmap_lock for writing: no fault or munmap of the parent runs while its mappings are copied"
+                ));
+                (ev, Flow::Continue)
+            }
+            Dp::Vma => {
+                let vi = self.vma;
+                let Some(v) = sim.st.mms[old as usize].vmas.get(vi as usize).cloned() else {
+                    self.pc = Dp::Flush;
+                    return self.step(sim, cpu);
+                };
+                self.vma += 1;
+                let root = v.rmap_root;
+                let file = v.kind == crate::scenario::VmaKind::File;
+                sim.st.mms[new as usize].vmas.push(v);
+                let ci = sim.st.mms[new as usize].vmas.len() as u16 - 1;
+                sim.st.roots[root as usize].vmas.push((new, ci));
+                sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+                let how = if file {
+                    "a file mapping: the copy is inserted in the file's i_mmap next to the parent's"
+                } else {
+                    "anon_vma_fork: the copy joins the parent's anon_vma, so the rmap walk of every page the two share finds both"
+                };
+                let ev = Ev::new(EventKind::Fork, F, "DP2")
+                    .say(say!(sim, "dup_mmap: vm_area_dup of VMA {vi} for mm {pid}; {how}; copy_page_range"));
+                (ev, Flow::Call(CopyPageRange::frame(old, new, vi)))
+            }
+            Dp::Flush => {
+                self.pc = Dp::Unlock;
+                let ev = Ev::new(EventKind::Call, F, "DP4").say(say!(
+                    sim,
+                    "dup_mmap: flush_tlb_mm(oldmm): PTEs of mm {ppid} were write-protected, and CPUs running it may still cache them writable"
+                ));
+                (ev, Flow::Call(FlushTlbMmRange::frame(old, 0, FLUSH_ALL)))
+            }
+            Dp::Unlock => {
+                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                let ev = Ev::new(EventKind::Return, F, "DP5").say(say!(sim, "dup_mmap releases mm {ppid}'s mmap_lock and returns"));
+                (ev, Flow::Return(Ret::Unit))
+            }
+        }
+    }
+}
