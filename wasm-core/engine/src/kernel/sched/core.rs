@@ -70,23 +70,17 @@ fn context_switch(sim: &mut Sim, cpu: CpuId, next: u16, ns: u64) -> Ev {
 /// switch to the first runnable one.
 pub(crate) fn idle_step(sim: &mut Sim, cpu: CpuId) -> Ev {
     let c = cpu as usize;
-    let now = sim.clock(cpu);
-    while let Some(&(t, task)) = sim.st.cpus[c].timers.first() {
-        if t > now {
-            break;
-        }
-        sim.st.cpus[c].timers.remove(0);
-        sim.st.tasks[task as usize].state = TaskState::Runnable;
-        sim.st.cpus[c].rq.push_back(task);
-        // The sleeping frame learns it was woken.
-        sim.resume_top(task, crate::core::Ret::Woken);
-    }
+    crate::kernel::time::hrtimer::wake_expired(sim, cpu);
     if sim.st.cpus[c].rq.is_empty() {
         return Ev::new(EventKind::Switch, "__schedule", "K2").say(say!(sim, "CPU {cpu} has nothing to run"));
     }
     let ev = schedule(sim, cpu);
-    let who = sim.task_name(cpu);
-    let text = say!(sim, "Thread {who} is woken and scheduled on CPU {cpu}; {}", ev.text);
+    let text = say!(
+        sim,
+        "Thread {} is woken and scheduled on CPU {cpu}; {}",
+        sim.task_name(cpu),
+        ev.text
+    );
     Ev { text, ..ev }
 }
 

@@ -15,9 +15,20 @@ use crate::trace::{Ev, EventKind};
 
 /// `hrtimer_interrupt` on `cpu`: wakes every sleeper of this CPU whose time is up.
 pub(crate) fn hrtimer_interrupt(sim: &mut Sim, cpu: CpuId) -> Ev {
+    let woken = wake_expired(sim, cpu);
+    Ev::new(EventKind::Wake, "hrtimer_wakeup", "T1").say(say!(
+        sim,
+        "A timer interrupt on CPU {cpu} ends {woken} sleep(s): the woken thread goes on CPU {cpu}'s run queue and waits for {}'s slice to end",
+        sim.task_name(cpu)
+    ))
+}
+
+/// `hrtimer_wakeup` for each sleeper of `cpu` whose time is up: back on the run queue,
+/// its sleeping frame told it was woken. Returns how many woke.
+pub(crate) fn wake_expired(sim: &mut Sim, cpu: CpuId) -> u32 {
     let c = cpu as usize;
     let now = sim.clock(cpu);
-    let mut woken = 0u32;
+    let mut woken = 0;
     while let Some(&(t, task)) = sim.st.cpus[c].timers.first() {
         if t > now {
             break;
@@ -25,13 +36,8 @@ pub(crate) fn hrtimer_interrupt(sim: &mut Sim, cpu: CpuId) -> Ev {
         sim.st.cpus[c].timers.remove(0);
         sim.st.tasks[task as usize].state = TaskState::Runnable;
         sim.st.cpus[c].rq.push_back(task);
-        // The sleeping frame learns it was woken.
         sim.resume_top(task, Ret::Woken);
         woken += 1;
     }
-    Ev::new(EventKind::Wake, "hrtimer_wakeup", "T1").say(say!(
-        sim,
-        "A timer interrupt on CPU {cpu} ends {woken} sleep(s): the woken thread goes on CPU {cpu}'s run queue and waits for {}'s slice to end",
-        sim.task_name(cpu)
-    ))
+    woken
 }
