@@ -102,7 +102,7 @@ function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEn
       ))}
       {tlbDense && (
         <text x={x} y={line(3) + m.tlbLinePx + 2} fontSize={monoPx} className={styles.tlbMore}>
-          {fitText(`TLB ${tlbTotal}/${tlbEntries} (grid below)`, textWidthPx, monoPx, 0.6)}
+          {fitText(`TLB ${tlbTotal}/${tlbEntries}`, textWidthPx, monoPx, 0.6)}
         </text>
       )}
       {overflow > 0 && (
@@ -373,7 +373,8 @@ export function MachineView() {
         />
       )}
       <ul className={styles.legend} aria-label="Legend">
-        {(Object.keys(FRAME_COLORS) as FrameState[]).map((st) => (
+        {/* Dense frames have their own legend under their grid. */}
+        {(framesDense ? [] : (Object.keys(FRAME_COLORS) as FrameState[])).map((st) => (
           <li key={st}>
             <svg width="18" height="18" aria-hidden="true">
               <rect x="1" y="1" width="16" height="16" rx="3" fill={FRAME_COLORS[st]} stroke="#555" />
