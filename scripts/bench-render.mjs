@@ -4,7 +4,11 @@
 // artifacts/bench-render/, serves it on loopback, and runs it with playwright-core and Debian's
 // /usr/bin/chromium (fresh profile, no sandbox, as web/e2e/run.mjs does).
 //
-//   node scripts/bench-render.mjs [--runs 21] [--processes 1] [--dpr 1] [--trace] [--screenshot] [--no-build]
+//   node scripts/bench-render.mjs [--runs 21] [--processes 1] [--dpr 1] [--engine] [--trace] [--screenshot] [--no-build]
+//
+// --engine renders real frames: the wasm engine (web/src/wasm-pkg, `npm run build:wasm`) runs
+// scripts/bench-frame-64cpu.toml in the page and its frame() output is rendered (consecutive steps
+// from the middle of the run; mode full: far seeks over the run) instead of synthetic arrays.
 //
 // --trace also records a Chromium trace of each mode and reports the renderer main thread's CPU
 // time per step (the trace's thread durations of the tasks from the step's animation frame to the
@@ -33,6 +37,7 @@ const flag = (name) => args.includes(`--${name}`);
 const runs = Number(opt('runs', '21'));
 const processes = Number(opt('processes', '1'));
 const dpr = Number(opt('dpr', '1'));
+const source = flag('engine') ? '&source=engine' : '';
 
 if (!flag('no-build')) {
   const { build } = await import('vite');
@@ -103,7 +108,7 @@ try {
   for (const [mode, what] of Object.entries(modes)) {
     const tracePath = join(userDataDir, `trace-${mode}.json`);
     if (flag('trace')) await context.browser()?.startTracing(page, { path: tracePath, categories: ['toplevel', 'blink.user_timing', 'devtools.timeline'] });
-    await page.goto(`${server.url}bench/render.html?mode=${mode}&runs=${runs}&processes=${processes}`);
+    await page.goto(`${server.url}bench/render.html?mode=${mode}&runs=${runs}&processes=${processes}${source}`);
     await page.waitForFunction(() => window.__benchResult || window.__benchError, null, { timeout: 300_000 });
     const error = await page.evaluate(() => window.__benchError);
     if (error || errors.length > 0) throw new Error(`bench page failed: ${error ?? errors.join('\n')}`);
@@ -115,7 +120,12 @@ try {
     }
     const f = stats(r.frameMs);
     const d = stats(r.drawMs);
-    console.log(`[${mode}] ${what}: ${r.cells.ptes} PTEs + ${r.cells.frames} frames + ${r.cells.tlbSlots} TLB slots (${r.canvases} canvases, ${r.canvasesWithPixels} drawn), dpr ${r.dpr}, root font ${r.rootFontPx} px`);
+    const from = !r.engineSteps
+      ? 'synthetic arrays'
+      : mode === 'full'
+        ? `engine frames of bench-frame-64cpu at steps spread over its ${r.engineSteps.total}`
+        : `engine frames of bench-frame-64cpu from step ${r.engineSteps.first} of ${r.engineSteps.total}`;
+    console.log(`[${mode}] ${what}, ${from}: ${r.cells.ptes} PTEs + ${r.cells.frames} frames + ${r.cells.tlbSlots} TLB slots (${r.canvases} canvases, ${r.canvasesWithPixels} drawn), dpr ${r.dpr}, root font ${r.rootFontPx} px`);
     console.log(`  render one step, median of ${r.runs}: ${ms(f.median)} (min ${ms(f.min)}, max ${ms(f.max)})   [rAF -> next task after that frame's paint]`);
     console.log(`  of which React commit + canvas draw: median ${ms(d.median)} (min ${ms(d.min)}, max ${ms(d.max)})`);
     if (cpu) console.log(`  renderer main-thread CPU time per step (trace): median ${ms(cpu.median)} (min ${ms(cpu.min)}, max ${ms(cpu.max)})`);
@@ -127,8 +137,8 @@ try {
   if (flag('screenshot')) {
     await mkdir(shotDir, { recursive: true });
     const shots = [
-      ['dense-views', `${server.url}bench/render.html?still=1&processes=${processes}&hover=40`],
-      ['dense-views-lecture', `${server.url}bench/render.html?still=1&processes=${processes}&font=26`],
+      ['dense-views', `${server.url}bench/render.html?still=1&processes=${processes}&hover=40${source}`],
+      ['dense-views-lecture', `${server.url}bench/render.html?still=1&processes=${processes}&font=26${source}`],
     ];
     for (const [name, link] of shots) {
       await page.goto(link);

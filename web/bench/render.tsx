@@ -4,13 +4,16 @@
 //
 // Query: mode (step: consecutive micro-steps, few cells change; full: every cell changes, as after a
 // far seek; idle: frames with nothing to render, the floor of the measurement), runs (21), warmup (3), processes (1), font (root font px, e.g. 24 for lecture type),
-// hover (a pfn to show as hovered), still (1: draw one step and stop, for screenshots).
+// hover (a pfn to show as hovered), still (1: draw one step and stop, for screenshots),
+// source (engine: real frames of scripts/bench-frame-64cpu.toml from the wasm engine, see
+// engineFrames.ts; otherwise synthetic arrays).
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import '../src/styles/global.css';
 import panel from '../src/panels/Panel.module.css';
 import { FrameCanvas, PteCanvas, TlbCanvas } from '../src/panels/dense';
-import { BENCH_FRAME_64CPU, syntheticRun, syntheticStep, type SyntheticStep } from './synthetic';
+import { engineRun } from './engineFrames';
+import { BENCH_FRAME_64CPU, syntheticRun, syntheticStep, type SyntheticShape, type SyntheticStep } from './synthetic';
 
 const q = new URLSearchParams(location.search);
 const num = (name: string, fallback: number): number => {
@@ -20,7 +23,8 @@ const num = (name: string, fallback: number): number => {
 const runs = num('runs', 21);
 const mode = q.get('mode') === 'full' ? 'full' : q.get('mode') === 'idle' ? 'idle' : 'step';
 const warmup = num('warmup', 3);
-const shape = { ...BENCH_FRAME_64CPU, processes: num('processes', 1) };
+const source = q.get('source') === 'engine' ? 'engine' : 'synthetic';
+let shape: SyntheticShape = { ...BENCH_FRAME_64CPU, processes: num('processes', 1) };
 if (q.has('font')) document.documentElement.style.fontSize = `${num('font', 17)}px`;
 const hoverPfn = q.has('hover') ? num('hover', 0) : null;
 
@@ -46,6 +50,9 @@ function Step({ s }: { s: SyntheticStep }) {
 
 export interface RenderBenchResult {
   mode: string;
+  /** synthetic arrays, or real frames from the engine (with the steps they come from). */
+  source: string;
+  engineSteps?: { first: number; total: number };
   /** The canvases drawn step by step hold the same pixels as a fresh draw of the last step. */
   incrementalMatchesFresh: boolean;
   runs: number;
@@ -118,7 +125,16 @@ async function main(): Promise<void> {
   const root = createRoot(el);
   // Steps are made before timing: they stand for arrays that arrived from the engine worker.
   const n = warmup + runs + 1;
-  const steps = mode === 'full' ? Array.from({ length: n }, (_, i) => syntheticStep(i, shape)) : syntheticRun(n, shape);
+  let engineSteps: { first: number; total: number } | undefined;
+  let steps: SyntheticStep[];
+  if (source === 'engine') {
+    const run = await engineRun(n, mode);
+    steps = run.steps;
+    shape = run.shape;
+    engineSteps = { first: run.firstStep, total: run.totalSteps };
+  } else {
+    steps = mode === 'full' ? Array.from({ length: n }, (_, i) => syntheticStep(i, shape)) : syntheticRun(n, shape);
+  }
   flushSync(() => root.render(<Step s={steps[0] as SyntheticStep} />));
   if (q.get('still') === '1') {
     await timedFrame(() => {});
@@ -144,6 +160,8 @@ async function main(): Promise<void> {
     window.__benchResult = {
       incrementalMatchesFresh: mode === 'idle' || stepped === fresh,
       mode,
+      source,
+      ...(engineSteps ? { engineSteps } : {}),
       runs,
       frameMs,
       drawMs,
@@ -156,7 +174,7 @@ async function main(): Promise<void> {
     };
     return;
   }
-  window.__benchResult = { mode, incrementalMatchesFresh: true, runs: 0, frameMs: [], drawMs: [], cells: { ptes: 0, frames: 0, tlbSlots: 0 }, canvases: 0, canvasesWithPixels: 0, dpr: window.devicePixelRatio, rootFontPx: 0, userAgent: '' };
+  window.__benchResult = { mode, source, incrementalMatchesFresh: true, runs: 0, frameMs: [], drawMs: [], cells: { ptes: 0, frames: 0, tlbSlots: 0 }, canvases: 0, canvasesWithPixels: 0, dpr: window.devicePixelRatio, rootFontPx: 0, userAgent: '' };
 }
 
 main().catch((e: unknown) => {

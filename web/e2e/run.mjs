@@ -475,6 +475,74 @@ describe('mmviz lab', () => {
     await lab.page.close();
   });
 
+  it('a big machine draws its page tables, frames and TLBs as dense canvases that follow the steps and link on hover', async () => {
+    const lab = await newLab();
+    await lab.openScenario(SCENARIO);
+    // The small default scenario stays SVG / HTML: no dense views, pfn buttons in the page table.
+    assert.equal(await lab.page.locator('[aria-roledescription="dense view"]').count(), 0, 'no canvases for a small scenario');
+    assert.ok((await lab.page.getByRole('button', { name: /^pfn \d+.*: highlight the frame$/ }).count()) > 0, 'pfn buttons in the page table');
+    await lab.openBuiltin(LONG_SCENARIO);
+    const pte = lab.page.getByRole('img', { name: /^[\d,]+ PTEs of pid \d+/ });
+    const frames = lab.page.getByRole('img', { name: /^Node \d+: [\d,]+ frames/ });
+    const tlb = lab.page.getByRole('img', { name: /^TLBs of 16 CPUs, 64 slots each/ });
+    await tlb.waitFor({ timeout: 10_000 });
+    assert.ok((await pte.count()) >= 1, 'a PTE canvas');
+    assert.equal(await frames.count(), 2, 'a frame canvas per node');
+    for (const el of [pte.first(), frames.first(), tlb]) assert.equal(await el.evaluate((e) => e.tagName), 'CANVAS');
+    // No PTE rows (the grid replaces them).
+    assert.equal(await lab.page.getByRole('button', { name: /: highlight the frame$/ }).count(), 0, 'no PTE rows');
+    const labels = async () => [await tlb.getAttribute('aria-label'), ...(await frames.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))))];
+    const before = await labels();
+    for (let i = 0; i < 3; i++) await lab.stepForward();
+    const afterSteps = await labels();
+    assert.notDeepEqual(afterSteps, before, 'the canvases report the new steps');
+    assert.match(afterSteps[0] ?? '', /CPU \d+ runs this step/);
+    // Hover a TLB cell of this step's CPU: the tooltip names the entry.
+    await tlb.evaluate((e) => e.scrollIntoView({ block: 'center' }));
+    const tb = await tlb.boundingBox();
+    assert.ok(tb, 'the TLB canvas is laid out');
+    // The middle of CPU 0's row (the first row, under a few pixels of padding for the rings).
+    await lab.page.mouse.move(tb.x + tb.width * 0.5, tb.y + 12);
+    const tip = lab.page.getByTestId('tlb-canvas-tooltip');
+    await tip.waitFor({ timeout: 5_000 });
+    assert.match((await tip.textContent()) ?? '', /^CPU 0, TLB (entry|slot) \d+ of \d+/);
+    await lab.screenshot('29a-dense-tlb-hover');
+    // Hover a frame: its tooltip, and the frame canvas of node 0 keeps a tooltip per cell.
+    await frames.first().evaluate((e) => e.scrollIntoView({ block: 'center' }));
+    const fb = await frames.first().boundingBox();
+    assert.ok(fb, 'the frame canvas is laid out');
+    await lab.page.mouse.move(fb.x + fb.width / 2, fb.y + fb.height / 2);
+    const ftip = lab.page.getByTestId('frame-canvas-0-tooltip');
+    await ftip.waitFor({ timeout: 5_000 });
+    assert.match((await ftip.textContent()) ?? '', /^pfn 0x[0-9a-f]+ \(\d+\), node 0: /);
+    await lab.screenshot('29b-dense-frame-hover');
+    // Hover a PTE: its tooltip.
+    await pte.first().evaluate((e) => e.scrollIntoView({ block: 'center' }));
+    const pb = await pte.first().boundingBox();
+    assert.ok(pb);
+    await lab.page.mouse.move(pb.x + pb.width / 2, pb.y + pb.height / 2);
+    const ptip = lab.page.locator('[data-testid$="-tooltip"][data-testid^="pte-canvas-"]');
+    await ptip.waitFor({ timeout: 5_000 });
+    assert.match((await ptip.textContent()) ?? '', /^pid \d+ vpn 0x[0-9a-f]+/);
+    await lab.screenshot('29c-dense-pte-hover');
+    await lab.screenshot('29d-dense-views-full', { fullPage: true });
+    // While a canvas has the focus, the arrow keys move its cursor, not the run.
+    const { step } = await lab.readStep();
+    await lab.page.mouse.move(0, 0);
+    await tlb.focus();
+    await lab.page.keyboard.press('ArrowRight');
+    await lab.page.keyboard.press('ArrowRight');
+    await tip.waitFor({ timeout: 5_000 });
+    assert.equal((await lab.readStep()).step, step, 'arrow keys in the grid do not step the run');
+    // Later in the run the TLBs hold entries and pages have moved.
+    await lab.stepTo(400_000);
+    await lab.page.waitForFunction(() => /: [1-9][\d,]* entries/.test(document.querySelector('[data-testid="tlb-canvas"]')?.getAttribute('aria-label') ?? ''));
+    await tlb.evaluate((e) => e.scrollIntoView({ block: 'center' }));
+    await lab.screenshot('29e-dense-later');
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
   it('raised no page errors', () => {
     assert.deepEqual(pageErrors, []);
   });

@@ -1,7 +1,9 @@
 // Machine view (SVG): NUMA nodes with their CPUs (task, lazy state,
 // mm_cpumask, TLB entries), page frames per node, and IPIs as arrows. It reads
 // the frame's bulk arrays: frame cells get numbers, not objects, and each CPU
-// box builds objects only for the few TLB lines it draws.
+// box builds objects only for the few TLB lines it draws. Dense machines (more
+// than DENSE_THRESHOLD frames, or TLB slots over all CPUs) draw their frames and
+// TLBs on canvases under the SVG instead (./dense).
 import { memo, useCallback, useMemo, type ReactElement } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
 import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
@@ -10,6 +12,7 @@ import { useReducedMotion } from '../base/useReducedMotion';
 import { FRAME_DIRTY, FRAME_LOCKED, frameState, NO_PID, tlbCount, tlbEntries as tlbEntriesOf, windowNote, type TlbEntryView } from '../engine/bulk';
 import type { CpuView, FrameState, IpiView, SimEvent } from '../engine/types';
 import { useAppStore } from '../store/context';
+import { FrameCanvas, isDense, TlbCanvas } from './dense';
 import styles from './MachineView.module.css';
 import panel from './Panel.module.css';
 
@@ -40,9 +43,11 @@ interface CpuBoxProps {
   isTouched: boolean;
   tlbEntries: number;
   showPid: boolean;
+  /** The TLBs are drawn as a dense grid: the box gives the count instead of listing lines. */
+  tlbDense: boolean;
 }
 
-function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid }: CpuBoxProps) {
+function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid, tlbDense }: CpuBoxProps) {
   const m = DEFAULT_METRICS;
   const small = rect.widthPx < 170;
   const fontPx = small ? 12 : 15;
@@ -51,10 +56,10 @@ function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEn
   const textWidthPx = rect.widthPx - 14;
   const line = (i: number): number => rect.yPx + 17 + i * m.cpuLinePx;
   const classes = [styles.cpu, cpu.lazy ? styles.lazy : '', isTouched ? styles.touchedCpu : '', isEventCpu ? styles.eventCpu : ''].join(' ');
-  const shown = tlbLinesShown(tlbEntries);
+  const shown = tlbDense ? 0 : tlbLinesShown(tlbEntries);
   // When the TLB is bigger than the box, the last line summarises the rest.
-  const overflow = tlbTotal > shown ? tlbTotal - (shown - 1) : 0;
-  const slots = Array.from({ length: overflow > 0 ? shown - 1 : shown }, (_, i) => tlb[i] ?? null);
+  const overflow = !tlbDense && tlbTotal > shown ? tlbTotal - (shown - 1) : 0;
+  const slots = tlbDense ? [] : Array.from({ length: overflow > 0 ? shown - 1 : shown }, (_, i) => tlb[i] ?? null);
   const tlbText = (e: NonNullable<(typeof slots)[number]>): string =>
     small
       ? `${e.vpn.toString(16)}→${e.pfn.toString(16)}`
@@ -95,6 +100,11 @@ function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEn
           {e ? fitText(tlbText(e), textWidthPx, monoPx, 0.6) : '·'}
         </text>
       ))}
+      {tlbDense && (
+        <text x={x} y={line(3) + m.tlbLinePx + 2} fontSize={monoPx} className={styles.tlbMore}>
+          {fitText(`TLB ${tlbTotal}/${tlbEntries}`, textWidthPx, monoPx, 0.6)}
+        </text>
+      )}
       {overflow > 0 && (
         <text x={x} y={line(3) + shown * m.tlbLinePx + 2} fontSize={monoPx} className={styles.tlbMore}>
           {fitText(`+${overflow} more (${tlbTotal}/${tlbEntries})`, textWidthPx, monoPx, 0.6)}
@@ -220,9 +230,20 @@ export function MachineView() {
   );
 
   const topology = summary?.topology;
+  // One threshold rule (isDense) for both grids; small machines stay SVG.
+  const framesDense = isDense(frame?.bulk.framePfn.length ?? 0);
+  const tlbDense = isDense((frame?.cpus.length ?? 0) * (topology?.tlbEntries ?? 0));
   const layout = useMemo(
-    () => (topology ? machineLayoutPx(topology.nodes.map((n) => ({ cpuCount: n.cpus.length, frameCount: n.memPages })), topology.tlbEntries) : null),
-    [topology],
+    () =>
+      topology
+        ? machineLayoutPx(
+            // Dense frames are drawn on a canvas under the SVG: the nodes keep no room for frame cells.
+            topology.nodes.map((n) => ({ cpuCount: n.cpus.length, frameCount: framesDense ? 0 : n.memPages })),
+            // Dense TLBs: each CPU box has one line (the entry count) instead of a list.
+            tlbDense ? 1 : topology.tlbEntries,
+          )
+        : null,
+    [topology, framesDense, tlbDense],
   );
   if (!summary || !frame || !layout || !topology) return null;
 
@@ -254,7 +275,7 @@ export function MachineView() {
   const shownTlb = tlbLinesShown(topology.tlbEntries);
   const framesNote = windowNote(frame.frameWindow, 'frames');
   const cells: ReactElement[] = [];
-  for (let i = 0; i < bulk.framePfn.length; i++) {
+  for (let i = 0; !framesDense && i < bulk.framePfn.length; i++) {
     const pfn = bulk.framePfn[i] as number;
     const r = frameRects.get(pfn);
     if (!r) continue;
@@ -317,11 +338,11 @@ export function MachineView() {
                 const cpu = index === undefined ? undefined : frame.cpus[index];
                 const r = nl.cpus[k];
                 if (!cpu || !r || index === undefined) return null;
-                return <CpuBox key={cpuId} cpu={cpu} tlb={tlbEntriesOf(bulk, index, shownTlb)} tlbTotal={tlbCount(bulk, index)} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} showPid={summary.processes.length > 1} />;
+                return <CpuBox key={cpuId} cpu={cpu} tlb={tlbEntriesOf(bulk, index, shownTlb)} tlbTotal={tlbCount(bulk, index)} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} showPid={summary.processes.length > 1} tlbDense={tlbDense} />;
               })}
               <text x={nl.box.xPx + 12} y={nl.memLabelYPx} className={styles.memTitle}>
                 Memory: pfn {n.firstPfn}–{n.firstPfn + n.memPages - 1}
-                {n.memPages > MAX_FRAMES_DRAWN ? ` (first ${MAX_FRAMES_DRAWN} shown)` : ''}
+                {framesDense ? ' (grid below)' : n.memPages > MAX_FRAMES_DRAWN ? ` (first ${MAX_FRAMES_DRAWN} shown)` : ''}
               </text>
             </g>
           );
@@ -333,8 +354,27 @@ export function MachineView() {
           ))}
         </g>
       </svg>
+      {framesDense && (
+        <FrameCanvas bulk={bulk} touchedPfns={event?.touched.pfns} hoverPfn={hoverPfn} selectedPfn={selectedPfn} onHoverPfn={setHoverPfn} onSelectPfn={toggleSelect} />
+      )}
+      {tlbDense && (
+        <TlbCanvas
+          bulk={bulk}
+          slots={topology.tlbEntries}
+          cpuCount={frame.cpus.length}
+          eventCpu={event?.cpu ?? null}
+          touchedCpus={event?.touched.cpus}
+          touchedPtes={event?.touched.ptes}
+          touchedPfns={event?.touched.pfns}
+          hoverPfn={hoverPfn}
+          selectedPfn={selectedPfn}
+          onHoverPfn={setHoverPfn}
+          onSelectPfn={toggleSelect}
+        />
+      )}
       <ul className={styles.legend} aria-label="Legend">
-        {(Object.keys(FRAME_COLORS) as FrameState[]).map((st) => (
+        {/* Dense frames have their own legend under their grid. */}
+        {(framesDense ? [] : (Object.keys(FRAME_COLORS) as FrameState[])).map((st) => (
           <li key={st}>
             <svg width="18" height="18" aria-hidden="true">
               <rect x="1" y="1" width="16" height="16" rx="3" fill={FRAME_COLORS[st]} stroke="#555" />

@@ -1,11 +1,14 @@
 // Page-table view: one row per PTE of each VMA, with a pfn link that
 // highlights (hover/focus) or selects (click) the frame in the machine view.
 // It reads the frame's bulk arrays and builds objects only for the rows shown.
-import { useState } from 'react';
+// Dense page tables (more than DENSE_THRESHOLD PTEs in the frame) are drawn as
+// canvas grids instead (./dense PteCanvas), with the same hover/select linking.
+import { useCallback, useState } from 'react';
 import { formatHex } from '../base/format';
 import { findPte, pteAt, windowNote, type FrameBulk } from '../engine/bulk';
 import type { NodeInfo, ProcessInfo, PteView, VmaInfo } from '../engine/types';
 import { useAppStore } from '../store/context';
+import { isDense, PteCanvas } from './dense';
 import styles from './PageTableView.module.css';
 import panel from './Panel.module.css';
 
@@ -195,42 +198,63 @@ export function PageTableView() {
   const hoverPfn = useAppStore((s) => s.hoverPfn);
   const setHoverPfn = useAppStore((s) => s.setHoverPfn);
   const select = useAppStore((s) => s.select);
+  const selectedPfn = selection?.object.startsWith('pfn-') ? Number(selection.object.slice(4)) : null;
+  // Stable while the selection is: the dense grids redraw only their overlays on hover.
+  const toggleSelectPfn = useCallback(
+    (pfn: number): void => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` }),
+    [select, selectedPfn],
+  );
   if (!summary || !frame) return null;
   const touchedPtes = frame.event?.touched.ptes ?? [];
   const touched = new Set(touchedPtes.map(([pid, vpn]) => `${pid}:${vpn}`));
   const note = windowNote(frame.pteWindow, 'PTEs');
-  const selectedPfn = selection?.object.startsWith('pfn-') ? Number(selection.object.slice(4)) : null;
-  const toggleSelectPfn = (pfn: number): void => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` });
+  const dense = isDense(frame.bulk.ptePid.length);
 
   return (
     <section className={panel.panel} aria-labelledby="pt-title">
       <h2 id="pt-title" className={panel.title}>
-        Page tables <span className={panel.subtitle}>hover or focus a pfn to find its frame; click to keep it selected</span>
+        Page tables{' '}
+        <span className={panel.subtitle}>
+          {dense ? 'hover a PTE (or focus the grid and use the arrow keys) to find its frame; click or Enter keeps it selected' : 'hover or focus a pfn to find its frame; click to keep it selected'}
+        </span>
       </h2>
       {note && (
         <p className={styles.windowNote} role="status">
-          {note} (the frame holds a window of the page tables; rows outside it say so)
+          {note} (the frame holds a window of the page tables{dense ? '' : '; rows outside it say so'})
         </p>
       )}
-      <div className={styles.vmas}>
-        {summary.processes.flatMap((proc) =>
-          proc.vmas.map((vma) => (
-            <VmaTable
-              key={`${summary.id}-${proc.pid}-${vma.startVpn}`}
-              proc={proc}
-              vma={vma}
-              bulk={frame.bulk}
-              touchedPtes={touchedPtes}
-              nodes={summary.topology.nodes}
-              touched={touched}
-              hoverPfn={hoverPfn}
-              selectedPfn={selectedPfn}
-              setHoverPfn={setHoverPfn}
-              toggleSelectPfn={toggleSelectPfn}
-            />
-          )),
-        )}
-      </div>
+      {dense ? (
+        <PteCanvas
+          bulk={frame.bulk}
+          window={frame.pteWindow}
+          processes={summary.processes}
+          touched={frame.event?.touched.ptes}
+          hoverPfn={hoverPfn}
+          selectedPfn={selectedPfn}
+          onHoverPfn={setHoverPfn}
+          onSelectPfn={toggleSelectPfn}
+        />
+      ) : (
+        <div className={styles.vmas}>
+          {summary.processes.flatMap((proc) =>
+            proc.vmas.map((vma) => (
+              <VmaTable
+                key={`${summary.id}-${proc.pid}-${vma.startVpn}`}
+                proc={proc}
+                vma={vma}
+                bulk={frame.bulk}
+                touchedPtes={touchedPtes}
+                nodes={summary.topology.nodes}
+                touched={touched}
+                hoverPfn={hoverPfn}
+                selectedPfn={selectedPfn}
+                setHoverPfn={setHoverPfn}
+                toggleSelectPfn={toggleSelectPfn}
+              />
+            )),
+          )}
+        </div>
+      )}
     </section>
   );
 }

@@ -173,7 +173,12 @@ export function DenseGrid({ count, options, painter, describe, ariaLabel, onSele
         {shown >= 0 && (
           <>
             <div className={styles.cursor} style={{ left: x - 2, top: y - 2, width: layout.cellPx + 4, height: layout.cellPx + 4 }} aria-hidden="true" />
-            <div className={styles.tooltip} style={{ top: y + layout.cellPx + 6, ...(flip ? { right: layout.widthPx - x - layout.cellPx } : { left: x }) }} aria-hidden="true">
+            <div
+              className={styles.tooltip}
+              style={{ top: y + layout.cellPx + 6, ...(flip ? { right: layout.widthPx - x - layout.cellPx } : { left: x }) }}
+              aria-hidden="true"
+              data-testid={testId ? `${testId}-tooltip` : undefined}
+            >
               {text}
             </div>
           </>

@@ -85,16 +85,19 @@ function FrameGroup({ bulk, start, end, touchedPfns, hoverPfn, selectedPfn, onHo
       <figcaption className={styles.caption}>
         <strong>Node {node}</strong> · pfn {first}–{last} · {fmt(n)} frames
       </figcaption>
-      <DenseGrid
-        count={n}
-        options={frameGridOptions}
-        painter={painter}
-        describe={describe}
-        ariaLabel={label}
-        testId={`frame-canvas-${node}`}
-        onHover={(k) => onHoverPfn?.(k >= 0 ? (bulk.framePfn[start + k] ?? null) : null)}
-        onSelect={(k) => onSelectPfn?.(bulk.framePfn[start + k] ?? 0)}
-      />
+      {/* A big node's frames scroll inside the panel (the cells never get smaller than the minimum). */}
+      <div className={`${styles.scroll} ${styles.frameScroll}`}>
+        <DenseGrid
+          count={n}
+          options={frameGridOptions}
+          painter={painter}
+          describe={describe}
+          ariaLabel={label}
+          testId={`frame-canvas-${node}`}
+          onHover={(k) => onHoverPfn?.(k >= 0 ? (bulk.framePfn[start + k] ?? null) : null)}
+          onSelect={(k) => onSelectPfn?.(bulk.framePfn[start + k] ?? 0)}
+        />
+      </div>
     </figure>
   );
 }
