@@ -8,12 +8,18 @@
 // - engine.json: the patch registry, the built-in scenarios the fixture engine offers, the
 //   summaries `describe` gives, the engine's error messages for a few bad requests and the
 //   listings of the summaries.
+//   engine.json's `bulkLayout` is how the wasm layer lays a frame's bulk arrays out in their
+//   one ArrayBuffer ([name, typed-array type] in buffer order); the fixture engine checks it
+//   against bulk.ts's FrameBulk / BULK_LAYOUT and rebuilds every frame's bulk with it.
 // - runs/*.json: a few prepared runs (RUNS below): summary, series, every event, the cause
 //   chain of every event (as steps) and the frames at the steps the unit tests visit only.
-// Stored without repeats, losslessly: a frame keeps only the fields that differ from the
-// previous frame kept and never its event (the run's event `step - 1`); a summary's
-// `listings` is an index into engine.json's `listings`; a scenario is a built-in's id or
-// its text.
+//   Frames are recorded with the engine's default window only (`frame()` without one): the
+//   fixture engine refuses any other window.
+// Stored without repeats, losslessly: a frame keeps only the header fields that differ from
+// the previous frame kept and never its event (the run's event `step - 1`); its `bulk`
+// keeps only the arrays that differ, each as a plain array of its numbers (their types are
+// the layout's); a summary's `listings` is an index into engine.json's `listings`; a
+// scenario is a built-in's id or its text.
 // web/src/engine/fixtureEngine.ts serves them behind the SimEngine interface.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
@@ -84,6 +90,27 @@ export function fixtureText(wasm) {
   return `${JSON.stringify({ scenario: SCENARIO, patches: wasm.patches(), runs })}\n`;
 }
 
+/**
+ * The layout of a frame's bulk arrays as the wasm layer made them: [name, type] in buffer
+ * order. Checks that they are views on one buffer, back to back, covering all of it (so a
+ * rebuild from the layout gives the same bytes at the same offsets).
+ */
+function bulkLayoutOf(bulk, where) {
+  const arrays = Object.entries(bulk);
+  const buffer = arrays[0]?.[1].buffer;
+  let offset = 0;
+  for (const [name, a] of arrays) {
+    if (!ArrayBuffer.isView(a) || a.buffer !== buffer) throw new Error(`${where}: bulk.${name} is not a view on the one buffer of the frame`);
+    if (a.byteOffset !== offset) throw new Error(`${where}: bulk.${name} starts at byte ${a.byteOffset}, not ${offset} (right after the array before it)`);
+    offset += a.byteLength;
+  }
+  if (offset !== buffer.byteLength) throw new Error(`${where}: the bulk arrays cover ${offset} of their buffer's ${buffer.byteLength} bytes`);
+  return arrays.map(([name, a]) => [name, a.constructor.name]);
+}
+
+/** The layout every recorded frame has (checked to be one). */
+let bulkLayout = null;
+
 function recordRun(wasm, spec) {
   const text = textOf(wasm, spec.scenario);
   const sim = new wasm.Simulation(text, spec.toggles, spec.params);
@@ -105,11 +132,19 @@ function recordRun(wasm, spec) {
     const frame = sim.frame();
     const expected = step === 0 ? null : events[step - 1];
     if (!isDeepStrictEqual(frame.event, expected)) throw new Error(`${spec.name}: the event of frame ${step} is not events()[${step - 1}]`);
-    // Only the fields that differ from the previous frame kept (and never the event).
+    const layout = bulkLayoutOf(frame.bulk, `${spec.name} frame ${step}`);
+    if (bulkLayout === null) bulkLayout = layout;
+    else if (!isDeepStrictEqual(layout, bulkLayout)) throw new Error(`${spec.name} frame ${step}: the bulk layout ${JSON.stringify(layout)} is not ${JSON.stringify(bulkLayout)}`);
+    const plain = { ...frame, bulk: Object.fromEntries(Object.entries(frame.bulk).map(([k, a]) => [k, Array.from(a)])) };
+    // Only the fields that differ from the previous frame kept (and never the event); of the bulk, only the arrays that differ.
     const kept = { step };
-    for (const [k, v] of Object.entries(frame)) if (k !== 'event' && (prev === null || !isDeepStrictEqual(prev[k], v))) kept[k] = v;
+    for (const [k, v] of Object.entries(plain)) {
+      if (k === 'event' || (prev !== null && isDeepStrictEqual(prev[k], v))) continue;
+      if (k === 'bulk' && prev !== null) kept.bulk = Object.fromEntries(Object.entries(v).filter(([name, a]) => !isDeepStrictEqual(prev.bulk[name], a)));
+      else kept[k] = v;
+    }
     frames.push(kept);
-    prev = frame;
+    prev = plain;
   }
   const series = sim.series();
   const seekError = messageOf(() => sim.seek(total + 1));
@@ -138,6 +173,7 @@ function messageOf(fn) {
 /** Every fixture file (path relative to fixtures/ -> text), recorded from an initialised wasm module. */
 export function fixtureFiles(wasm) {
   listingSets = [];
+  bulkLayout = null;
   const files = { [path.basename(fixturePath)]: fixtureText(wasm) };
   const describes = [];
   for (const spec of RUNS) {
@@ -160,7 +196,7 @@ export function fixtureFiles(wasm) {
   });
   const builtins = wasm.builtinScenarios().filter((s) => BUILTINS.includes(s.id));
   const describeFixtures = describes.map(({ scenario, params, summary }) => ({ scenario, params, summary }));
-  const engine = { _generated: GENERATED, patches: wasm.patches(), builtins, describes: describeFixtures, errors, listings: listingSets };
+  const engine = { _generated: GENERATED, patches: wasm.patches(), builtins, describes: describeFixtures, errors, listings: listingSets, bulkLayout };
   files['engine.json'] = `${JSON.stringify(engine)}\n`;
   return files;
 }

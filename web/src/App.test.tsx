@@ -125,7 +125,7 @@ describe('App with the fixture engine', () => {
     expect(readout()).toBe('step 160 / 180');
     expect(screen.getByText(/Rebuilt with/)).toBeTruthy();
     expect(screen.getAllByText(/\(was \d+\)/).length).toBeGreaterThan(0);
-    const counter = (name: string, step: number) => fixtureRun(name).frames.get(step)?.counters.nr_tlb_remote_flush_received;
+    const counter = (name: string, step: number) => fixtureRun(name).frames.get(step)?.header.counters.nr_tlb_remote_flush_received;
     const [off, on] = [counter('hint-101-delay-off', 160), counter('hint-101', 160)];
     expect(off).toBeGreaterThan(on ?? Infinity);
     const row = screen.getByRole('rowheader', { name: 'nr_tlb_remote_flush_received' }).closest('tr') as HTMLElement;

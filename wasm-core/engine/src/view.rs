@@ -218,26 +218,27 @@ impl EventView {
     }
 }
 
-/// A CPU.
+/// A CPU (its TLB is in the frame's bulk arrays).
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CpuView {
-    /// Id.
+    /// Id (the CPU's index in the frame's `cpus`).
     pub id: u16,
-    /// Node.
+    /// NUMA node.
     pub node: u8,
-    /// "pid/tid" running, or null.
+    /// "pid/tid" of the running thread, or null when idle / in a kernel thread.
     pub task: Option<String>,
-    /// Loaded mm's pid.
+    /// Pid of the mm whose page tables are loaded, or null.
     pub loaded_mm: Option<u16>,
-    /// Lazy TLB.
+    /// Lazy TLB mode.
     pub lazy: bool,
-    /// Function on top.
+    /// Kernel function on top of this CPU's call stack, or "" when in user mode or idle.
     pub in_function: &'static str,
-    /// The running task's stack of functions, bottom first (an IPI handler on top shows
-    /// what it interrupted).
+    /// Function names on the running task's stack, bottom first (an IPI handler on top
+    /// shows what it interrupted).
     pub stack: Vec<&'static str>,
-    /// What it is doing.
+    /// What it is doing, e.g. "running", "idle", "waiting for IPI acks", "spinning on PTL".
     pub state: String,
 }
 
@@ -275,29 +276,31 @@ pub struct CodeView {
 }
 
 /// Everything the panels draw for one step except the bulk arrays ([`FrameBulk`]):
-/// the small, serde part of a frame.
+/// the small, serde part of a frame. (The UI's `Frame` is this plus `bulk`, the typed
+/// arrays the wasm layer adds: `web/src/engine/bulk.ts`.)
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FrameHeader {
-    /// Step.
+    /// Step (0 before the first event).
     pub step: u64,
-    /// Time.
+    /// Simulated time, in ns.
     pub time_ns: u64,
-    /// The event that produced this frame.
+    /// The event that produced this frame (step - 1), or null at step 0.
     pub event: Option<EventView>,
     /// CPUs (their TLBs are in the bulk arrays).
     pub cpus: Vec<CpuView>,
-    /// pid -> cpumask.
+    /// pid -> mm_cpumask as a list of CPU ids.
     pub mm_cpumask: BTreeMap<String, Vec<u16>>,
-    /// IPIs.
+    /// IPIs in flight or delivered in this step.
     pub ipis: Vec<IpiView>,
-    /// Counters.
+    /// Counter name -> value.
     pub counters: BTreeMap<&'static str, u64>,
-    /// Code location.
+    /// Where the event's CPU is in the code pane, or null.
     pub code: Option<CodeView>,
-    /// Which PTEs the bulk arrays hold.
+    /// Which PTEs the bulk arrays hold: a view of a large machine is windowed and says so.
     pub pte_window: BulkWindow,
-    /// Which frames the bulk arrays hold.
+    /// Which frames the bulk arrays hold (`offset` is the first pfn).
     pub frame_window: BulkWindow,
 }
 

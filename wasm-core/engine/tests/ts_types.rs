@@ -4,12 +4,12 @@
 //!
 //! `MMVIZ_BLESS=1 cargo test -p mmviz-engine --test ts_types` rewrites the checked-in copy.
 //!
-//! Not yet generated: the per-step frame views (`FrameStateView`, `CpuView`, `PteView`,
-//! `FrameView`, `TlbEntryView`), still written by hand in `web/src/engine/types.ts`.
+//! Not generated: a frame's bulk arrays (`FrameBulk`), typed arrays the wasm layer makes;
+//! their TypeScript is written by hand in `web/src/engine/bulk.ts`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
 use mmviz_engine::patches::ToggleValue;
-use mmviz_engine::view::{BuiltinView, CodeView, EventView, IpiView, PatchView, SeriesView, SummaryView};
+use mmviz_engine::view::{BuiltinView, CodeView, EventView, FrameHeader, FrameWindow, IpiView, PatchView, SeriesView, SummaryView};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use ts_rs::{Config, TS};
@@ -34,6 +34,9 @@ fn generate() -> BTreeMap<String, String> {
     BuiltinView::export_all(&cfg).unwrap();
     IpiView::export_all(&cfg).unwrap();
     CodeView::export_all(&cfg).unwrap();
+    // A frame's header (with CpuView and BulkWindow) and the window a frame call takes.
+    FrameHeader::export_all(&cfg).unwrap();
+    FrameWindow::export_all(&cfg).unwrap();
     let files = read_ts(&dir)
         .into_iter()
         .map(|(name, text)| {
@@ -63,7 +66,9 @@ fn read_ts(dir: &Path) -> BTreeMap<String, String> {
 #[test]
 fn the_checked_in_typescript_matches_the_rust_views() {
     let want = generate();
-    assert!(want.contains_key("SummaryView.ts"), "ts-rs wrote {:?}", want.keys());
+    for root in ["SummaryView.ts", "FrameHeader.ts", "CpuView.ts", "BulkWindow.ts", "FrameWindow.ts"] {
+        assert!(want.contains_key(root), "ts-rs wrote {:?}", want.keys());
+    }
     let dir = generated_dir();
     if std::env::var("MMVIZ_BLESS").is_ok_and(|v| v == "1") {
         std::fs::create_dir_all(&dir).unwrap();

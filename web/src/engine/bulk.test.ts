@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  BULK_ARRAYS,
+  BULK_LAYOUT,
   bulkBuffers,
   bulkFromViews,
   checkBulk,
@@ -9,6 +11,7 @@ import {
   frameState,
   NO_PID,
   pteAt,
+  packBulk,
   pteKind,
   tlbCount,
   tlbEntries,
@@ -77,6 +80,27 @@ describe('bulk arrays', () => {
     expect(() => checkBulk(undefined)).toThrow('without its bulk arrays');
     expect(() => checkBulk({ ...b, pteVpn: [1, 2] })).toThrow('frame.bulk.pteVpn is not a Uint32Array');
     expect(() => checkBulk({ ...b, pteFlags: new Uint8Array(1) })).toThrow('PTE arrays differ in length');
+  });
+  it('pack into one buffer laid out like the wasm layer, every view aligned', () => {
+    const b = sample();
+    const packed = packBulk(b);
+    expect(bulkBuffers(packed)).toHaveLength(1);
+    expect(checkBulk(packed)).toBe(packed);
+    for (const key of BULK_LAYOUT) {
+      expect(packed[key]).toBeInstanceOf(BULK_ARRAYS[key]);
+      expect(Array.from(packed[key])).toEqual(Array.from(b[key]));
+      expect(packed[key].byteOffset % packed[key].BYTES_PER_ELEMENT).toBe(0);
+    }
+    // Back to back in BULK_LAYOUT's order, covering the whole buffer.
+    let offset = 0;
+    for (const key of BULK_LAYOUT) {
+      expect(packed[key].byteOffset).toBe(offset);
+      offset += packed[key].byteLength;
+    }
+    expect(packed.pteVpn.buffer.byteLength).toBe(offset);
+    expect(pteAt(packed, 3)).toEqual(pteAt(b, 3));
+    expect(packBulk(b).pteVpn.buffer).not.toBe(packed.pteVpn.buffer); // a new buffer per call
+    expect(() => packBulk({ ...b, ptePid: [70_000] })).toThrow('bulk.ptePid[0] = 70000 does not fit a Uint16Array');
   });
   it('say when a window shows part of the whole', () => {
     expect(windowNote({ total: 10, offset: 0, count: 10 }, 'PTEs')).toBeNull();

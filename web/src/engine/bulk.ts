@@ -6,6 +6,14 @@
 //
 // A view of a large machine is windowed: `Frame.pteWindow` / `Frame.frameWindow`
 // say which part of the whole is in the arrays ("showing count of total").
+//
+// FrameBulk is written by hand, not generated with ts-rs like the frame header
+// (`generated/FrameHeader.ts`): the engine holds Vecs that the wasm layer copies into
+// typed arrays on one ArrayBuffer, which serde (and so ts-rs) knows nothing of.
+// BULK_LAYOUT below is that layout; the fixture recorder (scripts/record-fixtures.mjs)
+// records the engine's, and the fixture engine refuses to load when they differ.
+import type { BulkWindow } from './generated/BulkWindow';
+import type { FrameWindow } from './generated/FrameWindow';
 
 export interface FrameBulk {
   // PTEs in the window, ordered by pid then vpn
@@ -27,27 +35,11 @@ export interface FrameBulk {
   tlbFlags: Uint8Array; // bit 0 write; bit 1 dirty
 }
 
-/** In the header, for ptes and frames: what part of the whole is in the arrays (`count` items from index `offset` of `total`; for frames `offset` is the first pfn). */
-export interface BulkWindow {
-  total: number;
-  offset: number;
-  count: number;
-}
+/** In the header, for ptes and frames: what part of the whole is in the arrays (`count` items from index `offset` of `total`; for frames `offset` is the first pfn). Generated from the engine's `BulkWindow`. */
+export type { BulkWindow };
 
-/** Which PTEs and frames a frame carries (every field optional; the engine's default is the first 65,536 of each). */
-export interface FrameWindowRequest {
-  /** Only this process's PTEs. */
-  pid?: number;
-  /** Only PTEs with vpn >= vpnStart. */
-  vpnStart?: number;
-  /** Only PTEs with vpn < vpnEnd. */
-  vpnEnd?: number;
-  /** Skip this many PTEs of the selection (ordered by pid, then vpn). */
-  pteOffset?: number;
-  pteCount?: number;
-  pfnStart?: number;
-  pfnCount?: number;
-}
+/** Which PTEs and frames a frame carries (every field optional; the engine's default is the first 65,536 of each). Generated from the engine's `FrameWindow`. */
+export type FrameWindowRequest = FrameWindow;
 
 export type PteKind = 'none' | 'present' | 'protnone' | 'migration';
 export type FrameState = 'free' | 'mapped' | 'isolated' | 'migrating';
@@ -229,7 +221,8 @@ export function bulkBuffers(b: FrameBulk): ArrayBuffer[] {
   return [...seen];
 }
 
-const BULK_ARRAYS: Record<keyof FrameBulk, (new (n: number) => ArrayBufferView) & { name: string }> = {
+/** The typed-array type of each bulk array. */
+export const BULK_ARRAYS: Readonly<Record<keyof FrameBulk, (new (buffer: ArrayBuffer, byteOffset: number, length: number) => ArrayBufferView & ArrayLike<number>) & { name: string; BYTES_PER_ELEMENT: number }>> = {
   ptePid: Uint16Array,
   pteVpn: Uint32Array,
   ptePfn: Uint32Array,
@@ -245,6 +238,46 @@ const BULK_ARRAYS: Record<keyof FrameBulk, (new (n: number) => ArrayBufferView) 
   tlbPfn: Uint32Array,
   tlbFlags: Uint8Array,
 };
+
+/** The order of the arrays in their one buffer, as the wasm layer lays them out (`bulk_to_js`): the 4-byte arrays, then the 2-byte, then the 1-byte ones, so every view is aligned. */
+export const BULK_LAYOUT: readonly (keyof FrameBulk)[] = [
+  'pteVpn',
+  'ptePfn',
+  'framePfn',
+  'frameMapVpn',
+  'tlbCpuStart',
+  'tlbVpn',
+  'tlbPfn',
+  'ptePid',
+  'frameMapPid',
+  'tlbPid',
+  'pteFlags',
+  'frameNode',
+  'frameFlags',
+  'tlbFlags',
+];
+
+/** The arrays as the wasm layer makes them: views on ONE new ArrayBuffer, laid out as BULK_LAYOUT (the fixture engine rebuilds recorded frames with it). Throws when a value does not fit its array's type. */
+export function packBulk(arrays: Readonly<Record<keyof FrameBulk, ArrayLike<number>>>): FrameBulk {
+  let bytes = 0;
+  for (const key of BULK_LAYOUT) bytes += arrays[key].length * BULK_ARRAYS[key].BYTES_PER_ELEMENT;
+  const buffer = new ArrayBuffer(bytes);
+  const out: Partial<Record<keyof FrameBulk, ArrayBufferView>> = {};
+  let offset = 0;
+  for (const key of BULK_LAYOUT) {
+    const type = BULK_ARRAYS[key];
+    const src = arrays[key];
+    const view = new type(buffer, offset, src.length) as unknown as { [i: number]: number; length: number };
+    for (let i = 0; i < src.length; i++) {
+      const v = src[i] as number;
+      view[i] = v;
+      if (view[i] !== v) throw new Error(`bulk.${key}[${i}] = ${v} does not fit a ${type.name}`);
+    }
+    out[key] = view as unknown as ArrayBufferView;
+    offset += src.length * type.BYTES_PER_ELEMENT;
+  }
+  return out as FrameBulk;
+}
 
 /** Checks that `value` is a FrameBulk (every array of the right type, the parallel ones of equal length); throws an Error naming what is wrong. */
 export function checkBulk(value: unknown): FrameBulk {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { bulkBuffers, checkBulk, findFrame, frameAt, frameCount, pteAt, pteCount, tlbCount, tlbEntries } from './bulk';
 import { CancelledError, isCancelled } from './engine';
 import { createFixtureEngine, FIXTURE_ERRORS, FIXTURE_SCENARIOS, fixtureRun } from './fixtureEngine';
 import type { Progress } from './protocol';
@@ -34,6 +35,40 @@ describe('fixture engine', () => {
     expect((await a.frameAt(0)).event).toBeNull();
     expect(await a.currentStep()).toBe(0);
     expect(engine.log.framesFetched).toEqual([5, 0]);
+  });
+
+  it("rebuilds each frame's bulk as the wasm layer does, from the default window only", async () => {
+    const sim = await createFixtureEngine().create(text, {}, {});
+    const f0 = await sim.frameAt(0);
+    // Typed arrays on one buffer, a new one per call (the worker transfers it).
+    expect(bulkBuffers(f0.bulk)).toHaveLength(1);
+    expect(checkBulk(f0.bulk)).toBe(f0.bulk);
+    const again = await sim.frame();
+    expect(again.bulk.pteVpn.buffer).not.toBe(f0.bulk.pteVpn.buffer);
+    expect(again).toEqual(f0);
+    // The windows say what the arrays hold: every PTE and frame of this small machine.
+    expect(f0.pteWindow).toEqual({ total: 4, offset: 0, count: 4 });
+    expect(pteCount(f0.bulk)).toBe(4);
+    expect(f0.frameWindow).toEqual({ total: frameCount(f0.bulk), offset: 0, count: frameCount(f0.bulk) });
+    // At step 0 the four pages are mapped, present and writable; each frame's rmap points back to its PTE.
+    for (let i = 0; i < 4; i++) {
+      const p = pteAt(f0.bulk, i);
+      expect(p).toMatchObject({ pid: 1, kind: 'present', write: true });
+      expect(frameAt(f0.bulk, findFrame(f0.bulk, p.pfn)).mappedBy).toEqual([p.pid, p.vpn]);
+    }
+    expect(f0.cpus.map((c) => tlbCount(f0.bulk, c.id))).toEqual([0, 0, 0, 0]);
+    // The threads on CPUs 2 and 3 touch the pages: their TLBs fill.
+    const f8 = await sim.frameAt(8);
+    expect(f8.cpus.map((c) => tlbCount(f8.bulk, c.id))).toEqual([0, 0, 2, 2]);
+    for (const e of tlbEntries(f8.bulk, 3)) expect(pteAt(f8.bulk, f8.bulk.pteVpn.indexOf(e.vpn)).pfn).toBe(e.pfn);
+    // NUMA hinting: every PTE PROT_NONE, every TLB flushed.
+    const f37 = await sim.frameAt(37);
+    expect(Array.from({ length: 4 }, (_, i) => pteAt(f37.bulk, i).kind)).toEqual(['protnone', 'protnone', 'protnone', 'protnone']);
+    expect(f37.cpus.map((c) => tlbCount(f37.bulk, c.id))).toEqual([0, 0, 0, 0]);
+    // Only the default window was recorded.
+    expect(await sim.frame({})).toEqual(f37);
+    await expect(sim.frame({ pid: 1 })).rejects.toThrow(/only the engine's default frame window recorded, not \{"pid":1\}/);
+    await expect(sim.frameAt(3, { pteCount: 2 })).rejects.toThrow(/default frame window/);
   });
 
   it('serves the engine series, ending at the last frame', async () => {

@@ -2,13 +2,21 @@
 // answers from fixtures recorded from the real wasm engine (web/src/engine/fixtures/, made
 // by `node scripts/record-fixtures.mjs`), so every summary, event, frame, series and error
 // message it gives is one the engine gave. It knows only the recorded runs and frames: any
-// other request rejects with an Error saying what to add to the recorder.
+// other request rejects with an Error saying what to add to the recorder. Frames were
+// recorded with the engine's default window only: a call that asks for another window
+// rejects. Each frame's bulk is rebuilt as the wasm layer makes it, typed arrays on one
+// new ArrayBuffer per call (so it can be transferred like the engine's).
+import { BULK_ARRAYS, BULK_LAYOUT, packBulk, type FrameBulk, type FrameWindowRequest } from './bulk';
 import { cancelledBy, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
 import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 // The files as scripts/record-fixtures.mjs stores them (without repeats; see there).
 type ScenarioRef = { builtin: string } | { text: string };
 type StoredSummary = Omit<ScenarioSummary, 'listings'> & { listings: number };
+/** A frame's header without its event, and its bulk arrays as plain numbers. */
+type FrameHeaderFields = Omit<Frame, 'bulk' | 'event'>;
+type BulkNumbers = Record<keyof FrameBulk, number[]>;
+type StoredFrame = Partial<FrameHeaderFields> & { step: number; bulk?: Partial<BulkNumbers> };
 interface StoredRun {
   name: string;
   scenario: ScenarioRef;
@@ -18,8 +26,8 @@ interface StoredRun {
   series: CounterSeries;
   events: SimEvent[];
   causeChains: number[][];
-  /** The frames kept, in step order: each has only the fields that differ from the one before, never its event. */
-  frames: (Partial<Frame> & { step: number })[];
+  /** The frames kept, in step order: each has only the fields (and bulk arrays) that differ from the one before, never its event. */
+  frames: StoredFrame[];
   seekError: string;
 }
 interface StoredEngine {
@@ -28,6 +36,14 @@ interface StoredEngine {
   describes: { scenario: ScenarioRef; params: Record<string, number>; summary: StoredSummary }[];
   errors: { scenario: ScenarioRef; toggles: Record<string, ToggleValue>; params: Record<string, number>; message: string; describe: string | null }[];
   listings: ScenarioSummary['listings'][];
+  /** The engine's bulk layout: [array name, typed-array type] in buffer order. */
+  bulkLayout: [string, string][];
+}
+
+/** A recorded frame: its header without the event, and its bulk arrays as numbers. */
+export interface RecordedFrame {
+  header: FrameHeaderFields;
+  bulk: Readonly<BulkNumbers>;
 }
 
 /** A recorded run, as the engine gave it. */
@@ -44,8 +60,8 @@ export interface RecordedRun {
   events: SimEvent[];
   /** The cause chain of each event, as steps, newest first. */
   causeChains: number[][];
-  /** The frames kept, by step; each `event` is null here (it is `events[step - 1]`). */
-  frames: Map<number, Frame>;
+  /** The frames kept, by step, without their event (it is `events[step - 1]`) and with their bulk arrays as plain numbers (the fixture engine packs them into typed arrays per call). */
+  frames: Map<number, RecordedFrame>;
   /** The engine's message for a seek past the end (to step totalSteps + 1). */
   seekError: string;
 }
@@ -58,6 +74,17 @@ const STORED: StoredEngine = (() => {
   if (!f) throw new Error('web/src/engine/fixtures/engine.json is missing: run `node scripts/record-fixtures.mjs`');
   return f;
 })();
+
+/** Checks that the engine lays out its bulk arrays as bulk.ts's FrameBulk / BULK_LAYOUT say (the hand-written side of the boundary). */
+function checkLayout(recorded: readonly (readonly [string, string])[]): void {
+  const ours = BULK_LAYOUT.map((name) => [name, BULK_ARRAYS[name].name]);
+  if (JSON.stringify(recorded) !== JSON.stringify(ours)) {
+    throw new Error(
+      `the engine lays out a frame's bulk arrays as ${JSON.stringify(recorded)} (web/src/engine/fixtures/engine.json), but web/src/engine/bulk.ts packs ${JSON.stringify(ours)}: update FrameBulk, BULK_ARRAYS and BULK_LAYOUT there`,
+    );
+  }
+}
+checkLayout(STORED.bulkLayout);
 
 function textOf(ref: ScenarioRef): string {
   if ('text' in ref) return ref.text;
@@ -73,15 +100,26 @@ function summaryOf(stored: StoredSummary): ScenarioSummary {
 }
 
 function runOf(stored: StoredRun): RecordedRun {
-  const frames = new Map<number, Frame>();
-  let prev: Partial<Frame> = {};
+  const frames = new Map<number, RecordedFrame>();
+  let prev: RecordedFrame | null = null;
   for (const f of stored.frames) {
-    const frame = { ...prev, ...f, event: null } as Frame;
+    const { bulk, ...fields } = f;
+    const header = { ...prev?.header, ...fields } as FrameHeaderFields;
+    const arrays = { ...prev?.bulk, ...bulk } as BulkNumbers;
+    for (const name of BULK_LAYOUT) {
+      if (!Array.isArray(arrays[name])) throw new Error(`the fixture run ${stored.name} has no bulk.${name} at step ${f.step}: run \`node scripts/record-fixtures.mjs\``);
+    }
+    const frame: RecordedFrame = { header, bulk: arrays };
     frames.set(f.step, frame);
     prev = frame;
   }
   const { name, toggles, params, series, events, causeChains, seekError } = stored;
   return { name, text: textOf(stored.scenario), toggles, params, summary: summaryOf(stored.summary), series, events, causeChains, frames, seekError };
+}
+
+/** Whether `window` asks for the engine's default window (nothing, or no field set). */
+function isDefaultWindow(window: FrameWindowRequest | null | undefined): boolean {
+  return window === undefined || window === null || Object.values(window).every((v) => v === undefined || v === null);
 }
 
 const RUNS: RecordedRun[] = Object.values(runFiles).map(runOf);
@@ -160,8 +198,13 @@ class FixtureSim implements SimHandle {
   private alive(): void {
     if (this.freed) throw new Error('simulation used after free()');
   }
-  /** The recorded frame at the current step, with its event put back. */
-  private frameNow(): Frame {
+  /** The recorded frame at the current step, with its event put back and its bulk packed into a new buffer; only the default window was recorded. */
+  private frameNow(window?: FrameWindowRequest): Frame {
+    if (!isDefaultWindow(window)) {
+      throw new Error(
+        `the fixture engine has only the engine's default frame window recorded, not ${JSON.stringify(window)}: use a wasm engine, or record windowed frames in scripts/record-fixtures.mjs and serve them in fixtureEngine.ts`,
+      );
+    }
     const f = this.run.frames.get(this.cur);
     if (!f) {
       const kept = [...this.run.frames.keys()].join(', ');
@@ -169,7 +212,7 @@ class FixtureSim implements SimHandle {
         `the fixture run ${this.run.name} has no frame at step ${this.cur} (kept: ${kept}): add the step to RUNS in scripts/record-fixtures.mjs and run \`node scripts/record-fixtures.mjs\``,
       );
     }
-    return { ...f, event: this.cur === 0 ? null : (this.run.events[this.cur - 1] ?? null) };
+    return { ...f.header, event: this.cur === 0 ? null : (this.run.events[this.cur - 1] ?? null), bulk: packBulk(f.bulk) };
   }
   private seekNow(step: number): void {
     this.alive();
@@ -198,21 +241,22 @@ class FixtureSim implements SimHandle {
     await this.latency();
     this.seekNow(step);
   }
-  async frameAt(step: number): Promise<Frame> {
+  async frameAt(step: number, window?: FrameWindowRequest): Promise<Frame> {
     await this.latency();
+    // Like the worker's frameAt: seek, then the frame (a window it cannot give fails after the seek).
     this.seekNow(step);
     this.log.framesFetched.push(step);
-    return this.frameNow();
+    return this.frameNow(window);
   }
   async currentStep(): Promise<number> {
     await this.latency();
     this.alive();
     return this.cur;
   }
-  async frame(): Promise<Frame> {
+  async frame(window?: FrameWindowRequest): Promise<Frame> {
     await this.latency();
     this.alive();
-    return this.frameNow();
+    return this.frameNow(window);
   }
   async events(from: number, to: number): Promise<SimEvent[]> {
     await this.latency();

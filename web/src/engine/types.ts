@@ -4,15 +4,17 @@
 // bindings (`wasm-core/wasm`). Most are generated from the Rust views with ts-rs into
 // `generated/` (checked in; `cargo test -p mmviz-engine --test ts_types` fails when they
 // drift, `MMVIZ_BLESS=1 cargo test -p mmviz-engine --test ts_types` regenerates them) and
-// only renamed here to the UI's names. Still written by hand below: the per-step frame
-// views (Frame, CpuView, PteView, FrameView, TlbEntryView), which are being reshaped.
+// only renamed here to the UI's names. Written by hand: a frame's bulk arrays (`FrameBulk`
+// in bulk.ts, typed arrays the wasm layer adds to the generated header) and the small
+// PteView / FrameView / TlbEntryView objects bulk.ts makes from them.
 //
 // The UI never talks to the wasm package directly: it uses a `SimEngine` (see
 // `engine.ts`), which has a wasm implementation and a fixture one for tests.
 import type { ChapterView } from './generated/ChapterView';
 import type { CodeLine as GeneratedCodeLine } from './generated/CodeLine';
-import type { CodeView } from './generated/CodeView';
+import type { CpuView as GeneratedCpuView } from './generated/CpuView';
 import type { EventView } from './generated/EventView';
+import type { FrameHeader } from './generated/FrameHeader';
 import type { IpiView as GeneratedIpiView } from './generated/IpiView';
 import type { Listing } from './generated/Listing';
 import type { NodeView } from './generated/NodeView';
@@ -26,9 +28,9 @@ import type { ToggleValue as GeneratedToggleValue } from './generated/ToggleValu
 import type { TouchedView } from './generated/TouchedView';
 import type { VmaView } from './generated/VmaView';
 
-import type { BulkWindow, FrameBulk } from './bulk';
+import type { FrameBulk } from './bulk';
 
-export type { BulkWindow, FrameBulk, FrameState, FrameView, PteKind, PteView, TlbEntryView } from './bulk';
+export type { BulkWindow, FrameBulk, FrameState, FrameView, FrameWindowRequest, PteKind, PteView, TlbEntryView } from './bulk';
 
 /** A toggle value: a bool patch switch or the name of an enum variant. */
 export type ToggleValue = GeneratedToggleValue;
@@ -72,39 +74,11 @@ export type IpiView = GeneratedIpiView;
 /** Every counter sampled over the whole prepared run (the first sample is after step 1). */
 export type CounterSeries = SeriesView;
 
-export interface CpuView {
-  id: number;
-  node: number;
-  /** "pid/tid" of the running thread, or null when idle / in a kernel thread. */
-  task: string | null;
-  /** pid of the mm whose page tables are loaded, or null. */
-  loadedMm: number | null;
-  lazy: boolean;
-  /** Kernel function on top of this CPU's call stack, or "" when in user mode or idle. */
-  inFunction: string;
-  /** Function names on the running task's stack, bottom first (an IPI handler on top shows what it interrupted). */
-  stack: string[];
-  /** e.g. "running", "idle", "waiting for IPI acks", "spinning on PTL". */
-  state: string;
-}
+/** A CPU: what runs on it and where in the kernel (its TLB is in `Frame.bulk`: `tlbRange(bulk, id)`). */
+export type CpuView = GeneratedCpuView;
 
-/** Everything the panels draw for one step. */
-export interface Frame {
-  step: number;
-  timeNs: number;
-  /** The event that produced this frame (step - 1), or null at step 0. */
-  event: SimEvent | null;
-  cpus: CpuView[];
-  /** pid -> mm_cpumask as a list of CPU ids. */
-  mmCpumask: Record<string, number[]>;
-  ipis: IpiView[];
-  counters: Record<string, number>;
-  /** Where the event's CPU is in the code pane, or null. */
-  code: CodeView | null;
-  /** PTEs, frames and every CPU's TLB as typed arrays (see bulk.ts); CPU c's TLB is `tlbRange(bulk, c)`. */
-  bulk: FrameBulk;
-  /** Which PTEs `bulk` holds: a view of a large machine is windowed and says so. */
-  pteWindow: BulkWindow;
-  /** Which frames `bulk` holds (`offset` is the first pfn). */
-  frameWindow: BulkWindow;
-}
+/** The serde part of a frame: everything the panels draw for one step but the bulk arrays. */
+export type FrameHeaderView = FrameHeader;
+
+/** Everything the panels draw for one step: the engine's header plus `bulk`, PTEs, frames and every CPU's TLB as typed arrays on one buffer (see bulk.ts; `pteWindow` / `frameWindow` say which part of the whole they hold). */
+export type Frame = FrameHeader & { bulk: FrameBulk };

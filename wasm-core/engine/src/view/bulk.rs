@@ -52,8 +52,11 @@ pub const TLB_DIRTY: u8 = 1 << 1;
 
 /// Which PTEs and frames a frame view carries. Every field is optional (JS may pass
 /// `undefined`, `null` or `{}`): by default the first [`DEFAULT_WINDOW`] PTEs of all
-/// processes and the first [`DEFAULT_WINDOW`] frames.
+/// processes and the first [`DEFAULT_WINDOW`] frames. (In TypeScript every field is
+/// optional: `pid?: number`.)
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FrameWindow {
     /// Only the PTEs of this process.
@@ -76,6 +79,7 @@ pub struct FrameWindow {
 /// For PTEs the whole is every PTE of every VMA the window's pid / vpn range selects
 /// (all processes' when it selects none); for frames, every frame, and `offset` is a pfn.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct BulkWindow {
     /// Items in the whole.
     pub total: u32,
