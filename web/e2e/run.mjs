@@ -368,7 +368,7 @@ describe('mmviz lab', () => {
     const picked = await lab.page.getByRole('combobox', { name: 'Scenario' }).inputValue();
     const stall = await stallDuringSteps;
     assert.ok(stillLoading, 'the long run was still preparing during the steps and the screenshot');
-    assert.match(text, new RegExp(`^Running ${LONG_LABEL}… \\d+\\.\\d s`));
+    assert.match(text, new RegExp(`^Running ${LONG_LABEL} \\(accesses=150000\\)… \\d+\\.\\d s`));
     assert.match(progressText, /· [\d\u202f,\s]+ steps prepared/);
     assert.ok(stall < 400, `the main thread stalled for ${Math.round(stall)} ms while the run recorded`);
     assert.equal(picked, SCENARIO);
@@ -395,7 +395,7 @@ describe('mmviz lab', () => {
     await lab.screenshot('18-long-run-middle');
     // The same run again: its length is known from the first time, so the bar fills.
     await lab.openBuiltin(SCENARIO);
-    await lab.pasteLink(LONG_FRAGMENT);
+    await lab.pasteLink(LONGER_FRAGMENT);
     await lab.waitForLoading();
     await lab.page.waitForFunction(() => Number(document.querySelector('[role="progressbar"]')?.getAttribute('aria-valuenow')) > 0, null, { timeout: 20_000 });
     assert.match((await lab.loadingIndicator().getAttribute('aria-valuetext')) ?? '', /^\d+%: [\d\u202f,\s]+ of about [\d\u202f,\s]+ steps/);
