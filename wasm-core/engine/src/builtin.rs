@@ -12,38 +12,25 @@ pub struct Builtin {
     pub text: &'static str,
 }
 
+/// The built-in scenario `scenarios/<id>.toml`, compiled in.
+macro_rules! builtin {
+    ($id:literal) => {
+        Builtin {
+            id: $id,
+            file: concat!($id, ".toml"),
+            text: include_str!(concat!("../../../scenarios/", $id, ".toml")),
+        }
+    };
+}
+
 /// Every built-in scenario, teaching ones first.
 pub const BUILTINS: &[Builtin] = &[
-    Builtin {
-        id: "numa-hint-fault-101",
-        file: "numa-hint-fault-101.toml",
-        text: include_str!("../../../scenarios/numa-hint-fault-101.toml"),
-    },
-    Builtin {
-        id: "sched-101",
-        file: "sched-101.toml",
-        text: include_str!("../../../scenarios/sched-101.toml"),
-    },
-    Builtin {
-        id: "rmap-101",
-        file: "rmap-101.toml",
-        text: include_str!("../../../scenarios/rmap-101.toml"),
-    },
-    Builtin {
-        id: "affinity-101",
-        file: "affinity-101.toml",
-        text: include_str!("../../../scenarios/affinity-101.toml"),
-    },
-    Builtin {
-        id: "fork-cow-101",
-        file: "fork-cow-101.toml",
-        text: include_str!("../../../scenarios/fork-cow-101.toml"),
-    },
-    Builtin {
-        id: "numa-delay-map-scale",
-        file: "numa-delay-map-scale.toml",
-        text: include_str!("../../../scenarios/numa-delay-map-scale.toml"),
-    },
+    builtin!("numa-hint-fault-101"),
+    builtin!("sched-101"),
+    builtin!("rmap-101"),
+    builtin!("affinity-101"),
+    builtin!("fork-cow-101"),
+    builtin!("numa-delay-map-scale"),
 ];
 
 /// Whether a scenario is a teaching one (`*-101`): small enough to record every step.
