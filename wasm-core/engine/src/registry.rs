@@ -143,6 +143,9 @@ pub struct ViewDef {
     pub plots: &'static [&'static str],
 }
 
+/// A mechanism's task_work hook: the event and the function to call, if its work is due.
+pub type TaskWork = fn(&mut Sim, CpuId) -> Option<(Ev, Frame)>;
+
 /// A mechanism: everything it brings to the engine, in one place.
 #[derive(Clone, Copy, Debug)]
 pub struct Mechanism {
@@ -166,6 +169,9 @@ pub struct Mechanism {
     pub invariants: &'static [Invariant],
     /// Its views.
     pub views: &'static [ViewDef],
+    /// Work it queues for a thread's return to user space (`task_work_add` from its
+    /// tick; `exit_to_user_mode` runs it): the event and the function to call, if due.
+    pub task_work: Option<TaskWork>,
 }
 
 /// The registry: one line per mechanism, `Variant => module`. It makes the [`Mech`]

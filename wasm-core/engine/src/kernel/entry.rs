@@ -10,7 +10,6 @@
 
 use crate::core::{Flow, Ret, Until};
 use crate::engine::{say, Sim};
-use crate::kernel::sched::numa::TaskNumaWork;
 use crate::machine::pg;
 use crate::mech::core::ev as core_ev;
 use crate::mech::core::{ACCESSES, TLB_MISSES};
@@ -98,17 +97,10 @@ impl UserMode {
     fn fetch(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let c = cpu as usize;
         let mm = sim.cpu_mm(cpu);
-        // task_work: the automatic NUMA scan (task_tick_numa queued it when the scan
-        // period passed; the thread that wins numa_next_scan runs it).
-        if let Some(period) = sim.cfg.knobs.scan_period_ns {
-            if sim.cfg.knobs.numa_balancing && sim.clock(cpu) >= sim.st.mms[mm as usize].numa_next_scan {
-                sim.st.mms[mm as usize].numa_next_scan = sim.clock(cpu) + period;
-                let ev = Ev::new(core_ev::TASK_WORK, "exit_to_user_mode", "E1").say(say!(
-                    sim,
-                    "Back to user space on CPU {cpu}: the scan period of mm {} has passed, so task_work runs task_numa_work first",
-                    sim.st.mms[mm as usize].pid
-                ));
-                return (ev, Flow::Call(TaskNumaWork::auto()));
+        // task_work queued by a mechanism's tick (task_tick_numa's scan, for one).
+        for m in crate::registry::MECHANISMS {
+            if let Some(work) = m.task_work.and_then(|hook| hook(sim, cpu)) {
+                return (work.0, Flow::Call(work.1));
             }
         }
         // The tick's load balancing: an idle CPU may take a task queued here.

@@ -139,6 +139,7 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::PTEP_CLEAR_FLUSH]),
     ],
     functions: FRAME_FUNCTIONS,
+    task_work: None,
     invariants: crate::invariants::CORE,
     views: &[ViewDef {
         id: "core",

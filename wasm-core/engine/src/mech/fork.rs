@@ -70,6 +70,7 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::WP_PAGE_COPY]),
     ],
     functions: FRAME_FUNCTIONS,
+    task_work: None,
     invariants: &[],
     views: &[ViewDef {
         id: "fork",

@@ -54,6 +54,7 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::REMOVE_MIGRATION_PTES]),
     ],
     functions: FRAME_FUNCTIONS,
+    task_work: None,
     invariants: &[],
     views: &[ViewDef {
         id: "migrate",

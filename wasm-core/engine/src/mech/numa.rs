@@ -153,6 +153,7 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::CHANGE_PROT_NUMA]),
     ],
     functions: FRAME_FUNCTIONS,
+    task_work: Some(crate::kernel::sched::numa::task_work),
     invariants: &[],
     views: &[ViewDef {
         id: "numa",

@@ -273,3 +273,22 @@ pub const OPS: &[crate::scenario::OpDef] = &[crate::scenario::OpDef {
         says: "runs the NUMA scanner now (an explicit scan operation)",
     },
 }];
+
+/// The task_work `task_tick_numa` queues: when the mm's scan period has passed, the
+/// thread returning to user space on `cpu` runs `task_numa_work` first (v5.12: the tick
+/// queues it, `exit_to_user_mode_loop` → `task_work_run` runs it; the thread that wins
+/// `numa_next_scan` scans).
+pub fn task_work(sim: &mut Sim, cpu: CpuId) -> Option<(Ev, Frame)> {
+    let period = sim.cfg.knobs.scan_period_ns?;
+    let mm = sim.cpu_mm(cpu) as usize;
+    if !sim.cfg.knobs.numa_balancing || sim.clock(cpu) < sim.st.mms[mm].numa_next_scan {
+        return None;
+    }
+    sim.st.mms[mm].numa_next_scan = sim.clock(cpu) + period;
+    let ev = Ev::new(core_ev::TASK_WORK, "exit_to_user_mode", "E1").say(say!(
+        sim,
+        "Back to user space on CPU {cpu}: the scan period of mm {} has passed, so task_work runs task_numa_work first",
+        sim.st.mms[mm].pid
+    ));
+    Some((ev, TaskNumaWork::auto()))
+}
