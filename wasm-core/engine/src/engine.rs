@@ -12,6 +12,7 @@ use crate::machine::{
     NO_MAPPING,
 };
 use crate::mech::core::ev as core_ev;
+use crate::mech::core::{DRAM_LOCAL_NS, DRAM_REMOTE_NS};
 use crate::patches::ToggleSet;
 use crate::registry::Frame;
 use crate::scenario::{Costs, Knobs, Op, Scenario, VmaKind};
@@ -664,7 +665,7 @@ impl Sim {
     pub(crate) fn dram_ns(&self, cpu: CpuId, nid: NodeId) -> u64 {
         let from = self.cfg.topo.cpu_node[cpu as usize];
         let d = u64::from(self.cfg.topo.distance[from as usize][nid as usize]);
-        let (l, r) = (self.cfg.costs.dram_local_ns, self.cfg.costs.dram_remote_ns);
+        let (l, r) = (self.cfg.costs[DRAM_LOCAL_NS], self.cfg.costs[DRAM_REMOTE_NS]);
         // distance 10 = local, 21 = one hop (r); linear in between and beyond.
         l + (r.saturating_sub(l)) * d.saturating_sub(10) / 11
     }

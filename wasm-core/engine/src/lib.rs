@@ -9,6 +9,7 @@
 pub mod arch;
 pub mod builtin;
 pub mod core;
+pub mod costs;
 pub mod counters;
 pub mod engine;
 pub mod invariants;

@@ -157,6 +157,8 @@ pub struct Mechanism {
     pub toggles: &'static [Patch],
     /// Its counters, in the order their handles index.
     pub counters: &'static [CounterDef],
+    /// Its costs (`[costs]` entries), in the order their handles index.
+    pub costs: &'static [crate::costs::CostDef],
     /// Its event kinds, in the order their handles index.
     pub events: &'static [EventDef],
     /// Workload operations it adds to the scenario format.
@@ -295,6 +297,7 @@ macro_rules! base {
 base!(counter_base, counters);
 base!(event_base, events);
 base!(toggle_base, toggles);
+base!(cost_base, costs);
 
 const fn total(which: u8) -> usize {
     let mut i = 0;
@@ -304,7 +307,8 @@ const fn total(which: u8) -> usize {
         n += match which {
             0 => m.counters.len(),
             1 => m.events.len(),
-            _ => m.toggles.len(),
+            2 => m.toggles.len(),
+            _ => m.costs.len(),
         };
         i += 1;
     }
@@ -317,6 +321,8 @@ pub const NR_COUNTERS: usize = total(0);
 pub const NR_EVENT_KINDS: usize = total(1);
 /// Number of toggles across mechanisms.
 pub const NR_TOGGLES: usize = total(2);
+/// Number of costs across mechanisms.
+pub const NR_COSTS: usize = total(3);
 
 /// Flattens one declaration list of every mechanism into an array (compile time).
 macro_rules! flat {
@@ -351,6 +357,12 @@ const NO_EVENT: EventDef = EventDef {
 flat!(counter_defs, counters, CounterDef, NR_COUNTERS, &NO_COUNTER);
 flat!(event_defs, events, EventDef, NR_EVENT_KINDS, &NO_EVENT);
 flat!(toggle_defs, toggles, Patch, NR_TOGGLES, &crate::patches::NO_PATCH);
+const NO_COST: crate::costs::CostDef = crate::costs::CostDef {
+    name: "",
+    default: 0,
+    doc: "",
+};
+flat!(cost_defs, costs, crate::costs::CostDef, NR_COSTS, &NO_COST);
 
 /// Every counter's declaration, indexed by its handle.
 pub static COUNTERS: [&CounterDef; NR_COUNTERS] = counter_defs();
@@ -358,6 +370,8 @@ pub static COUNTERS: [&CounterDef; NR_COUNTERS] = counter_defs();
 pub static EVENT_KINDS: [&EventDef; NR_EVENT_KINDS] = event_defs();
 /// Every toggle (the patch registry), indexed by its handle.
 pub static TOGGLES: [&Patch; NR_TOGGLES] = toggle_defs();
+/// Every cost, indexed by its handle.
+pub static COSTS: [&crate::costs::CostDef; NR_COSTS] = cost_defs();
 
 /// Counters in display order: the kernel's own first, then the model's, each group in
 /// registry order.
@@ -463,6 +477,10 @@ mod tests {
         let mut names = HashSet::new();
         for t in TOGGLES {
             assert!(!t.id.is_empty() && names.insert(t.id), "toggle {} declared twice", t.id);
+        }
+        let mut names = HashSet::new();
+        for c in COSTS {
+            assert!(!c.name.is_empty() && names.insert(c.name), "cost {} declared twice", c.name);
         }
         let mut names = HashSet::new();
         for o in ops() {

@@ -194,11 +194,12 @@ impl JsonSchema for CostsSpec {
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let mut properties = serde_json::Map::new();
-        for (name, default, doc) in Costs::TABLE {
+        for c in crate::registry::COSTS {
+            let (name, default, doc) = (c.name, c.default, c.doc);
             let mut cost = generator.subschema_for::<NumOrParam>();
             cost.insert("description".into(), doc.trim().into());
-            cost.insert("default".into(), (*default).into());
-            properties.insert((*name).into(), cost.into());
+            cost.insert("default".into(), default.into());
+            properties.insert(name.into(), cost.into());
         }
         json_schema!({
             "description": "`[costs]`: simulated nanoseconds per micro-step, overridden by name. Defaults are \
@@ -634,83 +635,7 @@ fn tidy(value: &mut Value) {
     }
 }
 
-macro_rules! costs {
-    ($( $(#[doc = $doc:literal])* $field:ident = $default:expr, )*) => {
-        /// Simulated nanoseconds per micro-step. Defaults are calibration values in the ranges
-        /// of the behaviour notes (IPI 1-5 us, hint fault 1-2 us, 4 KiB copy 1-2 us, DRAM 90 ns
-        /// local / about 150 ns remote), not kernel facts; scenarios may override each.
-        #[derive(Clone, Debug, PartialEq, Eq)]
-        pub struct Costs { $( $(#[doc = $doc])* pub $field: u64, )* }
-
-        impl Default for Costs {
-            fn default() -> Self { Costs { $( $field: $default, )* } }
-        }
-
-        impl Costs {
-            /// Names of every cost, for validation messages and docs.
-            pub const NAMES: &'static [&'static str] = &[$(stringify!($field),)*];
-
-            /// Name, default and meaning of every cost, for the JSON Schema.
-            const TABLE: &'static [(&'static str, u64, &'static str)] =
-                &[$((stringify!($field), $default, concat!($($doc, " ",)*)),)*];
-
-            fn set(&mut self, name: &str, v: u64) -> bool {
-                match name { $( stringify!($field) => { self.$field = v; true } )* _ => false }
-            }
-        }
-    };
-}
-
-costs! {
-    /// DRAM access on the local node.
-    dram_local_ns = 90,
-    /// DRAM access one hop away (distance 21); scaled linearly with distance.
-    dram_remote_ns = 150,
-    /// TLB miss: hardware page walk.
-    page_walk_ns = 30,
-    /// Exception entry and exit of a page fault.
-    fault_entry_ns = 600,
-    /// Taking or releasing a PTE lock.
-    ptl_ns = 20,
-    /// Writing one PTE.
-    pte_write_ns = 10,
-    /// Hint-fault bookkeeping (`numa_migrate_prep`, `task_numa_fault`).
-    numa_account_ns = 100,
-    /// `isolate_lru_page` under the LRU lock.
-    isolate_ns = 200,
-    /// Allocating the destination page.
-    alloc_page_ns = 250,
-    /// Copying one 4 KiB page.
-    copy_page_ns = 1500,
-    /// INVLPG of one page.
-    invlpg_ns = 100,
-    /// Full local flush (CR3 reload).
-    full_flush_ns = 200,
-    /// Sender-side cost of issuing IPIs.
-    ipi_send_ns = 1200,
-    /// Delivery latency of an IPI.
-    ipi_latency_ns = 800,
-    /// Receiver-side cost of one flush IPI.
-    ipi_handler_ns = 1000,
-    /// Per PTE examined by `change_pte_range`.
-    scan_pte_ns = 20,
-    /// Context switch / mm switch.
-    switch_ns = 500,
-    /// `trylock_page` on the page to migrate.
-    trylock_page_ns = 20,
-    /// Ending a migration: unlock, put the new page on the LRU, free or put back the old one.
-    migrate_finish_ns = 50,
-    /// A filesystem's `migratepage` refusing a page (`fallback_migrate_page` on a dirty page).
-    migrate_refuse_ns = 50,
-    /// Starting a `task_numa_work` pass (window and VMA bookkeeping).
-    numa_work_ns = 50,
-    /// Computing a PTE value without writing it (`pte_modify` in a register).
-    pte_compute_ns = 5,
-    /// `copy_process` apart from the address space: the task struct, files, signals.
-    fork_ns = 20000,
-    /// One load-balancing pull of a queued task to another CPU (`load_balance`).
-    load_balance_ns = 1000,
-}
+pub use crate::costs::Costs;
 
 /// Knobs after validation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1102,7 +1027,7 @@ impl Resolver<'_> {
                 return Err(self.err(
                     n.span(),
                     field,
-                    format!("unknown cost `{name}` (known: {})", Costs::NAMES.join(", ")),
+                    format!("unknown cost `{name}` (known: {})", Costs::names().join(", ")),
                 ));
             }
         }
@@ -1854,8 +1779,8 @@ ops = [ { op = "touch", vma = "heap" }, { op = "scan" } ]
     #[test]
     fn costs_override_by_name_and_an_unknown_name_is_refused_with_its_line() {
         let s = parse(&format!("{MINI}\n[costs]\nipi_send_ns = 1000\ncopy_page_ns = \"$pages\"\n"), &[]).unwrap();
-        assert_eq!(s.costs.ipi_send_ns, 1000);
-        assert_eq!(s.costs.copy_page_ns, 4);
+        assert_eq!(s.costs[crate::mech::core::IPI_SEND_NS], 1000);
+        assert_eq!(s.costs[crate::mech::migrate::COPY_PAGE_NS], 4);
         let text = format!("{MINI}\n[costs]\nipi_sned_ns = 1000\n");
         let e = parse(&text, &[]).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("costs.ipi_sned_ns"));

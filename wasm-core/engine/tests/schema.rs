@@ -205,6 +205,12 @@ fn the_schema_defaults_are_the_parsers() {
         Some(&Value::Bool(s.knobs.numa_balancing))
     );
     let costs = scenario::Costs::default();
-    assert_eq!(default("/definitions/CostsSpec/properties/copy_page_ns"), costs.copy_page_ns);
-    assert_eq!(default("/definitions/CostsSpec/properties/switch_ns"), costs.switch_ns);
+    assert_eq!(
+        default("/definitions/CostsSpec/properties/copy_page_ns"),
+        costs[mmviz_engine::mech::migrate::COPY_PAGE_NS]
+    );
+    assert_eq!(
+        default("/definitions/CostsSpec/properties/switch_ns"),
+        costs[mmviz_engine::mech::core::SWITCH_NS]
+    );
 }

@@ -13,6 +13,7 @@ use crate::engine::{say, Sim};
 use crate::machine::pg;
 use crate::mech::core::ev as core_ev;
 use crate::mech::core::{ACCESSES, TLB_MISSES};
+use crate::mech::core::{FAULT_ENTRY_NS, PAGE_WALK_NS};
 use crate::mm::memory::HandleMmFault;
 use crate::registry::{Frame, Function};
 use crate::scenario::{ArgDef, ArgKind, Op, OpDef, OpRun};
@@ -238,7 +239,7 @@ impl UserMode {
         let c = cpu as usize;
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
-        sim.charge(cpu, sim.cfg.costs.page_walk_ns);
+        sim.charge(cpu, sim.cfg.costs[PAGE_WALK_NS]);
         let pte = sim.st.mms[mm as usize].pte(self.vpn);
         if pte.hw_present() && (pte.write() || !self.write) {
             let young = pte.mk_young(self.write);
@@ -264,7 +265,7 @@ impl UserMode {
             self.complete(sim, cpu);
             return (ev, Flow::Continue);
         }
-        sim.charge(cpu, sim.cfg.costs.fault_entry_ns);
+        sim.charge(cpu, sim.cfg.costs[FAULT_ENTRY_NS]);
         let why = if pte.protnone() {
             "PROT_NONE (a NUMA hint PTE: the MMU treats it as not present)"
         } else if pte.is_migration() {

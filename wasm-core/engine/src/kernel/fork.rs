@@ -22,7 +22,9 @@ use crate::core::{Flow, LockId, Ret, Until};
 use crate::engine::{say, Sim};
 use crate::machine::FLUSH_ALL;
 use crate::mech::core::ev as core_ev;
+use crate::mech::core::{PTE_WRITE_NS, PTL_NS};
 use crate::mech::fork::ev as fork_ev;
+use crate::mech::fork::FORK_NS;
 use crate::mech::fork::PROCESSES;
 use crate::mm::memory::CopyPageRange;
 use crate::registry::{Frame, Function};
@@ -93,7 +95,7 @@ impl Function for CopyProcess {
             return (ev, Flow::Return(Ret::Unit));
         }
         self.called = true;
-        sim.charge(cpu, sim.cfg.costs.fork_ns);
+        sim.charge(cpu, sim.cfg.costs[FORK_NS]);
         sim.st.counters.inc(PROCESSES);
         let ev = Ev::new(core_ev::CALL, F, "CP1").say(say!(
             sim,
@@ -198,7 +200,7 @@ impl Function for DupMmap {
         };
         match self.pc {
             Dp::Lock => {
-                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
                     let ev = Ev::new(core_ev::LOCK_WAIT, F, "DP1").say(say!(sim, "mm {ppid}'s mmap_lock is held: fork waits for it"));
                     return (ev, Flow::Block(Until::Lock(id)));
                 }
@@ -221,7 +223,7 @@ impl Function for DupMmap {
                 sim.st.mms[new as usize].vmas.push(v);
                 let ci = sim.st.mms[new as usize].vmas.len() as u16 - 1;
                 sim.st.roots[root as usize].vmas.push((new, ci));
-                sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+                sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
                 let how = if file {
                     "a file mapping: the copy is inserted in the file's i_mmap next to the parent's"
                 } else {
@@ -240,7 +242,7 @@ impl Function for DupMmap {
                 (ev, Flow::Call(FlushTlbMmRange::frame(old, 0, FLUSH_ALL)))
             }
             Dp::Unlock => {
-                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                 let ev = Ev::new(core_ev::RETURN, F, "DP5").say(say!(sim, "dup_mmap releases mm {ppid}'s mmap_lock and returns"));
                 (ev, Flow::Return(Ret::Unit))
             }

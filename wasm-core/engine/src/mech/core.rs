@@ -52,6 +52,41 @@ crate::counters! { Core;
     model NR_MIGRATIONS => "nr_migrations",
 }
 
+crate::costs! { Core;
+    /// DRAM access on the local node.
+    DRAM_LOCAL_NS => "dram_local_ns" = 90,
+    /// DRAM access one hop away (distance 21); scaled linearly with distance.
+    DRAM_REMOTE_NS => "dram_remote_ns" = 150,
+    /// TLB miss: hardware page walk.
+    PAGE_WALK_NS => "page_walk_ns" = 30,
+    /// Exception entry and exit of a page fault.
+    FAULT_ENTRY_NS => "fault_entry_ns" = 600,
+    /// Taking or releasing a PTE lock.
+    PTL_NS => "ptl_ns" = 20,
+    /// Writing one PTE.
+    PTE_WRITE_NS => "pte_write_ns" = 10,
+    /// Allocating the destination page.
+    ALLOC_PAGE_NS => "alloc_page_ns" = 250,
+    /// INVLPG of one page.
+    INVLPG_NS => "invlpg_ns" = 100,
+    /// Full local flush (CR3 reload).
+    FULL_FLUSH_NS => "full_flush_ns" = 200,
+    /// Sender-side cost of issuing IPIs.
+    IPI_SEND_NS => "ipi_send_ns" = 1200,
+    /// Delivery latency of an IPI.
+    IPI_LATENCY_NS => "ipi_latency_ns" = 800,
+    /// Receiver-side cost of one flush IPI.
+    IPI_HANDLER_NS => "ipi_handler_ns" = 1000,
+    /// Context switch / mm switch.
+    SWITCH_NS => "switch_ns" = 500,
+    /// `trylock_page` on the page to migrate.
+    TRYLOCK_PAGE_NS => "trylock_page_ns" = 20,
+    /// Computing a PTE value without writing it (`pte_modify` in a register).
+    PTE_COMPUTE_NS => "pte_compute_ns" = 5,
+    /// One load-balancing pull of a queued task to another CPU (`load_balance`).
+    LOAD_BALANCE_NS => "load_balance_ns" = 1000,
+}
+
 /// Event kinds.
 pub mod ev {
     crate::events! { Core;
@@ -118,6 +153,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     title: "User mode, page faults, the scheduler, locks, rmap and x86 TLB shootdowns",
     toggles: &[],
     counters: COUNTERS,
+    costs: COSTS,
     events: ev::EVENTS,
     ops: crate::kernel::entry::OPS,
     listings: &[

@@ -36,6 +36,11 @@ crate::counters! { Fork;
     model COW_COPIES => "cow_copies",
 }
 
+crate::costs! { Fork;
+    /// `copy_process` apart from the address space: the task struct, files, signals.
+    FORK_NS => "fork_ns" = 20000,
+}
+
 /// Event kinds.
 pub mod ev {
     crate::events! { Fork;
@@ -56,6 +61,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     title: "fork() and copy-on-write: dup_mmap write-protects, the write fault copies or reuses",
     toggles: &[],
     counters: COUNTERS,
+    costs: COSTS,
     events: ev::EVENTS,
     ops: crate::kernel::fork::OPS,
     listings: &[

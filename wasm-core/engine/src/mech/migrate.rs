@@ -21,6 +21,17 @@ crate::counters! { Migrate;
     model MIGRATE_ISOLATE_FAIL => "migrate_isolate_fail",
 }
 
+crate::costs! { Migrate;
+    /// `isolate_lru_page` under the LRU lock.
+    ISOLATE_NS => "isolate_ns" = 200,
+    /// Copying one 4 KiB page.
+    COPY_PAGE_NS => "copy_page_ns" = 1500,
+    /// Ending a migration: unlock, put the new page on the LRU, free or put back the old one.
+    MIGRATE_FINISH_NS => "migrate_finish_ns" = 50,
+    /// A filesystem's `migratepage` refusing a page (`fallback_migrate_page` on a dirty page).
+    MIGRATE_REFUSE_NS => "migrate_refuse_ns" = 50,
+}
+
 /// Event kinds.
 pub mod ev {
     crate::events! { Migrate;
@@ -47,6 +58,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     title: "Page migration: unmap through the rmap, copy, remap",
     toggles: &[],
     counters: COUNTERS,
+    costs: COSTS,
     events: ev::EVENTS,
     ops: &[],
     listings: &[

@@ -102,6 +102,15 @@ crate::counters! { Numa;
     model MISPLACED_BAIL_DIRTY_FILE => "misplaced_bail_dirty_file",
 }
 
+crate::costs! { Numa;
+    /// Hint-fault bookkeeping (`numa_migrate_prep`, `task_numa_fault`).
+    NUMA_ACCOUNT_NS => "numa_account_ns" = 100,
+    /// Per PTE examined by `change_pte_range`.
+    SCAN_PTE_NS => "scan_pte_ns" = 20,
+    /// Starting a `task_numa_work` pass (window and VMA bookkeeping).
+    NUMA_WORK_NS => "numa_work_ns" = 50,
+}
+
 /// Event kinds.
 pub mod ev {
     crate::events! { Numa;
@@ -128,6 +137,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     title: "NUMA balancing: the scanner, hint faults and misplaced-page migration",
     toggles: TOGGLES,
     counters: COUNTERS,
+    costs: COSTS,
     events: ev::EVENTS,
     ops: crate::kernel::sched::numa::OPS,
     listings: &[

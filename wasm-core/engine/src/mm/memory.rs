@@ -18,11 +18,14 @@ use crate::machine::mm::fresh_page_flags;
 use crate::machine::{pg, Pte};
 use crate::mech::core::ev as core_ev;
 use crate::mech::core::ANON_FAULTS;
+use crate::mech::core::{ALLOC_PAGE_NS, DRAM_LOCAL_NS, PTE_COMPUTE_NS, PTE_WRITE_NS, PTL_NS};
 use crate::mech::fork::ev as fork_ev;
 use crate::mech::fork::{COW_COPIES, PGREUSE};
 use crate::mech::migrate::ev as migrate_ev;
+use crate::mech::migrate::COPY_PAGE_NS;
 use crate::mech::numa::ev as numa_ev;
 use crate::mech::numa::NUMA_DELAY_MAP;
+use crate::mech::numa::{NUMA_ACCOUNT_NS, SCAN_PTE_NS};
 use crate::mech::numa::{NUMA_HINT_FAULTS, NUMA_HINT_FAULTS_LOCAL};
 use crate::mm::mempolicy::MpolMisplaced;
 use crate::mm::migrate::MigrateMisplacedPage;
@@ -156,12 +159,12 @@ impl Function for DoAnonymousPage {
             ));
             return (ev, Flow::Return(Ret::Bool(false)));
         }
-        if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+        if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
             self.waited = true;
             return lock_wait(sim, cpu, id, F, "A2");
         }
         if !sim.st.mms[mm as usize].pte(self.vpn).is_none() {
-            sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+            sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
             let ev = Ev::new(core_ev::PTL_UNLOCK, F, "A3").pte(pid, self.vpn).say(say!(
                 sim,
                 "Another thread mapped {:#x} meanwhile: nothing to do",
@@ -172,7 +175,7 @@ impl Function for DoAnonymousPage {
         let Some(vi) = sim.st.mms[mm as usize].find_vma(self.vpn) else {
             // Outside every VMA: the kernel's answer is SIGSEGV (operations are validated
             // against the VMAs, so no scenario gets here).
-            sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+            sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
             let ev = Ev::new(core_ev::EXIT, F, "A5").pte(pid, self.vpn).say(say!(
                 sim,
                 "{:#x} is in no VMA: SIGSEGV, thread {} is killed",
@@ -195,8 +198,8 @@ impl Function for DoAnonymousPage {
                 page.flags |= pg::DIRTY;
             }
             sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, self.write, true));
-            sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-            sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+            sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
+            sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
             let ev = Ev::new(core_ev::FILE_FAULT, F, "A4").pte(pid, self.vpn).pfn(pfn).say(say!(
                 sim,
                 "The file page at {:#x} is already in the page cache (pfn {pfn}): it is mapped, mapcount {}",
@@ -207,7 +210,7 @@ impl Function for DoAnonymousPage {
         }
         let node = sim.cpu_node(cpu);
         let Some(pfn) = sim.alloc_page(node, true) else {
-            sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+            sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
             // Out of memory: the model stops this thread rather than invent reclaim.
             let ev = Ev::new(core_ev::EXIT, F, "A1").say(say!(
                 sim,
@@ -227,9 +230,9 @@ impl Function for DoAnonymousPage {
         }
         let nid = sim.page_nid(pfn);
         sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, self.write, true));
-        sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+        sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
         sim.st.counters.inc(ANON_FAULTS);
-        sim.charge(cpu, sim.cfg.costs.alloc_page_ns + sim.cfg.costs.pte_write_ns);
+        sim.charge(cpu, sim.cfg.costs[ALLOC_PAGE_NS] + sim.cfg.costs[PTE_WRITE_NS]);
         let ev = Ev::new(core_ev::ANON_FAULT, F, "A2").pte(pid, self.vpn).pfn(pfn).say(say!(
             sim,
             "First touch of {:#x}: a zeroed page is allocated on node {nid}{} (pfn {pfn}) and mapped",
@@ -303,11 +306,11 @@ impl Function for DoNumaPage {
         let id = LockId::ptl(mm, self.vpn);
         match self.pc {
             Dnp::Lock => {
-                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
                     return lock_wait(sim, cpu, id, F, l("O1", "N1"));
                 }
                 if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
-                    sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                    sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                     let ev = Ev::new(core_ev::PTL_LOCK, F, l("O1", "N1")).pte(pid, self.vpn).say(say!(
                         sim,
                         "do_numa_page takes the PTE lock: the PTE changed since the fault (another CPU handled it), so return and retry"
@@ -331,7 +334,7 @@ impl Function for DoNumaPage {
                     target: None,
                 });
                 if new {
-                    sim.charge(cpu, sim.cfg.costs.pte_compute_ns);
+                    sim.charge(cpu, sim.cfg.costs[PTE_COMPUTE_NS]);
                     let ev = Ev::new(core_ev::PTE_UPDATE, F, "N2").pte(pid, self.vpn).pfn(self.pfn).say(say!(
                         sim,
                         "New flow: the accessible PTE is only computed; the page table keeps PROT_NONE, so no CPU can cache this translation yet"
@@ -340,7 +343,7 @@ impl Function for DoNumaPage {
                 }
                 let pte = self.orig.mk_accessible();
                 sim.st.mms[mm as usize].set_pte(self.vpn, pte);
-                sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+                sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
                 let ev = Ev::new(core_ev::PTE_UPDATE, F, "O3").pte(pid, self.vpn).pfn(self.pfn).say(say!(
                     sim,
                     "Old flow: the PTE is made present again (pfn {}, {}) before deciding anything; from now on every CPU running mm {pid} can cache it",
@@ -350,7 +353,7 @@ impl Function for DoNumaPage {
                 (ev, Flow::Call(prep))
             }
             Dnp::Unlock => {
-                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                 let ev = Ev::new(core_ev::PTL_UNLOCK, F, l("O8", "N8")).pte(pid, self.vpn);
                 match self.target {
                     Some(t) => {
@@ -369,11 +372,11 @@ impl Function for DoNumaPage {
                 }
             }
             Dnp::Relock => {
-                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
                     return lock_wait(sim, cpu, id, F, "N10");
                 }
                 if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
-                    sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                    sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                     self.pc = Dnp::Account;
                     let ev = Ev::new(core_ev::PTL_LOCK, F, "N10").pte(pid, self.vpn).say(say!(
                         sim,
@@ -391,7 +394,7 @@ impl Function for DoNumaPage {
             Dnp::OutMap => {
                 let pte = self.orig.mk_accessible();
                 sim.st.mms[mm as usize].set_pte(self.vpn, pte);
-                sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+                sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
                 self.pc = Dnp::OutUnlock;
                 let ev = Ev::new(core_ev::PTE_UPDATE, F, "N11").pte(pid, self.vpn).pfn(self.pfn).say(say!(
                     sim,
@@ -401,7 +404,7 @@ impl Function for DoNumaPage {
                 (ev, Flow::Continue)
             }
             Dnp::OutUnlock => {
-                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                 self.pc = Dnp::Account;
                 let ev = Ev::new(core_ev::PTL_UNLOCK, F, "N12")
                     .pte(pid, self.vpn)
@@ -486,7 +489,7 @@ impl Function for NumaMigratePrep {
         if local {
             sim.st.counters.inc(NUMA_HINT_FAULTS_LOCAL);
         }
-        sim.charge(cpu, sim.cfg.costs.numa_account_ns);
+        sim.charge(cpu, sim.cfg.costs[NUMA_ACCOUNT_NS]);
         let ev = Ev::new(numa_ev::HINT_FAULT, "numa_migrate_prep", if local { "P2" } else { "P1" })
             .pte(pid, self.vpn)
             .pfn(self.pfn)
@@ -604,11 +607,11 @@ impl Function for CopyPteRange {
         let ppid = sim.st.mms[old as usize].pid;
         let pid = sim.st.mms[new as usize].pid;
         if !self.locked {
-            if !sim.lock(cpu, src, sim.cfg.costs.ptl_ns) {
+            if !sim.lock(cpu, src, sim.cfg.costs[PTL_NS]) {
                 return lock_wait(sim, cpu, src, F, "CT1");
             }
-            if !sim.lock(cpu, dst, sim.cfg.costs.ptl_ns) {
-                sim.unlock(cpu, src, sim.cfg.costs.ptl_ns);
+            if !sim.lock(cpu, dst, sim.cfg.costs[PTL_NS]) {
+                sim.unlock(cpu, src, sim.cfg.costs[PTL_NS]);
                 return lock_wait(sim, cpu, dst, F, "CT1");
             }
             self.locked = true;
@@ -621,17 +624,17 @@ impl Function for CopyPteRange {
         // The next used PTE; empty ones cost a look each.
         while self.vpn < self.end && sim.st.mms[old as usize].pte(self.vpn).is_none() {
             self.vpn += 1;
-            sim.charge(cpu, sim.cfg.costs.scan_pte_ns);
+            sim.charge(cpu, sim.cfg.costs[SCAN_PTE_NS]);
         }
         if self.vpn >= self.end {
-            sim.unlock(cpu, dst, sim.cfg.costs.ptl_ns);
-            sim.unlock(cpu, src, sim.cfg.costs.ptl_ns);
+            sim.unlock(cpu, dst, sim.cfg.costs[PTL_NS]);
+            sim.unlock(cpu, src, sim.cfg.costs[PTL_NS]);
             let ev = Ev::new(core_ev::PTL_UNLOCK, F, "CT5").say(say!(sim, "copy_pte_range: both PTE locks are released"));
             return (ev, Flow::Return(Ret::Unit));
         }
         let vpn = self.vpn;
         self.vpn += 1;
-        sim.charge(cpu, sim.cfg.costs.scan_pte_ns + 2 * sim.cfg.costs.pte_write_ns);
+        sim.charge(cpu, sim.cfg.costs[SCAN_PTE_NS] + 2 * sim.cfg.costs[PTE_WRITE_NS]);
         let pte = sim.st.mms[old as usize].pte(vpn);
         let pfn = pte.pfn();
         if pte.is_migration() {
@@ -712,11 +715,11 @@ impl Function for DoWpPage {
         let pfn = self.orig.pfn();
         match self.pc {
             Wp::Lock => {
-                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
                     return lock_wait(sim, cpu, id, F, "WP1");
                 }
                 if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
-                    sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                    sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                     let ev = Ev::new(core_ev::PTL_LOCK, F, "WP1").pte(pid, self.vpn).say(say!(
                         sim,
                         "handle_pte_fault takes the PTE lock: the PTE changed since the fault, so return and retry"
@@ -744,7 +747,7 @@ impl Function for DoWpPage {
                 }
                 // copy: get_page(old), then wp_page_copy runs without the PTE lock.
                 sim.st.frames.get_mut(pfn).refcount += 1;
-                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                 let ev = Ev::new(core_ev::CALL, F, "WP4").pte(pid, self.vpn).pfn(pfn).say(say!(
                     sim,
                     "pfn {pfn} is shared (mapcount {}, page_count {}): get_page, drop the PTE lock, wp_page_copy",
@@ -780,8 +783,8 @@ impl Function for WpPageReuse {
         let pte = sim.st.mms[mm as usize].pte(self.vpn);
         let pfn = pte.pfn();
         sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, true, true));
-        sim.charge(cpu, sim.cfg.costs.pte_write_ns);
-        sim.unlock(cpu, LockId::ptl(mm, self.vpn), sim.cfg.costs.ptl_ns);
+        sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
+        sim.unlock(cpu, LockId::ptl(mm, self.vpn), sim.cfg.costs[PTL_NS]);
         sim.st.counters.inc(PGREUSE);
         let ev = Ev::new(fork_ev::COW_REUSE, "wp_page_reuse", "WR1")
             .pte(pid, self.vpn)
@@ -879,8 +882,8 @@ impl Function for WpPageCopy {
                 };
                 self.new = n;
                 let nid = sim.page_nid(old);
-                let ns =
-                    sim.cfg.costs.alloc_page_ns + sim.cfg.costs.copy_page_ns * sim.dram_ns(cpu, nid) / sim.cfg.costs.dram_local_ns.max(1);
+                let ns = sim.cfg.costs[ALLOC_PAGE_NS]
+                    + sim.cfg.costs[COPY_PAGE_NS] * sim.dram_ns(cpu, nid) / sim.cfg.costs[DRAM_LOCAL_NS].max(1);
                 sim.charge(cpu, ns);
                 self.pc = Wc::Lock;
                 let ev = Ev::new(fork_ev::COW_COPY, F, "WC1").pte(pid, self.vpn).pfn(old).pfn(n).say(say!(
@@ -891,11 +894,11 @@ impl Function for WpPageCopy {
                 (ev, Flow::Continue)
             }
             Wc::Lock => {
-                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
                     return lock_wait(sim, cpu, id, F, "WC2");
                 }
                 if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
-                    sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                    sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                     sim.free_page(self.new);
                     Self::put_page(sim, old);
                     let ev = Ev::new(core_ev::PTL_LOCK, F, "WC2").pte(pid, self.vpn).say(say!(
@@ -924,8 +927,8 @@ impl Function for WpPageCopy {
                 let p = sim.st.frames.get_mut(old);
                 p.mapcount = p.mapcount.saturating_sub(1);
                 let left = p.mapcount;
-                sim.charge(cpu, sim.cfg.costs.pte_write_ns);
-                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
+                sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                 // The old mapping's reference and do_wp_page's.
                 Self::put_page(sim, old);
                 Self::put_page(sim, old);

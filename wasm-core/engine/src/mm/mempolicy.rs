@@ -8,6 +8,7 @@
 use crate::core::{Flow, Ret};
 use crate::engine::{say, Sim};
 use crate::mech::numa::ev as numa_ev;
+use crate::mech::numa::NUMA_ACCOUNT_NS;
 use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
 use crate::trace::Ev;
@@ -34,7 +35,7 @@ impl Function for MpolMisplaced {
         let polnid = sim.cpu_node(cpu);
         let page_nid = sim.page_nid(self.pfn);
         let (ok, line, why) = crate::kernel::sched::numa::should_numa_migrate_memory(sim, cpu, self.pfn);
-        sim.charge(cpu, sim.cfg.costs.numa_account_ns);
+        sim.charge(cpu, sim.cfg.costs[NUMA_ACCOUNT_NS]);
         let target = (ok && page_nid != polnid).then_some(polnid);
         let verdict = match (ok, target) {
             (false, _) => say!(sim, "{why}: leave it"),

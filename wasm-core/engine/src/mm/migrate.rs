@@ -10,7 +10,9 @@ use crate::core::{Flow, LockId, Ret};
 use crate::engine::{say, Sim, NO_PAGE};
 use crate::machine::{pg, Pte, RmapKind};
 use crate::mech::core::ev as core_ev;
+use crate::mech::core::{ALLOC_PAGE_NS, DRAM_LOCAL_NS, PTE_WRITE_NS, PTL_NS, TRYLOCK_PAGE_NS};
 use crate::mech::migrate::ev as migrate_ev;
+use crate::mech::migrate::{COPY_PAGE_NS, ISOLATE_NS, MIGRATE_FINISH_NS, MIGRATE_REFUSE_NS};
 use crate::mech::migrate::{MIGRATE_ISOLATE_FAIL, PGMIGRATE_FAIL, PGMIGRATE_SUCCESS};
 use crate::mech::numa::NUMA_SKIP_DIRTY_FILE;
 use crate::mech::numa::{MISPLACED_BAIL_DIRTY_FILE, NUMA_PAGES_MIGRATED};
@@ -77,7 +79,7 @@ impl Function for MigrateMisplacedPage {
                 ),
             );
         }
-        sim.charge(cpu, sim.cfg.costs.isolate_ns);
+        sim.charge(cpu, sim.cfg.costs[ISOLATE_NS]);
         // migrate_balanced_pgdat: the target must stay above its high watermark.
         let free = sim.st.free_count[target as usize];
         let high = sim.cfg.topo.nodes[target as usize].high_wmark;
@@ -177,7 +179,7 @@ impl Function for UnmapAndMove {
         let (pfn, target) = (self.pfn, self.target);
         match self.pc {
             Uam::Alloc => {
-                sim.charge(cpu, sim.cfg.costs.alloc_page_ns);
+                sim.charge(cpu, sim.cfg.costs[ALLOC_PAGE_NS]);
                 let Some(n) = sim.alloc_page(target, false) else {
                     self.putback(sim);
                     let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "U1").pfn(pfn).say(say!(
@@ -196,7 +198,7 @@ impl Function for UnmapAndMove {
                 (ev, Flow::Continue)
             }
             Uam::Lock => {
-                sim.charge(cpu, sim.cfg.costs.trylock_page_ns);
+                sim.charge(cpu, sim.cfg.costs[TRYLOCK_PAGE_NS]);
                 if sim.st.frames.get(pfn).has(pg::LOCKED) {
                     self.putback(sim);
                     let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "U2").pfn(pfn).say(say!(
@@ -230,7 +232,7 @@ impl Function for UnmapAndMove {
                 self.pc = Uam::Remap;
                 if page.has(pg::FILE) && page.has(pg::DIRTY) && fs == Some(Fs::BtrfsPre58) {
                     self.copied = false;
-                    sim.charge(cpu, sim.cfg.costs.migrate_refuse_ns);
+                    sim.charge(cpu, sim.cfg.costs[MIGRATE_REFUSE_NS]);
                     let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "U5").pfn(pfn).say(say!(
                         sim,
                         "move_to_new_page: btrfs (before v5.8) has no migratepage; fallback_migrate_page refuses a dirty page in async mode (-EBUSY) after the unmap was already paid"
@@ -239,7 +241,7 @@ impl Function for UnmapAndMove {
                 }
                 let n = self.new_pfn;
                 let nid = sim.page_nid(pfn);
-                let ns = sim.cfg.costs.copy_page_ns * sim.dram_ns(cpu, nid) / sim.cfg.costs.dram_local_ns.max(1);
+                let ns = sim.cfg.costs[COPY_PAGE_NS] * sim.dram_ns(cpu, nid) / sim.cfg.costs[DRAM_LOCAL_NS].max(1);
                 sim.charge(cpu, ns);
                 let np = sim.st.frames.get_mut(n);
                 np.flags |= page.flags & (pg::DIRTY | pg::FILE | pg::ANON);
@@ -263,7 +265,7 @@ impl Function for UnmapAndMove {
             }
             Uam::Finish => {
                 sim.unlock_page(cpu, pfn);
-                sim.charge(cpu, sim.cfg.costs.migrate_finish_ns);
+                sim.charge(cpu, sim.cfg.costs[MIGRATE_FINISH_NS]);
                 if self.copied {
                     let n = self.new_pfn;
                     let np = sim.st.frames.get_mut(n);
@@ -331,7 +333,7 @@ impl Function for RemoveMigrationPtes {
                 continue;
             }
             let id = LockId::ptl(mm, vpn);
-            if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+            if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
                 return lock_wait(sim, cpu, id, F, "RM2");
             }
             let write = pte.write();
@@ -342,8 +344,8 @@ impl Function for RemoveMigrationPtes {
             if self.dst != self.old && d.has(pg::ANON) {
                 d.refcount += 1;
             }
-            sim.charge(cpu, sim.cfg.costs.pte_write_ns);
-            sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+            sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
+            sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
             self.i += 1;
             let pid = sim.st.mms[mm as usize].pid;
             let ev = Ev::new(migrate_ev::REMOVE_MIGRATION_PTES, F, "RM2").pte(pid, vpn).pfn(self.dst).say(say!(

@@ -15,8 +15,10 @@ use crate::engine::{say, Sim};
 use crate::machine::pg;
 use crate::machine::pgtable::PTRS_PER_PTE;
 use crate::mech::core::ev as core_ev;
+use crate::mech::core::{PTE_WRITE_NS, PTL_NS};
 use crate::mech::numa::ev as numa_ev;
 use crate::mech::numa::NUMA_SKIP_DIRTY_FILE;
+use crate::mech::numa::SCAN_PTE_NS;
 use crate::mech::numa::{NUMA_PTE_UPDATES, SCAN_SKIP_DIRTY_FILE};
 use crate::mm::memory::lock_wait;
 use crate::registry::{Frame, Function};
@@ -161,7 +163,7 @@ impl ChangePteRange {
         let pid = sim.st.mms[mm as usize].pid;
         let vpn = self.vpn;
         let pte = sim.st.mms[mm as usize].pte(vpn);
-        sim.charge(cpu, sim.cfg.costs.scan_pte_ns);
+        sim.charge(cpu, sim.cfg.costs[SCAN_PTE_NS]);
         let skip = |sim: &Sim, line: &'static str, why: String| {
             Ev::new(numa_ev::SCAN_SKIP, "change_pte_range", line)
                 .pte(pid, vpn)
@@ -191,7 +193,7 @@ impl ChangePteRange {
             );
         }
         sim.st.mms[mm as usize].set_pte(vpn, pte.mk_protnone());
-        sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+        sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
         self.changed += 1;
         Ev::new(numa_ev::SCAN_PTE, "change_pte_range", "C6")
             .pte(pid, vpn)
@@ -210,7 +212,7 @@ impl Function for ChangePteRange {
         let id = LockId::ptl(self.mm, self.vpn.min(self.end.saturating_sub(1)));
         match self.pc {
             Cpr::Lock => {
-                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
                     return lock_wait(sim, cpu, id, F, "C1");
                 }
                 self.pc = Cpr::Pte;
@@ -230,7 +232,7 @@ impl Function for ChangePteRange {
                 (ev, Flow::Continue)
             }
             Cpr::Unlock => {
-                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                 let ev = Ev::new(core_ev::PTL_UNLOCK, F, "C8").say(say!(
                     sim,
                     "change_pte_range drops the PTE lock ({} PTE(s) changed)",

@@ -10,6 +10,7 @@ use crate::core::{Flow, Ret};
 use crate::engine::{say, Sim};
 use crate::machine::Pte;
 use crate::mech::core::ev as core_ev;
+use crate::mech::core::PTE_WRITE_NS;
 use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
 use crate::trace::Ev;
@@ -50,7 +51,7 @@ impl Function for PtepClearFlush {
         let pte = sim.st.mms[mm as usize].pte(vpn);
         let accessible = pte_accessible(sim, mm, pte);
         sim.st.mms[mm as usize].set_pte(vpn, Pte::NONE);
-        sim.charge(cpu, sim.cfg.costs.pte_write_ns);
+        sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
         self.pte = Some(pte);
         let ev = Ev::new(core_ev::PTE_CLEAR, F, "PC2").pte(pid, vpn).pfn(self.pfn);
         if accessible {

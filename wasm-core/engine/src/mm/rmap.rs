@@ -12,6 +12,7 @@ use crate::engine::{say, Sim};
 use crate::machine::{pg, Pte};
 use crate::mech::core::ev as core_ev;
 use crate::mech::core::RMAP_UNMAPS;
+use crate::mech::core::{PTE_WRITE_NS, PTL_NS};
 use crate::mech::migrate::ev as migrate_ev;
 use crate::mm::memory::lock_wait;
 use crate::mm::pgtable_generic::PtepClearFlush;
@@ -123,12 +124,12 @@ impl Function for TryToUnmapOne {
         let id = LockId::ptl(mm, vpn);
         match self.pc {
             Ttu::Lock => {
-                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
                     return lock_wait(sim, cpu, id, F, "T1");
                 }
                 let pte = sim.st.mms[mm as usize].pte(vpn);
                 if pte.is_none() || pte.is_migration() || pte.pfn() != pfn {
-                    sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                    sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                     let ev = Ev::new(core_ev::PTL_LOCK, F, "T1")
                         .pte(pid, vpn)
                         .say(say!(sim, "page_vma_mapped_walk: mm {pid} does not map pfn {pfn} at {vpn:#x}"));
@@ -156,8 +157,8 @@ impl Function for TryToUnmapOne {
                 let p = sim.st.frames.get_mut(pfn);
                 p.mapcount = p.mapcount.saturating_sub(1);
                 sim.st.counters.inc(RMAP_UNMAPS);
-                sim.charge(cpu, sim.cfg.costs.pte_write_ns);
-                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
+                sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                 let ev = Ev::new(migrate_ev::MIGRATION_ENTRY, F, "T4").pte(pid, vpn).pfn(pfn).say(say!(
                     sim,
                     "A {} migration entry replaces the PTE{}; page_remove_rmap; the PTE lock is dropped. A thread touching the page now waits for the migration",

@@ -23,6 +23,7 @@ use crate::engine::{say, Sim};
 use crate::machine::{CpuMask, TaskKind, TaskState, Wait};
 use crate::mech::core::ev as core_ev;
 use crate::mech::core::{CTXT, NR_MIGRATIONS};
+use crate::mech::core::{LOAD_BALANCE_NS, SWITCH_NS};
 use crate::registry::Frame;
 use crate::topology::CpuId;
 use crate::trace::Ev;
@@ -36,7 +37,7 @@ pub(crate) fn schedule(sim: &mut Sim, cpu: CpuId) -> Ev {
         newidle_balance(sim, cpu);
     }
     let next = sim.st.cpus[c].rq.pop_front().unwrap_or(sim.st.cpus[c].idle);
-    context_switch(sim, cpu, next, sim.cfg.costs.switch_ns)
+    context_switch(sim, cpu, next, sim.cfg.costs[SWITCH_NS])
 }
 
 /// `context_switch(rq, prev, next)`: the mm switch, then the task switch, charging `ns`.
@@ -235,7 +236,7 @@ fn move_queued(sim: &mut Sim, task: u16, from: CpuId, to: CpuId, now: u64) {
     }
     sim.st.tasks[task as usize].cpu = to;
     let c = &mut sim.st.cpus[to as usize];
-    c.clock = c.clock.max(now) + sim.cfg.costs.load_balance_ns;
+    c.clock = c.clock.max(now) + sim.cfg.costs[LOAD_BALANCE_NS];
     c.rq.push_back(task);
     sim.st.counters.inc(NR_MIGRATIONS);
     sim.touch(to);

@@ -13,6 +13,7 @@ use crate::engine::{say, Sim};
 use crate::machine::CPUPID_UNSET;
 use crate::mech::core::ev as core_ev;
 use crate::mech::numa::ev as numa_ev;
+use crate::mech::numa::{NUMA_ACCOUNT_NS, NUMA_WORK_NS};
 use crate::mm::mprotect::ChangeProtNuma;
 use crate::registry::{Frame, Function};
 use crate::topology::{CpuId, NodeId};
@@ -71,7 +72,7 @@ impl Function for TaskNumaFault {
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
         let here = sim.cpu_node(cpu);
-        sim.charge(cpu, sim.cfg.costs.numa_account_ns);
+        sim.charge(cpu, sim.cfg.costs[NUMA_ACCOUNT_NS]);
         let t = sim.st.cpus[cpu as usize].curr as usize;
         let loc = &mut sim.st.tasks[t].numa.locality;
         loc[usize::from(self.nid != here)] += 1;
@@ -185,7 +186,7 @@ impl Function for TaskNumaWork {
         let pid = sim.st.mms[mm as usize].pid;
         match self.pc {
             Tnw::Start => {
-                sim.charge(cpu, sim.cfg.costs.numa_work_ns);
+                sim.charge(cpu, sim.cfg.costs[NUMA_WORK_NS]);
                 let nvmas = sim.st.mms[mm as usize].vmas.len() as u16;
                 let text;
                 match self.window {

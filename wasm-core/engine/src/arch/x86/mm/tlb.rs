@@ -14,6 +14,7 @@ use crate::core::{Flow, Until};
 use crate::engine::{say, Sim};
 use crate::machine::{CpuMask, Ipi, FLUSH_ALL};
 use crate::mech::core::ev as core_ev;
+use crate::mech::core::{FULL_FLUSH_NS, INVLPG_NS, IPI_HANDLER_NS, IPI_LATENCY_NS, IPI_SEND_NS};
 use crate::mech::core::{
     IRQ_TLB_COUNT, LAZY_TLB_SKIPS, NR_TLB_LOCAL_FLUSH_ALL, NR_TLB_LOCAL_FLUSH_ONE, NR_TLB_REMOTE_FLUSH, NR_TLB_REMOTE_FLUSH_RECEIVED,
 };
@@ -73,11 +74,11 @@ impl Function for FlushTlbMmRange {
                     let dropped = sim.st.cpus[c].tlb.flush_range(self.mm, self.start, self.pages);
                     if self.pages == FLUSH_ALL {
                         sim.st.counters.inc(NR_TLB_LOCAL_FLUSH_ALL);
-                        sim.charge(cpu, sim.cfg.costs.full_flush_ns);
+                        sim.charge(cpu, sim.cfg.costs[FULL_FLUSH_NS]);
                         what = say!(sim, "full local flush (CR3 reload), {dropped} entries dropped");
                     } else {
                         sim.st.counters.add(NR_TLB_LOCAL_FLUSH_ONE, u64::from(self.pages));
-                        sim.charge(cpu, sim.cfg.costs.invlpg_ns * u64::from(self.pages));
+                        sim.charge(cpu, sim.cfg.costs[INVLPG_NS] * u64::from(self.pages));
                         what = say!(sim, "INVLPG of {} page(s), {dropped} entries dropped", self.pages);
                     }
                     sim.st.cpus[c].seen_gen = sim.st.mms[self.mm as usize].tlb_gen;
@@ -124,8 +125,8 @@ impl Function for FlushTlbMmRange {
                     return (ev, Flow::Return(crate::core::Ret::Unit));
                 }
                 sim.st.counters.inc(NR_TLB_REMOTE_FLUSH);
-                sim.charge(cpu, sim.cfg.costs.ipi_send_ns);
-                let arrive = sim.clock(cpu) + sim.cfg.costs.ipi_latency_ns;
+                sim.charge(cpu, sim.cfg.costs[IPI_SEND_NS]);
+                let arrive = sim.clock(cpu) + sim.cfg.costs[IPI_LATENCY_NS];
                 let cause = sim.st.step;
                 for t in targets.iter() {
                     sim.st.cpus[t as usize].inbox.push_back(Ipi {
@@ -203,10 +204,10 @@ impl Function for FlushTlbFunc {
         let ipi = self.ipi;
         sim.st.cpus[c].inbox.pop_front();
         sim.st.counters.inc(IRQ_TLB_COUNT);
-        sim.charge(cpu, sim.cfg.costs.ipi_handler_ns);
+        sim.charge(cpu, sim.cfg.costs[IPI_HANDLER_NS]);
         // Cycles stolen from user code: the interrupted computation ends later.
         if let crate::machine::Wait::Busy(until) = sim.st.cpus[c].wait {
-            sim.st.cpus[c].wait = crate::machine::Wait::Busy(until + sim.cfg.costs.ipi_handler_ns);
+            sim.st.cpus[c].wait = crate::machine::Wait::Busy(until + sim.cfg.costs[IPI_HANDLER_NS]);
         }
         let pid = sim.st.mms[ipi.mm as usize].pid;
         let text = if sim.st.cpus[c].loaded_mm == Some(ipi.mm) {
@@ -262,7 +263,7 @@ pub(crate) fn switch_mm_irqs_off(sim: &mut Sim, cpu: CpuId, next_mm: u16) -> Ev 
         if sim.st.cpus[c].seen_gen < gen {
             sim.st.cpus[c].tlb.flush_mm(next_mm);
             sim.st.cpus[c].seen_gen = gen;
-            sim.charge(cpu, sim.cfg.costs.full_flush_ns);
+            sim.charge(cpu, sim.cfg.costs[FULL_FLUSH_NS]);
             return Ev::new(core_ev::WAKE, F, "W2").say(say!(
                 sim,
                 "flushes happened while CPU {cpu} was lazy, so it flushes mm {pid}'s TLB entries now (no IPI was needed)"
@@ -282,7 +283,7 @@ pub(crate) fn switch_mm_irqs_off(sim: &mut Sim, cpu: CpuId, next_mm: u16) -> Ev 
     sim.st.cpus[c].loaded_mm = Some(next_mm);
     sim.st.cpus[c].lazy = false;
     sim.st.cpus[c].seen_gen = gen;
-    sim.charge(cpu, sim.cfg.costs.full_flush_ns);
+    sim.charge(cpu, sim.cfg.costs[FULL_FLUSH_NS]);
     Ev::new(core_ev::SWITCH, F, "W3").say(say!(
         sim,
         "CPU {cpu} loads mm {pid}: it leaves the old mm's mm_cpumask and joins mm {pid}'s"
