@@ -255,7 +255,7 @@ impl Sim {
                 pgtable,
                 users: if forked { 0 } else { p.threads.len() as u16 },
                 threads: p.threads.len() as u16,
-                numa_next_scan: scenario.knobs.scan_period_ns.unwrap_or(0),
+                numa_next_scan: scenario.knobs.value(crate::mech::numa::SCAN_PERIOD_NS),
                 scan_offset: (0, 0),
                 numa_scan_seq: 0,
             });
@@ -352,7 +352,7 @@ impl Sim {
                 })
             })
             .collect();
-        let slice = scenario.knobs.sched_slice_ns;
+        let slice = scenario.knobs.value(crate::mech::core::SCHED_SLICE_NS);
         let mut cpus: Vec<Cpu> = (0..nr_cpus)
             .map(|c| Cpu {
                 id: c as CpuId,
@@ -789,7 +789,7 @@ impl Sim {
 
     /// Runs to the end without keeping events (counters only).
     pub fn run_to_end(&mut self) -> Result<(), RunError> {
-        let max = self.cfg.knobs.max_steps;
+        let max = self.cfg.knobs.value(crate::mech::core::MAX_STEPS);
         while self.step().is_some() {
             if self.st.step > max {
                 return Err(RunError::TooManySteps(max));

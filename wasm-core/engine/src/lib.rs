@@ -14,6 +14,7 @@ pub mod counters;
 pub mod engine;
 pub mod invariants;
 pub mod kernel;
+pub mod knobs;
 pub mod listings;
 pub mod machine;
 pub mod mech;

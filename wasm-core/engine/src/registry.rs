@@ -159,6 +159,8 @@ pub struct Mechanism {
     pub counters: &'static [CounterDef],
     /// Its costs (`[costs]` entries), in the order their handles index.
     pub costs: &'static [crate::costs::CostDef],
+    /// Its knobs (`[knobs]` entries), in the order their handles index.
+    pub knobs: &'static [crate::knobs::KnobDef],
     /// Its event kinds, in the order their handles index.
     pub events: &'static [EventDef],
     /// Workload operations it adds to the scenario format.
@@ -298,6 +300,7 @@ base!(counter_base, counters);
 base!(event_base, events);
 base!(toggle_base, toggles);
 base!(cost_base, costs);
+base!(knob_base, knobs);
 
 const fn total(which: u8) -> usize {
     let mut i = 0;
@@ -308,7 +311,8 @@ const fn total(which: u8) -> usize {
             0 => m.counters.len(),
             1 => m.events.len(),
             2 => m.toggles.len(),
-            _ => m.costs.len(),
+            3 => m.costs.len(),
+            _ => m.knobs.len(),
         };
         i += 1;
     }
@@ -323,6 +327,8 @@ pub const NR_EVENT_KINDS: usize = total(1);
 pub const NR_TOGGLES: usize = total(2);
 /// Number of costs across mechanisms.
 pub const NR_COSTS: usize = total(3);
+/// Number of knobs across mechanisms.
+pub const NR_KNOBS: usize = total(4);
 
 /// Flattens one declaration list of every mechanism into an array (compile time).
 macro_rules! flat {
@@ -363,6 +369,13 @@ const NO_COST: crate::costs::CostDef = crate::costs::CostDef {
     doc: "",
 };
 flat!(cost_defs, costs, crate::costs::CostDef, NR_COSTS, &NO_COST);
+const NO_KNOB: crate::knobs::KnobDef = crate::knobs::KnobDef {
+    name: "",
+    doc: "",
+    kind: crate::knobs::KnobKind::Bool,
+    default: None,
+};
+flat!(knob_defs, knobs, crate::knobs::KnobDef, NR_KNOBS, &NO_KNOB);
 
 /// Every counter's declaration, indexed by its handle.
 pub static COUNTERS: [&CounterDef; NR_COUNTERS] = counter_defs();
@@ -372,6 +385,8 @@ pub static EVENT_KINDS: [&EventDef; NR_EVENT_KINDS] = event_defs();
 pub static TOGGLES: [&Patch; NR_TOGGLES] = toggle_defs();
 /// Every cost, indexed by its handle.
 pub static COSTS: [&crate::costs::CostDef; NR_COSTS] = cost_defs();
+/// Every knob, indexed by its handle.
+pub static KNOBS: [&crate::knobs::KnobDef; NR_KNOBS] = knob_defs();
 
 /// Counters in display order: the kernel's own first, then the model's, each group in
 /// registry order.
@@ -481,6 +496,10 @@ mod tests {
         let mut names = HashSet::new();
         for c in COSTS {
             assert!(!c.name.is_empty() && names.insert(c.name), "cost {} declared twice", c.name);
+        }
+        let mut names = HashSet::new();
+        for k in KNOBS {
+            assert!(!k.name.is_empty() && names.insert(k.name), "knob {} declared twice", k.name);
         }
         let mut names = HashSet::new();
         for o in ops() {

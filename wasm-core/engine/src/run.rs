@@ -113,7 +113,7 @@ pub fn event_hash(scenario: &Scenario, toggles: &ToggleSet) -> Result<u64, Error
             h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
         }
     };
-    let max = sim.cfg.knobs.max_steps;
+    let max = sim.cfg.knobs.value(crate::mech::core::MAX_STEPS);
     while let Some((info, function, line, cause)) = sim.step_located() {
         eat(&info.step.to_le_bytes());
         eat(&info.time_ns.to_le_bytes());

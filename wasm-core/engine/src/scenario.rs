@@ -145,33 +145,48 @@ pub struct NodeSpec {
     pub high_wmark_pages: Option<Num>,
 }
 
-/// `[knobs]`: sysctl/debugfs-like settings.
-#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// `[knobs]`: sysctls and tunables by name; each mechanism declares its own (see
+/// [`crate::knobs`]). Unknown names are refused by the resolver, with the line.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(transparent)]
 pub struct KnobsSpec {
-    /// `kernel.numa_balancing` (default on): off stops the automatic scanner. A PROT_NONE
-    /// PTE (from an explicit `scan` operation) still faults into `do_numa_page`, as in v5.12.
-    #[schemars(extend("default" = true))]
-    pub numa_balancing: Option<bool>,
-    /// x86 `tlb_single_page_flush_ceiling` (default 33): flushes of more pages become full
-    /// flushes.
-    #[schemars(with = "Option<NumOrParam>", extend("default" = 33))]
-    pub tlb_single_page_flush_ceiling: Option<Num>,
-    /// Automatic scanning: `task_numa_work` every this many ms of a thread's time (one
-    /// thread per mm wins each period). Default: off, only `scan` operations scan.
-    #[schemars(with = "Option<NumOrParam>")]
-    pub scan_period_ms: Option<Num>,
-    /// Pages marked per automatic scan; default 65536 (256 MiB).
-    #[schemars(with = "Option<NumOrParam>", extend("default" = 65536))]
-    pub scan_size_pages: Option<Num>,
-    /// Safety net: the run stops with an error after this many steps (default 5,000,000).
-    #[schemars(with = "Option<NumOrParam>", extend("default" = 5_000_000))]
-    pub max_steps: Option<Num>,
-    /// Scheduler time slice in µs when several threads share a CPU (default 3000: CFS's
-    /// 6 ms `sched_latency` split between two runnable tasks). A thread gives the CPU up
-    /// at its next return to user space after the slice ends.
-    #[schemars(with = "Option<NumOrParam>", extend("default" = 3000))]
-    pub sched_slice_us: Option<Num>,
+    /// Values by name.
+    pub values: BTreeMap<String, Spanned<toml::Value>>,
+}
+
+impl JsonSchema for KnobsSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "KnobsSpec".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let mut properties = serde_json::Map::new();
+        for k in crate::registry::KNOBS {
+            let mut schema: Value = match k.kind {
+                crate::knobs::KnobKind::Bool => serde_json::json!({ "type": "boolean" }),
+                crate::knobs::KnobKind::Int { .. } => generator.subschema_for::<NumOrParam>().to_value(),
+            };
+            if let Value::Object(m) = &mut schema {
+                m.insert("description".into(), Value::String(k.doc.trim().into()));
+                match (k.kind, k.default) {
+                    (crate::knobs::KnobKind::Bool, Some(d)) => {
+                        m.insert("default".into(), Value::Bool(d != 0));
+                    }
+                    (_, Some(d)) => {
+                        m.insert("default".into(), Value::from(d));
+                    }
+                    _ => {}
+                }
+            }
+            properties.insert(k.name.into(), schema);
+        }
+        json_schema!({
+            "description": "`[knobs]`: sysctls and tunables, by name.",
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": false,
+        })
+    }
 }
 
 /// `[costs]`: nanoseconds charged per micro-step; each has a documented default.
@@ -637,22 +652,7 @@ fn tidy(value: &mut Value) {
 
 pub use crate::costs::Costs;
 
-/// Knobs after validation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Knobs {
-    /// NUMA balancing on.
-    pub numa_balancing: bool,
-    /// Flush ceiling in pages.
-    pub tlb_single_page_flush_ceiling: u32,
-    /// Automatic scan period in ns (None: only explicit `scan` ops).
-    pub scan_period_ns: Option<u64>,
-    /// Pages per automatic scan.
-    pub scan_size_pages: u32,
-    /// Step limit.
-    pub max_steps: u64,
-    /// Scheduler time slice in ns (round robin between the runnable tasks of a CPU).
-    pub sched_slice_ns: u64,
-}
+pub use crate::knobs::Knobs;
 
 /// Kind of a VMA.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1197,30 +1197,33 @@ impl Resolver<'_> {
     }
 
     fn knobs(&self) -> Result<Knobs, ScenarioError> {
-        let k = &self.file.knobs;
-        Ok(Knobs {
-            numa_balancing: k.numa_balancing.unwrap_or(true),
-            tlb_single_page_flush_ceiling: match &k.tlb_single_page_flush_ceiling {
-                Some(n) => self.num(n, "knobs.tlb_single_page_flush_ceiling", 0, 1 << 20)? as u32,
-                None => 33,
-            },
-            scan_period_ns: match &k.scan_period_ms {
-                Some(n) => Some(self.num(n, "knobs.scan_period_ms", 1, 3_600_000)? as u64 * 1_000_000),
-                None => None,
-            },
-            scan_size_pages: match &k.scan_size_pages {
-                Some(n) => self.num(n, "knobs.scan_size_pages", 1, 1 << 28)? as u32,
-                None => 65536,
-            },
-            max_steps: match &k.max_steps {
-                Some(n) => self.num(n, "knobs.max_steps", 1, 1 << 40)? as u64,
-                None => 5_000_000,
-            },
-            sched_slice_ns: match &k.sched_slice_us {
-                Some(n) => self.num(n, "knobs.sched_slice_us", 1, 10_000_000)? as u64 * 1_000,
-                None => 3_000_000,
-            },
-        })
+        let mut knobs = Knobs::default();
+        for (name, v) in &self.file.knobs.values {
+            let field = format!("knobs.{name}");
+            let Some(def) = crate::registry::KNOBS.iter().find(|k| k.name == name) else {
+                let known: Vec<&str> = crate::registry::KNOBS.iter().map(|k| k.name).collect();
+                return Err(self.err(v.span(), field, format!("unknown knob `{name}` (known: {})", known.join(", "))));
+            };
+            let value = match (def.kind, v.get_ref()) {
+                (crate::knobs::KnobKind::Bool, toml::Value::Boolean(b)) => i64::from(*b),
+                (crate::knobs::KnobKind::Int { min, max, .. }, toml::Value::Integer(n)) => {
+                    self.num(&Spanned::new(v.span(), NumOrParam::Int(*n)), &field, min, max)?
+                }
+                (crate::knobs::KnobKind::Int { min, max, .. }, toml::Value::String(p)) => {
+                    self.num(&Spanned::new(v.span(), NumOrParam::Param(p.clone())), &field, min, max)?
+                }
+                (kind, other) => {
+                    let want = if kind == crate::knobs::KnobKind::Bool {
+                        "true or false"
+                    } else {
+                        "a whole number or \"$param\""
+                    };
+                    return Err(self.err(v.span(), field, format!("`{name}` must be {want}, not {}", other.type_str())));
+                }
+            };
+            knobs.set(name, value);
+        }
+        Ok(knobs)
     }
 
     fn processes(&self, topo: &Topology) -> Result<Vec<ProcessDef>, ScenarioError> {
@@ -1789,12 +1792,30 @@ ops = [ { op = "touch", vma = "heap" }, { op = "scan" } ]
     }
 
     #[test]
+    fn knobs_are_set_by_name_and_a_bad_one_is_refused_with_its_line() {
+        let s = parse(&format!("{MINI}\n[knobs]\nscan_period_ms = 2\nnuma_balancing = false\n"), &[]).unwrap();
+        assert_eq!(s.knobs.get(crate::mech::numa::SCAN_PERIOD_NS), Some(2_000_000));
+        assert!(!s.knobs.on(crate::mech::numa::NUMA_BALANCING));
+        for (bad, field, says) in [
+            ("scan_perod_ms = 2", "knobs.scan_perod_ms", "unknown knob `scan_perod_ms`"),
+            ("numa_balancing = 3", "knobs.numa_balancing", "must be true or false"),
+            ("scan_period_ms = 0", "knobs.scan_period_ms", "out of range"),
+        ] {
+            let text = format!("{MINI}\n[knobs]\n{bad}\n");
+            let e = parse(&text, &[]).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some(field), "{bad}");
+            assert_eq!(e.line, Some(text.lines().count()), "{bad}");
+            assert!(e.message.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn a_minimal_scenario_parses_with_defaults() {
         let s = parse(MINI, &[]).unwrap();
         assert_eq!(s.topology.nr_cpus(), 4);
         assert_eq!(s.topology.distance[0][1], 20);
         assert_eq!(s.processes[0].vmas[0].pages, 4);
-        assert_eq!(s.knobs.tlb_single_page_flush_ceiling, 33);
+        assert_eq!(s.knobs.value(crate::mech::core::TLB_SINGLE_PAGE_FLUSH_CEILING), 33);
     }
 
     #[test]

@@ -151,7 +151,7 @@ impl Simulation {
         let Some(mut runner) = self.runner.take() else {
             return Ok(self.total.unwrap_or(0));
         };
-        let max = runner.cfg.knobs.max_steps;
+        let max = runner.cfg.knobs.value(crate::mech::core::MAX_STEPS);
         let tasks_per_process: Vec<usize> = self.scenario.processes.iter().map(|p| p.threads.len()).collect();
         // Operation anchors: (chapter, task index, op) still unresolved, and each one's
         // task position before the step (a buffer reused across steps).

@@ -115,7 +115,7 @@ fn an_explicit_scan_with_numa_balancing_off_still_faults_into_do_numa_page() {
     let b = BUILTINS.iter().find(|b| b.id == "numa-hint-fault-101").unwrap();
     let text = b.text.replace("[machine]", "[knobs]\nnuma_balancing = false\n\n[machine]");
     let s = scenario::parse(&text, &[]).unwrap();
-    assert!(!s.knobs.numa_balancing);
+    assert!(!s.knobs.on(mmviz_engine::mech::numa::NUMA_BALANCING));
     let r = mmviz_engine::run::run(&s, &ToggleSet::default()).unwrap();
     let pages = r.value("numa_hint_faults").unwrap();
     assert!(pages > 0.0, "{:?}", r.counters);

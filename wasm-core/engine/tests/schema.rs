@@ -196,13 +196,19 @@ fn the_schema_defaults_are_the_parsers() {
     );
     assert_eq!(
         default(&format!("{knobs}/tlb_single_page_flush_ceiling")),
-        u64::from(s.knobs.tlb_single_page_flush_ceiling)
+        s.knobs.value(mmviz_engine::mech::core::TLB_SINGLE_PAGE_FLUSH_CEILING)
     );
-    assert_eq!(default(&format!("{knobs}/scan_size_pages")), u64::from(s.knobs.scan_size_pages));
-    assert_eq!(default(&format!("{knobs}/max_steps")), s.knobs.max_steps);
+    assert_eq!(
+        default(&format!("{knobs}/scan_size_pages")),
+        s.knobs.value(mmviz_engine::mech::numa::SCAN_SIZE_PAGES)
+    );
+    assert_eq!(
+        default(&format!("{knobs}/max_steps")),
+        s.knobs.value(mmviz_engine::mech::core::MAX_STEPS)
+    );
     assert_eq!(
         schema.pointer(&format!("{knobs}/numa_balancing/default")),
-        Some(&Value::Bool(s.knobs.numa_balancing))
+        Some(&Value::Bool(s.knobs.on(mmviz_engine::mech::numa::NUMA_BALANCING)))
     );
     let costs = scenario::Costs::default();
     assert_eq!(

@@ -130,7 +130,7 @@ impl Function for DupMm {
         }
         self.called = true;
         let now = sim.clock(cpu);
-        let period = sim.cfg.knobs.scan_period_ns.unwrap_or(0);
+        let period = sim.cfg.knobs.value(crate::mech::numa::SCAN_PERIOD_NS);
         let m = &mut sim.st.mms[self.new as usize];
         m.cpumask = crate::machine::CpuMask::EMPTY;
         m.tlb_gen = 0;

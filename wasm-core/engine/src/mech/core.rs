@@ -2,6 +2,7 @@
 //! scheduler, locks, the reverse map and x86 TLB shootdowns. Every other mechanism
 //! builds on it.
 
+use crate::knobs::KnobKind;
 use crate::listings as l;
 use crate::registry::{FunctionListings, Mechanism, ViewDef};
 
@@ -87,6 +88,19 @@ crate::costs! { Core;
     LOAD_BALANCE_NS => "load_balance_ns" = 1000,
 }
 
+crate::knobs! { Core;
+    /// x86 `tlb_single_page_flush_ceiling` (default 33): flushes of more pages become full
+    /// flushes.
+    TLB_SINGLE_PAGE_FLUSH_CEILING => "tlb_single_page_flush_ceiling", KnobKind::Int { min: 0, max: 1 << 20, scale: 1 }, Some(33),
+    /// Safety net: the run stops with an error after this many steps (default 5,000,000).
+    MAX_STEPS => "max_steps", KnobKind::Int { min: 1, max: 1 << 40, scale: 1 }, Some(5_000_000),
+    /// Scheduler time slice in µs when several threads share a CPU (default 3000: CFS's
+    /// 6 ms `sched_latency` split between two runnable tasks). A thread gives the CPU up
+    /// at its next return to user space after the slice ends.
+    // Kept in ns (scale 1000).
+    SCHED_SLICE_NS => "sched_slice_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, Some(3000),
+}
+
 /// Event kinds.
 pub mod ev {
     crate::events! { Core;
@@ -154,6 +168,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     toggles: &[],
     counters: COUNTERS,
     costs: COSTS,
+    knobs: KNOBS,
     events: ev::EVENTS,
     ops: crate::kernel::entry::OPS,
     listings: &[

@@ -62,6 +62,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     toggles: &[],
     counters: COUNTERS,
     costs: COSTS,
+    knobs: &[],
     events: ev::EVENTS,
     ops: crate::kernel::fork::OPS,
     listings: &[

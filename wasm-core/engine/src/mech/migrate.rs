@@ -59,6 +59,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     toggles: &[],
     counters: COUNTERS,
     costs: COSTS,
+    knobs: &[],
     events: ev::EVENTS,
     ops: &[],
     listings: &[

@@ -3,6 +3,7 @@
 //! migrates a misplaced page (`migrate_misplaced_page`). Its toggles are the 2018
 //! dirty-file-page skip and the 2021 delayed mapping.
 
+use crate::knobs::KnobKind;
 use crate::listings as l;
 use crate::patches::{ListingPair, Patch, ToggleKind};
 use crate::registry::{FunctionListings, Mechanism, ViewDef};
@@ -111,6 +112,18 @@ crate::costs! { Numa;
     NUMA_WORK_NS => "numa_work_ns" = 50,
 }
 
+crate::knobs! { Numa;
+    /// `kernel.numa_balancing` (default on): off stops the automatic scanner. A PROT_NONE
+    /// PTE (from an explicit `scan` operation) still faults into `do_numa_page`, as in v5.12.
+    NUMA_BALANCING => "numa_balancing", KnobKind::Bool, Some(1),
+    /// Automatic scanning: `task_numa_work` every this many ms of a thread's time (one
+    /// thread per mm wins each period). Default: off, only `scan` operations scan.
+    // Kept in ns (scale 1,000,000).
+    SCAN_PERIOD_NS => "scan_period_ms", KnobKind::Int { min: 1, max: 3_600_000, scale: 1_000_000 }, None,
+    /// Pages marked per automatic scan; default 65536 (256 MiB).
+    SCAN_SIZE_PAGES => "scan_size_pages", KnobKind::Int { min: 1, max: 1 << 28, scale: 1 }, Some(65536),
+}
+
 /// Event kinds.
 pub mod ev {
     crate::events! { Numa;
@@ -138,6 +151,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     toggles: TOGGLES,
     counters: COUNTERS,
     costs: COSTS,
+    knobs: KNOBS,
     events: ev::EVENTS,
     ops: crate::kernel::sched::numa::OPS,
     listings: &[

@@ -59,7 +59,7 @@ fn context_switch(sim: &mut Sim, cpu: CpuId, next: u16, ns: u64) -> Ev {
         sim.st.counters.inc(CTXT);
     }
     sim.st.cpus[c].curr = next;
-    sim.st.cpus[c].slice_end = sim.clock(cpu) + sim.cfg.knobs.sched_slice_ns;
+    sim.st.cpus[c].slice_end = sim.clock(cpu) + sim.cfg.knobs.value(crate::mech::core::SCHED_SLICE_NS);
     let t = &mut sim.st.tasks[next as usize];
     t.state = TaskState::Running;
     t.cpu = cpu;

@@ -206,7 +206,7 @@ impl Function for TaskNumaWork {
                         );
                     }
                     Window::Auto => {
-                        let budget = sim.cfg.knobs.scan_size_pages;
+                        let budget = sim.cfg.knobs.value(crate::mech::numa::SCAN_SIZE_PAGES) as u32;
                         let m = &mut sim.st.mms[mm as usize];
                         (self.vi, self.off) = m.scan_offset;
                         self.left = budget;
@@ -280,9 +280,9 @@ pub const OPS: &[crate::scenario::OpDef] = &[crate::scenario::OpDef {
 /// queues it, `exit_to_user_mode_loop` → `task_work_run` runs it; the thread that wins
 /// `numa_next_scan` scans).
 pub fn task_work(sim: &mut Sim, cpu: CpuId) -> Option<(Ev, Frame)> {
-    let period = sim.cfg.knobs.scan_period_ns?;
+    let period = sim.cfg.knobs.get(crate::mech::numa::SCAN_PERIOD_NS)?;
     let mm = sim.cpu_mm(cpu) as usize;
-    if !sim.cfg.knobs.numa_balancing || sim.clock(cpu) < sim.st.mms[mm].numa_next_scan {
+    if !sim.cfg.knobs.on(crate::mech::numa::NUMA_BALANCING) || sim.clock(cpu) < sim.st.mms[mm].numa_next_scan {
         return None;
     }
     sim.st.mms[mm].numa_next_scan = sim.clock(cpu) + period;

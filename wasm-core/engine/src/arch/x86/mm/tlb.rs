@@ -64,7 +64,7 @@ impl Function for FlushTlbMmRange {
         let pid = sim.st.mms[self.mm as usize].pid;
         match self.pc {
             Pc::Local => {
-                let ceiling = sim.cfg.knobs.tlb_single_page_flush_ceiling;
+                let ceiling = sim.cfg.knobs.value(crate::mech::core::TLB_SINGLE_PAGE_FLUSH_CEILING) as u32;
                 if self.pages != FLUSH_ALL && self.pages > ceiling {
                     self.pages = FLUSH_ALL;
                 }
