@@ -49,7 +49,7 @@ export function MechanismPanel({ mechanism, view }: MechanismPanelProps) {
         {view.title !== mechanism.title && <span className={panel.subtitle}>{view.title}</span>}
       </h2>
       {counters.length > 0 && (
-        <dl className={styles.counters} aria-label={`Counters of ${mechanism.title}`}>
+        <dl className={styles.counters}>
           {counters.map((c) => {
             const delta = deltas[c.name] ?? 0;
             return (
