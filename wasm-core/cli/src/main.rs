@@ -67,6 +67,12 @@ enum Cmd {
         /// Files, folders or built-in ids.
         scenarios: Vec<String>,
     },
+    /// List the mechanisms and what each declares: toggles, operations, counters, event kinds.
+    Mechanisms {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print every micro-step of a run with its narration.
     Trace {
         /// Scenario file or built-in id.
@@ -188,6 +194,33 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             Ok(())
         }
         Cmd::Check { scenarios } => check(&scenarios),
+        Cmd::Mechanisms { json } => {
+            let ms = mmviz_engine::view::mechanism_views();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&ms).map_err(|e| Fail(1, e.to_string()))?);
+                return Ok(());
+            }
+            for m in ms {
+                println!("{}: {}", m.id, m.title);
+                if !m.toggles.is_empty() {
+                    println!("  toggles: {}", m.toggles.join(", "));
+                }
+                for o in &m.ops {
+                    let args: Vec<String> = o
+                        .args
+                        .iter()
+                        .map(|a| if a.required { a.name.to_string() } else { format!("[{}]", a.name) })
+                        .collect();
+                    println!("  op {} {}: {}", o.name, args.join(" "), o.doc);
+                }
+                for c in &m.counters {
+                    println!("  counter {}{}: {}", c.name, if c.kernel { "" } else { " (model)" }, c.doc);
+                }
+                let kinds: Vec<&str> = m.events.iter().map(|e| e.name).collect();
+                println!("  events: {}", kinds.join(", "));
+            }
+            Ok(())
+        }
         Cmd::Trace {
             scenario,
             set,
@@ -253,7 +286,7 @@ fn to_json(v: &Value) -> String {
 /// Table rows: every counter, the headline metrics, then any other metric a run has
 /// (lock statistics appear only for lock classes the run used).
 fn rows(results: &[&RunResult]) -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = Counter::ALL
+    let mut out: Vec<&'static str> = Counter::all()
         .iter()
         .map(|c| c.name())
         .chain(["sim_time_ns", "accesses_per_ms", "steps"])

@@ -1,91 +1,101 @@
 //! Event counters. Where the kernel has a vmstat (or `/proc/interrupts`) name for a
 //! quantity, the counter carries that name; model-only counters are marked as such.
 
+use crate::registry::Mech;
 use std::fmt;
 
+/// A counter: a handle (index into [`crate::registry::COUNTERS`]) a mechanism declares
+/// with [`crate::counters!`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Counter(u16);
+
+/// What a mechanism says about one of its counters.
+#[derive(Clone, Copy, Debug)]
+pub struct CounterDef {
+    /// The name used in tables, JSON and scenario `[[expect]]` blocks (the kernel's, where it has one).
+    pub name: &'static str,
+    /// What it counts.
+    pub doc: &'static str,
+    /// Whether the kernel has this counter (vmstat, /proc/stat or /proc/interrupts).
+    pub kernel: bool,
+}
+
+/// Declares a mechanism's counters: `kernel NAME => "vmstat_name",` for one the kernel
+/// has, `model NAME => "name",` for one only the model keeps, each with a doc comment.
+/// Makes a `pub const NAME: Counter` handle per counter and `COUNTERS` for the registry.
+#[macro_export]
 macro_rules! counters {
-    ($( $(#[doc = $doc:literal])* $variant:ident => $name:literal, )*) => {
-        /// One counter of the model; the discriminant indexes [`Counters`].
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[repr(u8)]
-        pub enum Counter {
-            $( $(#[doc = $doc])* $variant, )*
-        }
-
-        impl Counter {
-            /// Every counter, in display order (kernel names first).
-            pub const ALL: &'static [Counter] = &[$(Counter::$variant,)*];
-
-            /// The name used in tables, JSON and scenario `[[expect]]` blocks.
-            pub const fn name(self) -> &'static str {
-                match self { $(Counter::$variant => $name,)* }
-            }
-        }
+    ($mech:ident; $( $(#[doc = $doc:literal])* $kind:ident $c:ident => $name:literal, )*) => {
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+        #[repr(u16)]
+        enum CounterIndex { $($c,)* }
+        $(
+            $(#[doc = $doc])*
+            pub const $c: $crate::counters::Counter =
+                $crate::counters::Counter::at($crate::registry::Mech::$mech, CounterIndex::$c as u16);
+        )*
+        /// This mechanism's counters, in handle order.
+        pub const COUNTERS: &[$crate::counters::CounterDef] = &[$(
+            $crate::counters::CounterDef {
+                name: $name,
+                doc: concat!($($doc),*),
+                kernel: $crate::__kernel_counter!($kind),
+            },
+        )*];
     };
 }
 
-counters! {
-    /// `numa_pte_updates`: PTEs turned PROT_NONE by `change_prot_numa` (base pages).
-    NumaPteUpdates => "numa_pte_updates",
-    /// `numa_hint_faults`: hint faults counted in `numa_migrate_prep`.
-    NumaHintFaults => "numa_hint_faults",
-    /// `numa_hint_faults_local`: hint faults on a page already on the faulting CPU's node.
-    NumaHintFaultsLocal => "numa_hint_faults_local",
-    /// `numa_pages_migrated`: pages moved by `migrate_misplaced_page`.
-    NumaPagesMigrated => "numa_pages_migrated",
-    /// `pgmigrate_success`: pages `migrate_pages` moved.
-    PgmigrateSuccess => "pgmigrate_success",
-    /// `pgmigrate_fail`: pages `migrate_pages` gave up on.
-    PgmigrateFail => "pgmigrate_fail",
-    /// `nr_tlb_remote_flush`: flush operations that sent IPIs (sender side, once per op).
-    NrTlbRemoteFlush => "nr_tlb_remote_flush",
-    /// `nr_tlb_remote_flush_received`: IPIs handled by a CPU that had the mm loaded.
-    NrTlbRemoteFlushReceived => "nr_tlb_remote_flush_received",
-    /// `nr_tlb_local_flush_one`: pages flushed one by one (INVLPG) on the sender.
-    NrTlbLocalFlushOne => "nr_tlb_local_flush_one",
-    /// `nr_tlb_local_flush_all`: full local flushes (CR3 reload) on the sender.
-    NrTlbLocalFlushAll => "nr_tlb_local_flush_all",
-    /// `/proc/stat` `ctxt` (`nr_context_switches`): switches from one task to another.
-    Ctxt => "ctxt",
-    /// `pgreuse` (v5.10+): write faults on a COW page that `wp_page_reuse` made writable in place.
-    Pgreuse => "pgreuse",
-    /// `/proc/stat` `processes` (`total_forks`): processes created by `fork`.
-    Processes => "processes",
-    /// `/proc/interrupts` "TLB shootdowns" (`irq_tlb_count`): every IPI received.
-    IrqTlbCount => "irq_tlb_count",
-    /// Model only: user memory accesses completed.
-    Accesses => "accesses",
-    /// Model only: accesses that missed the TLB and walked the page table.
-    TlbMisses => "tlb_misses",
-    /// Model only: first-touch faults served by `do_anonymous_page`.
-    AnonFaults => "anon_faults",
-    /// Model only: PTEs `change_pte_range` left alone because the file page was dirty.
-    ScanSkipDirtyFile => "scan_skip_dirty_file",
-    /// Model only: `migrate_misplaced_page` bailed out on a dirty file page.
-    MisplacedBailDirtyFile => "misplaced_bail_dirty_file",
-    /// Model only: migrations that failed to isolate the page (already isolated, node full).
-    MigrateIsolateFail => "migrate_isolate_fail",
-    /// Model only: mappings `try_to_unmap_one` replaced, across every mm the rmap walk visited.
-    RmapUnmaps => "rmap_unmaps",
-    /// Model only: CPUs in `mm_cpumask` a shootdown skipped because they were in lazy TLB mode.
-    LazyTlbSkips => "lazy_tlb_skips",
-    /// Model only: write faults `wp_page_copy` resolved with a new page (v5.12 has no
-    /// vmstat for them; `pgfault` counts every fault).
-    CowCopies => "cow_copies",
-    /// Model only: tasks load balancing moved to another CPU (the sum of the tasks'
-    /// `se.nr_migrations` in `/proc/PID/sched`, placement at fork excluded).
-    NrMigrations => "nr_migrations",
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_counter {
+    (kernel) => {
+        true
+    };
+    (model) => {
+        false
+    };
 }
 
 impl Counter {
+    /// Counter `i` of mechanism `m` (what [`crate::counters!`] expands to).
+    pub const fn at(m: Mech, i: u16) -> Counter {
+        Counter(crate::registry::counter_base(m) + i)
+    }
+
+    /// The counter at `index` in the flat table.
+    pub const fn from_index(index: u16) -> Counter {
+        Counter(index)
+    }
+
+    /// Its index in the flat table.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// Its declaration.
+    pub fn def(self) -> &'static CounterDef {
+        crate::registry::COUNTERS[self.index()]
+    }
+
+    /// The name used in tables, JSON and scenario `[[expect]]` blocks.
+    pub fn name(self) -> &'static str {
+        self.def().name
+    }
+
+    /// Every counter, in display order (kernel names first).
+    pub fn all() -> &'static [Counter] {
+        &crate::registry::COUNTER_ORDER
+    }
+
     /// Looks a counter up by its name.
     pub fn from_name(name: &str) -> Option<Counter> {
-        Counter::ALL.iter().copied().find(|c| c.name() == name)
+        Counter::all().iter().copied().find(|c| c.name() == name)
     }
 
     /// Whether the kernel has this counter (vmstat or /proc/interrupts) rather than the model alone.
-    pub const fn is_kernel(self) -> bool {
-        (self as u8) <= (Counter::IrqTlbCount as u8)
+    pub fn is_kernel(self) -> bool {
+        self.def().kernel
     }
 }
 
@@ -96,7 +106,7 @@ impl fmt::Display for Counter {
 }
 
 /// Number of counters.
-pub const NR_COUNTERS: usize = Counter::ALL.len();
+pub const NR_COUNTERS: usize = crate::registry::NR_COUNTERS;
 
 /// A fixed array of counter values; copying it is cheap, so a step can diff before/after.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,7 +122,7 @@ impl Counters {
     /// Adds `n` to counter `c`.
     #[inline]
     pub fn add(&mut self, c: Counter, n: u64) {
-        self.0[c as usize] += n;
+        self.0[c.index()] += n;
     }
 
     /// Adds one to counter `c`.
@@ -124,17 +134,17 @@ impl Counters {
     /// The value of counter `c`.
     #[inline]
     pub fn get(&self, c: Counter) -> u64 {
-        self.0[c as usize]
+        self.0[c.index()]
     }
 
     /// `(counter, value)` pairs in display order.
     pub fn iter(&self) -> impl Iterator<Item = (Counter, u64)> + '_ {
-        Counter::ALL.iter().map(|&c| (c, self.get(c)))
+        Counter::all().iter().map(|&c| (c, self.get(c)))
     }
 
     /// Non-zero differences `self - before`, in display order.
     pub fn delta_since(&self, before: &Counters) -> Vec<(Counter, i64)> {
-        Counter::ALL
+        Counter::all()
             .iter()
             .filter_map(|&c| {
                 let d = self.get(c) as i64 - before.get(c) as i64;
@@ -147,27 +157,21 @@ impl Counters {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mech::numa::NUMA_HINT_FAULTS;
 
     #[test]
     fn every_counter_name_round_trips() {
-        for &c in Counter::ALL {
+        for &c in Counter::all() {
             assert_eq!(Counter::from_name(c.name()), Some(c));
         }
         assert_eq!(Counter::from_name("no_such_counter"), None);
     }
 
     #[test]
-    fn kernel_counters_come_first() {
-        let first_model = Counter::ALL.iter().position(|c| !c.is_kernel());
-        assert_eq!(first_model, Some(Counter::Accesses as usize));
-        assert!(Counter::ALL[..Counter::Accesses as usize].iter().all(|c| c.is_kernel()));
-    }
-
-    #[test]
     fn delta_lists_only_changed_counters() {
         let before = Counters::default();
         let mut after = before;
-        after.add(Counter::NumaHintFaults, 2);
-        assert_eq!(after.delta_since(&before), vec![(Counter::NumaHintFaults, 2)]);
+        after.add(NUMA_HINT_FAULTS, 2);
+        assert_eq!(after.delta_since(&before), vec![(NUMA_HINT_FAULTS, 2)]);
     }
 }

@@ -11,6 +11,7 @@ use crate::machine::{
     pg, Cpu, CpuMask, Frames, FreeMap, KthreadKind, Mm, Page, RmapKind, RmapRoot, Task, TaskKind, TaskState, Tlb, Vma, Wait, CPUPID_UNSET,
     NO_MAPPING,
 };
+use crate::mech::core::ev as core_ev;
 use crate::patches::ToggleSet;
 use crate::registry::Frame;
 use crate::scenario::{Costs, Knobs, Op, Scenario, VmaKind};
@@ -345,7 +346,7 @@ impl Sim {
             .iter()
             .map(|t| {
                 Stack::new(match t.kind {
-                    TaskKind::User { .. } => Frame::User(crate::kernel::entry::UserMode::default()),
+                    TaskKind::User { .. } => Frame::from(crate::kernel::entry::UserMode::default()),
                     TaskKind::Kernel(_) | TaskKind::Idle => Frame::Idle,
                 })
             })
@@ -553,7 +554,7 @@ impl Sim {
         let step = self.st.step;
         self.st.step += 1;
         self.refresh_ready();
-        let kind = ev.kind.unwrap_or(EventKind::OpStart);
+        let kind = ev.kind.unwrap_or(core_ev::OP_START);
         Some((
             StepInfo {
                 step,

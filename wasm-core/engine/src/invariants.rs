@@ -6,11 +6,35 @@
 
 use crate::engine::Sim;
 use crate::machine::{pg, Wait};
+use crate::registry::Invariant;
 
-/// Checks every invariant; the error says which one broke and where.
+/// Checks every mechanism's invariants; the error says which one broke and where.
 pub fn check(sim: &Sim) -> Result<(), String> {
+    for inv in crate::registry::invariants() {
+        (inv.check)(sim).map_err(|e| format!("{}: {e}", inv.name))?;
+    }
+    Ok(())
+}
+
+/// The core's invariants.
+pub const CORE: &[Invariant] = &[
+    Invariant {
+        name: "free memory adds up",
+        check: free_memory_adds_up,
+    },
+    Invariant {
+        name: "mappings follow the rmap",
+        check: mappings_follow_the_rmap,
+    },
+    Invariant {
+        name: "no stale TLB entry",
+        check: no_stale_tlb_entry,
+    },
+];
+
+/// The free map and the FREE flags agree, and per-node counts add up.
+fn free_memory_adds_up(sim: &Sim) -> Result<(), String> {
     let st = &sim.st;
-    // The free map and the FREE flags agree, and per-node counts add up.
     for (nid, n) in sim.cfg.topo.nodes.iter().enumerate() {
         let end = n.first_pfn + n.mem_pages;
         let mut free = 0;
@@ -25,7 +49,13 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             return Err(format!("node {nid} counts {} free pages but has {free}", st.free_count[nid]));
         }
     }
-    // Every PTE that names a frame names an allocated one, found again by the rmap walk.
+    Ok(())
+}
+
+/// Every PTE that names a frame names an allocated one, found again by the rmap walk,
+/// and counted in its mapcount; a private page mapped more than once is read-only.
+fn mappings_follow_the_rmap(sim: &Sim) -> Result<(), String> {
+    let st = &sim.st;
     let mut mapped = vec![0u32; st.frames.len() as usize];
     for (mi, m) in st.mms.iter().enumerate() {
         for (vi, v) in m.vmas.iter().enumerate() {
@@ -67,21 +97,13 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             }
         }
     }
-    // try_to_unmap_one clears the PTE before it drops the page's rmap: in between, the
-    // mapcount may count one more than the PTEs that map it.
+    // try_to_unmap_one (and wp_page_copy) clear the PTE before they drop the page's
+    // rmap: in between, the mapcount may count one more than the PTEs that map it.
     let mut unmapping = vec![0u32; st.frames.len() as usize];
     for s in &st.stacks {
         for f in s.iter() {
-            if let crate::registry::Frame::TryToUnmapOne(t) = f {
-                if let Some(n) = unmapping.get_mut(t.pfn() as usize) {
-                    *n += u32::from(t.cleared());
-                }
-            }
-            // wp_page_copy clears the old PTE (ptep_clear_flush) before page_remove_rmap.
-            if let crate::registry::Frame::WpPageCopy(w) = f {
-                if let Some(n) = w.clearing().and_then(|pfn| unmapping.get_mut(pfn as usize)) {
-                    *n += 1;
-                }
+            if let Some(n) = f.unmapping().and_then(|pfn| unmapping.get_mut(pfn as usize)) {
+                *n += 1;
             }
         }
     }
@@ -94,7 +116,12 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             ));
         }
     }
-    // A TLB entry must match a present PTE, unless a flush that will remove it is under way.
+    Ok(())
+}
+
+/// A TLB entry must match a present PTE, unless a flush that will remove it is under way.
+fn no_stale_tlb_entry(sim: &Sim) -> Result<(), String> {
+    let st = &sim.st;
     for c in &st.cpus {
         for e in c.tlb.entries() {
             let m = &st.mms[e.mm as usize];
@@ -106,24 +133,13 @@ pub fn check(sim: &Sim) -> Result<(), String> {
             // A lazy CPU is skipped by shootdowns; it flushes when it switches back (its
             // tlb_gen is behind). A CPU that left the mm drops its entries when it returns.
             let lazy_behind = (c.lazy && c.seen_gen < m.tlb_gen) || c.loaded_mm != Some(e.mm);
-            // A fork write-protects the parent's PTEs first and flushes once at the end.
-            let forking = st.stacks.iter().any(|s| {
-                s.iter()
-                    .any(|f| matches!(f, crate::registry::Frame::DupMmap(d) if d.oldmm() == e.mm))
-            });
+            // A function between changing PTEs and flushing them (a fork write-protects
+            // the parent's PTEs first and flushes once at the end).
+            let pending = st.stacks.iter().any(|s| s.iter().any(|f| f.flush_under_way(e.mm)));
             let flushing = lazy_behind
-                || forking
+                || pending
                 || m.flush_pending > 0
-                || st.cpus.iter().any(|x| {
-                    x.wait == Wait::Acks
-                        || x.inbox.iter().any(|i| i.mm == e.mm)
-                        || st.stacks[x.curr as usize].iter().any(|f| {
-                            matches!(
-                                f,
-                                crate::registry::Frame::FlushTlbMmRange(_) | crate::registry::Frame::PtepClearFlush(_)
-                            )
-                        })
-                });
+                || st.cpus.iter().any(|x| x.wait == Wait::Acks || x.inbox.iter().any(|i| i.mm == e.mm));
             if !flushing {
                 return Err(format!(
                     "CPU {} caches mm {} vpn {:#x} -> pfn {}, but the PTE is {} (pfn {}) and no flush is under way",

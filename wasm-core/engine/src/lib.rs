@@ -15,6 +15,7 @@ pub mod invariants;
 pub mod kernel;
 pub mod listings;
 pub mod machine;
+pub mod mech;
 pub mod mm;
 pub mod patches;
 pub mod registry;

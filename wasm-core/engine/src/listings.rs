@@ -121,12 +121,11 @@ pub const USER_CODE: Listing = Listing {
     function: "user code",
     follows: "the scenario's operations for this thread",
     lines: lines![
-        "E3" => "scan operation: run the NUMA scanner now (task_numa_work)",
+        "E3" => "a system-call operation (scan, fork, ...): call its kernel entry (task_numa_work, kernel_clone, ...)",
         "E4" => "compute operation: run user code for a while, touching no modelled memory",
         "E5" => "the computation is over: next operation",
         "E6" => "load or store: look the address up in this CPU's TLB; a miss makes the MMU walk",
         "E7" => "yield operation: sched_yield() -> schedule(); back on the run queue",
-        "E8" => "fork operation: fork() -> kernel_clone()",
     ],
 };
 

@@ -147,12 +147,12 @@ impl Patch {
 
 /// Looks a patch up by toggle id.
 pub fn find(id: &str) -> Option<&'static Patch> {
-    REGISTRY.iter().find(|p| p.id == id)
+    registry().iter().copied().find(|p| p.id == id)
 }
 
 /// Comma-separated list of known toggle ids, for error messages.
 pub fn known_ids() -> String {
-    REGISTRY.iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
+    registry().iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
 }
 
 /// The toggles in effect for one simulation, one value per registry entry.
@@ -164,46 +164,98 @@ pub struct ToggleSet {
 impl Default for ToggleSet {
     fn default() -> Self {
         ToggleSet {
-            values: REGISTRY.iter().map(Patch::default_value).collect(),
+            values: registry().iter().map(|p| p.default_value()).collect(),
         }
     }
 }
 
-/// A toggle by its position in [`REGISTRY`]: engine code reads toggles through these
-/// typed handles (an array index), never by string on a hot path. A test checks that each
-/// handle names the registry entry it claims.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tog(pub usize, pub &'static str);
+/// Every toggle the engine models (the patch registry), in handle order: each mechanism
+/// declares its own with [`crate::toggles!`].
+pub fn registry() -> &'static [&'static Patch] {
+    &crate::registry::TOGGLES
+}
 
-/// `numa_delay_map`.
-pub const NUMA_DELAY_MAP: Tog = Tog(0, "numa_delay_map");
-/// `numa_skip_dirty_file`.
-pub const NUMA_SKIP_DIRTY_FILE: Tog = Tog(1, "numa_skip_dirty_file");
-/// Every handle, for the consistency test.
-pub const TOGS: &[Tog] = &[NUMA_DELAY_MAP, NUMA_SKIP_DIRTY_FILE];
+/// A placeholder entry (never in the registry).
+pub const NO_PATCH: Patch = Patch {
+    id: "",
+    kind: ToggleKind::Bool,
+    title: "",
+    author: "",
+    date: "",
+    commit: "",
+    version: "",
+    link: "",
+    explanation: "",
+    functions: &[],
+    enum_values: &[],
+    default_index: 0,
+    value_labels: &[],
+    listings: &[],
+};
+
+/// A toggle: engine code reads toggles through these typed handles (an index into
+/// [`registry()`]), never by string on a hot path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tog(u16);
+
+impl Tog {
+    /// Toggle `i` of mechanism `m` (what [`crate::toggles!`] expands to).
+    pub const fn at(m: crate::registry::Mech, i: u16) -> Tog {
+        Tog(crate::registry::toggle_base(m) + i)
+    }
+
+    /// Its registry entry.
+    pub fn patch(self) -> &'static Patch {
+        registry()[self.0 as usize]
+    }
+
+    /// Its id.
+    pub fn id(self) -> &'static str {
+        self.patch().id
+    }
+}
+
+/// Declares a mechanism's toggles, `NAME = Patch { .. },`: a `pub const NAME: Tog`
+/// handle each and `TOGGLES` for the registry.
+#[macro_export]
+macro_rules! toggles {
+    ($mech:ident; $( $(#[doc = $doc:literal])* $t:ident = $patch:expr, )*) => {
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+        #[repr(u16)]
+        enum ToggleIndex { $($t,)* }
+        $(
+            $(#[doc = $doc])*
+            pub const $t: $crate::patches::Tog =
+                $crate::patches::Tog::at($crate::registry::Mech::$mech, ToggleIndex::$t as u16);
+        )*
+        /// This mechanism's toggles, in handle order.
+        pub const TOGGLES: &[$crate::patches::Patch] = &[$($patch,)*];
+    };
+}
 
 impl ToggleSet {
     /// Whether bool toggle `t` is on.
     #[inline]
     pub fn on(&self, t: Tog) -> bool {
-        matches!(self.values.get(t.0), Some(ToggleValue::Bool(true)))
+        matches!(self.values.get(t.0 as usize), Some(ToggleValue::Bool(true)))
     }
 
     /// The value index of toggle `t` among its values (enums: declaration order).
     pub fn index(&self, t: Tog) -> usize {
-        REGISTRY
-            .get(t.0)
-            .and_then(|p| self.values.get(t.0).and_then(|v| p.index_of(v)))
+        let i = t.0 as usize;
+        registry()
+            .get(i)
+            .and_then(|p| self.values.get(i).and_then(|v| p.index_of(v)))
             .unwrap_or(0)
     }
 
     /// Sets toggle `id` to `value`, checking both.
     pub fn set(&mut self, id: &str, value: ToggleValue) -> Result<(), String> {
-        let idx = REGISTRY
+        let idx = registry()
             .iter()
             .position(|p| p.id == id)
             .ok_or_else(|| format!("unknown toggle `{id}` (known toggles: {})", known_ids()))?;
-        let patch = &REGISTRY[idx];
+        let patch = registry()[idx];
         let value = match (&value, patch.kind) {
             (ToggleValue::Bool(_), ToggleKind::Bool) => value,
             (ToggleValue::Enum(s), _) => patch.parse_value(s)?,
@@ -224,7 +276,7 @@ impl ToggleSet {
 
     /// The value of toggle `id`.
     pub fn get(&self, id: &str) -> Option<&ToggleValue> {
-        REGISTRY.iter().position(|p| p.id == id).map(|i| &self.values[i])
+        registry().iter().position(|p| p.id == id).map(|i| &self.values[i])
     }
 
     /// Whether bool toggle `id` is on (false for unknown ids or enums).
@@ -234,69 +286,9 @@ impl ToggleSet {
 
     /// `(id, value)` pairs in registry order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &ToggleValue)> {
-        REGISTRY.iter().map(|p| p.id).zip(self.values.iter())
+        registry().iter().map(|p| p.id).zip(self.values.iter())
     }
 }
-
-/// Every toggle the engine models, in the order [`Tog`] handles index.
-pub static REGISTRY: &[Patch] = &[
-    Patch {
-        id: "numa_delay_map",
-        kind: ToggleKind::Bool,
-        title: "NUMA balancing: reduce TLB flush via delaying mapping on hint page fault",
-        author: "Huang Ying (reviewed by Mel Gorman)",
-        date: "2021-04-08",
-        commit: "b99a342d4f11",
-        version: "v5.13",
-        link: "https://git.kernel.org/torvalds/c/b99a342d4f11",
-        explanation: "Before this patch do_numa_page made the PROT_NONE hint PTE present again before \
-            trying to migrate the page. From that moment any CPU running the process could cache the \
-            translation, so when migration unmapped the page, ptep_clear_flush saw an accessible PTE and \
-            had to flush the TLB: a local INVLPG plus an IPI to every other non-lazy CPU in the process's \
-            mm_cpumask. With the patch the PTE stays PROT_NONE until migration is decided; \
-            pte_accessible() is then false, so unmapping needs no flush and sends no IPI. The PTE is made \
-            present only if the page is not migrated. Published: TLB shootdown interrupts -98% \
-            (4.7e7 to 9.7e5) for 9.2e6 migrated pages, throughput +5.5%.",
-        functions: &["do_numa_page"],
-        enum_values: &[],
-        default_index: 1,
-        value_labels: &["v5.12: map, then migrate", "v5.13: migrate, map only on failure"],
-        listings: &[ListingPair {
-            before: crate::listings::DO_NUMA_PAGE_V5_12,
-            after: crate::listings::DO_NUMA_PAGE_V5_13,
-        }],
-    },
-    Patch {
-        id: "numa_skip_dirty_file",
-        kind: ToggleKind::Bool,
-        title: "sched/numa: avoid trapping faults and attempting migration of file-backed dirty pages",
-        author: "Mel Gorman (reviewed by Rik van Riel)",
-        date: "2018-03-26",
-        commit: "09a913a7",
-        version: "v4.17",
-        link: "https://git.kernel.org/torvalds/c/09a913a7",
-        explanation: "The NUMA scanner used to mark dirty file-backed pages PROT_NONE like any other, \
-            although asynchronous migration cannot move a dirty page on some filesystems (btrfs before \
-            v5.8 has no migratepage callback and fails with -EBUSY after the page was already unmapped). \
-            The patch makes change_pte_range leave such PTEs alone and migrate_misplaced_page bail out on \
-            them, so no hint fault is taken and no unmap/remap cycle is wasted. Published (NPB, btrfs): \
-            hint faults -13.5%, local hint faults 70% to 91%, system CPU -25%.",
-        functions: &["change_pte_range", "migrate_misplaced_page"],
-        enum_values: &[],
-        default_index: 1,
-        value_labels: &["v4.16: scan and migrate dirty file pages", "v4.17: skip dirty file pages"],
-        listings: &[
-            ListingPair {
-                before: crate::listings::CHANGE_PTE_RANGE_V4_16,
-                after: crate::listings::CHANGE_PTE_RANGE_V4_17,
-            },
-            ListingPair {
-                before: crate::listings::MIGRATE_MISPLACED_PAGE_V4_16,
-                after: crate::listings::MIGRATE_MISPLACED_PAGE_V4_17,
-            },
-        ],
-    },
-];
 
 /// Every distinct listing (patched variants and static ones), for line-id validation.
 pub fn all_listings() -> impl Iterator<Item = &'static Listing> {
@@ -313,13 +305,6 @@ mod tests {
         let err = t.set_text("numa_dleay_map", "on").unwrap_err();
         assert!(err.contains("unknown toggle `numa_dleay_map`"), "{err}");
         assert!(err.contains("numa_delay_map"), "{err}");
-    }
-
-    #[test]
-    fn every_typed_handle_names_its_registry_entry() {
-        for t in TOGS {
-            assert_eq!(REGISTRY[t.0].id, t.1);
-        }
     }
 
     #[test]
@@ -342,7 +327,7 @@ mod tests {
 
     #[test]
     fn patch_listings_name_a_changed_function() {
-        for p in REGISTRY {
+        for p in registry() {
             for pair in p.listings {
                 assert_eq!(pair.before.function, pair.after.function);
                 assert!(p.functions.contains(&pair.before.function), "{}", p.id);

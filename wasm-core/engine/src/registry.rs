@@ -1,148 +1,102 @@
-//! The one list that registers every mechanism: its frames (one variant per modelled
-//! kernel function, dispatched here), its toggles, and the listings of its functions,
-//! keyed by (function, variant) where the variant follows from the toggles.
+//! The one list that registers every mechanism ([`mechanisms!`] below: one line each),
+//! and what a mechanism declares: its frames (one per modelled kernel function), toggles,
+//! counters, event kinds, workload operations, listings, invariants and views.
 //!
-//! Adding a mechanism touches this file in two places: its frame variants in
-//! `frames!` and its entry in [`MECHANISMS`].
+//! A mechanism lives in `mech/<id>.rs` (its declaration) plus the kernel-shaped modules
+//! its functions live in (`mm/…`, `kernel/…`, `arch/…`). Counters, event kinds and toggles
+//! are declared there with [`crate::counters!`], [`crate::events!`] and
+//! [`crate::toggles!`], which give each a typed handle (an index into the tables built
+//! here at compile time), and its frames with [`crate::frames!`].
 
 use crate::core::{Flow, Ret};
+use crate::counters::{Counter, CounterDef};
 use crate::engine::Sim;
-use crate::patches::{Listing, ToggleSet};
+use crate::patches::{Listing, Patch, ToggleSet};
+use crate::scenario::OpDef;
 use crate::topology::CpuId;
-use crate::trace::Ev;
+use crate::trace::{Ev, EventDef, EventKind};
 
+/// A modelled kernel function: one struct holding its locals and its program counter.
+pub trait Function {
+    /// Runs one line.
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>);
+    /// A callee returned `r` (or, for a user thread, it was woken). Functions that keep
+    /// nothing from their callees leave it alone: the return only lets them run on.
+    fn resume(&mut self, _sim: &mut Sim, _task: u16, _r: Ret) {}
+    /// Whether the frame is an interrupt handler (pushed between two steps of whatever
+    /// the CPU was running, not called by it).
+    fn is_interrupt(&self) -> bool {
+        false
+    }
+    /// The frame has cleared a PTE of this page but not yet dropped its rmap (the
+    /// mapcount may count one more than the PTEs), for the invariants.
+    fn unmapping(&self) -> Option<u32> {
+        None
+    }
+    /// The frame has changed PTEs of `mm` whose TLB flush is still to come, for the
+    /// invariants.
+    fn flush_under_way(&self, _mm: u16) -> bool {
+        false
+    }
+}
+
+/// Declares a mechanism's frames: `pub enum Frames` with one variant per function (and
+/// the kernel function name events use), its dispatch, and `From<Struct> for Frame` so
+/// callers write `Flow::Call(DoNumaPage::new(..).into())`.
+#[macro_export]
 macro_rules! frames {
-    ($( $(#[doc = $doc:literal])* $v:ident($t:ty) => $func:literal, )*) => {
-        /// A modelled kernel function in progress: its locals and its program counter.
+    ($mech:ident; $( $(#[doc = $doc:literal])* $v:ident($t:ty) => $func:literal, )*) => {
+        /// This mechanism's functions in progress.
         #[derive(Clone, Debug)]
-        pub enum Frame {
-            /// The bottom of an idle task's or a kernel thread's stack: nothing to run.
-            Idle,
+        pub enum Frames {
             $( $(#[doc = $doc])* $v($t), )*
         }
 
-        impl Frame {
+        impl Frames {
             /// The kernel function this frame runs.
             pub fn function(&self) -> &'static str {
-                match self {
-                    Frame::Idle => "do_idle",
-                    $( Frame::$v(_) => $func, )*
-                }
+                match self { $( Frames::$v(_) => $func, )* }
             }
 
             /// Runs one line.
-            pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
-                match self {
-                    Frame::Idle => (Ev::default(), Flow::Continue),
-                    $( Frame::$v(f) => f.step(sim, cpu), )*
-                }
+            #[inline]
+            pub fn step(&mut self, sim: &mut $crate::engine::Sim, cpu: $crate::topology::CpuId) -> ($crate::trace::Ev, $crate::core::Flow<$crate::registry::Frame>) {
+                match self { $( Frames::$v(f) => $crate::registry::Function::step(f, sim, cpu), )* }
+            }
+
+            /// A callee returned.
+            pub fn resume(&mut self, sim: &mut $crate::engine::Sim, task: u16, r: $crate::core::Ret) {
+                match self { $( Frames::$v(f) => $crate::registry::Function::resume(f, sim, task, r), )* }
+            }
+
+            /// Whether this is an interrupt handler.
+            pub fn is_interrupt(&self) -> bool {
+                match self { $( Frames::$v(f) => $crate::registry::Function::is_interrupt(f), )* }
+            }
+
+            /// See [`$crate::registry::Function::unmapping`].
+            pub fn unmapping(&self) -> Option<u32> {
+                match self { $( Frames::$v(f) => $crate::registry::Function::unmapping(f), )* }
+            }
+
+            /// See [`$crate::registry::Function::flush_under_way`].
+            pub fn flush_under_way(&self, mm: u16) -> bool {
+                match self { $( Frames::$v(f) => $crate::registry::Function::flush_under_way(f, mm), )* }
             }
         }
 
-        /// Every function a frame can run, for the listing-coverage test.
+        /// Every function this mechanism's frames run (listing coverage).
         pub const FRAME_FUNCTIONS: &[&str] = &[$($func,)*];
+
+        $(
+            impl From<$t> for $crate::registry::Frame {
+                #[inline]
+                fn from(f: $t) -> Self {
+                    $crate::registry::Frame::$mech(Frames::$v(f))
+                }
+            }
+        )*
     };
-}
-
-frames! {
-    /// A user thread in user mode (the base of its stack).
-    User(crate::kernel::entry::UserMode) => "user code",
-    /// `handle_pte_fault`.
-    HandleMmFault(crate::mm::memory::HandleMmFault) => "handle_pte_fault",
-    /// `do_anonymous_page`.
-    DoAnonymousPage(crate::mm::memory::DoAnonymousPage) => "do_anonymous_page",
-    /// `do_numa_page`.
-    DoNumaPage(crate::mm::memory::DoNumaPage) => "do_numa_page",
-    /// `numa_migrate_prep`.
-    NumaMigratePrep(crate::mm::memory::NumaMigratePrep) => "numa_migrate_prep",
-    /// `mpol_misplaced` (its decision is `should_numa_migrate_memory`).
-    MpolMisplaced(crate::mm::mempolicy::MpolMisplaced) => "should_numa_migrate_memory",
-    /// `task_numa_fault`.
-    TaskNumaFault(crate::kernel::sched::numa::TaskNumaFault) => "task_numa_fault",
-    /// `task_numa_work`.
-    TaskNumaWork(crate::kernel::sched::numa::TaskNumaWork) => "task_numa_work",
-    /// `change_prot_numa`.
-    ChangeProtNuma(crate::mm::mprotect::ChangeProtNuma) => "change_prot_numa",
-    /// `change_pte_range`.
-    ChangePteRange(crate::mm::mprotect::ChangePteRange) => "change_pte_range",
-    /// `migrate_misplaced_page`.
-    MigrateMisplacedPage(crate::mm::migrate::MigrateMisplacedPage) => "migrate_misplaced_page",
-    /// `unmap_and_move`.
-    UnmapAndMove(crate::mm::migrate::UnmapAndMove) => "unmap_and_move",
-    /// `remove_migration_ptes`.
-    RemoveMigrationPtes(crate::mm::migrate::RemoveMigrationPtes) => "remove_migration_ptes",
-    /// `try_to_unmap`.
-    TryToUnmap(crate::mm::rmap::TryToUnmap) => "try_to_unmap",
-    /// `try_to_unmap_one`.
-    TryToUnmapOne(crate::mm::rmap::TryToUnmapOne) => "try_to_unmap_one",
-    /// `ptep_clear_flush`.
-    PtepClearFlush(crate::mm::pgtable_generic::PtepClearFlush) => "ptep_clear_flush",
-    /// `flush_tlb_mm_range`.
-    FlushTlbMmRange(crate::arch::x86::mm::tlb::FlushTlbMmRange) => "flush_tlb_mm_range",
-    /// `flush_tlb_func_remote` (the IPI handler).
-    FlushTlbFunc(crate::arch::x86::mm::tlb::FlushTlbFunc) => "flush_tlb_func_remote",
-    /// `kernel_clone`.
-    KernelClone(crate::kernel::fork::KernelClone) => "kernel_clone",
-    /// `copy_process`.
-    CopyProcess(crate::kernel::fork::CopyProcess) => "copy_process",
-    /// `dup_mm`.
-    DupMm(crate::kernel::fork::DupMm) => "dup_mm",
-    /// `dup_mmap`.
-    DupMmap(crate::kernel::fork::DupMmap) => "dup_mmap",
-    /// `copy_page_range`.
-    CopyPageRange(crate::mm::memory::CopyPageRange) => "copy_page_range",
-    /// `copy_pte_range`.
-    CopyPteRange(crate::mm::memory::CopyPteRange) => "copy_pte_range",
-    /// `do_wp_page`.
-    DoWpPage(crate::mm::memory::DoWpPage) => "do_wp_page",
-    /// `wp_page_reuse`.
-    WpPageReuse(crate::mm::memory::WpPageReuse) => "wp_page_reuse",
-    /// `wp_page_copy`.
-    WpPageCopy(crate::mm::memory::WpPageCopy) => "wp_page_copy",
-}
-
-impl Frame {
-    /// Whether the frame is an interrupt handler (pushed between two steps of whatever
-    /// the CPU was running, not called by it).
-    pub fn is_interrupt(&self) -> bool {
-        matches!(self, Frame::FlushTlbFunc(_))
-    }
-
-    /// A callee returned `r` (or, for a user thread, it was woken).
-    pub fn resume(&mut self, sim: &mut Sim, task: u16, r: Ret) {
-        match self {
-            Frame::User(f) => f.resume(sim, task, r),
-            Frame::HandleMmFault(f) => f.resume(r),
-            Frame::DoNumaPage(f) => f.resume(sim, r),
-            Frame::NumaMigratePrep(f) => f.resume(r),
-            Frame::ChangeProtNuma(f) => f.resume(r),
-            Frame::MigrateMisplacedPage(f) => f.resume(sim, r),
-            Frame::TryToUnmap(f) => f.resume(r),
-            Frame::TryToUnmapOne(f) => f.resume(r),
-            // These call nothing whose value they keep: the callee's return only lets
-            // them run their next line.
-            Frame::Idle
-            | Frame::DoAnonymousPage(_)
-            | Frame::MpolMisplaced(_)
-            | Frame::TaskNumaFault(_)
-            | Frame::TaskNumaWork(_)
-            | Frame::ChangePteRange(_)
-            | Frame::UnmapAndMove(_)
-            | Frame::RemoveMigrationPtes(_)
-            | Frame::PtepClearFlush(_)
-            | Frame::FlushTlbMmRange(_)
-            | Frame::FlushTlbFunc(_)
-            | Frame::KernelClone(_)
-            | Frame::CopyProcess(_)
-            | Frame::DupMm(_)
-            | Frame::DupMmap(_)
-            | Frame::CopyPageRange(_)
-            | Frame::CopyPteRange(_)
-            | Frame::DoWpPage(_)
-            | Frame::WpPageReuse(_)
-            | Frame::WpPageCopy(_) => {}
-        }
-    }
 }
 
 /// The listings of one function: one per variant, and how toggles pick the variant.
@@ -156,229 +110,293 @@ pub struct FunctionListings {
     pub select: fn(&ToggleSet) -> usize,
 }
 
-/// The only variant.
-fn single(_: &ToggleSet) -> usize {
-    0
+impl FunctionListings {
+    /// A function with one listing whatever the toggles.
+    pub const fn single(listing: &'static [Listing]) -> Self {
+        FunctionListings {
+            function: listing[0].function,
+            variants: listing,
+            select: |_| 0,
+        }
+    }
 }
 
-/// A mechanism: what it brings to the engine, in one place.
+/// A property that holds after every step (checked in tests and by `mmviz check --invariants`).
+#[derive(Clone, Copy, Debug)]
+pub struct Invariant {
+    /// Short name, shown when it breaks.
+    pub name: &'static str,
+    /// The check; the error says what broke and where.
+    pub check: fn(&Sim) -> Result<(), String>,
+}
+
+/// A view a mechanism brings to the lab: `id` names the web panel that draws it
+/// (`web/src/panels/registry.tsx`; a view with no panel of its own gets the generic
+/// one), `plots` the counters the lab plots by default when this mechanism runs.
+#[derive(Clone, Copy, Debug)]
+pub struct ViewDef {
+    /// Panel id.
+    pub id: &'static str,
+    /// Heading.
+    pub title: &'static str,
+    /// Counter names plotted by default (checked against the counters by a test).
+    pub plots: &'static [&'static str],
+}
+
+/// A mechanism: everything it brings to the engine, in one place.
 #[derive(Clone, Copy, Debug)]
 pub struct Mechanism {
     /// Id (web panels register under it).
     pub id: &'static str,
     /// What it models.
     pub title: &'static str,
-    /// Its toggles (registry ids).
-    pub toggles: &'static [&'static str],
+    /// Its toggles (patch registry entries), in the order their handles index.
+    pub toggles: &'static [Patch],
+    /// Its counters, in the order their handles index.
+    pub counters: &'static [CounterDef],
+    /// Its event kinds, in the order their handles index.
+    pub events: &'static [EventDef],
+    /// Workload operations it adds to the scenario format.
+    pub ops: &'static [OpDef],
     /// Its functions' listings.
     pub listings: &'static [FunctionListings],
+    /// Every function its frames run (from [`crate::frames!`]).
+    pub functions: &'static [&'static str],
+    /// What must hold after every step.
+    pub invariants: &'static [Invariant],
+    /// Its views.
+    pub views: &'static [ViewDef],
 }
 
-use crate::listings as l;
+/// The registry: one line per mechanism, `Variant => module`. It makes the [`Mech`]
+/// ids, the [`Frame`] enum (one variant per mechanism, holding that mechanism's
+/// `Frames`) and [`MECHANISMS`].
+macro_rules! mechanisms {
+    ($( $(#[doc = $doc:literal])* $v:ident => $m:ident, )*) => {
+        /// A mechanism's position in [`MECHANISMS`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Mech { $( $(#[doc = $doc])* $v, )* }
 
-/// Every mechanism.
-pub const MECHANISMS: &[Mechanism] = &[
-    Mechanism {
-        id: "core",
-        title: "User mode, the scheduler and x86 TLB shootdowns",
-        toggles: &[],
-        listings: &[
-            FunctionListings {
-                function: "user code",
-                variants: &[l::USER_CODE],
-                select: single,
-            },
-            FunctionListings {
-                function: "mmu_walk",
-                variants: &[l::MMU_WALK],
-                select: single,
-            },
-            FunctionListings {
-                function: "exit_to_user_mode",
-                variants: &[l::EXIT_TO_USER_MODE],
-                select: single,
-            },
-            FunctionListings {
-                function: "do_exit",
-                variants: &[l::DO_EXIT],
-                select: single,
-            },
-            FunctionListings {
-                function: "__schedule",
-                variants: &[l::SCHEDULE],
-                select: single,
-            },
-            FunctionListings {
-                function: "scheduler_tick",
-                variants: &[l::SCHEDULER_TICK],
-                select: single,
-            },
-            FunctionListings {
-                function: "hrtimer_wakeup",
-                variants: &[l::HRTIMER_WAKEUP],
-                select: single,
-            },
-            FunctionListings {
-                function: "switch_mm_irqs_off",
-                variants: &[l::SWITCH_MM_IRQS_OFF],
-                select: single,
-            },
-            FunctionListings {
-                function: "flush_tlb_mm_range",
-                variants: &[l::FLUSH_TLB_MM_RANGE],
-                select: single,
-            },
-            FunctionListings {
-                function: "flush_tlb_func_remote",
-                variants: &[l::FLUSH_TLB_FUNC_REMOTE],
-                select: single,
-            },
-            FunctionListings {
-                function: "handle_pte_fault",
-                variants: &[l::HANDLE_PTE_FAULT],
-                select: single,
-            },
-            FunctionListings {
-                function: "do_anonymous_page",
-                variants: &[l::DO_ANONYMOUS_PAGE],
-                select: single,
-            },
-            FunctionListings {
-                function: "try_to_unmap",
-                variants: &[l::TRY_TO_UNMAP],
-                select: single,
-            },
-            FunctionListings {
-                function: "try_to_unmap_one",
-                variants: &[l::TRY_TO_UNMAP_ONE],
-                select: single,
-            },
-            FunctionListings {
-                function: "ptep_clear_flush",
-                variants: &[l::PTEP_CLEAR_FLUSH],
-                select: single,
-            },
-            FunctionListings {
-                function: "unmap_and_move",
-                variants: &[l::UNMAP_AND_MOVE],
-                select: single,
-            },
-            FunctionListings {
-                function: "remove_migration_ptes",
-                variants: &[l::REMOVE_MIGRATION_PTES],
-                select: single,
-            },
-            FunctionListings {
-                function: "load_balance",
-                variants: &[l::LOAD_BALANCE],
-                select: single,
-            },
-        ],
-    },
-    Mechanism {
-        id: "fork",
-        title: "fork() and copy-on-write: dup_mmap write-protects, the write fault copies or reuses",
-        toggles: &[],
-        listings: &[
-            FunctionListings {
-                function: "kernel_clone",
-                variants: &[l::KERNEL_CLONE],
-                select: single,
-            },
-            FunctionListings {
-                function: "copy_process",
-                variants: &[l::COPY_PROCESS],
-                select: single,
-            },
-            FunctionListings {
-                function: "dup_mm",
-                variants: &[l::DUP_MM],
-                select: single,
-            },
-            FunctionListings {
-                function: "dup_mmap",
-                variants: &[l::DUP_MMAP],
-                select: single,
-            },
-            FunctionListings {
-                function: "copy_page_range",
-                variants: &[l::COPY_PAGE_RANGE],
-                select: single,
-            },
-            FunctionListings {
-                function: "copy_pte_range",
-                variants: &[l::COPY_PTE_RANGE],
-                select: single,
-            },
-            FunctionListings {
-                function: "do_wp_page",
-                variants: &[l::DO_WP_PAGE],
-                select: single,
-            },
-            FunctionListings {
-                function: "wp_page_reuse",
-                variants: &[l::WP_PAGE_REUSE],
-                select: single,
-            },
-            FunctionListings {
-                function: "wp_page_copy",
-                variants: &[l::WP_PAGE_COPY],
-                select: single,
-            },
-        ],
-    },
-    Mechanism {
-        id: "numa",
-        title: "NUMA balancing: the scanner, hint faults and misplaced-page migration",
-        toggles: &["numa_delay_map", "numa_skip_dirty_file"],
-        listings: &[
-            FunctionListings {
-                function: "do_numa_page",
-                variants: &[l::DO_NUMA_PAGE_V5_12, l::DO_NUMA_PAGE_V5_13],
-                select: |t| usize::from(t.on(crate::patches::NUMA_DELAY_MAP)),
-            },
-            FunctionListings {
-                function: "change_pte_range",
-                variants: &[l::CHANGE_PTE_RANGE_V4_16, l::CHANGE_PTE_RANGE_V4_17],
-                select: |t| usize::from(t.on(crate::patches::NUMA_SKIP_DIRTY_FILE)),
-            },
-            FunctionListings {
-                function: "migrate_misplaced_page",
-                variants: &[l::MIGRATE_MISPLACED_PAGE_V4_16, l::MIGRATE_MISPLACED_PAGE_V4_17],
-                select: |t| usize::from(t.on(crate::patches::NUMA_SKIP_DIRTY_FILE)),
-            },
-            FunctionListings {
-                function: "numa_migrate_prep",
-                variants: &[l::NUMA_MIGRATE_PREP],
-                select: single,
-            },
-            FunctionListings {
-                function: "should_numa_migrate_memory",
-                variants: &[l::SHOULD_NUMA_MIGRATE_MEMORY],
-                select: single,
-            },
-            FunctionListings {
-                function: "task_numa_fault",
-                variants: &[l::TASK_NUMA_FAULT],
-                select: single,
-            },
-            FunctionListings {
-                function: "task_numa_work",
-                variants: &[l::TASK_NUMA_WORK],
-                select: single,
-            },
-            FunctionListings {
-                function: "change_prot_numa",
-                variants: &[l::CHANGE_PROT_NUMA],
-                select: single,
-            },
-        ],
-    },
-];
+        /// Every mechanism, in registry order.
+        pub const MECHANISMS: &[&Mechanism] = &[$(&crate::mech::$m::MECHANISM,)*];
+
+        /// A modelled kernel function in progress: its locals and its program counter.
+        #[derive(Clone, Debug)]
+        pub enum Frame {
+            /// The bottom of an idle task's or a kernel thread's stack: nothing to run.
+            Idle,
+            $( $(#[doc = $doc])* $v(crate::mech::$m::Frames), )*
+        }
+
+        impl Frame {
+            /// The kernel function this frame runs.
+            pub fn function(&self) -> &'static str {
+                match self {
+                    Frame::Idle => "do_idle",
+                    $( Frame::$v(f) => f.function(), )*
+                }
+            }
+
+            /// Runs one line.
+            #[inline]
+            pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+                match self {
+                    Frame::Idle => (Ev::default(), Flow::Continue),
+                    $( Frame::$v(f) => f.step(sim, cpu), )*
+                }
+            }
+
+            /// A callee returned `r` (or, for a user thread, it was woken).
+            pub fn resume(&mut self, sim: &mut Sim, task: u16, r: Ret) {
+                match self {
+                    Frame::Idle => {}
+                    $( Frame::$v(f) => f.resume(sim, task, r), )*
+                }
+            }
+
+            /// Whether the frame is an interrupt handler (pushed between two steps of
+            /// whatever the CPU was running, not called by it).
+            pub fn is_interrupt(&self) -> bool {
+                match self {
+                    Frame::Idle => false,
+                    $( Frame::$v(f) => f.is_interrupt(), )*
+                }
+            }
+
+            /// A page whose PTE the frame cleared before dropping its rmap.
+            pub fn unmapping(&self) -> Option<u32> {
+                match self {
+                    Frame::Idle => None,
+                    $( Frame::$v(f) => f.unmapping(), )*
+                }
+            }
+
+            /// Whether the frame changed PTEs of `mm` and has yet to flush them.
+            pub fn flush_under_way(&self, mm: u16) -> bool {
+                match self {
+                    Frame::Idle => false,
+                    $( Frame::$v(f) => f.flush_under_way(mm), )*
+                }
+            }
+        }
+    };
+}
+
+mechanisms! {
+    /// User mode, faults, the scheduler, locks, rmap and x86 TLB shootdowns.
+    Core => core,
+    /// Page migration (`migrate_pages` and its helpers).
+    Migrate => migrate,
+    /// Automatic NUMA balancing.
+    Numa => numa,
+    /// fork() and copy-on-write.
+    Fork => fork,
+}
+
+impl Frame {
+    /// The user-mode frame at the base of a user thread's stack, if this is one.
+    pub fn user_mode(&self) -> Option<&crate::kernel::entry::UserMode> {
+        match self {
+            Frame::Core(crate::mech::core::Frames::User(u)) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// The same, to change.
+    pub fn user_mode_mut(&mut self) -> Option<&mut crate::kernel::entry::UserMode> {
+        match self {
+            Frame::Core(crate::mech::core::Frames::User(u)) => Some(u),
+            _ => None,
+        }
+    }
+}
+
+/// Sums `len` over the mechanisms before `m` (a declaration's handle base).
+macro_rules! base {
+    ($name:ident, $field:ident) => {
+        /// Where mechanism `m`'s entries start in the flat table.
+        pub const fn $name(m: Mech) -> u16 {
+            let mut i = 0;
+            let mut n = 0;
+            while i < m as usize {
+                n += MECHANISMS[i].$field.len();
+                i += 1;
+            }
+            n as u16
+        }
+    };
+}
+base!(counter_base, counters);
+base!(event_base, events);
+base!(toggle_base, toggles);
+
+const fn total(which: u8) -> usize {
+    let mut i = 0;
+    let mut n = 0;
+    while i < MECHANISMS.len() {
+        let m = MECHANISMS[i];
+        n += match which {
+            0 => m.counters.len(),
+            1 => m.events.len(),
+            _ => m.toggles.len(),
+        };
+        i += 1;
+    }
+    n
+}
+
+/// Number of counters across mechanisms.
+pub const NR_COUNTERS: usize = total(0);
+/// Number of event kinds across mechanisms.
+pub const NR_EVENT_KINDS: usize = total(1);
+/// Number of toggles across mechanisms.
+pub const NR_TOGGLES: usize = total(2);
+
+/// Flattens one declaration list of every mechanism into an array (compile time).
+macro_rules! flat {
+    ($fn:ident, $field:ident, $t:ty, $n:expr, $placeholder:expr) => {
+        const fn $fn() -> [&'static $t; $n] {
+            let mut out: [&'static $t; $n] = [$placeholder; $n];
+            let (mut i, mut k) = (0, 0);
+            while i < MECHANISMS.len() {
+                let defs = MECHANISMS[i].$field;
+                let mut j = 0;
+                while j < defs.len() {
+                    out[k] = &defs[j];
+                    k += 1;
+                    j += 1;
+                }
+                i += 1;
+            }
+            out
+        }
+    };
+}
+const NO_COUNTER: CounterDef = CounterDef {
+    name: "",
+    doc: "",
+    kernel: false,
+};
+const NO_EVENT: EventDef = EventDef {
+    name: "",
+    doc: "",
+    category: crate::trace::EventCategory::Other,
+};
+flat!(counter_defs, counters, CounterDef, NR_COUNTERS, &NO_COUNTER);
+flat!(event_defs, events, EventDef, NR_EVENT_KINDS, &NO_EVENT);
+flat!(toggle_defs, toggles, Patch, NR_TOGGLES, &crate::patches::NO_PATCH);
+
+/// Every counter's declaration, indexed by its handle.
+pub static COUNTERS: [&CounterDef; NR_COUNTERS] = counter_defs();
+/// Every event kind's declaration, indexed by its handle.
+pub static EVENT_KINDS: [&EventDef; NR_EVENT_KINDS] = event_defs();
+/// Every toggle (the patch registry), indexed by its handle.
+pub static TOGGLES: [&Patch; NR_TOGGLES] = toggle_defs();
+
+/// Counters in display order: the kernel's own first, then the model's, each group in
+/// registry order.
+pub static COUNTER_ORDER: [Counter; NR_COUNTERS] = {
+    let defs = counter_defs();
+    let mut out = [Counter::from_index(0); NR_COUNTERS];
+    let mut k = 0;
+    let mut pass = 0;
+    while pass < 2 {
+        let mut i = 0;
+        while i < NR_COUNTERS {
+            if defs[i].kernel == (pass == 0) {
+                out[k] = Counter::from_index(i as u16);
+                k += 1;
+            }
+            i += 1;
+        }
+        pass += 1;
+    }
+    out
+};
+
+/// Every event kind, in registry order.
+pub fn event_kinds() -> impl Iterator<Item = EventKind> {
+    (0..NR_EVENT_KINDS as u16).map(EventKind::from_index)
+}
+
+/// Every workload operation, across mechanisms.
+pub fn ops() -> impl Iterator<Item = &'static OpDef> {
+    MECHANISMS.iter().flat_map(|m| m.ops.iter())
+}
 
 /// Every function's listings, across mechanisms.
 pub fn function_listings() -> impl Iterator<Item = &'static FunctionListings> {
     MECHANISMS.iter().flat_map(|m| m.listings.iter())
+}
+
+/// Every function a frame can run, across mechanisms.
+pub fn frame_functions() -> impl Iterator<Item = &'static str> {
+    MECHANISMS.iter().flat_map(|m| m.functions.iter().copied())
+}
+
+/// Every invariant, across mechanisms.
+pub fn invariants() -> impl Iterator<Item = &'static Invariant> {
+    MECHANISMS.iter().flat_map(|m| m.invariants.iter())
 }
 
 /// The listing of `function` that `toggles` select.
@@ -396,11 +414,12 @@ pub fn active_listings(toggles: &ToggleSet) -> Vec<&'static Listing> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     #[test]
     fn every_frame_function_has_a_listing() {
-        for f in FRAME_FUNCTIONS {
-            assert!(function_listings().any(|l| l.function == *f), "no listing for {f}");
+        for f in frame_functions() {
+            assert!(function_listings().any(|l| l.function == f), "no listing for {f}");
         }
     }
 
@@ -409,6 +428,93 @@ mod tests {
         for f in function_listings() {
             for v in f.variants {
                 assert_eq!(v.function, f.function);
+            }
+        }
+    }
+
+    #[test]
+    fn no_function_is_listed_twice() {
+        let mut seen = HashSet::new();
+        for f in function_listings() {
+            assert!(seen.insert(f.function), "{} has listings in two places", f.function);
+        }
+    }
+
+    #[test]
+    fn names_are_unique_across_mechanisms() {
+        let mut ids = HashSet::new();
+        for m in MECHANISMS {
+            assert!(ids.insert(m.id), "mechanism {}", m.id);
+        }
+        let mut names = HashSet::new();
+        for c in COUNTERS {
+            assert!(!c.name.is_empty() && names.insert(c.name), "counter {} declared twice", c.name);
+        }
+        let mut names = HashSet::new();
+        for e in EVENT_KINDS {
+            assert!(!e.name.is_empty() && names.insert(e.name), "event kind {} declared twice", e.name);
+        }
+        let mut names = HashSet::new();
+        for t in TOGGLES {
+            assert!(!t.id.is_empty() && names.insert(t.id), "toggle {} declared twice", t.id);
+        }
+        let mut names = HashSet::new();
+        for o in ops() {
+            assert!(names.insert(o.name), "operation {} declared twice", o.name);
+        }
+    }
+
+    #[test]
+    fn handles_index_their_own_declarations() {
+        use crate::mech::{core, fork, numa};
+        assert_eq!(core::CTXT.name(), "ctxt");
+        assert_eq!(numa::NUMA_HINT_FAULTS.name(), "numa_hint_faults");
+        assert_eq!(fork::PGREUSE.name(), "pgreuse");
+        assert_eq!(numa::ev::HINT_FAULT.name(), "hint_fault");
+        assert_eq!(fork::ev::COW_COPY.name(), "cow_copy");
+        assert_eq!(numa::NUMA_DELAY_MAP.id(), "numa_delay_map");
+        assert_eq!(numa::NUMA_SKIP_DIRTY_FILE.id(), "numa_skip_dirty_file");
+    }
+
+    #[test]
+    fn display_order_lists_each_counter_once_kernel_first() {
+        let mut seen = HashSet::new();
+        let mut model = false;
+        for c in COUNTER_ORDER {
+            assert!(seen.insert(c), "{c} twice");
+            if !c.is_kernel() {
+                model = true;
+            }
+            assert!(!(model && c.is_kernel()), "{c} (kernel) after a model counter");
+        }
+        assert_eq!(seen.len(), NR_COUNTERS);
+    }
+
+    #[test]
+    fn views_plot_declared_counters() {
+        for m in MECHANISMS {
+            for v in m.views {
+                for p in v.plots {
+                    assert!(
+                        Counter::from_name(p).is_some(),
+                        "view {} of {} plots unknown counter {p}",
+                        v.id,
+                        m.id
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn toggles_list_their_changed_functions_listings() {
+        for m in MECHANISMS {
+            for t in m.toggles {
+                for f in t.functions {
+                    let fl = m.listings.iter().find(|l| l.function == *f);
+                    let fl = fl.unwrap_or_else(|| panic!("{}: {} has no listing in {}", t.id, f, m.id));
+                    assert_eq!(fl.variants.len(), t.values().len(), "{}: one listing of {f} per value", t.id);
+                }
             }
         }
     }

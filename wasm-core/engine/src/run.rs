@@ -3,6 +3,7 @@
 
 use crate::counters::{Counter, Counters};
 use crate::engine::Sim;
+use crate::mech::core::ACCESSES;
 use crate::patches::{self, ToggleSet, ToggleValue};
 use crate::scenario::{Expect, Scenario};
 use crate::simulation::Error;
@@ -81,7 +82,7 @@ pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error>
     let mut sim = Sim::new(scenario, toggles, false);
     sim.run_to_end().map_err(Error::Run)?;
     let t = sim.now();
-    let acc = sim.st.counters.get(Counter::Accesses) as f64;
+    let acc = sim.st.counters.get(ACCESSES) as f64;
     let mut metrics = BTreeMap::new();
     metrics.insert("sim_time_ns", t as f64);
     // Lock statistics per class that was used (what /proc/lock_stat reports).

@@ -210,41 +210,190 @@ impl JsonSchema for CostsSpec {
     }
 }
 
-/// One operation in a thread's stream, as written: `op` names the kind and decides
-/// which other fields it takes (see `scenarios/README.md`).
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// One operation in a thread's stream, as written: `op` names an operation some
+/// mechanism declares ([`OpDef`]), which decides the other fields it takes.
+#[derive(Clone, Debug)]
 pub struct OpSpec {
-    /// Kind of operation: `access` (one page), `touch` (every page of a VMA), `random`
-    /// (seeded random pages), `scan` (run `task_numa_work` now), `compute` (user code that
-    /// touches no modelled memory), `sleep` (block; the CPU goes lazy), `yield`, `exit`
-    /// or `fork` (create the `child` process, copy-on-write).
-    #[schemars(with = "String", extend("enum" = ["access", "touch", "scan", "sleep", "compute", "random", "yield", "exit", "fork"]))]
-    pub op: Spanned<String>,
-    /// Name of a VMA of this process (`access`, `touch`, `random`; for `scan`, default: all VMAs).
-    #[schemars(with = "Option<String>")]
-    pub vma: Option<Spanned<String>>,
-    /// Page index inside the VMA (`access`).
-    #[schemars(with = "Option<NumOrParam>")]
-    pub page: Option<Num>,
-    /// Store instead of load (`access`, `touch`); default false.
-    #[schemars(with = "Option<bool>", extend("default" = false))]
-    pub write: Option<Spanned<bool>>,
-    /// How many times to access the page (`access`); default 1.
-    #[schemars(with = "Option<NumOrParam>", extend("default" = 1))]
-    pub repeat: Option<Num>,
-    /// Nanoseconds (`sleep`, `compute`).
-    #[schemars(with = "Option<NumOrParam>")]
-    pub ns: Option<Num>,
-    /// Number of accesses (`random`).
-    #[schemars(with = "Option<NumOrParam>")]
-    pub count: Option<Num>,
-    /// Percentage of the accesses that are stores, 0-100 (`random`); default 0.
-    #[schemars(with = "Option<NumOrParam>", extend("default" = 0))]
-    pub write_percent: Option<Num>,
-    /// Name of the `forked = true` process this `fork` creates (`fork`).
-    #[schemars(with = "Option<String>")]
-    pub child: Option<Spanned<String>>,
+    /// The whole table.
+    pub span: std::ops::Range<usize>,
+    /// Every field but `op`, by name.
+    pub fields: BTreeMap<String, Spanned<toml::Value>>,
+    /// The field names with their places.
+    pub names: Vec<Spanned<String>>,
+    /// `op`, if given.
+    pub op: Option<Spanned<String>>,
+}
+
+impl<'de> Deserialize<'de> for OpSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let table: Spanned<BTreeMap<Spanned<String>, Spanned<toml::Value>>> = Spanned::deserialize(d)?;
+        let span = table.span();
+        let mut spec = OpSpec {
+            span,
+            fields: BTreeMap::new(),
+            names: Vec::new(),
+            op: None,
+        };
+        for (k, v) in table.into_inner() {
+            if k.get_ref() == "op" {
+                let vspan = v.span();
+                match v.into_inner() {
+                    toml::Value::String(name) => spec.op = Some(Spanned::new(vspan, name)),
+                    other => {
+                        return Err(serde::de::Error::custom(format!(
+                            "`op` must name an operation (a string), not {}",
+                            other.type_str()
+                        )))
+                    }
+                }
+            } else {
+                spec.names.push(k.clone());
+                spec.fields.insert(k.into_inner(), v);
+            }
+        }
+        Ok(spec)
+    }
+}
+
+impl JsonSchema for OpSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "OpSpec".into()
+    }
+
+    /// One alternative per operation the mechanisms declare, each with exactly its fields.
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let num = generator.subschema_for::<NumOrParam>();
+        let alternatives: Vec<Value> = crate::registry::ops()
+            .map(|o| {
+                let mut props = serde_json::Map::new();
+                props.insert("op".into(), serde_json::json!({ "const": o.name, "description": o.doc }));
+                let mut required = vec![Value::String("op".into())];
+                for a in o.args {
+                    let mut schema = match a.kind {
+                        ArgKind::Vma | ArgKind::NewProcess => serde_json::json!({ "type": "string" }),
+                        ArgKind::Bool => serde_json::json!({ "type": "boolean" }),
+                        ArgKind::Page | ArgKind::Int { .. } => num.clone().to_value(),
+                    };
+                    if let Value::Object(m) = &mut schema {
+                        m.insert("description".into(), Value::String(a.doc.into()));
+                        if !a.required {
+                            match a.kind {
+                                ArgKind::Bool => m.insert("default".into(), Value::Bool(a.default != 0)),
+                                ArgKind::Int { .. } => m.insert("default".into(), Value::from(a.default)),
+                                _ => None,
+                            };
+                        }
+                    }
+                    props.insert(a.name.into(), schema);
+                    if a.required {
+                        required.push(Value::String(a.name.into()));
+                    }
+                }
+                serde_json::json!({
+                    "type": "object",
+                    "properties": props,
+                    "required": required,
+                    "additionalProperties": false,
+                })
+            })
+            .collect();
+        json_schema!({
+            "description": "One operation of a thread: `op` names it and decides its other fields.",
+            "oneOf": alternatives,
+        })
+    }
+}
+
+/// What an operation argument takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// The name of a VMA of the thread's process (its index).
+    Vma,
+    /// A page index inside the VMA the operation's `vma` names.
+    Page,
+    /// `true` or `false`.
+    Bool,
+    /// A whole number (or `"$param"`) within `min..=max`.
+    Int {
+        /// Smallest.
+        min: i64,
+        /// Largest.
+        max: i64,
+    },
+    /// The name of a `forked = true` process the operation creates (its index).
+    NewProcess,
+}
+
+/// One argument of an operation.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgDef {
+    /// Field name.
+    pub name: &'static str,
+    /// What it means (the schema's description).
+    pub doc: &'static str,
+    /// Its kind.
+    pub kind: ArgKind,
+    /// Whether it must be given.
+    pub required: bool,
+    /// The value when left out (an optional VMA left out is [`NO_ARG`]).
+    pub default: i64,
+}
+
+/// An optional argument left out (a `scan` of every VMA).
+pub const NO_ARG: u64 = u64::MAX;
+
+/// An operation's argument values, in the order its [`OpDef`] declares them.
+pub type OpArgs = [u64; 4];
+
+/// How an operation runs.
+#[derive(Clone, Copy, Debug)]
+pub enum OpRun {
+    /// User mode's own operation (an access, a sleep…), built from its arguments.
+    User(fn(&OpArgs) -> Op),
+    /// A system call: user mode calls the kernel function `start` makes.
+    Call {
+        /// The first frame.
+        start: fn(&OpArgs) -> crate::registry::Frame,
+        /// What user code does, for the narration ("runs the NUMA scanner now").
+        says: &'static str,
+    },
+}
+
+/// A workload operation a mechanism adds to the scenario format.
+#[derive(Clone, Copy, Debug)]
+pub struct OpDef {
+    /// `op = "name"`.
+    pub name: &'static str,
+    /// What it does (the schema's description).
+    pub doc: &'static str,
+    /// Its arguments, in [`OpArgs`] order (at most four).
+    pub args: &'static [ArgDef],
+    /// How it runs.
+    pub run: OpRun,
+}
+
+impl ArgDef {
+    /// A required argument.
+    pub const fn required(name: &'static str, kind: ArgKind, doc: &'static str) -> ArgDef {
+        ArgDef {
+            name,
+            doc,
+            kind,
+            required: true,
+            default: 0,
+        }
+    }
+
+    /// An optional argument with its default.
+    pub const fn optional(name: &'static str, kind: ArgKind, default: i64, doc: &'static str) -> ArgDef {
+        ArgDef {
+            name,
+            doc,
+            kind,
+            required: false,
+            default,
+        }
+    }
 }
 
 /// `[[process.vma]]`: one mapping; VMAs are laid out PMD-aligned from vpn 0x7f000.
@@ -640,11 +789,6 @@ pub enum Op {
         /// Store.
         write: bool,
     },
-    /// `task_numa_work` over one VMA or all.
-    Scan {
-        /// VMA index or all.
-        vma: Option<u16>,
-    },
     /// Sleep.
     Sleep {
         /// Nanoseconds.
@@ -659,10 +803,12 @@ pub enum Op {
     Yield,
     /// `exit()`: end the thread now, skipping any operations after this one.
     Exit,
-    /// `fork()`: create process `child` (an index into the scenario's processes).
-    Fork {
-        /// Process index of the child.
-        child: u16,
+    /// A system call a mechanism declares: its index in `registry::ops()` and its arguments.
+    Call {
+        /// Index into `registry::ops()`.
+        op: u16,
+        /// Arguments.
+        args: OpArgs,
     },
     /// Random accesses.
     Random {
@@ -1377,10 +1523,19 @@ impl Resolver<'_> {
         for (pi, p) in procs.iter().enumerate() {
             for (ti, t) in p.thread.iter().enumerate() {
                 for (oi, o) in t.ops.iter().enumerate() {
-                    let Some(child) = o.child.as_ref().filter(|_| o.op.get_ref() == "fork") else {
+                    // An operation that creates a process names it in its `NewProcess` argument.
+                    let def = o.op.as_ref().and_then(|op| crate::registry::ops().find(|d| d.name == op.get_ref()));
+                    let Some(arg) = def.and_then(|d| d.args.iter().find(|a| a.kind == ArgKind::NewProcess)) else {
                         continue;
                     };
-                    let f = format!("process[{pi}].thread[{ti}].ops[{oi}].child");
+                    let Some(child) = o.fields.get(arg.name) else {
+                        continue;
+                    };
+                    let toml::Value::String(name) = child.get_ref() else {
+                        continue;
+                    };
+                    let child = Spanned::new(child.span(), name.clone());
+                    let f = format!("process[{pi}].thread[{ti}].ops[{oi}].{}", arg.name);
                     let Some(ci) = procs.iter().position(|x| x.name.get_ref() == child.get_ref()) else {
                         let known: Vec<&str> = procs.iter().map(|x| x.name.get_ref().as_str()).collect();
                         return Err(self.err(
@@ -1461,98 +1616,96 @@ impl Resolver<'_> {
     }
 
     fn op(&self, o: &OpSpec, vmas: &[VmaDef], f: &str) -> Result<Op, ScenarioError> {
-        let kind = o.op.get_ref().as_str();
-        // Which fields each kind takes; anything else is a mistake worth naming.
-        let allowed: &[&str] = match kind {
-            "access" => &["vma", "page", "write", "repeat"],
-            "touch" => &["vma", "write"],
-            "scan" => &["vma"],
-            "sleep" | "compute" => &["ns"],
-            "random" => &["vma", "count", "write_percent"],
-            "yield" | "exit" => &[],
-            "fork" => &["child"],
-            other => {
+        let names = || crate::registry::ops().map(|d| d.name).collect::<Vec<_>>().join(", ");
+        let Some(op) = o.op.as_ref() else {
+            return Err(self.err(
+                o.span.clone(),
+                format!("{f}.op"),
+                format!("an operation needs `op` (one of: {})", names()),
+            ));
+        };
+        let kind = op.get_ref().as_str();
+        let Some((index, def)) = crate::registry::ops().enumerate().find(|(_, d)| d.name == kind) else {
+            return Err(self.err(
+                op.span(),
+                format!("{f}.op"),
+                format!("unknown operation `{kind}` (known: {})", names()),
+            ));
+        };
+        // Anything the operation does not take is a mistake worth naming.
+        for name in &o.names {
+            if !def.args.iter().any(|a| a.name == name.get_ref()) {
+                let takes: Vec<&str> = def.args.iter().map(|a| a.name).collect();
                 return Err(self.err(
-                    o.op.span(),
-                    format!("{f}.op"),
-                    format!("unknown operation `{other}` (known: access, touch, scan, sleep, compute, random, yield, exit, fork)"),
+                    name.span(),
+                    format!("{f}.{}", name.get_ref()),
+                    format!(
+                        "`{kind}` takes no `{}` (it takes: {})",
+                        name.get_ref(),
+                        if takes.is_empty() { "nothing".into() } else { takes.join(", ") }
+                    ),
                 ));
             }
-        };
-        let present = [
-            ("vma", o.vma.as_ref().map(|x| x.span())),
-            ("page", o.page.as_ref().map(|x| x.span())),
-            ("write", o.write.as_ref().map(|x| x.span())),
-            ("repeat", o.repeat.as_ref().map(|x| x.span())),
-            ("ns", o.ns.as_ref().map(|x| x.span())),
-            ("count", o.count.as_ref().map(|x| x.span())),
-            ("write_percent", o.write_percent.as_ref().map(|x| x.span())),
-            ("child", o.child.as_ref().map(|x| x.span())),
-        ];
-        for (name, span) in present {
-            if let Some(span) = span {
-                if !allowed.contains(&name) {
-                    return Err(self.err(
-                        span,
-                        format!("{f}.{name}"),
-                        format!("`{kind}` takes no `{name}` (it takes: {})", allowed.join(", ")),
-                    ));
-                }
-            }
         }
-        let need = |field: &str| self.err(o.op.span(), format!("{f}.{field}"), format!("`{kind}` needs `{field}`"));
-        let vma = |s: &Self| -> Result<u16, ScenarioError> {
-            let v = o.vma.as_ref().ok_or_else(|| need("vma"))?;
-            s.vma_index(v, vmas, &format!("{f}.vma"))
-        };
-        let write = o.write.as_ref().is_some_and(|w| *w.get_ref());
-        Ok(match kind {
-            "access" => {
-                let vi = vma(self)?;
-                let max = vmas[vi as usize].pages as i64 - 1;
-                Op::Access {
-                    vma: vi,
-                    page: self.num(o.page.as_ref().ok_or_else(|| need("page"))?, &format!("{f}.page"), 0, max)? as u32,
-                    write,
-                    repeat: match &o.repeat {
-                        Some(r) => self.num(r, &format!("{f}.repeat"), 1, 1 << 32)? as u32,
-                        None => 1,
-                    },
+        let mut args: OpArgs = [0; 4];
+        let mut vma: Option<u16> = None;
+        for (i, a) in def.args.iter().enumerate() {
+            let field = format!("{f}.{}", a.name);
+            let Some(v) = o.fields.get(a.name) else {
+                if a.required {
+                    return Err(self.err(op.span(), field, format!("`{kind}` needs `{}`", a.name)));
                 }
-            }
-            "touch" => Op::Touch { vma: vma(self)?, write },
-            "scan" => Op::Scan {
-                vma: match &o.vma {
-                    Some(v) => Some(self.vma_index(v, vmas, &format!("{f}.vma"))?),
-                    None => None,
+                args[i] = if a.kind == ArgKind::Vma { NO_ARG } else { a.default as u64 };
+                continue;
+            };
+            let span = v.span();
+            let wrong = |what: &str| {
+                self.err(
+                    span.clone(),
+                    field.clone(),
+                    format!("`{}` must be {what}, not {}", a.name, v.get_ref().type_str()),
+                )
+            };
+            let num = |min: i64, max: i64| -> Result<i64, ScenarioError> {
+                let n = match v.get_ref() {
+                    toml::Value::Integer(n) => NumOrParam::Int(*n),
+                    toml::Value::String(s) => NumOrParam::Param(s.clone()),
+                    _ => return Err(wrong("a whole number or \"$param\"")),
+                };
+                self.num(&Spanned::new(span.clone(), n), &field, min, max)
+            };
+            args[i] = match a.kind {
+                ArgKind::Vma => {
+                    let toml::Value::String(name) = v.get_ref() else {
+                        return Err(wrong("the name of a VMA"));
+                    };
+                    let vi = self.vma_index(&Spanned::new(span.clone(), name.clone()), vmas, &field)?;
+                    vma = Some(vi);
+                    u64::from(vi)
+                }
+                ArgKind::Page => {
+                    let Some(vi) = vma else {
+                        return Err(self.err(span.clone(), field, format!("`{}` needs a `vma` before it", a.name)));
+                    };
+                    num(0, vmas[vi as usize].pages as i64 - 1)? as u64
+                }
+                ArgKind::Bool => match v.get_ref() {
+                    toml::Value::Boolean(b) => u64::from(*b),
+                    _ => return Err(wrong("true or false")),
                 },
-            },
-            "sleep" => Op::Sleep {
-                ns: self.num(o.ns.as_ref().ok_or_else(|| need("ns"))?, &format!("{f}.ns"), 0, 1 << 50)? as u64,
-            },
-            "compute" => Op::Compute {
-                ns: self.num(o.ns.as_ref().ok_or_else(|| need("ns"))?, &format!("{f}.ns"), 0, 1 << 50)? as u64,
-            },
-            "yield" => Op::Yield,
-            "exit" => Op::Exit,
-            "fork" => {
-                let child = o.child.as_ref().ok_or_else(|| need("child"))?;
-                let ci = self
-                    .file
-                    .process
-                    .iter()
-                    .position(|p| p.name.get_ref() == child.get_ref())
-                    .unwrap_or(0);
-                Op::Fork { child: ci as u16 }
-            }
-            _ => Op::Random {
-                vma: vma(self)?,
-                count: self.num(o.count.as_ref().ok_or_else(|| need("count"))?, &format!("{f}.count"), 0, 1 << 40)? as u64,
-                write_percent: match &o.write_percent {
-                    Some(w) => self.num(w, &format!("{f}.write_percent"), 0, 100)? as u8,
-                    None => 0,
-                },
-            },
+                ArgKind::Int { min, max } => num(min, max)? as u64,
+                ArgKind::NewProcess => {
+                    let toml::Value::String(name) = v.get_ref() else {
+                        return Err(wrong("the name of a process"));
+                    };
+                    // `forkers` has checked the name.
+                    self.file.process.iter().position(|p| p.name.get_ref() == name).unwrap_or(0) as u64
+                }
+            };
+        }
+        Ok(match def.run {
+            OpRun::User(build) => build(&args),
+            OpRun::Call { .. } => Op::Call { op: index as u16, args },
         })
     }
 
@@ -1584,8 +1737,8 @@ impl Resolver<'_> {
                     }
                 }
                 (None, None, Some(e)) => {
-                    if !crate::trace::EventKind::ALL.iter().any(|k| k.name() == e.get_ref()) {
-                        let known: Vec<&str> = crate::trace::EventKind::ALL.iter().map(|k| k.name()).collect();
+                    if crate::trace::EventKind::from_name(e.get_ref()).is_none() {
+                        let known: Vec<&str> = crate::registry::event_kinds().map(|k| k.name()).collect();
                         return Err(self.err(
                             e.span(),
                             format!("{f}.event"),
@@ -1620,7 +1773,7 @@ impl Resolver<'_> {
             let f = format!("expect[{ei}]");
             let check_name = |n: &Spanned<String>, field: &str| -> Result<(), ScenarioError> {
                 if crate::counters::Counter::from_name(n.get_ref()).is_none() && !METRICS.contains(&n.get_ref().as_str()) {
-                    let known: Vec<&str> = crate::counters::Counter::ALL
+                    let known: Vec<&str> = crate::counters::Counter::all()
                         .iter()
                         .map(|c| c.name())
                         .chain(METRICS.iter().copied())
@@ -1821,7 +1974,14 @@ ops = [ { op = "access", vma = "heap", page = 0, write = true } ]
         assert_eq!(s.processes[1].vmas.len(), 2);
         assert_eq!(s.processes[1].vmas[1].kind, VmaKind::File);
         assert_eq!(s.processes[1].threads[0].allowed, vec![1, 2]);
-        assert_eq!(s.processes[0].threads[0].ops[1], Op::Fork { child: 1 });
+        let fork = crate::registry::ops().position(|o| o.name == "fork").unwrap() as u16;
+        assert_eq!(
+            s.processes[0].threads[0].ops[1],
+            Op::Call {
+                op: fork,
+                args: [1, 0, 0, 0]
+            }
+        );
     }
 
     #[test]

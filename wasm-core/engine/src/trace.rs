@@ -4,115 +4,96 @@
 use crate::counters::Counter;
 use crate::machine::CpuMask;
 use crate::topology::CpuId;
+use serde::Serialize;
 
-macro_rules! kinds {
-    ($( $(#[doc = $doc:literal])* $v:ident => $name:literal, )*) => {
-        /// What a micro-step did.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum EventKind { $( $(#[doc = $doc])* $v, )* }
+/// What a micro-step did: a handle (index into [`crate::registry::EVENT_KINDS`]) a
+/// mechanism declares with [`crate::events!`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventKind(u16);
 
-        impl EventKind {
-            /// Every kind.
-            pub const ALL: &'static [EventKind] = &[$(EventKind::$v,)*];
-            /// Stable name (scenario `event =` anchors, UI colours).
-            pub const fn name(self) -> &'static str {
-                match self { $(EventKind::$v => $name,)* }
-            }
-        }
+/// The family an event kind belongs to: the lab colours the timeline by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum EventCategory {
+    /// Faults and the TLB misses that lead to them.
+    Fault,
+    /// Inter-processor interrupts.
+    Ipi,
+    /// TLB flushes.
+    Flush,
+    /// Page migration.
+    Migration,
+    /// Scheduling: switches, sleeps, wake-ups, placement.
+    Sched,
+    /// Lock traffic.
+    Lock,
+    /// Page allocation and freeing.
+    Alloc,
+    /// Everything else.
+    Other,
+}
+
+/// What a mechanism says about one of its event kinds.
+#[derive(Clone, Copy, Debug)]
+pub struct EventDef {
+    /// Stable name (scenario `event =` anchors, UI colours).
+    pub name: &'static str,
+    /// What happened.
+    pub doc: &'static str,
+    /// Its family.
+    pub category: EventCategory,
+}
+
+/// Declares a mechanism's event kinds, `NAME => "name", Category,` each with a doc
+/// comment: a `pub const NAME: EventKind` handle per kind and `EVENTS` for the registry.
+#[macro_export]
+macro_rules! events {
+    ($mech:ident; $( $(#[doc = $doc:literal])* $k:ident => $name:literal, $cat:ident, )*) => {
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+        #[repr(u16)]
+        enum EventIndex { $($k,)* }
+        $(
+            $(#[doc = $doc])*
+            pub const $k: $crate::trace::EventKind =
+                $crate::trace::EventKind::at($crate::registry::Mech::$mech, EventIndex::$k as u16);
+        )*
+        /// This mechanism's event kinds, in handle order.
+        pub const EVENTS: &[$crate::trace::EventDef] = &[$(
+            $crate::trace::EventDef {
+                name: $name,
+                doc: concat!($($doc),*),
+                category: $crate::trace::EventCategory::$cat,
+            },
+        )*];
     };
 }
 
-kinds! {
-    /// A thread starts its next workload operation.
-    OpStart => "op_start",
-    /// A user access hit the TLB.
-    Access => "access",
-    /// A user access missed the TLB.
-    TlbMiss => "tlb_miss",
-    /// The MMU walked the page table.
-    PageWalk => "page_walk",
-    /// A page fault entered the kernel.
-    FaultEntry => "fault_entry",
-    /// First-touch allocation.
-    AnonFault => "anon_fault",
-    /// A file page already in the page cache is mapped.
-    FileFault => "file_fault",
-    /// A PTE lock was taken.
-    PtlLock => "ptl_lock",
-    /// A PTE lock was released.
-    PtlUnlock => "ptl_unlock",
-    /// A CPU found a lock held and waits.
-    LockWait => "lock_wait",
-    /// A PTE was written.
-    PteUpdate => "pte_update",
-    /// A NUMA hint fault was counted.
-    HintFault => "hint_fault",
-    /// The migrate/no-migrate decision.
-    MigrateDecision => "migrate_decision",
-    /// Page isolated from the LRU (or not).
-    Isolate => "isolate",
-    /// A destination page was allocated.
-    AllocPage => "alloc_page",
-    /// Page lock taken.
-    PageLock => "page_lock",
-    /// A PTE was cleared for unmapping, with the flush decision.
-    PteClear => "pte_clear",
-    /// The initiating CPU flushed its own TLB.
-    FlushLocal => "flush_local",
-    /// Shootdown IPIs were sent.
-    IpiSend => "ipi_send",
-    /// A CPU handled a shootdown IPI.
-    IpiRecv => "ipi_recv",
-    /// The initiator saw every acknowledgement.
-    IpiAcked => "ipi_acked",
-    /// A migration entry was installed.
-    MigrationEntry => "migration_entry",
-    /// Page contents copied to the new page.
-    MigrateCopy => "migrate_copy",
-    /// Migration entries replaced by real PTEs.
-    RemoveMigrationPtes => "remove_migration_ptes",
-    /// Migration finished successfully.
-    MigrateDone => "migrate_done",
-    /// Migration gave up.
-    MigrateFail => "migrate_fail",
-    /// `task_numa_fault` bookkeeping.
-    NumaFaultAccount => "numa_fault_account",
-    /// A NUMA scan started.
-    ScanStart => "scan_start",
-    /// The scanner turned a PTE PROT_NONE.
-    ScanPte => "scan_pte",
-    /// The scanner skipped a PTE.
-    ScanSkip => "scan_skip",
-    /// A NUMA scan finished.
-    ScanEnd => "scan_end",
-    /// A thread went to sleep (lazy TLB).
-    Sleep => "sleep",
-    /// A thread woke up.
-    Wake => "wake",
-    /// A thread finished its operations.
-    Exit => "exit",
-    /// Waiting for a page under migration.
-    MigrationWait => "migration_wait",
-    /// A line that calls another modelled function.
-    Call => "call",
-    /// A function returns to its caller.
-    Return => "return",
-    /// `task_work` runs on the way back to user space.
-    TaskWork => "task_work",
-    /// The scheduler switches tasks on a CPU.
-    Switch => "context_switch",
-    /// A user thread finishes computing.
-    ComputeDone => "compute_done",
-    /// `fork`: a VMA is duplicated, or the child is placed on a CPU.
-    Fork => "fork",
-    /// `copy_pte_range` copies a PTE into the child (write-protecting a COW page).
-    PteCopy => "pte_copy",
-    /// `wp_page_copy`: a write to a shared COW page gets its own copy.
-    CowCopy => "cow_copy",
-    /// `wp_page_reuse`: a write to a COW page nobody else maps reuses it in place.
-    CowReuse => "cow_reuse",
-    /// Load balancing moves a queued task to another CPU.
-    TaskMigrate => "task_migrate",
+impl EventKind {
+    /// Kind `i` of mechanism `m` (what [`crate::events!`] expands to).
+    pub const fn at(m: crate::registry::Mech, i: u16) -> EventKind {
+        EventKind(crate::registry::event_base(m) + i)
+    }
+
+    /// The kind at `index` in the flat table.
+    pub const fn from_index(index: u16) -> EventKind {
+        EventKind(index)
+    }
+
+    /// Its declaration.
+    pub fn def(self) -> &'static EventDef {
+        crate::registry::EVENT_KINDS[self.0 as usize]
+    }
+
+    /// Stable name (scenario `event =` anchors, UI colours).
+    pub fn name(self) -> &'static str {
+        self.def().name
+    }
+
+    /// Looks a kind up by name.
+    pub fn from_name(name: &str) -> Option<EventKind> {
+        crate::registry::event_kinds().find(|k| k.name() == name)
+    }
 }
 
 /// "No cause": the event runs in a task's base frame (its workload) or the scheduler.

@@ -5,10 +5,11 @@
 use crate::counters::Counter;
 use crate::engine::{Sim, State};
 use crate::machine::{TaskKind, TaskState, Wait};
+use crate::mech::core::ev as core_ev;
 use crate::patches::{Listing, Patch, ToggleValue};
 use crate::registry::Frame;
 use crate::scenario::{Scenario, VmaKind};
-use crate::trace::{Event, EventKind, NO_CAUSE};
+use crate::trace::{Event, NO_CAUSE};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -375,7 +376,7 @@ impl SummaryView {
                         .collect(),
                 })
                 .collect(),
-            counter_names: Counter::ALL.iter().map(|c| c.name()).collect(),
+            counter_names: Counter::all().iter().map(|c| c.name()).collect(),
             listings: crate::registry::active_listings(&sim.cfg.toggles),
         }
     }
@@ -393,10 +394,7 @@ pub fn task_label(st: &State, task: u16) -> String {
 
 /// The operation index a user thread is at (the locals of its base frame).
 pub fn op_index(sim: &Sim, task: usize) -> Option<u16> {
-    match sim.st.stacks.get(task)?.iter().next()? {
-        Frame::User(u) => Some(u.op_index()),
-        _ => None,
-    }
+    sim.st.stacks.get(task)?.iter().next()?.user_mode().map(|u| u.op_index())
 }
 
 /// Bytes of `st` not shared with `prev` (frames and PTE tables are copy-on-write
@@ -480,7 +478,7 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>, window: &FrameWindow, bulk: 
         })
         .collect();
     let ipis = match event {
-        Some(e) if e.kind == EventKind::IpiSend => e
+        Some(e) if e.kind == core_ev::IPI_SEND => e
             .cpus
             .iter()
             .map(|&to| IpiView {
@@ -489,7 +487,7 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>, window: &FrameWindow, bulk: 
                 phase: IpiPhase::Sent,
             })
             .collect(),
-        Some(e) if e.kind == EventKind::IpiRecv => e
+        Some(e) if e.kind == core_ev::IPI_RECV => e
             .cpus
             .iter()
             .map(|&from| IpiView {
@@ -533,7 +531,7 @@ pub struct PatchView {
 
 /// Every registry entry.
 pub fn patch_views() -> Vec<PatchView> {
-    crate::patches::REGISTRY
+    crate::patches::registry()
         .iter()
         .map(|p| PatchView {
             patch: p,
@@ -563,7 +561,7 @@ impl SeriesView {
         SeriesView {
             steps: samples.iter().map(|s| s.step as f64).collect(),
             time_ns: samples.iter().map(|s| s.time_ns as f64).collect(),
-            counters: Counter::ALL
+            counters: Counter::all()
                 .iter()
                 .map(|c| (c.name(), samples.iter().map(|s| s.counters.get(*c) as f64).collect()))
                 .collect(),
@@ -593,6 +591,156 @@ pub fn builtin_views() -> Vec<BuiltinView> {
                 .map(|s| s.title)
                 .unwrap_or_else(|_| b.id.to_string()),
             text: b.text,
+        })
+        .collect()
+}
+
+/// A counter as a mechanism declares it.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CounterInfoView {
+    /// Name (the kernel's, where it has one).
+    pub name: &'static str,
+    /// What it counts.
+    pub doc: String,
+    /// Whether the kernel has it (vmstat, /proc/stat, /proc/interrupts) or only the model.
+    pub kernel: bool,
+}
+
+/// An event kind as a mechanism declares it.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct EventKindInfoView {
+    /// Name (events carry it as `kind`).
+    pub name: &'static str,
+    /// What happened.
+    pub doc: String,
+    /// Its family (timeline colour).
+    pub category: crate::trace::EventCategory,
+}
+
+/// One argument of a workload operation.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct OpArgView {
+    /// Field name.
+    pub name: &'static str,
+    /// What it means.
+    pub doc: &'static str,
+    /// Whether it must be given.
+    pub required: bool,
+}
+
+/// A workload operation as a mechanism declares it.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct OpInfoView {
+    /// `op = "name"`.
+    pub name: &'static str,
+    /// What it does.
+    pub doc: &'static str,
+    /// Its arguments.
+    pub args: Vec<OpArgView>,
+}
+
+/// A view a mechanism brings: the web panel `id` draws it.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ViewInfoView {
+    /// Panel id.
+    pub id: &'static str,
+    /// Heading.
+    pub title: &'static str,
+    /// Counters plotted by default when the mechanism runs.
+    pub plots: Vec<&'static str>,
+}
+
+/// A mechanism and everything it declares, for the lab and `mmviz mechanisms`.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct MechanismView {
+    /// Id.
+    pub id: &'static str,
+    /// What it models.
+    pub title: &'static str,
+    /// Its toggle ids.
+    pub toggles: Vec<&'static str>,
+    /// Its counters.
+    pub counters: Vec<CounterInfoView>,
+    /// Its event kinds.
+    pub events: Vec<EventKindInfoView>,
+    /// Its workload operations.
+    pub ops: Vec<OpInfoView>,
+    /// Its views.
+    pub views: Vec<ViewInfoView>,
+}
+
+/// A declaration's doc comment as one line, without the "`name`: " or "Model only: "
+/// it starts with (the view says both).
+fn doc_line(name: &str, doc: &str) -> String {
+    let text = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = text.strip_prefix(&format!("`{name}`: ")).unwrap_or(&text);
+    text.strip_prefix("Model only: ").unwrap_or(text).to_string()
+}
+
+/// Every mechanism, in registry order.
+pub fn mechanism_views() -> Vec<MechanismView> {
+    crate::registry::MECHANISMS
+        .iter()
+        .map(|m| MechanismView {
+            id: m.id,
+            title: m.title,
+            toggles: m.toggles.iter().map(|t| t.id).collect(),
+            counters: m
+                .counters
+                .iter()
+                .map(|c| CounterInfoView {
+                    name: c.name,
+                    doc: doc_line(c.name, c.doc),
+                    kernel: c.kernel,
+                })
+                .collect(),
+            events: m
+                .events
+                .iter()
+                .map(|e| EventKindInfoView {
+                    name: e.name,
+                    doc: doc_line(e.name, e.doc),
+                    category: e.category,
+                })
+                .collect(),
+            ops: m
+                .ops
+                .iter()
+                .map(|o| OpInfoView {
+                    name: o.name,
+                    doc: o.doc,
+                    args: o
+                        .args
+                        .iter()
+                        .map(|a| OpArgView {
+                            name: a.name,
+                            doc: a.doc,
+                            required: a.required,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            views: m
+                .views
+                .iter()
+                .map(|v| ViewInfoView {
+                    id: v.id,
+                    title: v.title,
+                    plots: v.plots.to_vec(),
+                })
+                .collect(),
         })
         .collect()
 }

@@ -5,16 +5,16 @@
 
 use mmviz_engine::builtin::BUILTINS;
 use mmviz_engine::engine::Sim;
-use mmviz_engine::patches::{ToggleSet, REGISTRY};
+use mmviz_engine::mech::core::ev as core_ev;
+use mmviz_engine::patches::{self, ToggleSet};
 use mmviz_engine::registry;
-use mmviz_engine::trace::EventKind;
 use mmviz_engine::{scenario, Simulation};
 use std::collections::BTreeSet;
 
 /// Every toggle set worth checking: the defaults, and each value of each toggle alone.
 fn toggle_sets() -> Vec<ToggleSet> {
     let mut out = vec![ToggleSet::default()];
-    for p in REGISTRY {
+    for p in patches::registry() {
         for v in p.values() {
             let mut t = ToggleSet::default();
             t.set(p.id, v).unwrap();
@@ -73,7 +73,7 @@ fn an_ipi_receipt_leads_back_to_the_faulting_access() {
     let recv = events
         .iter()
         .rev()
-        .find(|e| e.kind == EventKind::IpiRecv)
+        .find(|e| e.kind == core_ev::IPI_RECV)
         .expect("an IPI is received");
     let chain = sim.cause_chain(recv.step);
     let hops: Vec<(&str, &str)> = chain.iter().map(|e| (e.function, e.kind.name())).collect();
@@ -160,7 +160,7 @@ fn a_sleeper_is_woken_by_its_timer_while_another_task_runs_and_runs_at_the_slice
             assert!(wake.is_none(), "one timer interrupt");
             wake = Some(e.time_ns);
         }
-        if e.kind == EventKind::TlbMiss && first_access.is_none() {
+        if e.kind == core_ev::TLB_MISS && first_access.is_none() {
             first_access = Some(e.time_ns);
         }
     }

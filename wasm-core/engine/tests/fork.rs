@@ -3,11 +3,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
 use mmviz_engine::builtin;
-use mmviz_engine::counters::Counter;
 use mmviz_engine::engine::{Sim, VMA_BASE_VPN};
 use mmviz_engine::machine::{pg, TaskState};
+use mmviz_engine::mech::core::{NR_MIGRATIONS, RMAP_UNMAPS};
+use mmviz_engine::mech::fork::{COW_COPIES, PGREUSE, PROCESSES};
 use mmviz_engine::patches::ToggleSet;
-use mmviz_engine::registry::Frame;
 use mmviz_engine::scenario;
 
 /// A parent with three written pages forks; the child sleeps, the parent computes.
@@ -77,7 +77,7 @@ fn child_started(sim: &Sim) -> bool {
 fn after_fork_both_mms_map_each_anon_page_read_only_and_file_pages_are_left_to_fault() {
     let mut sim = sim_of(QUIET_FORK);
     step_until(&mut sim, child_started);
-    assert_eq!(sim.st.counters.get(Counter::Processes), 1);
+    assert_eq!(sim.st.counters.get(PROCESSES), 1);
     let (parent, child) = (&sim.st.mms[0], &sim.st.mms[1]);
     assert_eq!(child.vmas.len(), 2);
     for vpn in VMA_BASE_VPN..VMA_BASE_VPN + 3 {
@@ -108,7 +108,7 @@ fn try_to_unmap_of_a_shared_cow_page_unmaps_it_from_both_processes() {
     assert_eq!(sim.st.tasks[parent_task as usize].mm(), Some(0));
     let pfn = sim.st.mms[0].pte(VMA_BASE_VPN + 1).pfn();
     sim.st.stacks[parent_task as usize].push(mmviz_engine::mm::rmap::TryToUnmap::frame(pfn), 0);
-    step_until(&mut sim, |s| s.st.counters.get(Counter::RmapUnmaps) == 2);
+    step_until(&mut sim, |s| s.st.counters.get(RMAP_UNMAPS) == 2);
     for mm in 0..2 {
         let pte = sim.st.mms[mm].pte(VMA_BASE_VPN + 1);
         assert!(pte.is_migration() && pte.pfn() == pfn, "mm {mm}: {pte:?}");
@@ -126,9 +126,9 @@ fn fork_cow_101_copies_shared_pages_and_reuses_an_unshared_one() {
     for i in 0..4 {
         before.push(sim.st.mms[0].pte(heap + i).pfn());
     }
-    step_until(&mut sim, |s| s.st.counters.get(Counter::Pgreuse) == 1);
+    step_until(&mut sim, |s| s.st.counters.get(PGREUSE) == 1);
     let c = &sim.st.counters;
-    assert_eq!(c.get(Counter::CowCopies), 2);
+    assert_eq!(c.get(COW_COPIES), 2);
     let parent = &sim.st.mms[0];
     // Page 1 was copied by the parent, page 2 reused in place, pages 0 and 3 untouched.
     assert_ne!(parent.pte(heap + 1).pfn(), before[1]);
@@ -218,7 +218,7 @@ fn placement_picks_the_least_loaded_allowed_cpu_and_stays_in_the_mask() {
     sim.check_stuck().unwrap();
     // b's exit left CPU 1 idle: newidle_balance pulled c from CPU 0's queue.
     assert_eq!(ran_on, vec![1]);
-    assert_eq!(sim.st.counters.get(Counter::NrMigrations), 1);
+    assert_eq!(sim.st.counters.get(NR_MIGRATIONS), 1);
 }
 
 #[test]
@@ -226,7 +226,7 @@ fn pinned_threads_never_move() {
     let text = BALANCE.replace("cpus = [0, 1]", "cpu = 0");
     let mut sim = sim_of(&text);
     sim.run_to_end().unwrap();
-    assert_eq!(sim.st.counters.get(Counter::NrMigrations), 0);
+    assert_eq!(sim.st.counters.get(NR_MIGRATIONS), 0);
 }
 
 #[test]
@@ -237,7 +237,7 @@ fn the_fork_flush_is_the_only_frame_that_allows_stale_writable_entries() {
     let mut sim = sim_of(b.text);
     let mut saw_dup = false;
     while sim.step().is_some() {
-        saw_dup |= sim.st.stacks.iter().any(|s| s.iter().any(|f| matches!(f, Frame::DupMmap(_))));
+        saw_dup |= sim.st.stacks.iter().any(|s| s.iter().any(|f| f.function() == "dup_mmap"));
         mmviz_engine::invariants::check(&sim).unwrap();
     }
     assert!(saw_dup);
@@ -262,7 +262,7 @@ fn at_the_tick_an_idle_allowed_cpu_takes_a_queued_thread() {
     assert_eq!((e.cpu, e.kind.name(), e.function), (0, "task_migrate", "load_balance"));
     assert_eq!(rec.st.tasks[c].cpu, 2);
     assert!(rec.st.cpus[2].rq.contains(&(c as u16)) && rec.st.cpus[0].rq.is_empty());
-    assert_eq!(rec.st.counters.get(Counter::NrMigrations), 1);
+    assert_eq!(rec.st.counters.get(NR_MIGRATIONS), 1);
     // c runs on CPU 2 and the run ends normally.
     rec.run_to_end().unwrap();
 }

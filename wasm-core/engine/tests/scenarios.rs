@@ -3,8 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
 use mmviz_engine::builtin::{is_teaching, Builtin, BUILTINS};
-use mmviz_engine::counters::Counter;
 use mmviz_engine::engine::Sim;
+use mmviz_engine::mech::core::{IRQ_TLB_COUNT, NR_TLB_REMOTE_FLUSH, NR_TLB_REMOTE_FLUSH_RECEIVED};
+use mmviz_engine::mech::numa::{NUMA_HINT_FAULTS, NUMA_PAGES_MIGRATED};
 use mmviz_engine::patches::ToggleSet;
 use mmviz_engine::{invariants, run, scenario, Simulation};
 use proptest::prelude::*;
@@ -114,13 +115,13 @@ fn with_delay_map_the_migration_unmap_sends_no_ipi_and_without_it_one_per_page()
     let s = scenario::parse(BUILTINS[0].text, &[]).unwrap();
     let off = run::run(&s, &toggles(false)).unwrap();
     let on = run::run(&s, &toggles(true)).unwrap();
-    let migrated = off.counters.get(Counter::NumaPagesMigrated);
+    let migrated = off.counters.get(NUMA_PAGES_MIGRATED);
     assert!(migrated > 0);
-    assert_eq!(migrated, on.counters.get(Counter::NumaPagesMigrated));
+    assert_eq!(migrated, on.counters.get(NUMA_PAGES_MIGRATED));
     // The scan flush is the same in both; migrations add one remote flush each without the patch.
-    let scan_flushes = on.counters.get(Counter::NrTlbRemoteFlush);
-    assert_eq!(off.counters.get(Counter::NrTlbRemoteFlush), scan_flushes + migrated);
-    assert!(on.counters.get(Counter::NrTlbRemoteFlushReceived) < off.counters.get(Counter::NrTlbRemoteFlushReceived));
+    let scan_flushes = on.counters.get(NR_TLB_REMOTE_FLUSH);
+    assert_eq!(off.counters.get(NR_TLB_REMOTE_FLUSH), scan_flushes + migrated);
+    assert!(on.counters.get(NR_TLB_REMOTE_FLUSH_RECEIVED) < off.counters.get(NR_TLB_REMOTE_FLUSH_RECEIVED));
 }
 
 #[test]
@@ -132,9 +133,9 @@ fn a_lazy_cpu_gets_no_ipi() {
     );
     let s = scenario::parse(&text, &[]).unwrap();
     let off = run::run(&s, &toggles(false)).unwrap();
-    assert!(off.counters.get(Counter::NumaPagesMigrated) > 0);
-    assert_eq!(off.counters.get(Counter::NrTlbRemoteFlush), 0);
-    assert_eq!(off.counters.get(Counter::IrqTlbCount), 0);
+    assert!(off.counters.get(NUMA_PAGES_MIGRATED) > 0);
+    assert_eq!(off.counters.get(NR_TLB_REMOTE_FLUSH), 0);
+    assert_eq!(off.counters.get(IRQ_TLB_COUNT), 0);
 }
 
 #[test]
@@ -221,7 +222,7 @@ proptest! {
         // Every thread has exited, and the last one's exit_mmap freed the process's pages.
         prop_assert_eq!(used, 0);
         let c = sim.st.counters;
-        prop_assert_eq!(c.get(Counter::NumaHintFaults), pages as u64);
+        prop_assert_eq!(c.get(NUMA_HINT_FAULTS), pages as u64);
     }
 
     #[test]

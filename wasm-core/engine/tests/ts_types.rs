@@ -9,7 +9,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
 use mmviz_engine::patches::ToggleValue;
-use mmviz_engine::view::{BuiltinView, CodeView, EventView, FrameHeader, FrameWindow, IpiView, PatchView, SeriesView, SummaryView};
+use mmviz_engine::view::{
+    BuiltinView, CodeView, EventView, FrameHeader, FrameWindow, IpiView, MechanismView, PatchView, SeriesView, SummaryView,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use ts_rs::{Config, TS};
@@ -29,6 +31,7 @@ fn generate() -> BTreeMap<String, String> {
     SummaryView::export_all(&cfg).unwrap();
     EventView::export_all(&cfg).unwrap();
     PatchView::export_all(&cfg).unwrap();
+    MechanismView::export_all(&cfg).unwrap();
     ToggleValue::export_all(&cfg).unwrap();
     SeriesView::export_all(&cfg).unwrap();
     BuiltinView::export_all(&cfg).unwrap();

@@ -296,6 +296,12 @@ pub fn patches() -> Result<JsValue, JsValue> {
     to_js(&patch_views())
 }
 
+/// Every mechanism and what it declares: toggles, counters, event kinds, operations, views.
+#[wasm_bindgen]
+pub fn mechanisms() -> Result<JsValue, JsValue> {
+    to_js(&mmviz_engine::view::mechanism_views())
+}
+
 /// The built-in scenarios (id, title, TOML text).
 #[wasm_bindgen(js_name = builtinScenarios)]
 pub fn builtin_scenarios() -> Result<JsValue, JsValue> {

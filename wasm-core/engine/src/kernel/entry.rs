@@ -9,15 +9,16 @@
 //! position in its operation list.
 
 use crate::core::{Flow, Ret, Until};
-use crate::counters::Counter;
 use crate::engine::{say, Sim};
 use crate::kernel::sched::numa::TaskNumaWork;
 use crate::machine::pg;
+use crate::mech::core::ev as core_ev;
+use crate::mech::core::{ACCESSES, TLB_MISSES};
 use crate::mm::memory::HandleMmFault;
-use crate::registry::Frame;
-use crate::scenario::Op;
+use crate::registry::{Frame, Function};
+use crate::scenario::{ArgDef, ArgKind, Op, OpDef, OpRun};
 use crate::topology::CpuId;
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 use rand::Rng;
 
 /// Where the thread is.
@@ -84,55 +85,13 @@ impl UserMode {
             Op::Access { repeat, .. } => u64::from(repeat),
             Op::Touch { vma, .. } => u64::from(sim.st.mms[mm as usize].vmas[vma as usize].pages),
             Op::Random { count, .. } => count,
-            Op::Scan { .. } | Op::Sleep { .. } | Op::Compute { .. } | Op::Yield | Op::Exit | Op::Fork { .. } => 1,
+            Op::Sleep { .. } | Op::Compute { .. } | Op::Yield | Op::Exit | Op::Call { .. } => 1,
         };
         if self.done >= len {
             self.op += 1;
             self.done = 0;
             self.started = false;
             sim.st.tasks[task as usize].op_seq += 1;
-        }
-    }
-
-    /// The thread was woken from a sleep, or a scan or fault it called returned.
-    pub fn resume(&mut self, sim: &mut Sim, task: u16, r: Ret) {
-        match (r, self.pc) {
-            (Ret::Woken, _) => {
-                self.advance(sim, task);
-                self.pc = Pc::Fetch;
-            }
-            (_, Pc::Fetch) if self.started => {
-                // An explicit `scan` operation's task_numa_work returned.
-                self.advance(sim, task);
-            }
-            _ => {}
-        }
-    }
-
-    /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
-        match self.pc {
-            Pc::Fetch => self.fetch(sim, cpu),
-            Pc::Lookup => self.lookup(sim, cpu),
-            Pc::Walk => self.walk(sim, cpu),
-            Pc::ComputeResume => {
-                self.pc = Pc::ComputeDone;
-                let until = sim.clock(cpu) + self.left;
-                let ev = Ev::new(EventKind::OpStart, "user code", "E4").say(say!(
-                    sim,
-                    "Thread {} is back on CPU {cpu} and goes on computing ({} ns left)",
-                    sim.task_name(cpu),
-                    self.left
-                ));
-                (ev, Flow::Block(Until::Busy(until)))
-            }
-            Pc::ComputeDone => {
-                self.advance(sim, sim.st.cpus[cpu as usize].curr);
-                self.pc = Pc::Fetch;
-                let ev =
-                    Ev::new(EventKind::ComputeDone, "user code", "E5").say(say!(sim, "Thread {} finishes computing", sim.task_name(cpu)));
-                (ev, Flow::Continue)
-            }
         }
     }
 
@@ -144,7 +103,7 @@ impl UserMode {
         if let Some(period) = sim.cfg.knobs.scan_period_ns {
             if sim.cfg.knobs.numa_balancing && sim.clock(cpu) >= sim.st.mms[mm as usize].numa_next_scan {
                 sim.st.mms[mm as usize].numa_next_scan = sim.clock(cpu) + period;
-                let ev = Ev::new(EventKind::TaskWork, "exit_to_user_mode", "E1").say(say!(
+                let ev = Ev::new(core_ev::TASK_WORK, "exit_to_user_mode", "E1").say(say!(
                     sim,
                     "Back to user space on CPU {cpu}: the scan period of mm {} has passed, so task_work runs task_numa_work first",
                     sim.st.mms[mm as usize].pid
@@ -158,7 +117,7 @@ impl UserMode {
         }
         // need_resched: the slice is over and another task waits for this CPU.
         if sim.clock(cpu) >= sim.st.cpus[c].slice_end && !sim.st.cpus[c].rq.is_empty() {
-            let ev = Ev::new(EventKind::Switch, "exit_to_user_mode", "E2").say(say!(
+            let ev = Ev::new(core_ev::SWITCH, "exit_to_user_mode", "E2").say(say!(
                 sim,
                 "Thread {}'s slice is over and another task is runnable on CPU {cpu}: schedule()",
                 sim.task_name(cpu)
@@ -166,7 +125,7 @@ impl UserMode {
             return (ev, Flow::Block(Until::Resched));
         }
         let Some(op) = Self::ops(sim, sim.st.cpus[c].curr).get(self.op as usize).cloned() else {
-            let ev = Ev::new(EventKind::Exit, "do_exit", "X1").say(say!(
+            let ev = Ev::new(core_ev::EXIT, "do_exit", "X1").say(say!(
                 sim,
                 "Thread {} has finished its work and exits; CPU {cpu} goes idle and keeps the mm loaded lazily (still in mm_cpumask, but no more flush IPIs)",
                 sim.task_name(cpu)
@@ -175,23 +134,16 @@ impl UserMode {
         };
         let vma_start = |sim: &Sim, v: u16| sim.st.mms[mm as usize].vmas[v as usize].start;
         let (vpn, write) = match op {
-            Op::Scan { vma } => {
+            Op::Call { op, args } => {
                 self.started = true;
-                let ev = Ev::new(EventKind::Call, "user code", "E3").say(say!(
-                    sim,
-                    "Thread {} runs the NUMA scanner now (an explicit scan operation)",
-                    sim.task_name(cpu)
-                ));
-                return (ev, Flow::Call(TaskNumaWork::explicit(vma)));
-            }
-            Op::Fork { child } => {
-                self.started = true;
-                let ev = Ev::new(EventKind::Call, "user code", "E8").say(say!(
-                    sim,
-                    "Thread {} calls fork(): the child gets a copy-on-write copy of the address space",
-                    sim.task_name(cpu)
-                ));
-                return (ev, Flow::Call(crate::kernel::fork::KernelClone::frame(child)));
+                let Some(def) = crate::registry::ops().nth(op as usize) else {
+                    unreachable!("the scenario parser only builds declared operations");
+                };
+                let OpRun::Call { start, says } = def.run else {
+                    unreachable!("`{}` is built as user mode's own operation", def.name);
+                };
+                let ev = Ev::new(core_ev::CALL, "user code", "E3").say(say!(sim, "Thread {} {says}", sim.task_name(cpu)));
+                return (ev, Flow::Call(start(&args)));
             }
             Op::Sleep { ns } => {
                 self.started = true;
@@ -209,14 +161,14 @@ impl UserMode {
                         sim.task_name(cpu)
                     )
                 };
-                let ev = Ev::new(EventKind::Sleep, "switch_mm_irqs_off", "W1").say(text);
+                let ev = Ev::new(core_ev::SLEEP, "switch_mm_irqs_off", "W1").say(text);
                 return (ev, Flow::Block(Until::Sleep(until)));
             }
             Op::Compute { ns } => {
                 self.started = true;
                 self.pc = Pc::ComputeDone;
                 let until = sim.clock(cpu) + ns;
-                let ev = Ev::new(EventKind::OpStart, "user code", "E4").say(say!(
+                let ev = Ev::new(core_ev::OP_START, "user code", "E4").say(say!(
                     sim,
                     "Thread {} runs user code for {ns} ns without touching modelled memory; CPU {cpu} stays in mm_cpumask and is not lazy, so it gets every flush IPI for this mm",
                     sim.task_name(cpu)
@@ -225,7 +177,7 @@ impl UserMode {
             }
             Op::Yield => {
                 self.advance(sim, sim.st.cpus[c].curr);
-                let ev = Ev::new(EventKind::Switch, "user code", "E7").say(say!(
+                let ev = Ev::new(core_ev::SWITCH, "user code", "E7").say(say!(
                     sim,
                     "Thread {} calls sched_yield(): CPU {cpu} runs the next runnable task, if any",
                     sim.task_name(cpu)
@@ -233,7 +185,7 @@ impl UserMode {
                 return (ev, Flow::Block(Until::Resched));
             }
             Op::Exit => {
-                let ev = Ev::new(EventKind::Exit, "do_exit", "X1").say(say!(
+                let ev = Ev::new(core_ev::EXIT, "do_exit", "X1").say(say!(
                     sim,
                     "Thread {} calls exit(); CPU {cpu} keeps the mm loaded lazily if nothing else runs",
                     sim.task_name(cpu)
@@ -266,24 +218,21 @@ impl UserMode {
                 let nid = sim.page_nid(e.pfn);
                 let ns = sim.dram_ns(cpu, nid);
                 sim.charge(cpu, ns);
-                let ev = Ev::new(EventKind::Access, "user code", "E6")
-                    .pte(pid, self.vpn)
-                    .pfn(e.pfn)
-                    .say(say!(
-                        sim,
-                        "Thread {} {what} page {:#x}: TLB hit, pfn {} on node {nid} ({ns} ns)",
-                        sim.task_name(cpu),
-                        self.vpn,
-                        e.pfn
-                    ));
+                let ev = Ev::new(core_ev::ACCESS, "user code", "E6").pte(pid, self.vpn).pfn(e.pfn).say(say!(
+                    sim,
+                    "Thread {} {what} page {:#x}: TLB hit, pfn {} on node {nid} ({ns} ns)",
+                    sim.task_name(cpu),
+                    self.vpn,
+                    e.pfn
+                ));
                 self.complete(sim, cpu);
                 return (ev, Flow::Continue);
             }
         }
-        sim.st.counters.inc(Counter::TlbMisses);
+        sim.st.counters.inc(TLB_MISSES);
         sim.charge(cpu, 1);
         self.pc = Pc::Walk;
-        let ev = Ev::new(EventKind::TlbMiss, "user code", "E6").pte(pid, self.vpn).say(say!(
+        let ev = Ev::new(core_ev::TLB_MISS, "user code", "E6").pte(pid, self.vpn).say(say!(
             sim,
             "Thread {} {what} page {:#x}: TLB miss, the MMU walks the page table",
             sim.task_name(cpu),
@@ -314,15 +263,12 @@ impl UserMode {
             let nid = sim.page_nid(pfn);
             let ns = sim.dram_ns(cpu, nid);
             sim.charge(cpu, ns);
-            let ev = Ev::new(EventKind::PageWalk, "mmu_walk", "MW1")
-                .pte(pid, self.vpn)
-                .pfn(pfn)
-                .say(say!(
-                    sim,
-                    "Walk: PTE of {:#x} is present (pfn {pfn}, node {nid}); the MMU sets A{} and caches it in CPU {cpu}'s TLB",
-                    self.vpn,
-                    if self.write { "+D" } else { "" }
-                ));
+            let ev = Ev::new(core_ev::PAGE_WALK, "mmu_walk", "MW1").pte(pid, self.vpn).pfn(pfn).say(say!(
+                sim,
+                "Walk: PTE of {:#x} is present (pfn {pfn}, node {nid}); the MMU sets A{} and caches it in CPU {cpu}'s TLB",
+                self.vpn,
+                if self.write { "+D" } else { "" }
+            ));
             self.complete(sim, cpu);
             return (ev, Flow::Continue);
         }
@@ -337,7 +283,7 @@ impl UserMode {
             "read-only"
         };
         self.pc = Pc::Lookup;
-        let ev = Ev::new(EventKind::FaultEntry, "mmu_walk", "MW2").pte(pid, self.vpn).say(say!(
+        let ev = Ev::new(core_ev::FAULT_ENTRY, "mmu_walk", "MW2").pte(pid, self.vpn).say(say!(
             sim,
             "Walk: PTE of {:#x} is {why}: page fault on CPU {cpu}",
             self.vpn
@@ -347,8 +293,132 @@ impl UserMode {
 
     /// One access is done: count it and move on.
     fn complete(&mut self, sim: &mut Sim, cpu: CpuId) {
-        sim.st.counters.inc(Counter::Accesses);
+        sim.st.counters.inc(ACCESSES);
         self.advance(sim, sim.st.cpus[cpu as usize].curr);
         self.pc = Pc::Fetch;
     }
 }
+
+impl Function for UserMode {
+    /// One line.
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        match self.pc {
+            Pc::Fetch => self.fetch(sim, cpu),
+            Pc::Lookup => self.lookup(sim, cpu),
+            Pc::Walk => self.walk(sim, cpu),
+            Pc::ComputeResume => {
+                self.pc = Pc::ComputeDone;
+                let until = sim.clock(cpu) + self.left;
+                let ev = Ev::new(core_ev::OP_START, "user code", "E4").say(say!(
+                    sim,
+                    "Thread {} is back on CPU {cpu} and goes on computing ({} ns left)",
+                    sim.task_name(cpu),
+                    self.left
+                ));
+                (ev, Flow::Block(Until::Busy(until)))
+            }
+            Pc::ComputeDone => {
+                self.advance(sim, sim.st.cpus[cpu as usize].curr);
+                self.pc = Pc::Fetch;
+                let ev =
+                    Ev::new(core_ev::COMPUTE_DONE, "user code", "E5").say(say!(sim, "Thread {} finishes computing", sim.task_name(cpu)));
+                (ev, Flow::Continue)
+            }
+        }
+    }
+
+    /// The thread was woken from a sleep, or a scan or fault it called returned.
+    fn resume(&mut self, sim: &mut Sim, task: u16, r: Ret) {
+        match (r, self.pc) {
+            (Ret::Woken, _) => {
+                self.advance(sim, task);
+                self.pc = Pc::Fetch;
+            }
+            (_, Pc::Fetch) if self.started => {
+                // A system-call operation's kernel function returned.
+                self.advance(sim, task);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// User mode's own workload operations (the other mechanisms add system calls).
+pub const OPS: &[OpDef] = &[
+    OpDef {
+        name: "access",
+        doc: "Load or store one page of a VMA, `repeat` times.",
+        args: &[
+            ArgDef::required("vma", ArgKind::Vma, "Name of a VMA of this process."),
+            ArgDef::required("page", ArgKind::Page, "Page index inside the VMA."),
+            ArgDef::optional("write", ArgKind::Bool, 0, "Store instead of load."),
+            ArgDef::optional(
+                "repeat",
+                ArgKind::Int { min: 1, max: 1 << 32 },
+                1,
+                "How many times to access the page.",
+            ),
+        ],
+        run: OpRun::User(|a| Op::Access {
+            vma: a[0] as u16,
+            page: a[1] as u32,
+            write: a[2] != 0,
+            repeat: a[3] as u32,
+        }),
+    },
+    OpDef {
+        name: "touch",
+        doc: "Load or store every page of a VMA, in order.",
+        args: &[
+            ArgDef::required("vma", ArgKind::Vma, "Name of a VMA of this process."),
+            ArgDef::optional("write", ArgKind::Bool, 0, "Store instead of load."),
+        ],
+        run: OpRun::User(|a| Op::Touch {
+            vma: a[0] as u16,
+            write: a[1] != 0,
+        }),
+    },
+    OpDef {
+        name: "random",
+        doc: "Access seeded random pages of a VMA.",
+        args: &[
+            ArgDef::required("vma", ArgKind::Vma, "Name of a VMA of this process."),
+            ArgDef::required("count", ArgKind::Int { min: 0, max: 1 << 40 }, "Number of accesses."),
+            ArgDef::optional(
+                "write_percent",
+                ArgKind::Int { min: 0, max: 100 },
+                0,
+                "Percentage of the accesses that are stores, 0-100.",
+            ),
+        ],
+        run: OpRun::User(|a| Op::Random {
+            vma: a[0] as u16,
+            count: a[1],
+            write_percent: a[2] as u8,
+        }),
+    },
+    OpDef {
+        name: "sleep",
+        doc: "Block for a while: the CPU runs another task or idles (lazy TLB).",
+        args: &[ArgDef::required("ns", ArgKind::Int { min: 0, max: 1 << 50 }, "Nanoseconds.")],
+        run: OpRun::User(|a| Op::Sleep { ns: a[0] }),
+    },
+    OpDef {
+        name: "compute",
+        doc: "Run user code that touches no modelled memory (interrupts and the tick may preempt it).",
+        args: &[ArgDef::required("ns", ArgKind::Int { min: 0, max: 1 << 50 }, "Nanoseconds.")],
+        run: OpRun::User(|a| Op::Compute { ns: a[0] }),
+    },
+    OpDef {
+        name: "yield",
+        doc: "sched_yield(): give the CPU to the next runnable task, if any.",
+        args: &[],
+        run: OpRun::User(|_| Op::Yield),
+    },
+    OpDef {
+        name: "exit",
+        doc: "exit(): end the thread now, skipping any operations after this one.",
+        args: &[],
+        run: OpRun::User(|_| Op::Exit),
+    },
+];

@@ -19,13 +19,15 @@
 
 use crate::arch::x86::mm::tlb::FlushTlbMmRange;
 use crate::core::{Flow, LockId, Ret, Until};
-use crate::counters::Counter;
 use crate::engine::{say, Sim};
 use crate::machine::FLUSH_ALL;
+use crate::mech::core::ev as core_ev;
+use crate::mech::fork::ev as fork_ev;
+use crate::mech::fork::PROCESSES;
 use crate::mm::memory::CopyPageRange;
-use crate::registry::Frame;
+use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 
 /// `kernel_clone(args)` for a plain `fork()` (no `CLONE_VM`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,23 +40,25 @@ pub struct KernelClone {
 impl KernelClone {
     /// A fork creating process `child`.
     pub fn frame(child: u16) -> Frame {
-        Frame::KernelClone(KernelClone { child, called: false })
+        Frame::from(KernelClone { child, called: false })
     }
+}
 
+impl Function for KernelClone {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "kernel_clone";
         let parent = sim.cpu_mm(cpu);
         if !self.called {
             self.called = true;
-            let ev = Ev::new(EventKind::Call, F, "KC1").say(say!(
+            let ev = Ev::new(core_ev::CALL, F, "KC1").say(say!(
                 sim,
                 "Thread {} calls fork(): kernel_clone -> copy_process duplicates the task and its address space",
                 sim.task_name(cpu)
             ));
             return (
                 ev,
-                Flow::Call(Frame::CopyProcess(CopyProcess {
+                Flow::Call(Frame::from(CopyProcess {
                     old: parent,
                     child: self.child,
                     called: false,
@@ -63,7 +67,7 @@ impl KernelClone {
         }
         let placed = crate::kernel::sched::core::wake_up_new_task(sim, cpu, self.child);
         let pid = sim.st.mms[self.child as usize].pid;
-        let ev = Ev::new(EventKind::Fork, F, "KC2").cpus(placed).say(say!(
+        let ev = Ev::new(fork_ev::FORK, F, "KC2").cpus(placed).say(say!(
             sim,
             "wake_up_new_task: the child (pid {pid}) is runnable on CPU(s) {:?}; fork returns its pid to the parent",
             placed.iter().collect::<Vec<_>>()
@@ -80,24 +84,24 @@ pub struct CopyProcess {
     called: bool,
 }
 
-impl CopyProcess {
+impl Function for CopyProcess {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "copy_process";
         if self.called {
-            let ev = Ev::new(EventKind::Return, F, "CP3").say(say!(sim, "copy_process returns the new task"));
+            let ev = Ev::new(core_ev::RETURN, F, "CP3").say(say!(sim, "copy_process returns the new task"));
             return (ev, Flow::Return(Ret::Unit));
         }
         self.called = true;
         sim.charge(cpu, sim.cfg.costs.fork_ns);
-        sim.st.counters.inc(Counter::Processes);
-        let ev = Ev::new(EventKind::Call, F, "CP1").say(say!(
+        sim.st.counters.inc(PROCESSES);
+        let ev = Ev::new(core_ev::CALL, F, "CP1").say(say!(
             sim,
             "copy_process: dup_task_struct and the rest of the task; copy_mm: no CLONE_VM, so dup_mm copies the address space"
         ));
         (
             ev,
-            Flow::Call(Frame::DupMm(DupMm {
+            Flow::Call(Frame::from(DupMm {
                 old: self.old,
                 new: self.child,
                 called: false,
@@ -114,12 +118,12 @@ pub struct DupMm {
     called: bool,
 }
 
-impl DupMm {
+impl Function for DupMm {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "dup_mm";
         if self.called {
-            let ev = Ev::new(EventKind::Return, F, "DM3").say(say!(sim, "dup_mm returns the child's mm"));
+            let ev = Ev::new(core_ev::RETURN, F, "DM3").say(say!(sim, "dup_mm returns the child's mm"));
             return (ev, Flow::Return(Ret::Unit));
         }
         self.called = true;
@@ -132,7 +136,7 @@ impl DupMm {
         m.users = m.threads;
         m.numa_next_scan = now + period;
         let (ppid, pid) = (sim.st.mms[self.old as usize].pid, sim.st.mms[self.new as usize].pid);
-        let ev = Ev::new(EventKind::Call, F, "DM1").say(say!(
+        let ev = Ev::new(core_ev::CALL, F, "DM1").say(say!(
             sim,
             "dup_mm: allocate mm {pid} as a copy of mm {ppid}'s mm_struct, with empty page tables (mm_init); dup_mmap copies the mappings"
         ));
@@ -165,7 +169,7 @@ pub struct DupMmap {
 impl DupMmap {
     /// Copy `old`'s mappings into `new`.
     pub fn frame(old: u16, new: u16) -> Frame {
-        Frame::DupMmap(DupMmap {
+        Frame::from(DupMmap {
             old,
             new,
             vma: 0,
@@ -178,9 +182,11 @@ impl DupMmap {
     pub fn oldmm(&self) -> u16 {
         self.old
     }
+}
 
+impl Function for DupMmap {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "dup_mmap";
         let (old, new) = (self.old, self.new);
         let ppid = sim.st.mms[old as usize].pid;
@@ -193,11 +199,11 @@ impl DupMmap {
         match self.pc {
             Dp::Lock => {
                 if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
-                    let ev = Ev::new(EventKind::LockWait, F, "DP1").say(say!(sim, "mm {ppid}'s mmap_lock is held: fork waits for it"));
+                    let ev = Ev::new(core_ev::LOCK_WAIT, F, "DP1").say(say!(sim, "mm {ppid}'s mmap_lock is held: fork waits for it"));
                     return (ev, Flow::Block(Until::Lock(id)));
                 }
                 self.pc = Dp::Vma;
-                let ev = Ev::new(EventKind::Call, F, "DP1").say(say!(
+                let ev = Ev::new(core_ev::CALL, F, "DP1").say(say!(
                     sim,
                     "dup_mmap takes mm {ppid}'s mmap_lock for writing: no fault or munmap of the parent runs while its mappings are copied"
                 ));
@@ -221,13 +227,13 @@ impl DupMmap {
                 } else {
                     "anon_vma_fork: the copy joins the parent's anon_vma, so the rmap walk of every page the two share finds both"
                 };
-                let ev = Ev::new(EventKind::Fork, F, "DP2")
+                let ev = Ev::new(fork_ev::FORK, F, "DP2")
                     .say(say!(sim, "dup_mmap: vm_area_dup of VMA {vi} for mm {pid}; {how}; copy_page_range"));
                 (ev, Flow::Call(CopyPageRange::frame(old, new, vi)))
             }
             Dp::Flush => {
                 self.pc = Dp::Unlock;
-                let ev = Ev::new(EventKind::Call, F, "DP4").say(say!(
+                let ev = Ev::new(core_ev::CALL, F, "DP4").say(say!(
                     sim,
                     "dup_mmap: flush_tlb_mm(oldmm): PTEs of mm {ppid} were write-protected, and CPUs running it may still cache them writable"
                 ));
@@ -235,9 +241,29 @@ impl DupMmap {
             }
             Dp::Unlock => {
                 sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-                let ev = Ev::new(EventKind::Return, F, "DP5").say(say!(sim, "dup_mmap releases mm {ppid}'s mmap_lock and returns"));
+                let ev = Ev::new(core_ev::RETURN, F, "DP5").say(say!(sim, "dup_mmap releases mm {ppid}'s mmap_lock and returns"));
                 (ev, Flow::Return(Ret::Unit))
             }
         }
     }
+
+    /// The parent's PTEs are write-protected as they are copied; one flush at the end.
+    fn flush_under_way(&self, mm: u16) -> bool {
+        self.oldmm() == mm
+    }
 }
+
+/// fork's workload operation.
+pub const OPS: &[crate::scenario::OpDef] = &[crate::scenario::OpDef {
+    name: "fork",
+    doc: "fork(): create the `child` process (listed later with `forked = true`) with a copy-on-write copy of this address space.",
+    args: &[crate::scenario::ArgDef::required(
+        "child",
+        crate::scenario::ArgKind::NewProcess,
+        "Name of the `forked = true` process this fork creates.",
+    )],
+    run: crate::scenario::OpRun::Call {
+        start: |a| KernelClone::frame(a[0] as u16),
+        says: "calls fork(): the child gets a copy-on-write copy of the address space",
+    },
+}];

@@ -12,23 +12,29 @@
 //! and after the wait finds `!pte_none`, releases and returns to user space.
 
 use crate::core::{Flow, LockId, Ret, Until};
-use crate::counters::Counter;
 use crate::engine::{say, Sim};
 use crate::kernel::sched::numa::TaskNumaFault;
 use crate::machine::mm::fresh_page_flags;
 use crate::machine::{pg, Pte};
+use crate::mech::core::ev as core_ev;
+use crate::mech::core::ANON_FAULTS;
+use crate::mech::fork::ev as fork_ev;
+use crate::mech::fork::{COW_COPIES, PGREUSE};
+use crate::mech::migrate::ev as migrate_ev;
+use crate::mech::numa::ev as numa_ev;
+use crate::mech::numa::NUMA_DELAY_MAP;
+use crate::mech::numa::{NUMA_HINT_FAULTS, NUMA_HINT_FAULTS_LOCAL};
 use crate::mm::mempolicy::MpolMisplaced;
 use crate::mm::migrate::MigrateMisplacedPage;
 use crate::mm::pgtable_generic::PtepClearFlush;
-use crate::patches::NUMA_DELAY_MAP;
-use crate::registry::Frame;
+use crate::registry::{Frame, Function};
 use crate::scenario::VmaKind;
 use crate::topology::{CpuId, NodeId};
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 
 /// "Waits for the PTE lock" (the line retries when the lock is free).
 pub(crate) fn lock_wait(sim: &Sim, cpu: CpuId, id: LockId, function: &'static str, line: &'static str) -> (Ev, Flow<Frame>) {
-    let ev = Ev::new(EventKind::LockWait, function, line).say(say!(
+    let ev = Ev::new(core_ev::LOCK_WAIT, function, line).say(say!(
         sim,
         "CPU {cpu} finds the PTE lock held by CPU {} and spins until it is released",
         sim.st.locks.holder(id).map_or(-1, i32::from)
@@ -47,35 +53,32 @@ pub struct HandleMmFault {
 impl HandleMmFault {
     /// A fault on `vpn`.
     pub fn frame(vpn: u32, write: bool) -> Frame {
-        Frame::HandleMmFault(HandleMmFault { vpn, write, called: false })
+        Frame::from(HandleMmFault { vpn, write, called: false })
     }
+}
 
-    /// The handler returned: the fault is done, unless it asks to classify again.
-    pub fn resume(&mut self, r: Ret) {
-        self.called = r != Ret::Bool(false);
-    }
-
+impl Function for HandleMmFault {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "handle_pte_fault";
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
         if self.called {
-            let ev = Ev::new(EventKind::Return, F, "H5")
+            let ev = Ev::new(core_ev::RETURN, F, "H5")
                 .pte(pid, self.vpn)
                 .say(say!(sim, "The fault is handled: back to user space, the access is retried"));
             return (ev, Flow::Return(Ret::Unit));
         }
         let pte = sim.st.mms[mm as usize].pte(self.vpn);
         if pte.is_none() {
-            let ev = Ev::new(EventKind::Call, F, "H2").pte(pid, self.vpn).say(say!(
+            let ev = Ev::new(core_ev::CALL, F, "H2").pte(pid, self.vpn).say(say!(
                 sim,
                 "handle_pte_fault: the PTE of {:#x} is empty: do_anonymous_page",
                 self.vpn
             ));
             return (
                 ev,
-                Flow::Call(Frame::DoAnonymousPage(DoAnonymousPage {
+                Flow::Call(Frame::from(DoAnonymousPage {
                     vpn: self.vpn,
                     write: self.write,
                     waited: false,
@@ -85,7 +88,7 @@ impl HandleMmFault {
         if pte.is_migration() {
             let pfn = pte.pfn();
             self.called = true;
-            let ev = Ev::new(EventKind::MigrationWait, F, "H3").pte(pid, self.vpn).pfn(pfn).say(say!(
+            let ev = Ev::new(migrate_ev::MIGRATION_WAIT, F, "H3").pte(pid, self.vpn).pfn(pfn).say(say!(
                 sim,
                 "The PTE of {:#x} is a migration entry: thread {} waits (migration_entry_wait) until pfn {pfn} is unlocked, then retries",
                 self.vpn,
@@ -100,7 +103,7 @@ impl HandleMmFault {
         // NUMA balancing is on (vma_is_accessible + pte_protnone); only the scanner
         // depends on the sysctl.
         if pte.protnone() {
-            let ev = Ev::new(EventKind::FaultEntry, F, "H4").pte(pid, self.vpn).say(say!(
+            let ev = Ev::new(core_ev::FAULT_ENTRY, F, "H4").pte(pid, self.vpn).say(say!(
                 sim,
                 "handle_pte_fault: the PTE is PROT_NONE in an accessible VMA, so this is a NUMA hint fault: do_numa_page"
             ));
@@ -108,19 +111,24 @@ impl HandleMmFault {
         }
         // A store to a present read-only PTE: the copy-on-write fault.
         if self.write && pte.hw_present() && !pte.write() {
-            let ev = Ev::new(EventKind::FaultEntry, F, "H6").pte(pid, self.vpn).say(say!(
+            let ev = Ev::new(core_ev::FAULT_ENTRY, F, "H6").pte(pid, self.vpn).say(say!(
                 sim,
                 "handle_pte_fault: a write fault on a present, write-protected PTE: do_wp_page"
             ));
             return (ev, Flow::Call(DoWpPage::frame(self.vpn, pte)));
         }
         // Someone else mapped it meanwhile: just retry.
-        let ev = Ev::new(EventKind::FaultEntry, F, "H1").pte(pid, self.vpn).say(say!(
+        let ev = Ev::new(core_ev::FAULT_ENTRY, F, "H1").pte(pid, self.vpn).say(say!(
             sim,
             "The PTE of {:#x} is already usable again: spurious fault, retry the access",
             self.vpn
         ));
         (ev, Flow::Return(Ret::Unit))
+    }
+
+    /// The handler returned: the fault is done, unless it asks to classify again.
+    fn resume(&mut self, _sim: &mut Sim, _task: u16, r: Ret) {
+        self.called = r != Ret::Bool(false);
     }
 }
 
@@ -133,15 +141,15 @@ pub struct DoAnonymousPage {
     waited: bool,
 }
 
-impl DoAnonymousPage {
+impl Function for DoAnonymousPage {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "do_anonymous_page";
         let mm = sim.cpu_mm(cpu);
         let id = LockId::ptl(mm, self.vpn);
         let pid = sim.st.mms[mm as usize].pid;
         if self.waited {
-            let ev = Ev::new(EventKind::Return, F, "A3").pte(pid, self.vpn).say(say!(
+            let ev = Ev::new(core_ev::RETURN, F, "A3").pte(pid, self.vpn).say(say!(
                 sim,
                 "The PTE lock is free again: handle_pte_fault looks at the PTE of {:#x} once more",
                 self.vpn
@@ -154,7 +162,7 @@ impl DoAnonymousPage {
         }
         if !sim.st.mms[mm as usize].pte(self.vpn).is_none() {
             sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-            let ev = Ev::new(EventKind::PtlUnlock, F, "A3").pte(pid, self.vpn).say(say!(
+            let ev = Ev::new(core_ev::PTL_UNLOCK, F, "A3").pte(pid, self.vpn).say(say!(
                 sim,
                 "Another thread mapped {:#x} meanwhile: nothing to do",
                 self.vpn
@@ -165,7 +173,7 @@ impl DoAnonymousPage {
             // Outside every VMA: the kernel's answer is SIGSEGV (operations are validated
             // against the VMAs, so no scenario gets here).
             sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-            let ev = Ev::new(EventKind::Exit, F, "A5").pte(pid, self.vpn).say(say!(
+            let ev = Ev::new(core_ev::EXIT, F, "A5").pte(pid, self.vpn).say(say!(
                 sim,
                 "{:#x} is in no VMA: SIGSEGV, thread {} is killed",
                 self.vpn,
@@ -189,7 +197,7 @@ impl DoAnonymousPage {
             sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, self.write, true));
             sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
             sim.charge(cpu, sim.cfg.costs.pte_write_ns);
-            let ev = Ev::new(EventKind::FileFault, F, "A4").pte(pid, self.vpn).pfn(pfn).say(say!(
+            let ev = Ev::new(core_ev::FILE_FAULT, F, "A4").pte(pid, self.vpn).pfn(pfn).say(say!(
                 sim,
                 "The file page at {:#x} is already in the page cache (pfn {pfn}): it is mapped, mapcount {}",
                 self.vpn,
@@ -201,7 +209,7 @@ impl DoAnonymousPage {
         let Some(pfn) = sim.alloc_page(node, true) else {
             sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
             // Out of memory: the model stops this thread rather than invent reclaim.
-            let ev = Ev::new(EventKind::Exit, F, "A1").say(say!(
+            let ev = Ev::new(core_ev::EXIT, F, "A1").say(say!(
                 sim,
                 "No free page on any node: thread {} stops (the model has no reclaim yet)",
                 sim.task_name(cpu)
@@ -220,9 +228,9 @@ impl DoAnonymousPage {
         let nid = sim.page_nid(pfn);
         sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, self.write, true));
         sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-        sim.st.counters.inc(Counter::AnonFaults);
+        sim.st.counters.inc(ANON_FAULTS);
         sim.charge(cpu, sim.cfg.costs.alloc_page_ns + sim.cfg.costs.pte_write_ns);
-        let ev = Ev::new(EventKind::AnonFault, F, "A2").pte(pid, self.vpn).pfn(pfn).say(say!(
+        let ev = Ev::new(core_ev::ANON_FAULT, F, "A2").pte(pid, self.vpn).pfn(pfn).say(say!(
             sim,
             "First touch of {:#x}: a zeroed page is allocated on node {nid}{} (pfn {pfn}) and mapped",
             self.vpn,
@@ -272,7 +280,7 @@ pub struct DoNumaPage {
 impl DoNumaPage {
     /// A hint fault on `vpn`, whose PTE was `orig` at fault time.
     pub fn frame(vpn: u32, orig: Pte) -> Frame {
-        Frame::DoNumaPage(DoNumaPage {
+        Frame::from(DoNumaPage {
             vpn,
             orig,
             pc: Dnp::Lock,
@@ -282,30 +290,11 @@ impl DoNumaPage {
             migrated: None,
         })
     }
+}
 
-    /// A callee returned.
-    pub fn resume(&mut self, sim: &Sim, r: Ret) {
-        let new = sim.cfg.toggles.on(NUMA_DELAY_MAP);
-        match self.pc {
-            Dnp::Prep => {
-                self.target = r.as_node();
-                self.pc = match (self.target, new) {
-                    (None, true) => Dnp::OutMap,
-                    _ => Dnp::Unlock,
-                };
-            }
-            Dnp::Migrating => {
-                let ok = r.as_bool();
-                self.migrated = Some(ok);
-                self.pc = if !ok && new { Dnp::Relock } else { Dnp::Account };
-            }
-            Dnp::Account => self.pc = Dnp::Done,
-            _ => {}
-        }
-    }
-
+impl Function for DoNumaPage {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "do_numa_page";
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
@@ -319,14 +308,14 @@ impl DoNumaPage {
                 }
                 if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
                     sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-                    let ev = Ev::new(EventKind::PtlLock, F, l("O1", "N1")).pte(pid, self.vpn).say(say!(
+                    let ev = Ev::new(core_ev::PTL_LOCK, F, l("O1", "N1")).pte(pid, self.vpn).say(say!(
                         sim,
                         "do_numa_page takes the PTE lock: the PTE changed since the fault (another CPU handled it), so return and retry"
                     ));
                     return (ev, Flow::Return(Ret::Unit));
                 }
                 self.pc = Dnp::Map;
-                let ev = Ev::new(EventKind::PtlLock, F, l("O1", "N1")).pte(pid, self.vpn).say(say!(
+                let ev = Ev::new(core_ev::PTL_LOCK, F, l("O1", "N1")).pte(pid, self.vpn).say(say!(
                     sim,
                     "do_numa_page takes the PTE lock; the PTE is still the PROT_NONE value seen at fault time"
                 ));
@@ -335,7 +324,7 @@ impl DoNumaPage {
             Dnp::Map => {
                 self.page_nid = sim.page_nid(self.pfn);
                 self.pc = Dnp::Prep;
-                let prep = Frame::NumaMigratePrep(NumaMigratePrep {
+                let prep = Frame::from(NumaMigratePrep {
                     pfn: self.pfn,
                     vpn: self.vpn,
                     called: false,
@@ -343,7 +332,7 @@ impl DoNumaPage {
                 });
                 if new {
                     sim.charge(cpu, sim.cfg.costs.pte_compute_ns);
-                    let ev = Ev::new(EventKind::PteUpdate, F, "N2").pte(pid, self.vpn).pfn(self.pfn).say(say!(
+                    let ev = Ev::new(core_ev::PTE_UPDATE, F, "N2").pte(pid, self.vpn).pfn(self.pfn).say(say!(
                         sim,
                         "New flow: the accessible PTE is only computed; the page table keeps PROT_NONE, so no CPU can cache this translation yet"
                     ));
@@ -352,7 +341,7 @@ impl DoNumaPage {
                 let pte = self.orig.mk_accessible();
                 sim.st.mms[mm as usize].set_pte(self.vpn, pte);
                 sim.charge(cpu, sim.cfg.costs.pte_write_ns);
-                let ev = Ev::new(EventKind::PteUpdate, F, "O3").pte(pid, self.vpn).pfn(self.pfn).say(say!(
+                let ev = Ev::new(core_ev::PTE_UPDATE, F, "O3").pte(pid, self.vpn).pfn(self.pfn).say(say!(
                     sim,
                     "Old flow: the PTE is made present again (pfn {}, {}) before deciding anything; from now on every CPU running mm {pid} can cache it",
                     self.pfn,
@@ -362,7 +351,7 @@ impl DoNumaPage {
             }
             Dnp::Unlock => {
                 sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-                let ev = Ev::new(EventKind::PtlUnlock, F, l("O8", "N8")).pte(pid, self.vpn);
+                let ev = Ev::new(core_ev::PTL_UNLOCK, F, l("O8", "N8")).pte(pid, self.vpn);
                 match self.target {
                     Some(t) => {
                         self.pc = Dnp::Migrating;
@@ -386,14 +375,14 @@ impl DoNumaPage {
                 if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
                     sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
                     self.pc = Dnp::Account;
-                    let ev = Ev::new(EventKind::PtlLock, F, "N10").pte(pid, self.vpn).say(say!(
+                    let ev = Ev::new(core_ev::PTL_LOCK, F, "N10").pte(pid, self.vpn).say(say!(
                         sim,
                         "Migration failed; the PTE changed meanwhile (another CPU got there first), so unlock without mapping (v5.13 still accounts the fault)"
                     ));
                     return (ev, Flow::Continue);
                 }
                 self.pc = Dnp::OutMap;
-                let ev = Ev::new(EventKind::PtlLock, F, "N10").pte(pid, self.vpn).say(say!(
+                let ev = Ev::new(core_ev::PTL_LOCK, F, "N10").pte(pid, self.vpn).say(say!(
                     sim,
                     "Migration failed: retake the PTE lock; the PTE is unchanged, so map it in place"
                 ));
@@ -404,7 +393,7 @@ impl DoNumaPage {
                 sim.st.mms[mm as usize].set_pte(self.vpn, pte);
                 sim.charge(cpu, sim.cfg.costs.pte_write_ns);
                 self.pc = Dnp::OutUnlock;
-                let ev = Ev::new(EventKind::PteUpdate, F, "N11").pte(pid, self.vpn).pfn(self.pfn).say(say!(
+                let ev = Ev::new(core_ev::PTE_UPDATE, F, "N11").pte(pid, self.vpn).pfn(self.pfn).say(say!(
                     sim,
                     "out_map: the page is not migrated, so the PTE is made present again (pfn {})",
                     self.pfn
@@ -414,7 +403,7 @@ impl DoNumaPage {
             Dnp::OutUnlock => {
                 sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
                 self.pc = Dnp::Account;
-                let ev = Ev::new(EventKind::PtlUnlock, F, "N12")
+                let ev = Ev::new(core_ev::PTL_UNLOCK, F, "N12")
                     .pte(pid, self.vpn)
                     .say(say!(sim, "do_numa_page drops the PTE lock"));
                 (ev, Flow::Continue)
@@ -431,17 +420,38 @@ impl DoNumaPage {
                     (true, true) => "N9",
                     (true, false) => "N13",
                 };
-                let ev = Ev::new(EventKind::Call, F, line)
+                let ev = Ev::new(core_ev::CALL, F, line)
                     .pte(pid, self.vpn)
                     .say(say!(sim, "do_numa_page records the fault: task_numa_fault(node {nid})"));
                 (ev, Flow::Call(TaskNumaFault::frame(nid, self.migrated, self.vpn)))
             }
             Dnp::Prep | Dnp::Migrating | Dnp::Done => {
-                let ev = Ev::new(EventKind::Return, F, l("O13", "N14"))
+                let ev = Ev::new(core_ev::RETURN, F, l("O13", "N14"))
                     .pte(pid, self.vpn)
                     .say(say!(sim, "do_numa_page returns"));
                 (ev, Flow::Return(Ret::Unit))
             }
+        }
+    }
+
+    /// A callee returned.
+    fn resume(&mut self, sim: &mut Sim, _task: u16, r: Ret) {
+        let new = sim.cfg.toggles.on(NUMA_DELAY_MAP);
+        match self.pc {
+            Dnp::Prep => {
+                self.target = r.as_node();
+                self.pc = match (self.target, new) {
+                    (None, true) => Dnp::OutMap,
+                    _ => Dnp::Unlock,
+                };
+            }
+            Dnp::Migrating => {
+                let ok = r.as_bool();
+                self.migrated = Some(ok);
+                self.pc = if !ok && new { Dnp::Relock } else { Dnp::Account };
+            }
+            Dnp::Account => self.pc = Dnp::Done,
+            _ => {}
         }
     }
 }
@@ -455,18 +465,13 @@ pub struct NumaMigratePrep {
     target: Option<NodeId>,
 }
 
-impl NumaMigratePrep {
-    /// `mpol_misplaced` returned.
-    pub fn resume(&mut self, r: Ret) {
-        self.target = r.as_node();
-    }
-
+impl Function for NumaMigratePrep {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
         if self.called {
-            let ev = Ev::new(EventKind::Return, "numa_migrate_prep", "P3").pte(pid, self.vpn).say(say!(
+            let ev = Ev::new(core_ev::RETURN, "numa_migrate_prep", "P3").pte(pid, self.vpn).say(say!(
                 sim,
                 "numa_migrate_prep returns {}",
                 self.target.map_or("NUMA_NO_NODE".to_string(), |n| format!("node {n}"))
@@ -475,14 +480,14 @@ impl NumaMigratePrep {
         }
         self.called = true;
         let nid = sim.page_nid(self.pfn);
-        sim.st.counters.inc(Counter::NumaHintFaults);
+        sim.st.counters.inc(NUMA_HINT_FAULTS);
         let here = sim.cpu_node(cpu);
         let local = nid == here;
         if local {
-            sim.st.counters.inc(Counter::NumaHintFaultsLocal);
+            sim.st.counters.inc(NUMA_HINT_FAULTS_LOCAL);
         }
         sim.charge(cpu, sim.cfg.costs.numa_account_ns);
-        let ev = Ev::new(EventKind::HintFault, "numa_migrate_prep", if local { "P2" } else { "P1" })
+        let ev = Ev::new(numa_ev::HINT_FAULT, "numa_migrate_prep", if local { "P2" } else { "P1" })
             .pte(pid, self.vpn)
             .pfn(self.pfn)
             .say(say!(
@@ -496,6 +501,11 @@ impl NumaMigratePrep {
                 }
             ));
         (ev, Flow::Call(MpolMisplaced::frame(self.pfn, self.vpn)))
+    }
+
+    /// `mpol_misplaced` returned.
+    fn resume(&mut self, _sim: &mut Sim, _task: u16, r: Ret) {
+        self.target = r.as_node();
     }
 }
 
@@ -517,16 +527,18 @@ pub struct CopyPageRange {
 impl CopyPageRange {
     /// Copy VMA `vma` of `old` into the same VMA of `new`.
     pub fn frame(old: u16, new: u16, vma: u16) -> Frame {
-        Frame::CopyPageRange(CopyPageRange { old, new, vma, next: 0 })
+        Frame::from(CopyPageRange { old, new, vma, next: 0 })
     }
+}
 
+impl Function for CopyPageRange {
     /// One line: the next PTE table, or return.
-    pub fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "copy_page_range";
         let v = &sim.st.mms[self.old as usize].vmas[self.vma as usize];
         let (start, end, file) = (v.start, v.end(), v.kind == VmaKind::File);
         if file {
-            let ev = Ev::new(EventKind::Return, F, "CR1").say(say!(
+            let ev = Ev::new(core_ev::RETURN, F, "CR1").say(say!(
                 sim,
                 "copy_page_range: a shared file mapping has no anon_vma: no PTE is copied, the child's accesses fault the pages in from the page cache"
             ));
@@ -540,17 +552,17 @@ impl CopyPageRange {
             .find(|(i, p)| from < end && (i + 1) * ptrs > from && i * ptrs < end && matches!(p, crate::machine::pgtable::Pmd::Table(_)))
             .map(|(i, _)| i);
         let Some(pmd) = table else {
-            let ev = Ev::new(EventKind::Return, F, "CR4").say(say!(sim, "copy_page_range: every PTE table of the VMA is copied"));
+            let ev = Ev::new(core_ev::RETURN, F, "CR4").say(say!(sim, "copy_page_range: every PTE table of the VMA is copied"));
             return (ev, Flow::Return(Ret::Unit));
         };
         let lo = from.max(pmd * ptrs);
         let hi = end.min((pmd + 1) * ptrs);
         self.next = hi;
-        let ev = Ev::new(EventKind::Call, F, "CR3").say(say!(
+        let ev = Ev::new(core_ev::CALL, F, "CR3").say(say!(
             sim,
             "copy_page_range: a private anonymous VMA (a COW mapping): copy_pte_range over {lo:#x}..{hi:#x}"
         ));
-        (ev, Flow::Call(Frame::CopyPteRange(CopyPteRange::new(self.old, self.new, lo, hi))))
+        (ev, Flow::Call(Frame::from(CopyPteRange::new(self.old, self.new, lo, hi))))
     }
 }
 
@@ -580,9 +592,11 @@ impl CopyPteRange {
             locked: false,
         }
     }
+}
 
+impl Function for CopyPteRange {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "copy_pte_range";
         let (old, new) = (self.old, self.new);
         let src = LockId::ptl(old, self.vpn);
@@ -598,7 +612,7 @@ impl CopyPteRange {
                 return lock_wait(sim, cpu, dst, F, "CT1");
             }
             self.locked = true;
-            let ev = Ev::new(EventKind::PtlLock, F, "CT1").pte(ppid, self.vpn).say(say!(
+            let ev = Ev::new(core_ev::PTL_LOCK, F, "CT1").pte(ppid, self.vpn).say(say!(
                 sim,
                 "copy_pte_range: the child's PTE table is allocated and locked, then the parent's PTE lock"
             ));
@@ -612,7 +626,7 @@ impl CopyPteRange {
         if self.vpn >= self.end {
             sim.unlock(cpu, dst, sim.cfg.costs.ptl_ns);
             sim.unlock(cpu, src, sim.cfg.costs.ptl_ns);
-            let ev = Ev::new(EventKind::PtlUnlock, F, "CT5").say(say!(sim, "copy_pte_range: both PTE locks are released"));
+            let ev = Ev::new(core_ev::PTL_UNLOCK, F, "CT5").say(say!(sim, "copy_pte_range: both PTE locks are released"));
             return (ev, Flow::Return(Ret::Unit));
         }
         let vpn = self.vpn;
@@ -626,7 +640,7 @@ impl CopyPteRange {
                 sim.st.mms[old as usize].set_pte(vpn, pte.wrprotect());
             }
             sim.st.mms[new as usize].set_pte(vpn, pte.wrprotect());
-            let ev = Ev::new(EventKind::PteCopy, F, "CT3").pte(ppid, vpn).pfn(pfn).say(say!(
+            let ev = Ev::new(fork_ev::PTE_COPY, F, "CT3").pte(ppid, vpn).pfn(pfn).say(say!(
                 sim,
                 "copy_nonpresent_pte: {vpn:#x} is a migration entry; it is copied{} into mm {pid}",
                 if pte.write() {
@@ -647,7 +661,7 @@ impl CopyPteRange {
         page.mapcount += 1;
         page.refcount += 1;
         let mapcount = page.mapcount;
-        let ev = Ev::new(EventKind::PteCopy, F, "CT2").pte(ppid, vpn).pfn(pfn).say(say!(
+        let ev = Ev::new(fork_ev::PTE_COPY, F, "CT2").pte(ppid, vpn).pfn(pfn).say(say!(
             sim,
             "copy_present_pte: {vpn:#x} -> pfn {pfn} is now mapped by mm {ppid} and mm {pid}, both read-only{} (page_dup_rmap: mapcount {mapcount}; get_page)",
             if was_write { " (ptep_set_wrprotect in the parent: a copy-on-write page)" } else { "" }
@@ -684,11 +698,13 @@ pub struct DoWpPage {
 impl DoWpPage {
     /// A write fault on `vpn`, whose PTE was `orig`.
     pub fn frame(vpn: u32, orig: Pte) -> Frame {
-        Frame::DoWpPage(DoWpPage { vpn, orig, pc: Wp::Lock })
+        Frame::from(DoWpPage { vpn, orig, pc: Wp::Lock })
     }
+}
 
+impl Function for DoWpPage {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "do_wp_page";
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
@@ -701,14 +717,14 @@ impl DoWpPage {
                 }
                 if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
                     sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-                    let ev = Ev::new(EventKind::PtlLock, F, "WP1").pte(pid, self.vpn).say(say!(
+                    let ev = Ev::new(core_ev::PTL_LOCK, F, "WP1").pte(pid, self.vpn).say(say!(
                         sim,
                         "handle_pte_fault takes the PTE lock: the PTE changed since the fault, so return and retry"
                     ));
                     return (ev, Flow::Return(Ret::Unit));
                 }
                 self.pc = Wp::Decide;
-                let ev = Ev::new(EventKind::PtlLock, F, "WP1").pte(pid, self.vpn).pfn(pfn).say(say!(
+                let ev = Ev::new(core_ev::PTL_LOCK, F, "WP1").pte(pid, self.vpn).pfn(pfn).say(say!(
                     sim,
                     "A store to {:#x}, whose PTE is present but read-only: do_wp_page under the PTE lock",
                     self.vpn
@@ -720,16 +736,16 @@ impl DoWpPage {
                 let page = *sim.st.frames.get(pfn);
                 let anon = page.has(pg::ANON);
                 if !anon || (page.refcount == 1 && page.mapcount == 1) {
-                    let ev = Ev::new(EventKind::Call, F, "WP3").pte(pid, self.vpn).pfn(pfn).say(say!(
+                    let ev = Ev::new(core_ev::CALL, F, "WP3").pte(pid, self.vpn).pfn(pfn).say(say!(
                         sim,
                         "pfn {pfn} is mapped once (mapcount 1) and nobody else holds it (page_count 1): wp_page_reuse, no copy"
                     ));
-                    return (ev, Flow::Call(Frame::WpPageReuse(WpPageReuse { vpn: self.vpn })));
+                    return (ev, Flow::Call(Frame::from(WpPageReuse { vpn: self.vpn })));
                 }
                 // copy: get_page(old), then wp_page_copy runs without the PTE lock.
                 sim.st.frames.get_mut(pfn).refcount += 1;
                 sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-                let ev = Ev::new(EventKind::Call, F, "WP4").pte(pid, self.vpn).pfn(pfn).say(say!(
+                let ev = Ev::new(core_ev::CALL, F, "WP4").pte(pid, self.vpn).pfn(pfn).say(say!(
                     sim,
                     "pfn {pfn} is shared (mapcount {}, page_count {}): get_page, drop the PTE lock, wp_page_copy",
                     page.mapcount,
@@ -738,7 +754,7 @@ impl DoWpPage {
                 (ev, Flow::Call(WpPageCopy::frame(self.vpn, self.orig)))
             }
             Wp::Done => {
-                let ev = Ev::new(EventKind::Return, F, "WP5")
+                let ev = Ev::new(core_ev::RETURN, F, "WP5")
                     .pte(pid, self.vpn)
                     .say(say!(sim, "do_wp_page returns"));
                 (ev, Flow::Return(Ret::Unit))
@@ -756,9 +772,9 @@ pub struct WpPageReuse {
     vpn: u32,
 }
 
-impl WpPageReuse {
+impl Function for WpPageReuse {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
         let pte = sim.st.mms[mm as usize].pte(self.vpn);
@@ -766,8 +782,8 @@ impl WpPageReuse {
         sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, true, true));
         sim.charge(cpu, sim.cfg.costs.pte_write_ns);
         sim.unlock(cpu, LockId::ptl(mm, self.vpn), sim.cfg.costs.ptl_ns);
-        sim.st.counters.inc(Counter::Pgreuse);
-        let ev = Ev::new(EventKind::CowReuse, "wp_page_reuse", "WR1")
+        sim.st.counters.inc(PGREUSE);
+        let ev = Ev::new(fork_ev::COW_REUSE, "wp_page_reuse", "WR1")
             .pte(pid, self.vpn)
             .pfn(pfn)
             .say(say!(
@@ -808,7 +824,7 @@ pub struct WpPageCopy {
 
 impl WpPageCopy {
     fn frame(vpn: u32, orig: Pte) -> Frame {
-        Frame::WpPageCopy(WpPageCopy {
+        Frame::from(WpPageCopy {
             vpn,
             orig,
             new: crate::engine::NO_PAGE,
@@ -839,9 +855,11 @@ impl WpPageCopy {
             sim.free_page(pfn);
         }
     }
+}
 
+impl Function for WpPageCopy {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "wp_page_copy";
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
@@ -852,7 +870,7 @@ impl WpPageCopy {
                 let node = sim.cpu_node(cpu);
                 let Some(n) = sim.alloc_page(node, true) else {
                     Self::put_page(sim, old);
-                    let ev = Ev::new(EventKind::Exit, F, "WC1").say(say!(
+                    let ev = Ev::new(core_ev::EXIT, F, "WC1").say(say!(
                         sim,
                         "No free page on any node: thread {} stops (the model has no reclaim yet)",
                         sim.task_name(cpu)
@@ -865,7 +883,7 @@ impl WpPageCopy {
                     sim.cfg.costs.alloc_page_ns + sim.cfg.costs.copy_page_ns * sim.dram_ns(cpu, nid) / sim.cfg.costs.dram_local_ns.max(1);
                 sim.charge(cpu, ns);
                 self.pc = Wc::Lock;
-                let ev = Ev::new(EventKind::CowCopy, F, "WC1").pte(pid, self.vpn).pfn(old).pfn(n).say(say!(
+                let ev = Ev::new(fork_ev::COW_COPY, F, "WC1").pte(pid, self.vpn).pfn(old).pfn(n).say(say!(
                     sim,
                     "wp_page_copy: a new page on node {} (pfn {n}) receives a copy of pfn {old} (cow_user_page), without the PTE lock",
                     sim.page_nid(n)
@@ -880,14 +898,14 @@ impl WpPageCopy {
                     sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
                     sim.free_page(self.new);
                     Self::put_page(sim, old);
-                    let ev = Ev::new(EventKind::PtlLock, F, "WC2").pte(pid, self.vpn).say(say!(
+                    let ev = Ev::new(core_ev::PTL_LOCK, F, "WC2").pte(pid, self.vpn).say(say!(
                         sim,
                         "wp_page_copy retakes the PTE lock: the PTE changed meanwhile, so the copy is freed and the access retried"
                     ));
                     return (ev, Flow::Return(Ret::Unit));
                 }
                 self.pc = Wc::Map;
-                let ev = Ev::new(EventKind::Call, F, "WC3").pte(pid, self.vpn).pfn(old).say(say!(
+                let ev = Ev::new(core_ev::CALL, F, "WC3").pte(pid, self.vpn).pfn(old).say(say!(
                     sim,
                     "The PTE is unchanged: ptep_clear_flush, so that no CPU keeps using the old page for this address"
                 ));
@@ -912,8 +930,8 @@ impl WpPageCopy {
                 Self::put_page(sim, old);
                 Self::put_page(sim, old);
                 let freed = sim.st.frames.get(old).has(pg::FREE);
-                sim.st.counters.inc(Counter::CowCopies);
-                let ev = Ev::new(EventKind::CowCopy, F, "WC4").pte(pid, self.vpn).pfn(old).pfn(n).say(say!(
+                sim.st.counters.inc(COW_COPIES);
+                let ev = Ev::new(fork_ev::COW_COPY, F, "WC4").pte(pid, self.vpn).pfn(old).pfn(n).say(say!(
                     sim,
                     "The PTE of {:#x} now maps the copy (pfn {n}) writable; page_remove_rmap(pfn {old}): mapcount {left}{}",
                     self.vpn,
@@ -926,5 +944,9 @@ impl WpPageCopy {
                 (ev, Flow::Return(Ret::Unit))
             }
         }
+    }
+
+    fn unmapping(&self) -> Option<u32> {
+        self.clearing()
     }
 }

@@ -7,9 +7,10 @@
 
 use crate::core::{Flow, Ret};
 use crate::engine::{say, Sim};
-use crate::registry::Frame;
+use crate::mech::numa::ev as numa_ev;
+use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 
 /// `mpol_misplaced(page, vma, addr)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,11 +22,13 @@ pub struct MpolMisplaced {
 impl MpolMisplaced {
     /// Where should the page at `pfn` (mapped at `vpn`) live?
     pub fn frame(pfn: u32, vpn: u32) -> Frame {
-        Frame::MpolMisplaced(MpolMisplaced { pfn, vpn })
+        Frame::from(MpolMisplaced { pfn, vpn })
     }
+}
 
+impl Function for MpolMisplaced {
     /// One line: the policy node, filtered by `should_numa_migrate_memory`.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
         let polnid = sim.cpu_node(cpu);
@@ -38,7 +41,7 @@ impl MpolMisplaced {
             (true, None) => say!(sim, "{why}, and the page is already on node {polnid}: nothing to do"),
             (true, Some(t)) => say!(sim, "{why}: migrate pfn {} from node {page_nid} to node {t}", self.pfn),
         };
-        let ev = Ev::new(EventKind::MigrateDecision, "should_numa_migrate_memory", line)
+        let ev = Ev::new(numa_ev::MIGRATE_DECISION, "should_numa_migrate_memory", line)
             .pte(pid, self.vpn)
             .pfn(self.pfn)
             .say(say!(sim, "mpol_misplaced: {verdict}"));

@@ -7,16 +7,19 @@
 //! may move a dirty page (btrfs before v5.8 refuses it after the unmap).
 
 use crate::core::{Flow, LockId, Ret};
-use crate::counters::Counter;
 use crate::engine::{say, Sim, NO_PAGE};
 use crate::machine::{pg, Pte, RmapKind};
+use crate::mech::core::ev as core_ev;
+use crate::mech::migrate::ev as migrate_ev;
+use crate::mech::migrate::{MIGRATE_ISOLATE_FAIL, PGMIGRATE_FAIL, PGMIGRATE_SUCCESS};
+use crate::mech::numa::NUMA_SKIP_DIRTY_FILE;
+use crate::mech::numa::{MISPLACED_BAIL_DIRTY_FILE, NUMA_PAGES_MIGRATED};
 use crate::mm::memory::lock_wait;
 use crate::mm::rmap::TryToUnmap;
-use crate::patches::NUMA_SKIP_DIRTY_FILE;
-use crate::registry::Frame;
+use crate::registry::{Frame, Function};
 use crate::scenario::Fs;
 use crate::topology::{CpuId, NodeId};
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 
 /// `migrate_misplaced_page(page, vma, node)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,31 +34,24 @@ pub struct MigrateMisplacedPage {
 impl MigrateMisplacedPage {
     /// Migrate the page at `pfn` (faulted at `vpn`) to `target`.
     pub fn frame(pfn: u32, target: NodeId, vpn: u32) -> Frame {
-        Frame::MigrateMisplacedPage(MigrateMisplacedPage {
+        Frame::from(MigrateMisplacedPage {
             pfn,
             target,
             vpn,
             migrated: None,
         })
     }
+}
 
-    /// `migrate_pages` returned.
-    pub fn resume(&mut self, sim: &mut Sim, r: Ret) {
-        let ok = r.as_bool();
-        if ok {
-            sim.st.counters.inc(Counter::NumaPagesMigrated);
-        }
-        self.migrated = Some(ok);
-    }
-
+impl Function for MigrateMisplacedPage {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "migrate_misplaced_page";
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
         let (target, pfn) = (self.target, self.pfn);
         if let Some(ok) = self.migrated {
-            let ev = Ev::new(EventKind::Return, F, "M7").pte(pid, self.vpn).pfn(pfn).say(if ok {
+            let ev = Ev::new(core_ev::RETURN, F, "M7").pte(pid, self.vpn).pfn(pfn).say(if ok {
                 say!(sim, "migrate_misplaced_page returns 1: numa_pages_migrated += 1")
             } else {
                 say!(
@@ -68,11 +64,11 @@ impl MigrateMisplacedPage {
         }
         let page = *sim.st.frames.get(pfn);
         let fail = |line: &'static str, text: String| {
-            let ev = Ev::new(EventKind::MigrateFail, F, line).pte(pid, self.vpn).pfn(pfn).say(text);
+            let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, line).pte(pid, self.vpn).pfn(pfn).say(text);
             (ev, Flow::Return(Ret::Bool(false)))
         };
         if sim.cfg.toggles.on(NUMA_SKIP_DIRTY_FILE) && page.has(pg::FILE) && page.has(pg::DIRTY) {
-            sim.st.counters.inc(Counter::MisplacedBailDirtyFile);
+            sim.st.counters.inc(MISPLACED_BAIL_DIRTY_FILE);
             return fail(
                 "M2",
                 say!(
@@ -86,7 +82,7 @@ impl MigrateMisplacedPage {
         let free = sim.st.free_count[target as usize];
         let high = sim.cfg.topo.nodes[target as usize].high_wmark;
         if free <= high + 1 {
-            sim.st.counters.inc(Counter::MigrateIsolateFail);
+            sim.st.counters.inc(MIGRATE_ISOLATE_FAIL);
             return fail(
                 "M4",
                 say!(
@@ -96,7 +92,7 @@ impl MigrateMisplacedPage {
             );
         }
         if !page.has(pg::LRU) || page.has(pg::ISOLATED) {
-            sim.st.counters.inc(Counter::MigrateIsolateFail);
+            sim.st.counters.inc(MIGRATE_ISOLATE_FAIL);
             return fail(
                 "M4",
                 say!(
@@ -107,11 +103,20 @@ impl MigrateMisplacedPage {
         }
         let p = sim.st.frames.get_mut(pfn);
         p.flags = (p.flags & !pg::LRU) | pg::ISOLATED;
-        let ev = Ev::new(EventKind::Isolate, F, "M3").pte(pid, self.vpn).pfn(pfn).say(say!(
+        let ev = Ev::new(migrate_ev::ISOLATE, F, "M3").pte(pid, self.vpn).pfn(pfn).say(say!(
             sim,
             "numamigrate_isolate_page: node {target} has room ({free} free); pfn {pfn} is taken off its LRU list; migrate_pages -> unmap_and_move"
         ));
-        (ev, Flow::Call(Frame::UnmapAndMove(UnmapAndMove::new(pfn, target))))
+        (ev, Flow::Call(Frame::from(UnmapAndMove::new(pfn, target))))
+    }
+
+    /// `migrate_pages` returned.
+    fn resume(&mut self, sim: &mut Sim, _task: u16, r: Ret) {
+        let ok = r.as_bool();
+        if ok {
+            sim.st.counters.inc(NUMA_PAGES_MIGRATED);
+        }
+        self.migrated = Some(ok);
     }
 }
 
@@ -161,11 +166,13 @@ impl UnmapAndMove {
         if self.new_pfn != NO_PAGE {
             sim.free_page(self.new_pfn);
         }
-        sim.st.counters.inc(Counter::PgmigrateFail);
+        sim.st.counters.inc(PGMIGRATE_FAIL);
     }
+}
 
+impl Function for UnmapAndMove {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "unmap_and_move";
         let (pfn, target) = (self.pfn, self.target);
         match self.pc {
@@ -173,7 +180,7 @@ impl UnmapAndMove {
                 sim.charge(cpu, sim.cfg.costs.alloc_page_ns);
                 let Some(n) = sim.alloc_page(target, false) else {
                     self.putback(sim);
-                    let ev = Ev::new(EventKind::MigrateFail, F, "U1").pfn(pfn).say(say!(
+                    let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "U1").pfn(pfn).say(say!(
                         sim,
                         "No free page on node {target} (__GFP_THISNODE, no reclaim): the page is put back, pgmigrate_fail += 1"
                     ));
@@ -182,7 +189,7 @@ impl UnmapAndMove {
                 sim.st.frames.get_mut(n).flags = pg::MIGRATE_DST | pg::LOCKED;
                 self.new_pfn = n;
                 self.pc = Uam::Lock;
-                let ev = Ev::new(EventKind::AllocPage, F, "U1").pfn(pfn).pfn(n).say(say!(
+                let ev = Ev::new(core_ev::ALLOC_PAGE, F, "U1").pfn(pfn).pfn(n).say(say!(
                     sim,
                     "alloc_misplaced_dst_page: pfn {n} on node {target} will receive the data"
                 ));
@@ -192,7 +199,7 @@ impl UnmapAndMove {
                 sim.charge(cpu, sim.cfg.costs.trylock_page_ns);
                 if sim.st.frames.get(pfn).has(pg::LOCKED) {
                     self.putback(sim);
-                    let ev = Ev::new(EventKind::MigrateFail, F, "U2").pfn(pfn).say(say!(
+                    let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "U2").pfn(pfn).say(say!(
                         sim,
                         "trylock_page fails (async mode never sleeps): -EAGAIN, pgmigrate_fail += 1"
                     ));
@@ -200,7 +207,7 @@ impl UnmapAndMove {
                 }
                 sim.st.frames.get_mut(pfn).flags |= pg::LOCKED;
                 self.pc = Uam::Unmap;
-                let ev = Ev::new(EventKind::PageLock, F, "U2").pfn(pfn).say(say!(
+                let ev = Ev::new(core_ev::PAGE_LOCK, F, "U2").pfn(pfn).say(say!(
                     sim,
                     "trylock_page(pfn {pfn}) succeeds; not under writeback; try_to_unmap walks the page's mappings"
                 ));
@@ -208,7 +215,7 @@ impl UnmapAndMove {
             }
             Uam::Unmap => {
                 self.pc = Uam::Copy;
-                let ev = Ev::new(EventKind::Call, F, "U4")
+                let ev = Ev::new(core_ev::CALL, F, "U4")
                     .pfn(pfn)
                     .say(say!(sim, "try_to_unmap(pfn {pfn}, TTU_MIGRATION)"));
                 (ev, Flow::Call(TryToUnmap::frame(pfn)))
@@ -224,7 +231,7 @@ impl UnmapAndMove {
                 if page.has(pg::FILE) && page.has(pg::DIRTY) && fs == Some(Fs::BtrfsPre58) {
                     self.copied = false;
                     sim.charge(cpu, sim.cfg.costs.migrate_refuse_ns);
-                    let ev = Ev::new(EventKind::MigrateFail, F, "U5").pfn(pfn).say(say!(
+                    let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "U5").pfn(pfn).say(say!(
                         sim,
                         "move_to_new_page: btrfs (before v5.8) has no migratepage; fallback_migrate_page refuses a dirty page in async mode (-EBUSY) after the unmap was already paid"
                     ));
@@ -240,7 +247,7 @@ impl UnmapAndMove {
                 np.mapping = page.mapping;
                 np.index = page.index;
                 self.copied = true;
-                let ev = Ev::new(EventKind::MigrateCopy, F, "U5").pfn(pfn).pfn(n).say(say!(
+                let ev = Ev::new(migrate_ev::MIGRATE_COPY, F, "U5").pfn(pfn).pfn(n).say(say!(
                     sim,
                     "move_to_new_page: 4 KiB copied from pfn {pfn} (node {nid}) to pfn {n} (node {target}), with the page flags and last_cpupid"
                 ));
@@ -249,7 +256,7 @@ impl UnmapAndMove {
             Uam::Remap => {
                 self.pc = Uam::Finish;
                 let dst = if self.copied { self.new_pfn } else { pfn };
-                let ev = Ev::new(EventKind::Call, F, "U6")
+                let ev = Ev::new(core_ev::CALL, F, "U6")
                     .pfn(pfn)
                     .say(say!(sim, "remove_migration_ptes(pfn {pfn} -> pfn {dst})"));
                 (ev, Flow::Call(RemoveMigrationPtes::frame(pfn, dst)))
@@ -271,15 +278,15 @@ impl UnmapAndMove {
                         *slot = n;
                     }
                     sim.free_page(pfn);
-                    sim.st.counters.inc(Counter::PgmigrateSuccess);
-                    let ev = Ev::new(EventKind::MigrateDone, F, "U7").pfn(pfn).pfn(n).say(say!(
+                    sim.st.counters.inc(PGMIGRATE_SUCCESS);
+                    let ev = Ev::new(migrate_ev::MIGRATE_DONE, F, "U7").pfn(pfn).pfn(n).say(say!(
                         sim,
                         "Migration done: pfn {pfn} is freed, pfn {n} is on node {target}'s LRU; pgmigrate_success += 1"
                     ));
                     return (ev, Flow::Return(Ret::Bool(true)));
                 }
                 self.putback(sim);
-                let ev = Ev::new(EventKind::MigrateFail, F, "U7").pfn(pfn).say(say!(
+                let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "U7").pfn(pfn).say(say!(
                     sim,
                     "Migration failed: the old page is unlocked and put back; pgmigrate_fail += 1"
                 ));
@@ -302,11 +309,13 @@ pub struct RemoveMigrationPtes {
 impl RemoveMigrationPtes {
     /// Replace the migration entries for `old` with PTEs to `dst`.
     pub fn frame(old: u32, dst: u32) -> Frame {
-        Frame::RemoveMigrationPtes(RemoveMigrationPtes { old, dst, i: 0 })
+        Frame::from(RemoveMigrationPtes { old, dst, i: 0 })
     }
+}
 
+impl Function for RemoveMigrationPtes {
     /// One line: the next mapping, or return.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "remove_migration_ptes";
         let page = *sim.st.frames.get(self.old);
         let root = page.mapping as usize;
@@ -337,7 +346,7 @@ impl RemoveMigrationPtes {
             sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
             self.i += 1;
             let pid = sim.st.mms[mm as usize].pid;
-            let ev = Ev::new(EventKind::RemoveMigrationPtes, F, "RM2").pte(pid, vpn).pfn(self.dst).say(say!(
+            let ev = Ev::new(migrate_ev::REMOVE_MIGRATION_PTES, F, "RM2").pte(pid, vpn).pfn(self.dst).say(say!(
                 sim,
                 "remove_migration_ptes: the migration entry at {vpn:#x} of mm {pid} becomes a present PTE to pfn {} ({}, old); no flush, it was not present before",
                 self.dst,
@@ -345,7 +354,7 @@ impl RemoveMigrationPtes {
             ));
             return (ev, Flow::Continue);
         }
-        let ev = Ev::new(EventKind::Return, F, "RM3")
+        let ev = Ev::new(core_ev::RETURN, F, "RM3")
             .pfn(self.dst)
             .say(say!(sim, "remove_migration_ptes: no migration entry left"));
         (ev, Flow::Return(Ret::Unit))

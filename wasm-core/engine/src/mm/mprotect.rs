@@ -11,15 +11,17 @@
 
 use crate::arch::x86::mm::tlb::FlushTlbMmRange;
 use crate::core::{Flow, LockId, Ret};
-use crate::counters::Counter;
 use crate::engine::{say, Sim};
 use crate::machine::pg;
 use crate::machine::pgtable::PTRS_PER_PTE;
+use crate::mech::core::ev as core_ev;
+use crate::mech::numa::ev as numa_ev;
+use crate::mech::numa::NUMA_SKIP_DIRTY_FILE;
+use crate::mech::numa::{NUMA_PTE_UPDATES, SCAN_SKIP_DIRTY_FILE};
 use crate::mm::memory::lock_wait;
-use crate::patches::NUMA_SKIP_DIRTY_FILE;
-use crate::registry::Frame;
+use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 
 /// Where `change_prot_numa` is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +56,7 @@ fn table_end(vpn: u32, end: u32) -> u32 {
 impl ChangeProtNuma {
     /// Marks `[start, end)` of `mm`.
     pub fn frame(mm: u16, start: u32, end: u32) -> Frame {
-        Frame::ChangeProtNuma(ChangeProtNuma {
+        Frame::from(ChangeProtNuma {
             mm,
             start,
             end,
@@ -64,19 +66,8 @@ impl ChangeProtNuma {
         })
     }
 
-    /// `change_pte_range` returned the PTEs it changed, or the flush returned.
-    pub fn resume(&mut self, r: Ret) {
-        if matches!(self.pc, Cpn::Table) {
-            self.changed += r.as_count();
-            self.vpn = table_end(self.vpn, self.end);
-            if self.vpn >= self.end {
-                self.pc = Cpn::Flush;
-            }
-        }
-    }
-
     fn table(&self) -> Frame {
-        Frame::ChangePteRange(ChangePteRange {
+        Frame::from(ChangePteRange {
             mm: self.mm,
             vpn: self.vpn,
             end: table_end(self.vpn, self.end),
@@ -84,16 +75,18 @@ impl ChangeProtNuma {
             pc: Cpr::Lock,
         })
     }
+}
 
+impl Function for ChangeProtNuma {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "change_prot_numa";
         let pid = sim.st.mms[self.mm as usize].pid;
         match self.pc {
             Cpn::Begin => {
                 sim.st.mms[self.mm as usize].flush_pending += 1;
                 self.pc = Cpn::Table;
-                let ev = Ev::new(EventKind::ScanStart, F, "P10").say(say!(
+                let ev = Ev::new(numa_ev::SCAN_START, F, "P10").say(say!(
                     sim,
                     "change_prot_numa({:#x}..{:#x}): inc_tlb_flush_pending(mm {pid}), so pte_accessible() treats PROT_NONE PTEs as cached until the flush",
                     self.start,
@@ -102,29 +95,39 @@ impl ChangeProtNuma {
                 (ev, Flow::Call(self.table()))
             }
             Cpn::Table => {
-                let ev = Ev::new(EventKind::Call, F, "P11").say(say!(sim, "change_pte_range on the next PTE table, from {:#x}", self.vpn));
+                let ev = Ev::new(core_ev::CALL, F, "P11").say(say!(sim, "change_pte_range on the next PTE table, from {:#x}", self.vpn));
                 (ev, Flow::Call(self.table()))
             }
             Cpn::Flush => {
                 self.pc = Cpn::End;
                 if self.changed > 0 {
-                    let ev = Ev::new(EventKind::ScanEnd, F, "P12").say(say!(
+                    let ev = Ev::new(numa_ev::SCAN_END, F, "P12").say(say!(
                         sim,
                         "{} PTE(s) lost their present bit, but TLBs may still hold them: flush_tlb_range over the whole range",
                         self.changed
                     ));
                     return (ev, Flow::Call(FlushTlbMmRange::frame(self.mm, self.start, self.end - self.start)));
                 }
-                let ev = Ev::new(EventKind::ScanEnd, F, "P12").say(say!(sim, "No PTE changed, so no flush is needed"));
+                let ev = Ev::new(numa_ev::SCAN_END, F, "P12").say(say!(sim, "No PTE changed, so no flush is needed"));
                 (ev, Flow::Continue)
             }
             Cpn::End => {
                 let m = &mut sim.st.mms[self.mm as usize];
                 m.flush_pending = m.flush_pending.saturating_sub(1);
-                sim.st.counters.add(Counter::NumaPteUpdates, u64::from(self.changed));
-                let ev =
-                    Ev::new(EventKind::ScanEnd, F, "P13").say(say!(sim, "dec_tlb_flush_pending; numa_pte_updates += {}", self.changed));
+                sim.st.counters.add(NUMA_PTE_UPDATES, u64::from(self.changed));
+                let ev = Ev::new(numa_ev::SCAN_END, F, "P13").say(say!(sim, "dec_tlb_flush_pending; numa_pte_updates += {}", self.changed));
                 (ev, Flow::Return(Ret::Unit))
+            }
+        }
+    }
+
+    /// `change_pte_range` returned the PTEs it changed, or the flush returned.
+    fn resume(&mut self, _sim: &mut Sim, _task: u16, r: Ret) {
+        if matches!(self.pc, Cpn::Table) {
+            self.changed += r.as_count();
+            self.vpn = table_end(self.vpn, self.end);
+            if self.vpn >= self.end {
+                self.pc = Cpn::Flush;
             }
         }
     }
@@ -152,43 +155,6 @@ pub struct ChangePteRange {
 }
 
 impl ChangePteRange {
-    /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
-        const F: &str = "change_pte_range";
-        let id = LockId::ptl(self.mm, self.vpn.min(self.end.saturating_sub(1)));
-        match self.pc {
-            Cpr::Lock => {
-                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
-                    return lock_wait(sim, cpu, id, F, "C1");
-                }
-                self.pc = Cpr::Pte;
-                let ev = Ev::new(EventKind::PtlLock, F, "C1").say(say!(
-                    sim,
-                    "change_pte_range takes the PTE lock of the page table holding {:#x}",
-                    self.vpn
-                ));
-                (ev, Flow::Continue)
-            }
-            Cpr::Pte => {
-                let ev = self.change_pte(sim, cpu);
-                self.vpn += 1;
-                if self.vpn >= self.end {
-                    self.pc = Cpr::Unlock;
-                }
-                (ev, Flow::Continue)
-            }
-            Cpr::Unlock => {
-                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-                let ev = Ev::new(EventKind::PtlUnlock, F, "C8").say(say!(
-                    sim,
-                    "change_pte_range drops the PTE lock ({} PTE(s) changed)",
-                    self.changed
-                ));
-                (ev, Flow::Return(Ret::Count(self.changed)))
-            }
-        }
-    }
-
     /// The loop body for one PTE (prot_numa).
     fn change_pte(&mut self, sim: &mut Sim, cpu: CpuId) -> Ev {
         let mm = self.mm;
@@ -197,7 +163,7 @@ impl ChangePteRange {
         let pte = sim.st.mms[mm as usize].pte(vpn);
         sim.charge(cpu, sim.cfg.costs.scan_pte_ns);
         let skip = |sim: &Sim, line: &'static str, why: String| {
-            Ev::new(EventKind::ScanSkip, "change_pte_range", line)
+            Ev::new(numa_ev::SCAN_SKIP, "change_pte_range", line)
                 .pte(pid, vpn)
                 .say(say!(sim, "PTE {vpn:#x}: skipped, {why}"))
         };
@@ -217,7 +183,7 @@ impl ChangePteRange {
             return skip(sim, "C4", say!(sim, "single-threaded and the page is already on this node"));
         }
         if sim.cfg.toggles.on(NUMA_SKIP_DIRTY_FILE) && page.has(pg::FILE) && page.has(pg::DIRTY) {
-            sim.st.counters.inc(Counter::ScanSkipDirtyFile);
+            sim.st.counters.inc(SCAN_SKIP_DIRTY_FILE);
             return skip(
                 sim,
                 "C5",
@@ -227,12 +193,51 @@ impl ChangePteRange {
         sim.st.mms[mm as usize].set_pte(vpn, pte.mk_protnone());
         sim.charge(cpu, sim.cfg.costs.pte_write_ns);
         self.changed += 1;
-        Ev::new(EventKind::ScanPte, "change_pte_range", "C6")
+        Ev::new(numa_ev::SCAN_PTE, "change_pte_range", "C6")
             .pte(pid, vpn)
             .pfn(pfn)
             .say(say!(
                 sim,
                 "PTE {vpn:#x} -> PROT_NONE (pfn {pfn} and the write bit are kept; the MMU now sees it as not present)"
             ))
+    }
+}
+
+impl Function for ChangePteRange {
+    /// One line.
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "change_pte_range";
+        let id = LockId::ptl(self.mm, self.vpn.min(self.end.saturating_sub(1)));
+        match self.pc {
+            Cpr::Lock => {
+                if !sim.lock(cpu, id, sim.cfg.costs.ptl_ns) {
+                    return lock_wait(sim, cpu, id, F, "C1");
+                }
+                self.pc = Cpr::Pte;
+                let ev = Ev::new(core_ev::PTL_LOCK, F, "C1").say(say!(
+                    sim,
+                    "change_pte_range takes the PTE lock of the page table holding {:#x}",
+                    self.vpn
+                ));
+                (ev, Flow::Continue)
+            }
+            Cpr::Pte => {
+                let ev = self.change_pte(sim, cpu);
+                self.vpn += 1;
+                if self.vpn >= self.end {
+                    self.pc = Cpr::Unlock;
+                }
+                (ev, Flow::Continue)
+            }
+            Cpr::Unlock => {
+                sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
+                let ev = Ev::new(core_ev::PTL_UNLOCK, F, "C8").say(say!(
+                    sim,
+                    "change_pte_range drops the PTE lock ({} PTE(s) changed)",
+                    self.changed
+                ));
+                (ev, Flow::Return(Ret::Count(self.changed)))
+            }
+        }
     }
 }

@@ -9,9 +9,10 @@ use crate::arch::x86::mm::tlb::FlushTlbMmRange;
 use crate::core::{Flow, Ret};
 use crate::engine::{say, Sim};
 use crate::machine::Pte;
-use crate::registry::Frame;
+use crate::mech::core::ev as core_ev;
+use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 
 /// `pte_accessible` on x86.
 pub(crate) fn pte_accessible(sim: &Sim, mm: u16, pte: Pte) -> bool {
@@ -30,16 +31,18 @@ pub struct PtepClearFlush {
 impl PtepClearFlush {
     /// Clear the PTE of `vpn` in `mm` (mapping `pfn`).
     pub fn frame(mm: u16, vpn: u32, pfn: u32) -> Frame {
-        Frame::PtepClearFlush(PtepClearFlush { mm, vpn, pfn, pte: None })
+        Frame::from(PtepClearFlush { mm, vpn, pfn, pte: None })
     }
+}
 
+impl Function for PtepClearFlush {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "ptep_clear_flush";
         let (mm, vpn) = (self.mm, self.vpn);
         let pid = sim.st.mms[mm as usize].pid;
         if let Some(pte) = self.pte {
-            let ev = Ev::new(EventKind::Return, F, "PC3")
+            let ev = Ev::new(core_ev::RETURN, F, "PC3")
                 .pte(pid, vpn)
                 .say(say!(sim, "ptep_clear_flush returns the old PTE"));
             return (ev, Flow::Return(Ret::Pte(pte)));
@@ -49,7 +52,7 @@ impl PtepClearFlush {
         sim.st.mms[mm as usize].set_pte(vpn, Pte::NONE);
         sim.charge(cpu, sim.cfg.costs.pte_write_ns);
         self.pte = Some(pte);
-        let ev = Ev::new(EventKind::PteClear, F, "PC2").pte(pid, vpn).pfn(self.pfn);
+        let ev = Ev::new(core_ev::PTE_CLEAR, F, "PC2").pte(pid, vpn).pfn(self.pfn);
         if accessible {
             let why = if pte.hw_present() {
                 "the PTE was present, so any CPU of this mm may have cached it"
@@ -67,5 +70,9 @@ impl PtepClearFlush {
             "ptep_clear_flush: pte_accessible() is FALSE (the PTE is PROT_NONE, no TLB can hold it): no flush, no IPI"
         ));
         (ev, Flow::Return(Ret::Pte(pte)))
+    }
+
+    fn flush_under_way(&self, _mm: u16) -> bool {
+        true
     }
 }

@@ -10,11 +10,14 @@
 use crate::core::{Flow, LockId, Ret};
 use crate::engine::{say, Sim};
 use crate::machine::{pg, Pte};
+use crate::mech::core::ev as core_ev;
+use crate::mech::core::RMAP_UNMAPS;
+use crate::mech::migrate::ev as migrate_ev;
 use crate::mm::memory::lock_wait;
 use crate::mm::pgtable_generic::PtepClearFlush;
-use crate::registry::Frame;
+use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 
 /// `try_to_unmap(page, TTU_MIGRATION)`: walk the page's rmap root and unmap each mapping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,18 +31,13 @@ pub struct TryToUnmap {
 impl TryToUnmap {
     /// Unmap the page at `pfn` everywhere.
     pub fn frame(pfn: u32) -> Frame {
-        Frame::TryToUnmap(TryToUnmap { pfn, i: 0, unmapped: 0 })
+        Frame::from(TryToUnmap { pfn, i: 0, unmapped: 0 })
     }
+}
 
-    /// A mapping was handled.
-    pub fn resume(&mut self, r: Ret) {
-        if r.as_bool() {
-            self.unmapped += 1;
-        }
-    }
-
+impl Function for TryToUnmap {
     /// One line: the next VMA that covers the page, or return.
-    pub fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "try_to_unmap";
         let page = *sim.st.frames.get(self.pfn);
         let root = page.mapping as usize;
@@ -48,19 +46,26 @@ impl TryToUnmap {
             let vma = &sim.st.mms[mm as usize].vmas[vi as usize];
             let Some(vpn) = vma.address_of(&page) else { continue };
             let pid = sim.st.mms[mm as usize].pid;
-            let ev = Ev::new(EventKind::Call, F, "TU2").pte(pid, vpn).pfn(self.pfn).say(say!(
+            let ev = Ev::new(core_ev::CALL, F, "TU2").pte(pid, vpn).pfn(self.pfn).say(say!(
                 sim,
                 "rmap walk: pfn {} may be mapped by mm {pid} at {vpn:#x}: try_to_unmap_one",
                 self.pfn
             ));
-            return (ev, Flow::Call(Frame::TryToUnmapOne(TryToUnmapOne::new(mm, vpn, self.pfn))));
+            return (ev, Flow::Call(Frame::from(TryToUnmapOne::new(mm, vpn, self.pfn))));
         }
-        let ev = Ev::new(EventKind::Return, F, "TU3").pfn(self.pfn).say(say!(
+        let ev = Ev::new(core_ev::RETURN, F, "TU3").pfn(self.pfn).say(say!(
             sim,
             "try_to_unmap: the rmap walk is done, {} mapping(s) replaced by migration entries",
             self.unmapped
         ));
         (ev, Flow::Return(Ret::Unit))
+    }
+
+    /// A mapping was handled.
+    fn resume(&mut self, _sim: &mut Sim, _task: u16, r: Ret) {
+        if r.as_bool() {
+            self.unmapped += 1;
+        }
     }
 }
 
@@ -107,17 +112,11 @@ impl TryToUnmapOne {
             pc: Ttu::Lock,
         }
     }
+}
 
-    /// `ptep_clear_flush` returned the old PTE.
-    pub fn resume(&mut self, r: Ret) {
-        if let Ret::Pte(p) = r {
-            self.pteval = p;
-        }
-        self.pc = Ttu::Entry;
-    }
-
+impl Function for TryToUnmapOne {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "try_to_unmap_one";
         let (mm, vpn, pfn) = (self.mm, self.vpn, self.pfn);
         let pid = sim.st.mms[mm as usize].pid;
@@ -130,20 +129,20 @@ impl TryToUnmapOne {
                 let pte = sim.st.mms[mm as usize].pte(vpn);
                 if pte.is_none() || pte.is_migration() || pte.pfn() != pfn {
                     sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-                    let ev = Ev::new(EventKind::PtlLock, F, "T1")
+                    let ev = Ev::new(core_ev::PTL_LOCK, F, "T1")
                         .pte(pid, vpn)
                         .say(say!(sim, "page_vma_mapped_walk: mm {pid} does not map pfn {pfn} at {vpn:#x}"));
                     return (ev, Flow::Return(Ret::Bool(false)));
                 }
                 self.pc = Ttu::Clear;
-                let ev = Ev::new(EventKind::PtlLock, F, "T1")
+                let ev = Ev::new(core_ev::PTL_LOCK, F, "T1")
                     .pte(pid, vpn)
                     .say(say!(sim, "try_to_unmap_one finds the mapping at {vpn:#x} and takes its PTE lock"));
                 (ev, Flow::Continue)
             }
             Ttu::Clear => {
                 self.pc = Ttu::Cleared;
-                let ev = Ev::new(EventKind::Call, F, "T2")
+                let ev = Ev::new(core_ev::CALL, F, "T2")
                     .pte(pid, vpn)
                     .say(say!(sim, "pteval = ptep_clear_flush(vma, {vpn:#x})"));
                 (ev, Flow::Call(PtepClearFlush::frame(mm, vpn, pfn)))
@@ -156,10 +155,10 @@ impl TryToUnmapOne {
                 sim.st.mms[mm as usize].set_pte(vpn, Pte::migration(pfn, pte.write()));
                 let p = sim.st.frames.get_mut(pfn);
                 p.mapcount = p.mapcount.saturating_sub(1);
-                sim.st.counters.inc(crate::counters::Counter::RmapUnmaps);
+                sim.st.counters.inc(RMAP_UNMAPS);
                 sim.charge(cpu, sim.cfg.costs.pte_write_ns);
                 sim.unlock(cpu, id, sim.cfg.costs.ptl_ns);
-                let ev = Ev::new(EventKind::MigrationEntry, F, "T4").pte(pid, vpn).pfn(pfn).say(say!(
+                let ev = Ev::new(migrate_ev::MIGRATION_ENTRY, F, "T4").pte(pid, vpn).pfn(pfn).say(say!(
                     sim,
                     "A {} migration entry replaces the PTE{}; page_remove_rmap; the PTE lock is dropped. A thread touching the page now waits for the migration",
                     if pte.write() { "write" } else { "read" },
@@ -168,5 +167,17 @@ impl TryToUnmapOne {
                 (ev, Flow::Return(Ret::Bool(true)))
             }
         }
+    }
+
+    /// `ptep_clear_flush` returned the old PTE.
+    fn resume(&mut self, _sim: &mut Sim, _task: u16, r: Ret) {
+        if let Ret::Pte(p) = r {
+            self.pteval = p;
+        }
+        self.pc = Ttu::Entry;
+    }
+
+    fn unmapping(&self) -> Option<u32> {
+        self.cleared().then_some(self.pfn())
     }
 }

@@ -5,4 +5,35 @@ import type { EventKindInfoView } from "./EventKindInfoView";
 import type { OpInfoView } from "./OpInfoView";
 import type { ViewInfoView } from "./ViewInfoView";
 
-export type MechanismView = { id: string, title: string, toggles: Array<string>, counters: Array<CounterInfoView>, events: Array<EventKindInfoView>, ops: Array<OpInfoView>, views: Array<ViewInfoView>, };
+/**
+ * A mechanism and everything it declares, for the lab and `mmviz mechanisms`.
+ */
+export type MechanismView = { 
+/**
+ * Id.
+ */
+id: string, 
+/**
+ * What it models.
+ */
+title: string, 
+/**
+ * Its toggle ids.
+ */
+toggles: Array<string>, 
+/**
+ * Its counters.
+ */
+counters: Array<CounterInfoView>, 
+/**
+ * Its event kinds.
+ */
+events: Array<EventKindInfoView>, 
+/**
+ * Its workload operations.
+ */
+ops: Array<OpInfoView>, 
+/**
+ * Its views.
+ */
+views: Array<ViewInfoView>, };

@@ -21,9 +21,11 @@
 use crate::arch::x86::mm::tlb::switch_mm_irqs_off;
 use crate::engine::{say, Sim};
 use crate::machine::{CpuMask, TaskKind, TaskState, Wait};
+use crate::mech::core::ev as core_ev;
+use crate::mech::core::{CTXT, NR_MIGRATIONS};
 use crate::registry::Frame;
 use crate::topology::CpuId;
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 
 /// `__schedule`: `prev` (the CPU's current task) has already been put where it belongs
 /// (run queue, sleeping, dead); pick the next runnable task or the idle task and switch.
@@ -49,11 +51,11 @@ fn context_switch(sim: &mut Sim, cpu: CpuId, next: u16, ns: u64) -> Ev {
             if sim.st.cpus[c].loaded_mm.is_some() {
                 sim.st.cpus[c].lazy = true;
             }
-            Ev::new(EventKind::Switch, "__schedule", "K3")
+            Ev::new(core_ev::SWITCH, "__schedule", "K3")
         }
     };
     if prev != next {
-        sim.st.counters.inc(crate::counters::Counter::Ctxt);
+        sim.st.counters.inc(CTXT);
     }
     sim.st.cpus[c].curr = next;
     sim.st.cpus[c].slice_end = sim.clock(cpu) + sim.cfg.knobs.sched_slice_ns;
@@ -72,7 +74,7 @@ pub(crate) fn idle_step(sim: &mut Sim, cpu: CpuId) -> Ev {
     let c = cpu as usize;
     crate::kernel::time::hrtimer::wake_expired(sim, cpu);
     if sim.st.cpus[c].rq.is_empty() {
-        return Ev::new(EventKind::Switch, "__schedule", "K2").say(say!(sim, "CPU {cpu} has nothing to run"));
+        return Ev::new(core_ev::SWITCH, "__schedule", "K2").say(say!(sim, "CPU {cpu} has nothing to run"));
     }
     let ev = schedule(sim, cpu);
     let text = say!(
@@ -116,11 +118,11 @@ pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
     let c = cpu as usize;
     let now = sim.clock(cpu);
     let Wait::Busy(until) = sim.st.cpus[c].wait else {
-        return Ev::new(EventKind::Switch, "scheduler_tick", "TK1");
+        return Ev::new(core_ev::SWITCH, "scheduler_tick", "TK1");
     };
     sim.st.cpus[c].wait = Wait::None;
     let left = until.saturating_sub(now);
-    if let Some(Frame::User(u)) = sim.st.stacks[task as usize].top_mut() {
+    if let Some(u) = sim.st.stacks[task as usize].top_mut().and_then(Frame::user_mode_mut) {
         u.preempt(left);
     }
     let who = if sim.recording { sim.task_name(cpu) } else { String::new() };
@@ -133,7 +135,7 @@ pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
         ev.text
     );
     Ev {
-        kind: Some(EventKind::Switch),
+        kind: Some(core_ev::SWITCH),
         function: "scheduler_tick",
         line: "TK1",
         text,
@@ -235,7 +237,7 @@ fn move_queued(sim: &mut Sim, task: u16, from: CpuId, to: CpuId, now: u64) {
     let c = &mut sim.st.cpus[to as usize];
     c.clock = c.clock.max(now) + sim.cfg.costs.load_balance_ns;
     c.rq.push_back(task);
-    sim.st.counters.inc(crate::counters::Counter::NrMigrations);
+    sim.st.counters.inc(NR_MIGRATIONS);
     sim.touch(to);
     sim.touch(from);
 }
@@ -290,7 +292,7 @@ pub(crate) fn tick_balance(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
     let mut m = CpuMask::EMPTY;
     m.set(to);
     let pid = sim.st.tasks[t as usize].pid;
-    Some(Ev::new(EventKind::TaskMigrate, "load_balance", "LB3").cpus(m).say(say!(
+    Some(Ev::new(core_ev::TASK_MIGRATE, "load_balance", "LB3").cpus(m).say(say!(
         sim,
         "Load balance: CPU {cpu}'s slice is over with tasks queued, and CPU {to} is idle: thread {pid} (queued, not running) moves to CPU {to}'s run queue"
     )))

@@ -11,10 +11,12 @@
 use crate::core::{Flow, Ret};
 use crate::engine::{say, Sim};
 use crate::machine::CPUPID_UNSET;
+use crate::mech::core::ev as core_ev;
+use crate::mech::numa::ev as numa_ev;
 use crate::mm::mprotect::ChangeProtNuma;
-use crate::registry::Frame;
+use crate::registry::{Frame, Function};
 use crate::topology::{CpuId, NodeId};
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 
 /// `should_numa_migrate_memory`: returns (verdict, listing line, reason).
 pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) -> (bool, &'static str, String) {
@@ -59,11 +61,13 @@ pub struct TaskNumaFault {
 impl TaskNumaFault {
     /// A fault accounted to node `nid`; `migrated` is the outcome if migration was tried.
     pub fn frame(nid: NodeId, migrated: Option<bool>, vpn: u32) -> Frame {
-        Frame::TaskNumaFault(TaskNumaFault { nid, migrated, vpn })
+        Frame::from(TaskNumaFault { nid, migrated, vpn })
     }
+}
 
+impl Function for TaskNumaFault {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
         let here = sim.cpu_node(cpu);
@@ -79,7 +83,7 @@ impl TaskNumaFault {
             Some(false) => "migration failed",
             None => "not migrated",
         };
-        let ev = Ev::new(EventKind::NumaFaultAccount, "task_numa_fault", "Q1")
+        let ev = Ev::new(numa_ev::NUMA_FAULT_ACCOUNT, "task_numa_fault", "Q1")
             .pte(pid, self.vpn)
             .say(say!(
                 sim,
@@ -127,12 +131,12 @@ pub struct TaskNumaWork {
 impl TaskNumaWork {
     /// The periodic pass.
     pub fn auto() -> Frame {
-        Frame::TaskNumaWork(Self::new(Window::Auto))
+        Frame::from(Self::new(Window::Auto))
     }
 
     /// An explicit pass over one VMA or all.
     pub fn explicit(vma: Option<u16>) -> Frame {
-        Frame::TaskNumaWork(Self::new(Window::Explicit(vma)))
+        Frame::from(Self::new(Window::Explicit(vma)))
     }
 
     fn new(window: Window) -> Self {
@@ -166,8 +170,16 @@ impl TaskNumaWork {
         None
     }
 
+    fn done(&mut self, sim: &Sim) -> (Ev, Flow<Frame>) {
+        let ev =
+            Ev::new(numa_ev::SCAN_END, "task_numa_work", "TN4").say(say!(sim, "task_numa_work is done; the thread returns to user space"));
+        (ev, Flow::Return(Ret::Unit))
+    }
+}
+
+impl Function for TaskNumaWork {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "task_numa_work";
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
@@ -225,7 +237,7 @@ impl TaskNumaWork {
                     }
                 }
                 self.pc = Tnw::Next;
-                let ev = Ev::new(EventKind::ScanStart, F, "TN1").say(text);
+                let ev = Ev::new(numa_ev::SCAN_START, F, "TN1").say(text);
                 match self.next_range(sim, mm) {
                     Some((s, e)) => (ev, Flow::Call(ChangeProtNuma::frame(mm, s, e))),
                     None => {
@@ -236,7 +248,7 @@ impl TaskNumaWork {
             }
             Tnw::Next => match self.next_range(sim, mm) {
                 Some((s, e)) => {
-                    let ev = Ev::new(EventKind::Call, F, "TN2").say(say!(sim, "task_numa_work: change_prot_numa({s:#x}..{e:#x})"));
+                    let ev = Ev::new(core_ev::CALL, F, "TN2").say(say!(sim, "task_numa_work: change_prot_numa({s:#x}..{e:#x})"));
                     (ev, Flow::Call(ChangeProtNuma::frame(mm, s, e)))
                 }
                 None => self.done(sim),
@@ -244,10 +256,20 @@ impl TaskNumaWork {
             Tnw::Done => self.done(sim),
         }
     }
-
-    fn done(&mut self, sim: &Sim) -> (Ev, Flow<Frame>) {
-        let ev =
-            Ev::new(EventKind::ScanEnd, "task_numa_work", "TN4").say(say!(sim, "task_numa_work is done; the thread returns to user space"));
-        (ev, Flow::Return(Ret::Unit))
-    }
 }
+
+/// NUMA balancing's workload operation: run the scanner now.
+pub const OPS: &[crate::scenario::OpDef] = &[crate::scenario::OpDef {
+    name: "scan",
+    doc: "Run task_numa_work now over one VMA (or every VMA), as if the scan period had expired.",
+    args: &[crate::scenario::ArgDef::optional(
+        "vma",
+        crate::scenario::ArgKind::Vma,
+        0,
+        "Name of a VMA of this process; default: every VMA.",
+    )],
+    run: crate::scenario::OpRun::Call {
+        start: |a| TaskNumaWork::explicit((a[0] != crate::scenario::NO_ARG).then_some(a[0] as u16)),
+        says: "runs the NUMA scanner now (an explicit scan operation)",
+    },
+}];

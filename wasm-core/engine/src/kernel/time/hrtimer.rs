@@ -10,13 +10,14 @@
 use crate::core::Ret;
 use crate::engine::{say, Sim};
 use crate::machine::TaskState;
+use crate::mech::core::ev as core_ev;
 use crate::topology::CpuId;
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 
 /// `hrtimer_interrupt` on `cpu`: wakes every sleeper of this CPU whose time is up.
 pub(crate) fn hrtimer_interrupt(sim: &mut Sim, cpu: CpuId) -> Ev {
     let woken = wake_expired(sim, cpu);
-    Ev::new(EventKind::Wake, "hrtimer_wakeup", "T1").say(say!(
+    Ev::new(core_ev::WAKE, "hrtimer_wakeup", "T1").say(say!(
         sim,
         "A timer interrupt on CPU {cpu} ends {woken} sleep(s): the woken thread goes on CPU {cpu}'s run queue and waits for {}'s slice to end",
         sim.task_name(cpu)

@@ -11,12 +11,15 @@
 //! it is asked to), a lazy receiver switching to `init_mm`, and `freed_tables`.
 
 use crate::core::{Flow, Until};
-use crate::counters::Counter;
 use crate::engine::{say, Sim};
 use crate::machine::{CpuMask, Ipi, FLUSH_ALL};
-use crate::registry::Frame;
+use crate::mech::core::ev as core_ev;
+use crate::mech::core::{
+    IRQ_TLB_COUNT, LAZY_TLB_SKIPS, NR_TLB_LOCAL_FLUSH_ALL, NR_TLB_LOCAL_FLUSH_ONE, NR_TLB_REMOTE_FLUSH, NR_TLB_REMOTE_FLUSH_RECEIVED,
+};
+use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
-use crate::trace::{Ev, EventKind};
+use crate::trace::Ev;
 
 /// Where a `flush_tlb_mm_range` call is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +45,7 @@ pub struct FlushTlbMmRange {
 impl FlushTlbMmRange {
     /// A call flushing `pages` pages (or [`FLUSH_ALL`]) of `mm` from `start`.
     pub fn frame(mm: u16, start: u32, pages: u32) -> Frame {
-        Frame::FlushTlbMmRange(FlushTlbMmRange {
+        Frame::from(FlushTlbMmRange {
             mm,
             start,
             pages,
@@ -50,9 +53,11 @@ impl FlushTlbMmRange {
             sent: 0,
         })
     }
+}
 
+impl Function for FlushTlbMmRange {
     /// One line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "flush_tlb_mm_range";
         let c = cpu as usize;
         let pid = sim.st.mms[self.mm as usize].pid;
@@ -67,18 +72,18 @@ impl FlushTlbMmRange {
                 if sim.st.cpus[c].loaded_mm == Some(self.mm) {
                     let dropped = sim.st.cpus[c].tlb.flush_range(self.mm, self.start, self.pages);
                     if self.pages == FLUSH_ALL {
-                        sim.st.counters.inc(Counter::NrTlbLocalFlushAll);
+                        sim.st.counters.inc(NR_TLB_LOCAL_FLUSH_ALL);
                         sim.charge(cpu, sim.cfg.costs.full_flush_ns);
                         what = say!(sim, "full local flush (CR3 reload), {dropped} entries dropped");
                     } else {
-                        sim.st.counters.add(Counter::NrTlbLocalFlushOne, u64::from(self.pages));
+                        sim.st.counters.add(NR_TLB_LOCAL_FLUSH_ONE, u64::from(self.pages));
                         sim.charge(cpu, sim.cfg.costs.invlpg_ns * u64::from(self.pages));
                         what = say!(sim, "INVLPG of {} page(s), {dropped} entries dropped", self.pages);
                     }
                     sim.st.cpus[c].seen_gen = sim.st.mms[self.mm as usize].tlb_gen;
                 }
                 let (targets, lazy) = flush_targets(sim, cpu, self.mm);
-                sim.st.counters.add(Counter::LazyTlbSkips, u64::from(lazy.weight()));
+                sim.st.counters.add(LAZY_TLB_SKIPS, u64::from(lazy.weight()));
                 let range = if self.pages == FLUSH_ALL {
                     say!(sim, "everything (range above the {ceiling}-page ceiling or a full flush)")
                 } else {
@@ -90,14 +95,14 @@ impl FlushTlbMmRange {
                     say!(sim, "; lazy CPU(s) {:?} are skipped", lazy.iter().collect::<Vec<_>>())
                 };
                 if targets.is_empty() {
-                    let ev = Ev::new(EventKind::FlushLocal, F, "F3").cpus(lazy).say(say!(
+                    let ev = Ev::new(core_ev::FLUSH_LOCAL, F, "F3").cpus(lazy).say(say!(
                         sim,
                         "CPU {cpu} flushes {range} for mm {pid}: {what}; no other non-lazy CPU in mm_cpumask, so no IPI{lazy_note}"
                     ));
                     return (ev, Flow::Return(crate::core::Ret::Unit));
                 }
                 self.pc = Pc::Send;
-                let ev = Ev::new(EventKind::FlushLocal, F, "F3").say(say!(
+                let ev = Ev::new(core_ev::FLUSH_LOCAL, F, "F3").say(say!(
                     sim,
                     "CPU {cpu} flushes {range} for mm {pid}: {}; other CPUs in mm_cpumask may cache it too{lazy_note}",
                     if what.is_empty() {
@@ -112,13 +117,13 @@ impl FlushTlbMmRange {
                 let (targets, _) = flush_targets(sim, cpu, self.mm);
                 if targets.is_empty() {
                     // The other CPUs went lazy (or left the mask) since the local flush.
-                    let ev = Ev::new(EventKind::FlushLocal, F, "F4").say(say!(
+                    let ev = Ev::new(core_ev::FLUSH_LOCAL, F, "F4").say(say!(
                         sim,
                         "No other CPU of mm {pid} is running non-lazily any more: no IPI is needed"
                     ));
                     return (ev, Flow::Return(crate::core::Ret::Unit));
                 }
-                sim.st.counters.inc(Counter::NrTlbRemoteFlush);
+                sim.st.counters.inc(NR_TLB_REMOTE_FLUSH);
                 sim.charge(cpu, sim.cfg.costs.ipi_send_ns);
                 let arrive = sim.clock(cpu) + sim.cfg.costs.ipi_latency_ns;
                 let cause = sim.st.step;
@@ -137,7 +142,7 @@ impl FlushTlbMmRange {
                 self.pc = Pc::Acked;
                 sim.st.cpus[c].acks_pending = self.sent;
                 sim.st.cpus[c].acks_last = arrive;
-                let ev = Ev::new(EventKind::IpiSend, F, "F4").cpus(targets).say(say!(
+                let ev = Ev::new(core_ev::IPI_SEND, F, "F4").cpus(targets).say(say!(
                     sim,
                     "CPU {cpu} sends a TLB-shootdown IPI to CPU(s) {:?} and waits for them",
                     targets.iter().collect::<Vec<_>>()
@@ -145,7 +150,7 @@ impl FlushTlbMmRange {
                 (ev, Flow::Block(Until::Acks))
             }
             Pc::Acked => {
-                let ev = Ev::new(EventKind::IpiAcked, F, "F5").say(say!(
+                let ev = Ev::new(core_ev::IPI_ACKED, F, "F5").say(say!(
                     sim,
                     "All {} CPU(s) have flushed; CPU {cpu} returns from flush_tlb_mm_range",
                     self.sent
@@ -153,6 +158,10 @@ impl FlushTlbMmRange {
                 (ev, Flow::Return(crate::core::Ret::Unit))
             }
         }
+    }
+
+    fn flush_under_way(&self, _mm: u16) -> bool {
+        true
     }
 }
 
@@ -183,15 +192,17 @@ pub struct FlushTlbFunc {
 impl FlushTlbFunc {
     /// The handler frame for `ipi`.
     pub fn frame(ipi: Ipi) -> Frame {
-        Frame::FlushTlbFunc(FlushTlbFunc { ipi })
+        Frame::from(FlushTlbFunc { ipi })
     }
+}
 
+impl Function for FlushTlbFunc {
     /// The handler: one line.
-    pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let c = cpu as usize;
         let ipi = self.ipi;
         sim.st.cpus[c].inbox.pop_front();
-        sim.st.counters.inc(Counter::IrqTlbCount);
+        sim.st.counters.inc(IRQ_TLB_COUNT);
         sim.charge(cpu, sim.cfg.costs.ipi_handler_ns);
         // Cycles stolen from user code: the interrupted computation ends later.
         if let crate::machine::Wait::Busy(until) = sim.st.cpus[c].wait {
@@ -199,7 +210,7 @@ impl FlushTlbFunc {
         }
         let pid = sim.st.mms[ipi.mm as usize].pid;
         let text = if sim.st.cpus[c].loaded_mm == Some(ipi.mm) {
-            sim.st.counters.inc(Counter::NrTlbRemoteFlushReceived);
+            sim.st.counters.inc(NR_TLB_REMOTE_FLUSH_RECEIVED);
             let dropped = sim.st.cpus[c].tlb.flush_range(ipi.mm, ipi.start, ipi.pages);
             sim.st.cpus[c].seen_gen = sim.st.mms[ipi.mm as usize].tlb_gen;
             say!(
@@ -228,8 +239,12 @@ impl FlushTlbFunc {
         }
         let mut from = CpuMask::EMPTY;
         from.set(ipi.from);
-        let ev = Ev::new(EventKind::IpiRecv, "flush_tlb_func_remote", "R3").cpus(from).say(text);
+        let ev = Ev::new(core_ev::IPI_RECV, "flush_tlb_func_remote", "R3").cpus(from).say(text);
         (ev, Flow::Return(crate::core::Ret::Unit))
+    }
+
+    fn is_interrupt(&self) -> bool {
+        true
     }
 }
 
@@ -248,12 +263,12 @@ pub(crate) fn switch_mm_irqs_off(sim: &mut Sim, cpu: CpuId, next_mm: u16) -> Ev 
             sim.st.cpus[c].tlb.flush_mm(next_mm);
             sim.st.cpus[c].seen_gen = gen;
             sim.charge(cpu, sim.cfg.costs.full_flush_ns);
-            return Ev::new(EventKind::Wake, F, "W2").say(say!(
+            return Ev::new(core_ev::WAKE, F, "W2").say(say!(
                 sim,
                 "flushes happened while CPU {cpu} was lazy, so it flushes mm {pid}'s TLB entries now (no IPI was needed)"
             ));
         }
-        return Ev::new(EventKind::Wake, F, "W2").say(say!(
+        return Ev::new(core_ev::WAKE, F, "W2").say(say!(
             sim,
             "CPU {cpu} {} mm {pid}; its TLB is up to date",
             if was_lazy { "leaves lazy mode on" } else { "stays on" }
@@ -268,7 +283,7 @@ pub(crate) fn switch_mm_irqs_off(sim: &mut Sim, cpu: CpuId, next_mm: u16) -> Ev 
     sim.st.cpus[c].lazy = false;
     sim.st.cpus[c].seen_gen = gen;
     sim.charge(cpu, sim.cfg.costs.full_flush_ns);
-    Ev::new(EventKind::Switch, F, "W3").say(say!(
+    Ev::new(core_ev::SWITCH, F, "W3").say(say!(
         sim,
         "CPU {cpu} loads mm {pid}: it leaves the old mm's mm_cpumask and joins mm {pid}'s"
     ))

@@ -1,0 +1,148 @@
+//! The core mechanism: user mode and its workload operations, page faults, the
+//! scheduler, locks, the reverse map and x86 TLB shootdowns. Every other mechanism
+//! builds on it.
+
+use crate::listings as l;
+use crate::registry::{FunctionListings, Mechanism, ViewDef};
+
+crate::frames! { Core;
+    /// A user thread in user mode (the base of its stack).
+    User(crate::kernel::entry::UserMode) => "user code",
+    /// `handle_pte_fault`.
+    HandleMmFault(crate::mm::memory::HandleMmFault) => "handle_pte_fault",
+    /// `do_anonymous_page`.
+    DoAnonymousPage(crate::mm::memory::DoAnonymousPage) => "do_anonymous_page",
+    /// `try_to_unmap`.
+    TryToUnmap(crate::mm::rmap::TryToUnmap) => "try_to_unmap",
+    /// `try_to_unmap_one`.
+    TryToUnmapOne(crate::mm::rmap::TryToUnmapOne) => "try_to_unmap_one",
+    /// `ptep_clear_flush`.
+    PtepClearFlush(crate::mm::pgtable_generic::PtepClearFlush) => "ptep_clear_flush",
+    /// `flush_tlb_mm_range`.
+    FlushTlbMmRange(crate::arch::x86::mm::tlb::FlushTlbMmRange) => "flush_tlb_mm_range",
+    /// `flush_tlb_func_remote` (the IPI handler).
+    FlushTlbFunc(crate::arch::x86::mm::tlb::FlushTlbFunc) => "flush_tlb_func_remote",
+}
+
+crate::counters! { Core;
+    /// `nr_tlb_remote_flush`: flush operations that sent IPIs (sender side, once per op).
+    kernel NR_TLB_REMOTE_FLUSH => "nr_tlb_remote_flush",
+    /// `nr_tlb_remote_flush_received`: IPIs handled by a CPU that had the mm loaded.
+    kernel NR_TLB_REMOTE_FLUSH_RECEIVED => "nr_tlb_remote_flush_received",
+    /// `nr_tlb_local_flush_one`: pages flushed one by one (INVLPG) on the sender.
+    kernel NR_TLB_LOCAL_FLUSH_ONE => "nr_tlb_local_flush_one",
+    /// `nr_tlb_local_flush_all`: full local flushes (CR3 reload) on the sender.
+    kernel NR_TLB_LOCAL_FLUSH_ALL => "nr_tlb_local_flush_all",
+    /// `/proc/stat` `ctxt` (`nr_context_switches`): switches from one task to another.
+    kernel CTXT => "ctxt",
+    /// `/proc/interrupts` "TLB shootdowns" (`irq_tlb_count`): every IPI received.
+    kernel IRQ_TLB_COUNT => "irq_tlb_count",
+    /// Model only: user memory accesses completed.
+    model ACCESSES => "accesses",
+    /// Model only: accesses that missed the TLB and walked the page table.
+    model TLB_MISSES => "tlb_misses",
+    /// Model only: first-touch faults served by `do_anonymous_page`.
+    model ANON_FAULTS => "anon_faults",
+    /// Model only: mappings `try_to_unmap_one` replaced, across every mm the rmap walk visited.
+    model RMAP_UNMAPS => "rmap_unmaps",
+    /// Model only: CPUs in `mm_cpumask` a shootdown skipped because they were in lazy TLB mode.
+    model LAZY_TLB_SKIPS => "lazy_tlb_skips",
+    /// Model only: tasks load balancing moved to another CPU (the sum of the tasks'
+    /// `se.nr_migrations` in `/proc/PID/sched`, placement at fork excluded).
+    model NR_MIGRATIONS => "nr_migrations",
+}
+
+/// Event kinds.
+pub mod ev {
+    crate::events! { Core;
+        /// A thread starts its next workload operation.
+        OP_START => "op_start", Other,
+        /// A user access hit the TLB.
+        ACCESS => "access", Other,
+        /// A user access missed the TLB.
+        TLB_MISS => "tlb_miss", Fault,
+        /// The MMU walked the page table.
+        PAGE_WALK => "page_walk", Fault,
+        /// A page fault entered the kernel.
+        FAULT_ENTRY => "fault_entry", Fault,
+        /// First-touch allocation.
+        ANON_FAULT => "anon_fault", Fault,
+        /// A file page already in the page cache is mapped.
+        FILE_FAULT => "file_fault", Fault,
+        /// A PTE lock was taken.
+        PTL_LOCK => "ptl_lock", Lock,
+        /// A PTE lock was released.
+        PTL_UNLOCK => "ptl_unlock", Lock,
+        /// A CPU found a lock held and waits.
+        LOCK_WAIT => "lock_wait", Lock,
+        /// Page lock taken.
+        PAGE_LOCK => "page_lock", Lock,
+        /// A PTE was written.
+        PTE_UPDATE => "pte_update", Other,
+        /// A page was allocated.
+        ALLOC_PAGE => "alloc_page", Alloc,
+        /// A PTE was cleared for unmapping, with the flush decision.
+        PTE_CLEAR => "pte_clear", Flush,
+        /// The initiating CPU flushed its own TLB.
+        FLUSH_LOCAL => "flush_local", Flush,
+        /// Shootdown IPIs were sent.
+        IPI_SEND => "ipi_send", Ipi,
+        /// A CPU handled a shootdown IPI.
+        IPI_RECV => "ipi_recv", Ipi,
+        /// The initiator saw every acknowledgement.
+        IPI_ACKED => "ipi_acked", Ipi,
+        /// A thread went to sleep (lazy TLB).
+        SLEEP => "sleep", Sched,
+        /// A thread woke up.
+        WAKE => "wake", Sched,
+        /// A thread finished its operations.
+        EXIT => "exit", Sched,
+        /// The scheduler switches tasks on a CPU.
+        SWITCH => "context_switch", Sched,
+        /// Load balancing moves a queued task to another CPU.
+        TASK_MIGRATE => "task_migrate", Sched,
+        /// A line that calls another modelled function.
+        CALL => "call", Other,
+        /// A function returns to its caller.
+        RETURN => "return", Other,
+        /// `task_work` runs on the way back to user space.
+        TASK_WORK => "task_work", Other,
+        /// A user thread finishes computing.
+        COMPUTE_DONE => "compute_done", Other,
+    }
+}
+
+/// The core's declaration.
+pub const MECHANISM: Mechanism = Mechanism {
+    id: "core",
+    title: "User mode, page faults, the scheduler, locks, rmap and x86 TLB shootdowns",
+    toggles: &[],
+    counters: COUNTERS,
+    events: ev::EVENTS,
+    ops: crate::kernel::entry::OPS,
+    listings: &[
+        FunctionListings::single(&[l::USER_CODE]),
+        FunctionListings::single(&[l::MMU_WALK]),
+        FunctionListings::single(&[l::EXIT_TO_USER_MODE]),
+        FunctionListings::single(&[l::DO_EXIT]),
+        FunctionListings::single(&[l::SCHEDULE]),
+        FunctionListings::single(&[l::SCHEDULER_TICK]),
+        FunctionListings::single(&[l::HRTIMER_WAKEUP]),
+        FunctionListings::single(&[l::SWITCH_MM_IRQS_OFF]),
+        FunctionListings::single(&[l::LOAD_BALANCE]),
+        FunctionListings::single(&[l::FLUSH_TLB_MM_RANGE]),
+        FunctionListings::single(&[l::FLUSH_TLB_FUNC_REMOTE]),
+        FunctionListings::single(&[l::HANDLE_PTE_FAULT]),
+        FunctionListings::single(&[l::DO_ANONYMOUS_PAGE]),
+        FunctionListings::single(&[l::TRY_TO_UNMAP]),
+        FunctionListings::single(&[l::TRY_TO_UNMAP_ONE]),
+        FunctionListings::single(&[l::PTEP_CLEAR_FLUSH]),
+    ],
+    functions: FRAME_FUNCTIONS,
+    invariants: crate::invariants::CORE,
+    views: &[ViewDef {
+        id: "core",
+        title: "Scheduling and TLB",
+        plots: &["ctxt", "tlb_misses"],
+    }],
+};

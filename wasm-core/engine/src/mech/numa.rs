@@ -1,0 +1,162 @@
+//! Automatic NUMA balancing: the scanner (`task_numa_work` → `change_prot_numa`) makes
+//! PTEs PROT_NONE, the hint fault (`do_numa_page`) records where the page is used and
+//! migrates a misplaced page (`migrate_misplaced_page`). Its toggles are the 2018
+//! dirty-file-page skip and the 2021 delayed mapping.
+
+use crate::listings as l;
+use crate::patches::{ListingPair, Patch, ToggleKind};
+use crate::registry::{FunctionListings, Mechanism, ViewDef};
+
+crate::frames! { Numa;
+    /// `do_numa_page`.
+    DoNumaPage(crate::mm::memory::DoNumaPage) => "do_numa_page",
+    /// `numa_migrate_prep`.
+    NumaMigratePrep(crate::mm::memory::NumaMigratePrep) => "numa_migrate_prep",
+    /// `mpol_misplaced` (its decision is `should_numa_migrate_memory`).
+    MpolMisplaced(crate::mm::mempolicy::MpolMisplaced) => "should_numa_migrate_memory",
+    /// `task_numa_fault`.
+    TaskNumaFault(crate::kernel::sched::numa::TaskNumaFault) => "task_numa_fault",
+    /// `task_numa_work`.
+    TaskNumaWork(crate::kernel::sched::numa::TaskNumaWork) => "task_numa_work",
+    /// `change_prot_numa`.
+    ChangeProtNuma(crate::mm::mprotect::ChangeProtNuma) => "change_prot_numa",
+    /// `change_pte_range`.
+    ChangePteRange(crate::mm::mprotect::ChangePteRange) => "change_pte_range",
+    /// `migrate_misplaced_page`.
+    MigrateMisplacedPage(crate::mm::migrate::MigrateMisplacedPage) => "migrate_misplaced_page",
+}
+
+crate::toggles! { Numa;
+    /// `numa_delay_map` (v5.13, b99a342d4f11): keep the hint PTE PROT_NONE until migration is decided.
+    NUMA_DELAY_MAP = Patch {
+        id: "numa_delay_map",
+        kind: ToggleKind::Bool,
+        title: "NUMA balancing: reduce TLB flush via delaying mapping on hint page fault",
+        author: "Huang Ying (reviewed by Mel Gorman)",
+        date: "2021-04-08",
+        commit: "b99a342d4f11",
+        version: "v5.13",
+        link: "https://git.kernel.org/torvalds/c/b99a342d4f11",
+        explanation: "Before this patch do_numa_page made the PROT_NONE hint PTE present again before \
+            trying to migrate the page. From that moment any CPU running the process could cache the \
+            translation, so when migration unmapped the page, ptep_clear_flush saw an accessible PTE and \
+            had to flush the TLB: a local INVLPG plus an IPI to every other non-lazy CPU in the process's \
+            mm_cpumask. With the patch the PTE stays PROT_NONE until migration is decided; \
+            pte_accessible() is then false, so unmapping needs no flush and sends no IPI. The PTE is made \
+            present only if the page is not migrated. Published: TLB shootdown interrupts -98% \
+            (4.7e7 to 9.7e5) for 9.2e6 migrated pages, throughput +5.5%.",
+        functions: &["do_numa_page"],
+        enum_values: &[],
+        default_index: 1,
+        value_labels: &["v5.12: map, then migrate", "v5.13: migrate, map only on failure"],
+        listings: &[ListingPair {
+            before: l::DO_NUMA_PAGE_V5_12,
+            after: l::DO_NUMA_PAGE_V5_13,
+        }],
+    },
+    /// `numa_skip_dirty_file` (v4.17, 09a913a7): leave dirty file pages alone in the NUMA scan.
+    NUMA_SKIP_DIRTY_FILE = Patch {
+        id: "numa_skip_dirty_file",
+        kind: ToggleKind::Bool,
+        title: "sched/numa: avoid trapping faults and attempting migration of file-backed dirty pages",
+        author: "Mel Gorman (reviewed by Rik van Riel)",
+        date: "2018-03-26",
+        commit: "09a913a7",
+        version: "v4.17",
+        link: "https://git.kernel.org/torvalds/c/09a913a7",
+        explanation: "The NUMA scanner used to mark dirty file-backed pages PROT_NONE like any other, \
+            although asynchronous migration cannot move a dirty page on some filesystems (btrfs before \
+            v5.8 has no migratepage callback and fails with -EBUSY after the page was already unmapped). \
+            The patch makes change_pte_range leave such PTEs alone and migrate_misplaced_page bail out on \
+            them, so no hint fault is taken and no unmap/remap cycle is wasted. Published (NPB, btrfs): \
+            hint faults -13.5%, local hint faults 70% to 91%, system CPU -25%.",
+        functions: &["change_pte_range", "migrate_misplaced_page"],
+        enum_values: &[],
+        default_index: 1,
+        value_labels: &["v4.16: scan and migrate dirty file pages", "v4.17: skip dirty file pages"],
+        listings: &[
+            ListingPair {
+                before: l::CHANGE_PTE_RANGE_V4_16,
+                after: l::CHANGE_PTE_RANGE_V4_17,
+            },
+            ListingPair {
+                before: l::MIGRATE_MISPLACED_PAGE_V4_16,
+                after: l::MIGRATE_MISPLACED_PAGE_V4_17,
+            },
+        ],
+    },
+}
+
+crate::counters! { Numa;
+    /// `numa_pte_updates`: PTEs turned PROT_NONE by `change_prot_numa` (base pages).
+    kernel NUMA_PTE_UPDATES => "numa_pte_updates",
+    /// `numa_hint_faults`: hint faults counted in `numa_migrate_prep`.
+    kernel NUMA_HINT_FAULTS => "numa_hint_faults",
+    /// `numa_hint_faults_local`: hint faults on a page already on the faulting CPU's node.
+    kernel NUMA_HINT_FAULTS_LOCAL => "numa_hint_faults_local",
+    /// `numa_pages_migrated`: pages moved by `migrate_misplaced_page`.
+    kernel NUMA_PAGES_MIGRATED => "numa_pages_migrated",
+    /// Model only: PTEs `change_pte_range` left alone because the file page was dirty.
+    model SCAN_SKIP_DIRTY_FILE => "scan_skip_dirty_file",
+    /// Model only: `migrate_misplaced_page` bailed out on a dirty file page.
+    model MISPLACED_BAIL_DIRTY_FILE => "misplaced_bail_dirty_file",
+}
+
+/// Event kinds.
+pub mod ev {
+    crate::events! { Numa;
+        /// A NUMA hint fault was counted.
+        HINT_FAULT => "hint_fault", Fault,
+        /// The migrate/no-migrate decision.
+        MIGRATE_DECISION => "migrate_decision", Migration,
+        /// `task_numa_fault` bookkeeping.
+        NUMA_FAULT_ACCOUNT => "numa_fault_account", Other,
+        /// A NUMA scan started.
+        SCAN_START => "scan_start", Other,
+        /// The scanner turned a PTE PROT_NONE.
+        SCAN_PTE => "scan_pte", Other,
+        /// The scanner skipped a PTE.
+        SCAN_SKIP => "scan_skip", Other,
+        /// A NUMA scan finished.
+        SCAN_END => "scan_end", Other,
+    }
+}
+
+/// NUMA balancing's declaration.
+pub const MECHANISM: Mechanism = Mechanism {
+    id: "numa",
+    title: "NUMA balancing: the scanner, hint faults and misplaced-page migration",
+    toggles: TOGGLES,
+    counters: COUNTERS,
+    events: ev::EVENTS,
+    ops: crate::kernel::sched::numa::OPS,
+    listings: &[
+        FunctionListings {
+            function: "do_numa_page",
+            variants: &[l::DO_NUMA_PAGE_V5_12, l::DO_NUMA_PAGE_V5_13],
+            select: |t| usize::from(t.on(NUMA_DELAY_MAP)),
+        },
+        FunctionListings {
+            function: "change_pte_range",
+            variants: &[l::CHANGE_PTE_RANGE_V4_16, l::CHANGE_PTE_RANGE_V4_17],
+            select: |t| usize::from(t.on(NUMA_SKIP_DIRTY_FILE)),
+        },
+        FunctionListings {
+            function: "migrate_misplaced_page",
+            variants: &[l::MIGRATE_MISPLACED_PAGE_V4_16, l::MIGRATE_MISPLACED_PAGE_V4_17],
+            select: |t| usize::from(t.on(NUMA_SKIP_DIRTY_FILE)),
+        },
+        FunctionListings::single(&[l::NUMA_MIGRATE_PREP]),
+        FunctionListings::single(&[l::SHOULD_NUMA_MIGRATE_MEMORY]),
+        FunctionListings::single(&[l::TASK_NUMA_FAULT]),
+        FunctionListings::single(&[l::TASK_NUMA_WORK]),
+        FunctionListings::single(&[l::CHANGE_PROT_NUMA]),
+    ],
+    functions: FRAME_FUNCTIONS,
+    invariants: &[],
+    views: &[ViewDef {
+        id: "numa",
+        title: "NUMA balancing",
+        plots: &["numa_pages_migrated", "nr_tlb_remote_flush", "irq_tlb_count", "numa_hint_faults"],
+    }],
+};
