@@ -353,8 +353,7 @@ export function createFixtureEngine(options: FixtureEngineOptions = {}): Fixture
     log,
     patches: () => STORED.patches,
     builtinScenarios: () => STORED.builtins,
-    // TODO(after the engine's mechanisms() lands and fixtures are re-recorded): no fallback.
-    mechanisms: () => STORED.mechanisms ?? [],
+    mechanisms: () => STORED.mechanisms,
     describe: async (text, params) => {
       await Promise.resolve();
       throwRecordedError(text, {}, params, true);

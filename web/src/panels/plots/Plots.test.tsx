@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimEngine } from '../../engine/engine';
-import { createFixtureEngine } from '../../engine/fixtureEngine';
+import { createFixtureEngine, fixtureRun } from '../../engine/fixtureEngine';
 import { testMechanism } from '../../engine/testMechanisms';
 import type { MechanismInfo } from '../../engine/types';
 import { createAppStore, type AppStore } from '../../store/appStore';
@@ -53,6 +53,18 @@ describe('Plots', () => {
     fireEvent.click(screen.getByRole('checkbox', { name: 'pgmigrate_success' }));
     fireEvent.click(screen.getByRole('checkbox', { name: 'numa_hint_faults' }));
     expect(lines()).toEqual(['numa_pages_migrated', 'nr_tlb_remote_flush', 'irq_tlb_count', 'pgmigrate_success']);
+  });
+
+  it('with the engine’s own metadata, plots the moving counters its views name, in mechanism order', async () => {
+    const engine = createFixtureEngine();
+    await renderPlots(engine.mechanisms());
+    const expected = engine
+      .mechanisms()
+      .flatMap((m) => m.views.flatMap((v) => v.plots))
+      .filter((name, i, all) => all.indexOf(name) === i && fixtureRun('hint-101').series.counters[name]?.some((v) => v !== 0))
+      .slice(0, 4);
+    expect(expected.length).toBe(4);
+    expect(lines()).toEqual(expected);
   });
 
   it('plots the first moving counters of the run when no view names one', async () => {
