@@ -83,6 +83,25 @@ describe('defaultPlotCounters', () => {
     expect(defaultPlotCounters(ALL, s, names)).toEqual(['ctxt', 'pgmigrate_success', 'numa_pages_migrated', 'nr_tlb_remote_flush']);
     expect(defaultPlotCounters([NUMA, FORK], s, names)).toEqual(['numa_pages_migrated', 'nr_tlb_remote_flush', 'pgmigrate_success', 'numa_hint_faults']);
     expect(defaultPlotCounters(ALL, s, names, 2)).toEqual(['ctxt', 'pgmigrate_success']);
+    // A counter two views name belongs to the first (pgmigrate_success to migrate, not numa).
+    expect(defaultPlotCounters([MIGRATE, NUMA], s, names)).toEqual(['pgmigrate_success', 'numa_pages_migrated', 'nr_tlb_remote_flush', 'numa_hint_faults']);
+  });
+
+  it('gives every view its first moving counter before any view its second, and shows them in mechanism order', () => {
+    const s = series({
+      ctxt: [0, 1, 2],
+      tlb_misses: [1, 2, 3],
+      numa_pages_migrated: [0, 0, 0],
+      nr_tlb_remote_flush: [0, 1, 1],
+      numa_hint_faults: [0, 0, 0],
+      cow_copies: [0, 1, 2],
+      pgreuse: [0, 0, 1],
+    });
+    // In metadata order alone, core and numa would fill the four and fork would get none.
+    const numa = { ...NUMA, views: [{ id: 'numa', title: 'numa', plots: ['nr_tlb_remote_flush', 'ctxt', 'tlb_misses', 'numa_hint_faults'] }] };
+    expect(defaultPlotCounters([CORE, numa, FORK], s, names)).toEqual(['ctxt', 'tlb_misses', 'nr_tlb_remote_flush', 'cow_copies']);
+    expect(defaultPlotCounters([CORE, numa, FORK], s, names, 3)).toEqual(['ctxt', 'nr_tlb_remote_flush', 'cow_copies']);
+    expect(defaultPlotCounters([CORE, numa, FORK], s, names, 6)).toEqual(['ctxt', 'tlb_misses', 'nr_tlb_remote_flush', 'cow_copies', 'pgreuse']);
   });
 
   it('skips a view’s counter the run does not have', () => {
