@@ -6,7 +6,7 @@
 //   numa_delay_map, the active listings of the run, the patch registry and every
 //   (function, line) its events step through (listing.test.ts).
 // - engine.json: the patch registry, the built-in scenarios the fixture engine offers, the
-//   summaries `describe` gives, the engine's error messages for a few bad requests and the
+//   mechanisms' metadata (`mechanisms()`), the summaries `describe` gives, the engine's error messages for a few bad requests and the
 //   listings of the summaries.
 //   engine.json's `bulkLayout` is how the wasm layer lays a frame's bulk arrays out in their
 //   one ArrayBuffer ([name, typed-array type] in buffer order); the fixture engine checks it
@@ -196,7 +196,7 @@ export function fixtureFiles(wasm) {
   });
   const builtins = wasm.builtinScenarios().filter((s) => BUILTINS.includes(s.id));
   const describeFixtures = describes.map(({ scenario, params, summary }) => ({ scenario, params, summary }));
-  const engine = { _generated: GENERATED, patches: wasm.patches(), builtins, describes: describeFixtures, errors, listings: listingSets, bulkLayout };
+  const engine = { _generated: GENERATED, patches: wasm.patches(), builtins, mechanisms: wasm.mechanisms(), describes: describeFixtures, errors, listings: listingSets, bulkLayout };
   files['engine.json'] = `${JSON.stringify(engine)}\n`;
   return files;
 }

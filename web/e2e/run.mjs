@@ -92,6 +92,9 @@ describe('mmviz lab', () => {
     assert.equal(await lab.page.getByRole('combobox', { name: 'Scenario' }).inputValue(), SCENARIO);
     assert.equal((await lab.readStep()).step, 0);
     assert.deepEqual(await lab.alerts(), []);
+    // One panel per view of each mechanism the run exercises (the engine's metadata): this run forks nothing.
+    const mechanismPanels = await lab.page.locator('section[data-mechanism]').evaluateAll((els) => els.map((e) => e.getAttribute('data-mechanism')));
+    assert.deepEqual(mechanismPanels, ['core', 'migrate', 'numa']);
     await lab.screenshot('01-open');
     for (let i = 0; i < 10; i++) await lab.stepForward();
     await lab.stepBack();
@@ -451,7 +454,8 @@ describe('mmviz lab', () => {
   it('plots counters over the whole run; clicking or dragging on a plot seeks there', async () => {
     const lab = await newLab();
     await lab.openScenario(SCENARIO);
-    assert.deepEqual(await lab.plottedCounters(), ['numa_pages_migrated', 'nr_tlb_remote_flush', 'irq_tlb_count', 'numa_hint_faults']);
+    // The counters the mechanisms' views name (the engine's metadata) that move in this run.
+    assert.deepEqual(await lab.plottedCounters(), ['ctxt', 'tlb_misses', 'pgmigrate_success', 'numa_pages_migrated']);
     await lab.stepTo(60);
     await lab.plotsPanel().scrollIntoViewIfNeeded();
     await lab.screenshotPlots('26-plots-teaching');
@@ -459,12 +463,12 @@ describe('mmviz lab', () => {
     const { total } = await lab.readStep();
     // Meaningful curves: every default counter rises over the run.
     for (const counter of await lab.plottedCounters()) assert.ok((await lab.plotLineSpan(counter)) > 0.5, `${counter} is drawn as a rising curve`);
-    assert.ok((await lab.plotCursorFraction('numa_hint_faults')) < 0.01, 'the cursor starts at the left');
+    assert.ok((await lab.plotCursorFraction('numa_pages_migrated')) < 0.01, 'the cursor starts at the left');
     // The middle of the time axis: a sampled step in the middle part of the run, and the cursor follows.
-    await lab.clickPlot('numa_hint_faults', 0.5);
+    await lab.clickPlot('numa_pages_migrated', 0.5);
     const middle = await lab.waitForStepOtherThan(0);
     assert.ok(middle > total * 0.25 && middle < total * 0.75, `step ${middle} of ${total} after clicking the middle of the plot`);
-    await lab.waitForPlotCursorAt('nr_tlb_remote_flush', 0.5);
+    await lab.waitForPlotCursorAt('pgmigrate_success', 0.5);
     await lab.screenshotPlots('27-plots-scale-middle');
     // A drag ends where it is let go.
     await lab.dragPlot('numa_pages_migrated', 0.5, 0.9);

@@ -90,6 +90,20 @@ describe('App with the fixture engine', () => {
     expect(store.getState().step).toBe(at);
   });
 
+  it('shows a panel per view of each mechanism the run exercises, and the core panels', async () => {
+    await renderApp();
+    const mechanisms = store.getState().mechanisms;
+    const final = fixtureRun('hint-101').series.counters;
+    const moving = (name: string) => (final[name]?.at(-1) ?? 0) !== 0;
+    const expected = mechanisms.filter((m) => m.counters.some((c) => moving(c.name))).flatMap((m) => m.views.map((v) => `${m.id}/${v.id}`));
+    const shown = [...document.querySelectorAll('section[data-mechanism]')].map((s) => `${s.getAttribute('data-mechanism')}/${s.getAttribute('data-view')}`);
+    expect(shown).toEqual(expected);
+    // This run migrates pages on hint faults and forks nothing.
+    expect(shown.some((v) => v.startsWith('numa/'))).toBe(true);
+    expect(shown.some((v) => v.startsWith('fork/'))).toBe(false);
+    for (const title of ['Counters', 'Plots', 'Chapters']) expect(screen.getByRole('heading', { level: 2, name: new RegExp(`^${title}`) })).toBeTruthy();
+  });
+
   it('handles keys, but not while typing in an input', async () => {
     await renderApp();
     fireEvent.keyDown(document.body, { key: 'ArrowRight' });

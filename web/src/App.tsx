@@ -1,4 +1,6 @@
-// The lab layout. Each panel reads what it needs from the store itself.
+// The lab layout. Each panel reads what it needs from the store itself. The core panels are
+// laid out here; under them, one panel per view of each mechanism the run exercises
+// (MechanismPanels, drawn by the components of panels/registry.tsx).
 import { useEffect } from 'react';
 import styles from './App.module.css';
 import { errorMessage } from './engine/engine';
@@ -9,6 +11,7 @@ import { CountersTable } from './panels/CountersTable';
 import { ErrorBanner } from './panels/ErrorBanner';
 import { Header } from './panels/Header';
 import { MachineView } from './panels/MachineView';
+import { MechanismPanels } from './panels/MechanismPanels';
 import { Narration } from './panels/Narration';
 import { PageTableView } from './panels/PageTableView';
 import { ChapterList } from './panels/ChapterList';
@@ -65,6 +68,7 @@ export function App() {
             <div className={styles.left}>
               <MachineView />
               <PageTableView />
+              <MechanismPanels />
             </div>
             <div className={styles.right}>
               <CauseChain />

@@ -5,7 +5,7 @@
 import type { FrameWindowRequest } from './bulk';
 import type { BuiltinView } from './generated/BuiltinView';
 import type { Progress } from './protocol';
-import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** A scenario that ships with the engine: id, title and TOML text. */
 export type BuiltinScenario = BuiltinView;
@@ -41,7 +41,7 @@ export interface CreateOptions {
   onProgress?: (progress: Progress) => void;
 }
 
-/** A simulation engine: the patch registry, built-in scenarios and a constructor. */
+/** A simulation engine: the patch registry, built-in scenarios, mechanism metadata and a constructor. */
 export interface SimEngine {
   /** 'wasm' is the real engine; 'fake' is the fixture engine replaying recorded runs (tests and dev only, never shipped). */
   readonly kind: 'wasm' | 'fake';
@@ -49,6 +49,8 @@ export interface SimEngine {
   patches(): PatchInfo[];
   /** The built-in scenarios (read when the engine started). */
   builtinScenarios(): BuiltinScenario[];
+  /** The mechanisms, in the engine's order: each one's toggles, counters, event kinds, ops and views (read when the engine started). */
+  mechanisms(): MechanismInfo[];
   /** A scenario's summary without preparing its run: its toggle values and params are right, its totalSteps and chapters are not. */
   describe(scenarioText: string, params: Record<string, number>): Promise<ScenarioSummary>;
   /** Prepares a simulation (reporting progress); rejects with Error(message) on a bad scenario, unknown toggle or bad param. */

@@ -8,7 +8,7 @@
 // new ArrayBuffer per call (so it can be transferred like the engine's).
 import { BULK_ARRAYS, BULK_LAYOUT, packBulk, type FrameBulk, type FrameWindowRequest } from './bulk';
 import { cancelledBy, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
-import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 // The files as scripts/record-fixtures.mjs stores them (without repeats; see there).
 type ScenarioRef = { builtin: string } | { text: string };
@@ -33,6 +33,8 @@ interface StoredRun {
 interface StoredEngine {
   patches: PatchInfo[];
   builtins: BuiltinScenario[];
+  /** The engine's `mechanisms()`. */
+  mechanisms: MechanismInfo[];
   describes: { scenario: ScenarioRef; params: Record<string, number>; summary: StoredSummary }[];
   errors: { scenario: ScenarioRef; toggles: Record<string, ToggleValue>; params: Record<string, number>; message: string; describe: string | null }[];
   listings: ScenarioSummary['listings'][];
@@ -351,6 +353,7 @@ export function createFixtureEngine(options: FixtureEngineOptions = {}): Fixture
     log,
     patches: () => STORED.patches,
     builtinScenarios: () => STORED.builtins,
+    mechanisms: () => STORED.mechanisms,
     describe: async (text, params) => {
       await Promise.resolve();
       throwRecordedError(text, {}, params, true);

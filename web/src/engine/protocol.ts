@@ -14,12 +14,12 @@
 // their buffers in postMessage's transfer list.
 import type { FrameWindowRequest } from './bulk';
 import type { BuiltinScenario } from './engine';
-import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** Every method the worker answers: its argument tuple and its result. */
 export interface EngineMethods {
-  /** Loads and initialises the wasm module; returns the registry. The first call on every worker. */
-  init: { args: []; result: { patches: PatchInfo[]; scenarios: BuiltinScenario[] } };
+  /** Loads and initialises the wasm module; returns the registry and the mechanisms. The first call on every worker. */
+  init: { args: []; result: { patches: PatchInfo[]; scenarios: BuiltinScenario[]; mechanisms: MechanismInfo[] } };
   /** Prepares a run; posts progress while it runs. Returns a handle for the other methods. */
   create: {
     args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>];

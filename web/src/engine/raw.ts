@@ -37,6 +37,8 @@ export interface RawWasmModule {
   Simulation: RawSimulationClass;
   patches(): unknown;
   builtinScenarios(): unknown;
+  /** The mechanisms' metadata (`MechanismView[]`). */
+  mechanisms(): unknown;
 }
 
 // scripts/build-wasm.sh runs wasm-bindgen with `--out-name mmviz`.
@@ -49,8 +51,8 @@ export async function loadRawWasm(): Promise<RawWasmModule> {
     throw new Error('The simulation engine (WebAssembly) is not built. Run `npm run build:wasm`, then rebuild the site.');
   }
   const mod = (await first[1]()) as Partial<RawWasmModule>;
-  if (typeof mod.default !== 'function' || typeof mod.Simulation !== 'function' || typeof mod.patches !== 'function' || typeof mod.builtinScenarios !== 'function') {
-    throw new Error(`The wasm package ${first[0]} does not export init, Simulation, patches and builtinScenarios.`);
+  if (typeof mod.default !== 'function' || typeof mod.Simulation !== 'function' || typeof mod.patches !== 'function' || typeof mod.builtinScenarios !== 'function' || typeof mod.mechanisms !== 'function') {
+    throw new Error(`The wasm package ${first[0]} does not export init, Simulation, patches, builtinScenarios and mechanisms: rebuild it with \`npm run build:wasm\`.`);
   }
   await mod.default();
   return mod as RawWasmModule;

@@ -17,6 +17,7 @@ import type { EventView } from './generated/EventView';
 import type { FrameHeader } from './generated/FrameHeader';
 import type { IpiView as GeneratedIpiView } from './generated/IpiView';
 import type { Listing } from './generated/Listing';
+import type { MechanismView } from './generated/MechanismView';
 import type { NodeView } from './generated/NodeView';
 import type { ParamView } from './generated/ParamView';
 import type { PatchView } from './generated/PatchView';
@@ -43,6 +44,14 @@ export type CodeListing = Listing;
 
 /** One entry of the patch registry (`patches.rs`), with its values and default. */
 export type PatchInfo = PatchView;
+
+/** A mechanism (core, migrate, numa, ...): the toggles, counters, event kinds, ops and views it declares. */
+export type MechanismInfo = MechanismView;
+
+export type { CounterInfoView as CounterInfo } from './generated/CounterInfoView';
+export type { EventCategory } from './generated/EventCategory';
+export type { EventKindInfoView as EventKindInfo } from './generated/EventKindInfoView';
+export type { ViewInfoView as MechanismViewInfo } from './generated/ViewInfoView';
 
 /** A named number of a scenario (`[params]`), overridable from CLI/UI. */
 export type ParamInfo = ParamView;

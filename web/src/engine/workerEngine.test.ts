@@ -75,6 +75,17 @@ function fakeRawModule(): RawWasmModule {
     Simulation,
     patches: () => [{ id: 'numa_delay_map' }],
     builtinScenarios: () => [{ id: 'fake', title: 'Fake', text: SCENARIO }],
+    mechanisms: () => [
+      {
+        id: 'core',
+        title: 'Core',
+        toggles: [],
+        counters: [{ name: 'pgfault', doc: 'Page faults', kernel: true }],
+        events: [{ name: 'fault', doc: 'A fault', category: 'fault' }],
+        ops: [],
+        views: [{ id: 'core', title: 'Core', plots: ['pgfault'] }],
+      },
+    ],
   };
 }
 
@@ -139,6 +150,7 @@ describe('worker engine over the protocol', () => {
     expect(engine.kind).toBe('wasm');
     expect(engine.builtinScenarios().map((s) => s.id)).toEqual(['fake']);
     expect(engine.patches().map((p) => p.id)).toEqual(['numa_delay_map']);
+    expect(engine.mechanisms().map((m) => [m.id, m.counters.map((c) => c.name), m.events.map((e) => e.category)])).toEqual([['core', ['pgfault'], ['fault']]]);
     const sim = await engine.create(SCENARIO, {}, { steps: 7 });
     expect(sim.summary()).toEqual({ id: 'fake', totalSteps: 7, params: [] });
     const frame = await sim.frameAt(4);

@@ -13,7 +13,7 @@
 import { cancelledBy, errorMessage, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
 import { parseWorkerMessage, type CallMessage, type EngineMethod, type EngineMethods, type Progress } from './protocol';
 import type { FrameWindowRequest } from './bulk';
-import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** The part of a Worker the client needs; a fake in unit tests. */
 export interface WorkerPort {
@@ -168,6 +168,10 @@ class WorkerEngine implements SimEngine {
 
   builtinScenarios(): BuiltinScenario[] {
     return this.registry.scenarios;
+  }
+
+  mechanisms(): MechanismInfo[] {
+    return this.registry.mechanisms;
   }
 
   async create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options: CreateOptions = {}): Promise<SimHandle> {

@@ -6,7 +6,7 @@ import { errorMessage, type BuiltinScenario } from './engine';
 import { normalizeEvent, normalizeFrame, normalizeSeries, normalizeSummary, plainRecord, toPlain } from './normalize';
 import { parseCallMessage, type CallMessage, type EngineMethods, type WorkerMessage } from './protocol';
 import type { RawSimulation, RawWasmModule } from './raw';
-import type { Frame, PatchInfo, ScenarioSummary, ToggleValue } from './types';
+import type { Frame, MechanismInfo, PatchInfo, ScenarioSummary, ToggleValue } from './types';
 
 /** Reports how far a long call is: steps prepared so far, and the run's steps once known. */
 export type ProgressReporter = (done: number, total: number | null) => void;
@@ -91,6 +91,7 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostM
         const result: EngineMethods['init']['result'] = {
           patches: toPlain(mod.patches()) as PatchInfo[],
           scenarios: toPlain(mod.builtinScenarios()) as BuiltinScenario[],
+          mechanisms: toPlain(mod.mechanisms()) as MechanismInfo[],
         };
         return result;
       }

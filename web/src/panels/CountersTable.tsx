@@ -1,6 +1,10 @@
-// Counters: kernel vmstat names as the engine gives them, value, delta of this step.
-import { useState } from 'react';
+// Counters: kernel vmstat names as the engine gives them, value, delta of this step, grouped
+// by the mechanism that declares them (the engine's metadata), each with its doc as tooltip.
+// "Copy as text" keeps the run's own counter order and format (countersText.ts).
+import { useId, useMemo, useState } from 'react';
 import { formatCount, formatDelta } from '../base/format';
+import { groupCounters } from '../base/mechanisms';
+import type { CounterInfo } from '../engine/types';
 import { useAppStore } from '../store/context';
 import { toggleValueLabel } from '../store/simSlice';
 import { countersAsText } from './countersText';
@@ -25,6 +29,13 @@ async function copyText(text: string): Promise<void> {
   }
 }
 
+/** A counter's tooltip: its doc, and whether the kernel has it. */
+export function counterTooltip(info: CounterInfo): string | undefined {
+  const model = info.kernel ? '' : 'Model only: the kernel has no such counter.';
+  const text = [info.doc, model].filter((t) => t !== '').join(' ');
+  return text === '' ? undefined : text;
+}
+
 /** The counters table with "Copy as text". */
 export function CountersTable() {
   const summary = useAppStore((s) => s.summary);
@@ -33,10 +44,16 @@ export function CountersTable() {
   const overrides = useAppStore((s) => s.toggleOverrides);
   const paramOverrides = useAppStore((s) => s.paramOverrides);
   const comparison = useAppStore((s) => s.comparison);
+  const mechanisms = useAppStore((s) => s.mechanisms);
   const [status, setStatus] = useState('');
+  const noteId = useId();
+  const counterNames = summary?.counterNames;
+  const counters = frame?.counters;
+  const names = useMemo(() => (counterNames && counterNames.length > 0 ? counterNames : Object.keys(counters ?? {})), [counterNames, counters]);
+  const groups = useMemo(() => groupCounters(mechanisms, names), [mechanisms, names]);
   if (!summary || !frame) return null;
   const deltas = frame.event?.counterDeltas ?? {};
-  const names = summary.counterNames.length > 0 ? summary.counterNames : Object.keys(frame.counters);
+  const anyModelOnly = groups.some((g) => g.counters.some((c) => !c.kernel));
 
   const copy = async (): Promise<void> => {
     const toggles = Object.entries(summary.toggles)
@@ -91,27 +108,48 @@ export function CountersTable() {
             </th>
           </tr>
         </thead>
-        <tbody>
-          {names.map((name) => {
-            const value = frame.counters[name] ?? 0;
-            const delta = deltas[name] ?? 0;
-            const before = comparison && comparison.step === frame.step ? comparison.counters[name] : undefined;
-            const changed = before !== undefined && before !== value;
-            return (
-              <tr key={name} className={delta !== 0 ? styles.active : undefined}>
-                <th scope="row" className={styles.name}>
-                  {name}
+        {groups.map((group) => (
+          <tbody key={group.mechanism?.id ?? ''}>
+            {/* Only with several groups: one mechanism's heading would say nothing. */}
+            {groups.length > 1 && (
+              <tr className={styles.group}>
+                <th scope="colgroup" colSpan={3}>
+                  {group.mechanism?.title ?? 'Other counters'}
                 </th>
-                <td className={styles.num}>
-                  {formatCount(value)}
-                  {changed && <span className={styles.was}> (was {formatCount(before)})</span>}
-                </td>
-                <td className={`${styles.num} ${delta > 0 ? styles.up : delta < 0 ? styles.down : ''}`}>{formatDelta(delta)}</td>
               </tr>
-            );
-          })}
-        </tbody>
+            )}
+            {group.counters.map((info) => {
+              const { name } = info;
+              const value = frame.counters[name] ?? 0;
+              const delta = deltas[name] ?? 0;
+              const before = comparison && comparison.step === frame.step ? comparison.counters[name] : undefined;
+              const changed = before !== undefined && before !== value;
+              return (
+                <tr key={name} className={delta !== 0 ? styles.active : undefined}>
+                  <th
+                    scope="row"
+                    className={info.kernel ? styles.name : `${styles.name} ${styles.modelOnly}`}
+                    title={counterTooltip(info)}
+                    aria-describedby={info.kernel ? undefined : noteId}
+                  >
+                    {name}
+                  </th>
+                  <td className={styles.num}>
+                    {formatCount(value)}
+                    {changed && <span className={styles.was}> (was {formatCount(before)})</span>}
+                  </td>
+                  <td className={`${styles.num} ${delta > 0 ? styles.up : delta < 0 ? styles.down : ''}`}>{formatDelta(delta)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        ))}
       </table>
+      {anyModelOnly && (
+        <p id={noteId} className={styles.note}>
+          <span className={styles.modelOnly}>Slanted</span> names: counters of the model only, not in the kernel’s /proc/vmstat.
+        </p>
+      )}
     </section>
   );
 }

@@ -431,6 +431,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     engine: null,
     patches: [],
     scenarios: [],
+    mechanisms: [],
     sim: null,
     scenario: null,
     scenarioText: '',
@@ -450,7 +451,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
 
     attachEngine: (engine) => {
       try {
-        set({ engine, patches: engine.patches(), scenarios: engine.builtinScenarios() });
+        set({ engine, patches: engine.patches(), scenarios: engine.builtinScenarios(), mechanisms: engine.mechanisms() });
       } catch (err) {
         set({ engine });
         get().report(`The simulation engine failed to start: ${errorMessage(err)}`);

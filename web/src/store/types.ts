@@ -1,7 +1,7 @@
 // Shape of the app store: three slices (simulation, playback, ui).
 import type { BuiltinScenario, SimEngine, SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
-import type { CounterSeries, Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
+import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
 import type { ScenarioRef, Selection, ShareState } from '../share/url';
 
 /** What to open: a scenario with toggle/param overrides at a step. */
@@ -42,6 +42,8 @@ export interface SimSlice {
   engine: SimEngine | null;
   patches: PatchInfo[];
   scenarios: BuiltinScenario[];
+  /** The engine's mechanisms, in its order (read once when the engine is attached). */
+  mechanisms: MechanismInfo[];
   sim: SimHandle | null;
   scenario: ScenarioRef | null;
   scenarioText: string;

@@ -1,9 +1,10 @@
-// The step scrubber (range input labelled "Step") with event marks beside it.
+// The step scrubber (range input labelled "Step") with event marks beside it: one row per
+// category of the events shown (from the engine's mechanism metadata; "other" is not marked).
 import { scaleBand, scaleLinear } from 'd3';
 import { useId, useMemo } from 'react';
 import { formatCount } from '../base/format';
 import { useAppStore } from '../store/context';
-import { CATEGORIES, categoryColor, eventCategory, type EventCategory } from './eventKinds';
+import { CATEGORIES, categoryColor, eventCategory, kindCategories, type EventCategory } from './eventKinds';
 import styles from './Scrubber.module.css';
 
 /** Marks width in viewBox units (stretched to the track). */
@@ -19,24 +20,26 @@ export function Scrubber() {
   const total = useAppStore((s) => s.summary?.totalSteps ?? 0);
   const chapters = useAppStore((s) => s.summary?.chapters);
   const events = useAppStore((s) => s.events);
+  const mechanisms = useAppStore((s) => s.mechanisms);
   const eventsComplete = useAppStore((s) => s.eventsComplete);
   const marked = useAppStore((s) => s.eventsWindow);
   const seek = useAppStore((s) => s.seek);
   const pause = useAppStore((s) => s.pause);
 
   const { marks, rows, present } = useMemo(() => {
-    const categories = new Set<EventCategory>(events.map((e) => eventCategory(e.kind)));
+    const kinds = kindCategories(mechanisms);
+    const categories = new Set<EventCategory>(events.map((e) => eventCategory(e.kind, kinds)));
     const shown = CATEGORIES.filter((c) => c.id !== 'other' && categories.has(c.id));
     const rowScale = scaleBand<string>().domain(shown.map((c) => c.id)).range([0, shown.length * ROW_PX]);
     const x = scaleLinear().domain([0, Math.max(1, total)]).range([0, MARKS_WIDTH]);
     const list = events.flatMap((e) => {
-      const cat = eventCategory(e.kind);
+      const cat = eventCategory(e.kind, kinds);
       const y = rowScale(cat);
       if (y === undefined) return [];
       return [{ key: e.step, x: x(e.step + 1), y, color: categoryColor(cat) }];
     });
     return { marks: list, rows: shown.length, present: shown };
-  }, [events, total]);
+  }, [events, mechanisms, total]);
 
   const x = scaleLinear().domain([0, Math.max(1, total)]).range([0, MARKS_WIDTH]);
   const heightPx = Math.max(1, rows) * ROW_PX + 6;

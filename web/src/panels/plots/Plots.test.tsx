@@ -1,7 +1,10 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFixtureEngine } from '../../engine/fixtureEngine';
+import type { SimEngine } from '../../engine/engine';
+import { createFixtureEngine, fixtureRun } from '../../engine/fixtureEngine';
+import { testMechanism } from '../../engine/testMechanisms';
+import type { MechanismInfo } from '../../engine/types';
 import { createAppStore, type AppStore } from '../../store/appStore';
 import { StoreProvider } from '../../store/context';
 import { Plots } from './Plots';
@@ -20,10 +23,17 @@ if (typeof window.PointerEvent === 'undefined') {
   window.PointerEvent = PointerEventPolyfill as unknown as typeof PointerEvent;
 }
 
-/** The Plots panel over a store showing the fixture engine's first scenario (recorded from the real engine). */
-async function renderPlots(): Promise<AppStore> {
+/** Metadata whose views name the counters the delay-map patch is about (and one this run has not). */
+const MECHANISMS: MechanismInfo[] = [
+  testMechanism('quiet', { plots: ['cow_copies', 'no_such_counter'] }),
+  testMechanism('numa', { plots: ['numa_pages_migrated', 'nr_tlb_remote_flush', 'irq_tlb_count', 'numa_hint_faults', 'numa_pte_updates'] }),
+];
+
+/** The Plots panel over a store showing the fixture engine's first scenario (recorded from the real engine), with `mechanisms` as the metadata. */
+async function renderPlots(mechanisms: MechanismInfo[] = MECHANISMS): Promise<AppStore> {
   const store = createAppStore();
-  await store.getState().boot(createFixtureEngine(), '');
+  const engine: SimEngine = { ...createFixtureEngine(), mechanisms: () => mechanisms };
+  await store.getState().boot(engine, '');
   render(
     <StoreProvider store={store}>
       <Plots />
@@ -35,13 +45,29 @@ async function renderPlots(): Promise<AppStore> {
 const lines = () => [...document.querySelectorAll('path[data-counter]')].map((p) => p.getAttribute('data-counter'));
 
 describe('Plots', () => {
-  it('draws one line per chosen counter the run has, and more when picked', async () => {
+  it('draws the counters the views name that move in this run, at most four, and others when picked', async () => {
     await renderPlots();
+    // cow_copies stays 0 in this run and no_such_counter is not in it; numa_pte_updates would be the fifth.
     expect(lines()).toEqual(['numa_pages_migrated', 'nr_tlb_remote_flush', 'irq_tlb_count', 'numa_hint_faults']);
     for (const d of document.querySelectorAll('path[data-counter]')) expect(d.getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+)+$/);
     fireEvent.click(screen.getByRole('checkbox', { name: 'pgmigrate_success' }));
     fireEvent.click(screen.getByRole('checkbox', { name: 'numa_hint_faults' }));
     expect(lines()).toEqual(['numa_pages_migrated', 'nr_tlb_remote_flush', 'irq_tlb_count', 'pgmigrate_success']);
+  });
+
+  it('with the engine’s own metadata, plots the moving counters its views name, in mechanism order', async () => {
+    await renderPlots(createFixtureEngine().mechanisms());
+    // numa-hint-fault-101: the scheduler's and TLB's, page migration's and NUMA balancing's (pgmigrate_fail stays 0).
+    expect(lines()).toEqual(['ctxt', 'tlb_misses', 'pgmigrate_success', 'numa_pages_migrated']);
+    expect(fixtureRun('hint-101').series.counters.pgmigrate_fail?.every((v) => v === 0)).toBe(true);
+  });
+
+  it('plots the first moving counters of the run when no view names one', async () => {
+    const store = await renderPlots([]);
+    const { series, summary } = store.getState();
+    const moving = summary!.counterNames.filter((name) => series!.counters[name]!.some((v) => v !== 0));
+    expect(moving.length).toBeGreaterThan(4);
+    expect(lines()).toEqual(moving.slice(0, 4));
   });
 
   it('seeks to the sampled step nearest a click', async () => {

@@ -2,14 +2,12 @@
 // with a cursor at the current step; clicking or dragging on a plot seeks there.
 import { curveStepAfter, curveStepBefore, format, line, scaleLinear } from 'd3';
 import { useId, useMemo, useRef, useState, type PointerEvent } from 'react';
+import { defaultPlotCounters } from '../../base/mechanisms';
 import type { CounterSeries } from '../../engine/types';
 import { useAppStore } from '../../store/context';
 import panel from '../Panel.module.css';
 import { nearestSampleIndex, ratePerUs, simNsToPx, stepAtPx, timeUnitForSpanNs, type TimeUnit } from './plotMath';
 import styles from './Plots.module.css';
-
-/** The counters plotted until the user picks others: the ones the delay-map patch is about. */
-export const DEFAULT_PLOT_COUNTERS: readonly string[] = ['numa_pages_migrated', 'nr_tlb_remote_flush', 'irq_tlb_count', 'numa_hint_faults'];
 
 // Okabe–Ito colours readable on light and dark backgrounds (yellow and black left out).
 const PALETTE = ['var(--oi-blue)', 'var(--oi-vermillion)', 'var(--oi-green)', 'var(--oi-purple)', 'var(--oi-orange)', 'var(--oi-skyblue)'];
@@ -157,8 +155,10 @@ export function Plots() {
   const series = useAppStore((s) => s.series);
   const frame = useAppStore((s) => s.frame);
   const seek = useAppStore((s) => s.seek);
+  const mechanisms = useAppStore((s) => s.mechanisms);
   const [open, setOpen] = useState(true);
-  const [chosen, setChosen] = useState<string[]>([...DEFAULT_PLOT_COUNTERS]);
+  // The user's pick; until there is one, each run plots what its mechanisms' views name (defaultPlotCounters).
+  const [picked, setPicked] = useState<string[] | null>(null);
   const [rate, setRate] = useState(false);
   const bodyId = useId();
   const rates = useMemo(() => {
@@ -166,9 +166,12 @@ export function Plots() {
     if (series && rate) for (const [name, values] of Object.entries(series.counters)) out[name] = ratePerUs(series.timeNs, values);
     return out;
   }, [series, rate]);
+  const counterNames = summary?.counterNames;
+  const names = useMemo(() => (counterNames && counterNames.length > 0 ? counterNames : Object.keys(series?.counters ?? {})), [counterNames, series]);
+  const defaults = useMemo(() => (series ? defaultPlotCounters(mechanisms, series, names) : []), [mechanisms, series, names]);
   if (!summary || !frame || !series) return null;
 
-  const names = summary.counterNames.length > 0 ? summary.counterNames : Object.keys(series.counters);
+  const chosen = picked ?? defaults;
   // A counter this run does not have (e.g. after switching scenarios) stays chosen but is not drawn.
   const shown = chosen.filter((name) => series.counters[name] !== undefined);
   const unit = timeUnitForSpanNs((series.timeNs.at(-1) ?? 0) - (series.timeNs[0] ?? 0));
@@ -184,7 +187,7 @@ export function Plots() {
       </h2>
       <div id={bodyId} hidden={!open}>
         <div className={styles.controls}>
-          <CounterPicker names={names} chosen={chosen} onChange={setChosen} />
+          <CounterPicker names={names} chosen={chosen} onChange={setPicked} />
           <button type="button" className={panel.smallButton} aria-pressed={rate} onClick={() => setRate(!rate)}>
             Rate per µs
           </button>
