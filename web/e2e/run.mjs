@@ -94,7 +94,7 @@ describe('mmviz lab', () => {
     assert.deepEqual(await lab.alerts(), []);
     // One panel per view of each mechanism the run exercises (the engine's metadata): this run forks nothing.
     const mechanismPanels = await lab.page.locator('section[data-mechanism]').evaluateAll((els) => els.map((e) => e.getAttribute('data-mechanism')));
-    assert.deepEqual(mechanismPanels, ['core', 'migrate', 'numa']);
+    assert.deepEqual(mechanismPanels, ['migrate', 'numa']);
     await lab.screenshot('01-open');
     for (let i = 0; i < 10; i++) await lab.stepForward();
     await lab.stepBack();
@@ -455,7 +455,7 @@ describe('mmviz lab', () => {
     const lab = await newLab();
     await lab.openScenario(SCENARIO);
     // The counters the mechanisms' views name (the engine's metadata) that move in this run.
-    assert.deepEqual(await lab.plottedCounters(), ['ctxt', 'tlb_misses', 'pgmigrate_success', 'numa_pages_migrated']);
+    assert.deepEqual(await lab.plottedCounters(), ['numa_pages_migrated', 'nr_tlb_remote_flush', 'irq_tlb_count', 'numa_hint_faults']);
     await lab.stepTo(60);
     await lab.plotsPanel().scrollIntoViewIfNeeded();
     await lab.screenshotPlots('26-plots-teaching');
@@ -468,7 +468,7 @@ describe('mmviz lab', () => {
     await lab.clickPlot('numa_pages_migrated', 0.5);
     const middle = await lab.waitForStepOtherThan(0);
     assert.ok(middle > total * 0.25 && middle < total * 0.75, `step ${middle} of ${total} after clicking the middle of the plot`);
-    await lab.waitForPlotCursorAt('pgmigrate_success', 0.5);
+    await lab.waitForPlotCursorAt('numa_hint_faults', 0.5);
     await lab.screenshotPlots('27-plots-scale-middle');
     // A drag ends where it is let go.
     await lab.dragPlot('numa_pages_migrated', 0.5, 0.9);

@@ -68,7 +68,7 @@ describe('finalCounters and counterMoves', () => {
 describe('defaultPlotCounters', () => {
   const names = ['accesses', 'cow_copies', 'ctxt', 'nr_tlb_remote_flush', 'numa_hint_faults', 'numa_pages_migrated', 'pgmigrate_fail', 'pgmigrate_success', 'pgreuse', 'tlb_misses'];
 
-  it('takes the views’ counters that move, in mechanism order, without repeats, at most four', () => {
+  it('takes the most specific mechanism’s moving counters first (reverse registry order), without repeats, at most four', () => {
     const s = series({
       ctxt: [0, 1, 2],
       tlb_misses: [0, 0, 0],
@@ -80,28 +80,17 @@ describe('defaultPlotCounters', () => {
       cow_copies: [0, 0, 0],
       pgreuse: [0, 0, 0],
     });
-    expect(defaultPlotCounters(ALL, s, names)).toEqual(['ctxt', 'pgmigrate_success', 'numa_pages_migrated', 'nr_tlb_remote_flush']);
-    expect(defaultPlotCounters([NUMA, FORK], s, names)).toEqual(['numa_pages_migrated', 'nr_tlb_remote_flush', 'pgmigrate_success', 'numa_hint_faults']);
-    expect(defaultPlotCounters(ALL, s, names, 2)).toEqual(['ctxt', 'pgmigrate_success']);
-    // A counter two views name belongs to the first (pgmigrate_success to migrate, not numa).
-    expect(defaultPlotCounters([MIGRATE, NUMA], s, names)).toEqual(['pgmigrate_success', 'numa_pages_migrated', 'nr_tlb_remote_flush', 'numa_hint_faults']);
+    // fork moves nothing; numa (built on migrate, built on core) comes before them.
+    expect(defaultPlotCounters(ALL, s, names)).toEqual(['numa_pages_migrated', 'nr_tlb_remote_flush', 'pgmigrate_success', 'numa_hint_faults']);
+    expect(defaultPlotCounters(ALL, s, names, 2)).toEqual(['numa_pages_migrated', 'nr_tlb_remote_flush']);
+    expect(defaultPlotCounters([CORE, MIGRATE], s, names)).toEqual(['pgmigrate_success', 'ctxt']);
   });
 
-  it('gives every view its first moving counter before any view its second, and shows them in mechanism order', () => {
-    const s = series({
-      ctxt: [0, 1, 2],
-      tlb_misses: [1, 2, 3],
-      numa_pages_migrated: [0, 0, 0],
-      nr_tlb_remote_flush: [0, 1, 1],
-      numa_hint_faults: [0, 0, 0],
-      cow_copies: [0, 1, 2],
-      pgreuse: [0, 0, 1],
-    });
-    // In metadata order alone, core and numa would fill the four and fork would get none.
-    const numa = { ...NUMA, views: [{ id: 'numa', title: 'numa', plots: ['nr_tlb_remote_flush', 'ctxt', 'tlb_misses', 'numa_hint_faults'] }] };
-    expect(defaultPlotCounters([CORE, numa, FORK], s, names)).toEqual(['ctxt', 'tlb_misses', 'nr_tlb_remote_flush', 'cow_copies']);
-    expect(defaultPlotCounters([CORE, numa, FORK], s, names, 3)).toEqual(['ctxt', 'nr_tlb_remote_flush', 'cow_copies']);
-    expect(defaultPlotCounters([CORE, numa, FORK], s, names, 6)).toEqual(['ctxt', 'tlb_misses', 'nr_tlb_remote_flush', 'cow_copies', 'pgreuse']);
+  it('takes a counter two views name once, for the more specific view', () => {
+    const s = series({ ctxt: [0, 1, 2], cow_copies: [0, 1, 2], pgreuse: [0, 0, 1], nr_tlb_remote_flush: [0, 1, 1] });
+    const fork = { ...FORK, views: [{ id: 'fork', title: 'fork', plots: ['cow_copies', 'ctxt', 'pgreuse'] }] };
+    expect(defaultPlotCounters([CORE, NUMA, fork], s, names)).toEqual(['cow_copies', 'ctxt', 'pgreuse', 'nr_tlb_remote_flush']);
+    expect(defaultPlotCounters([CORE, NUMA, fork], s, names, 6)).toEqual(['cow_copies', 'ctxt', 'pgreuse', 'nr_tlb_remote_flush']);
   });
 
   it('skips a view’s counter the run does not have', () => {

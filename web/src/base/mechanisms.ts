@@ -67,33 +67,22 @@ export const MAX_DEFAULT_PLOTS = 4;
 
 /**
  * The counters plotted until the user picks others: those the mechanisms' views name to
- * plot that move in this run, without repeats (a counter belongs to the first view naming
- * it), at most `max`, shown in the metadata's order (mechanism, view, then the view's own
- * order). When the views name more than `max`, each view gets its first moving counter
- * before any gets a second, and so on: a run that exercises several mechanisms plots
- * something of each, not only of the first. When no view names a moving counter: the first
- * moving counters of `names` (the run's counters in their order). Empty when nothing moves.
+ * plot that move in this run, without repeats, at most `max`. The most specific mechanism
+ * comes first: the registry lists a mechanism after those it builds on (core, migrate,
+ * numa, fork…), so views are taken in reverse metadata order, each in its own order; a run
+ * of NUMA balancing plots NUMA's counters before page migration's. When no view names a
+ * moving counter: the first moving counters of `names` (the run's counters in their
+ * order). Empty when nothing moves.
  */
 export function defaultPlotCounters(mechanisms: readonly MechanismInfo[], series: CounterSeries, names: readonly string[], max = MAX_DEFAULT_PLOTS): string[] {
-  const seen = new Set<string>();
-  // Each view's moving counters, in the metadata's order.
-  const perView = mechanisms.flatMap((m) =>
-    m.views.map((view) =>
-      view.plots.filter((name) => {
-        if (seen.has(name) || !counterMoves(series, name)) return false;
-        seen.add(name);
-        return true;
-      }),
-    ),
-  );
-  // Take the views' first counters, then their second ones, ... up to max.
-  const taken = new Set<string>();
-  for (let rank = 0; taken.size < max && perView.some((plots) => plots.length > rank); rank++) {
-    for (const plots of perView) {
-      const name = plots[rank];
-      if (name !== undefined && taken.size < max) taken.add(name);
+  const taken: string[] = [];
+  for (const m of [...mechanisms].reverse()) {
+    for (const view of m.views) {
+      for (const name of view.plots) {
+        if (taken.length < max && !taken.includes(name) && counterMoves(series, name)) taken.push(name);
+      }
     }
   }
-  if (taken.size > 0) return perView.flat().filter((name) => taken.has(name));
+  if (taken.length > 0) return taken;
   return [...new Set(names)].filter((name) => counterMoves(series, name)).slice(0, max);
 }

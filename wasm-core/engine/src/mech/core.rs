@@ -4,7 +4,7 @@
 
 use crate::knobs::KnobKind;
 use crate::listings as l;
-use crate::registry::{FunctionListings, Mechanism, ViewDef};
+use crate::registry::{FunctionListings, Mechanism};
 
 crate::frames! { Core;
     /// A user thread in user mode (the base of its stack).
@@ -192,9 +192,6 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: None,
     invariants: crate::invariants::CORE,
-    views: &[ViewDef {
-        id: "core",
-        title: "Scheduling and TLB",
-        plots: &["ctxt", "tlb_misses"],
-    }],
+    // The lab's own panels (machine, page table, code, counters) draw the core.
+    views: &[],
 };
