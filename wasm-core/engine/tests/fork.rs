@@ -92,11 +92,40 @@ fn after_fork_both_mms_map_each_anon_page_read_only_and_file_pages_are_left_to_f
     let file = parent.vmas[1].start;
     assert!(parent.pte(file).hw_present() && parent.pte(file).write());
     assert!(child.pte(file).is_none());
-    // Both heap VMAs hang from the same anon_vma.
+    // Both heap VMAs hang from the parent's anon_vma, which the shared pages point to; the
+    // child's VMA has an anon_vma of its own for the pages it will fault in or copy
+    // (anon_vma_fork), linked to the child alone.
     let root = parent.vmas[0].rmap_root;
-    assert_eq!(child.vmas[0].rmap_root, root);
     assert!(sim.st.roots[root as usize].vmas.contains(&(0, 0)));
     assert!(sim.st.roots[root as usize].vmas.contains(&(1, 0)));
+    let own = child.vmas[0].rmap_root;
+    assert_ne!(own, root);
+    assert_eq!(sim.st.roots[own as usize].vmas, vec![(1, 0)]);
+    assert_eq!(sim.st.frames.get(parent.pte(VMA_BASE_VPN).pfn()).mapping, root);
+}
+
+#[test]
+fn a_page_the_child_copies_points_to_the_childs_own_anon_vma() {
+    // fork-cow-101: the child stores to heap page 0, which the parent still maps.
+    let b = builtin::find("fork-cow-101").unwrap();
+    let mut sim = sim_of(b.text);
+    step_until(&mut sim, |s| s.st.mms[1].pte(VMA_BASE_VPN).write());
+    let child = &sim.st.mms[1];
+    let page = sim.st.frames.get(child.pte(VMA_BASE_VPN).pfn());
+    let own = child.vmas[0].rmap_root;
+    assert_eq!(page.mapping, own, "wp_page_copy's new page belongs to the child's anon_vma");
+    assert_eq!(
+        sim.st.roots[own as usize].vmas,
+        vec![(1, 0)],
+        "whose rmap walk visits the child alone"
+    );
+    let parents = sim.st.mms[0].vmas[0].rmap_root;
+    assert_ne!(
+        sim.st.frames.get(sim.st.mms[0].pte(VMA_BASE_VPN).pfn()).mapping,
+        own,
+        "the parent's page stays in the parent's anon_vma"
+    );
+    assert_ne!(parents, own);
 }
 
 #[test]

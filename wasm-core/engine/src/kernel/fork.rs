@@ -222,12 +222,25 @@ impl Function for DupMmap {
                 let file = v.kind == crate::scenario::VmaKind::File;
                 sim.st.mms[new as usize].vmas.push(v);
                 let ci = sim.st.mms[new as usize].vmas.len() as u16 - 1;
+                // The copy is linked to the parent's anon_vma (or the file's i_mmap), so
+                // the rmap walk of every page the two share finds both mappings.
                 sim.st.roots[root as usize].vmas.push((new, ci));
+                if !file {
+                    // anon_vma_fork: the child's VMA also gets an anon_vma of its own, which
+                    // pages it faults in or copies later point to: their rmap walks visit
+                    // the child alone.
+                    sim.st.roots.push(crate::machine::RmapRoot {
+                        kind: crate::machine::RmapKind::Anon,
+                        vmas: vec![(new, ci)],
+                    });
+                    sim.st.page_cache.push(Vec::new());
+                    sim.st.mms[new as usize].vmas[ci as usize].rmap_root = sim.st.roots.len() as u16 - 1;
+                }
                 sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
                 let how = if file {
                     "a file mapping: the copy is inserted in the file's i_mmap next to the parent's"
                 } else {
-                    "anon_vma_fork: the copy joins the parent's anon_vma, so the rmap walk of every page the two share finds both"
+                    "anon_vma_fork: the copy joins the parent's anon_vma, so the rmap walk of every page the two share finds both, and gets its own anon_vma for the pages it will fault in or copy"
                 };
                 let ev = Ev::new(fork_ev::FORK, F, "DP2")
                     .say(say!(sim, "dup_mmap: vm_area_dup of VMA {vi} for mm {pid}; {how}; copy_page_range"));

@@ -782,6 +782,15 @@ impl Function for WpPageReuse {
         let pid = sim.st.mms[mm as usize].pid;
         let pte = sim.st.mms[mm as usize].pte(self.vpn);
         let pfn = pte.pfn();
+        // page_move_anon_rmap: the page, now this VMA's alone, moves to its anon_vma (a
+        // child's page from before the fork stops being found through the parent's).
+        if let Some(vi) = sim.st.mms[mm as usize].find_vma(self.vpn) {
+            let root = sim.st.mms[mm as usize].vmas[vi].rmap_root;
+            let page = sim.st.frames.get_mut(pfn);
+            if page.has(crate::machine::pg::ANON) {
+                page.mapping = root;
+            }
+        }
         sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, true, true));
         sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
         sim.unlock(cpu, LockId::ptl(mm, self.vpn), sim.cfg.costs[PTL_NS]);

@@ -173,7 +173,8 @@ pub(crate) fn exit_mmap(sim: &mut Sim, cpu: CpuId, mm: u16) {
                 }
             }
         }
-        if let Some(r) = sim.st.roots.get_mut(v.rmap_root as usize) {
+        // unlink_anon_vmas / unlink_file_vma: every anon_vma or i_mmap the VMA is chained to.
+        for r in sim.st.roots.iter_mut().filter(|r| r.vmas.contains(&(mm, vi as u16))) {
             r.vmas.retain(|&x| x != (mm, vi as u16));
         }
     }
