@@ -295,3 +295,47 @@ fn at_the_tick_an_idle_allowed_cpu_takes_a_queued_thread() {
     // c runs on CPU 2 and the run ends normally.
     rec.run_to_end().unwrap();
 }
+
+/// A woken thread queued behind a computation while another allowed CPU idles: at the
+/// slice end the tick lets the idle CPU take it, and the computation is not preempted.
+const TICK_BALANCE: &str = r#"
+format = 1
+id = "tick-balance"
+title = "t"
+[knobs]
+sched_slice_us = 20
+[machine]
+[[machine.node]]
+cpus = [0, 1]
+mem_pages = 16
+[[process]]
+name = "p"
+[[process.vma]]
+name = "heap"
+pages = 2
+[[process.thread]]
+cpus = [0, 1]
+ops = [ { op = "sleep", ns = 5000 }, { op = "compute", ns = 10000 } ]
+[[process.thread]]
+cpu = 0
+ops = [ { op = "compute", ns = 200000 } ]
+"#;
+
+#[test]
+fn the_tick_hands_a_woken_thread_to_an_idle_cpu_and_the_computation_goes_on() {
+    let s = scenario::parse(TICK_BALANCE, &[]).unwrap();
+    let mut sim = Sim::new(&s, &ToggleSet::default(), true);
+    let mut moved_at_tick = false;
+    let mut preempted = false;
+    while let Some(e) = sim.step_event() {
+        if e.function == "load_balance" && e.cpu == 0 {
+            moved_at_tick = true;
+            assert!(e.narration.contains("the computation goes on"), "{}", e.narration);
+        }
+        preempted |= e.function == "scheduler_tick" && e.cpu == 0;
+        mmviz_engine::invariants::check(&sim).unwrap();
+    }
+    assert!(moved_at_tick, "the idle CPU 1 took the woken thread at CPU 0's tick");
+    assert!(!preempted, "nothing else waited on CPU 0, so its computation was not preempted");
+    assert_eq!(sim.st.counters.get(NR_MIGRATIONS), 1);
+}

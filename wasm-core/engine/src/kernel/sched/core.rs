@@ -121,6 +121,19 @@ pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
     let Wait::Busy(until) = sim.st.cpus[c].wait else {
         return Ev::new(core_ev::SWITCH, "scheduler_tick", "TK1");
     };
+    // trigger_load_balance first: an idle CPU may take a task queued here, and with
+    // nothing left waiting the computation goes on (check_preempt_tick finds no one to
+    // give the CPU to).
+    let balanced = tick_balance(sim, cpu);
+    if balanced.is_some() && sim.st.cpus[c].rq.is_empty() {
+        let ev = balanced.unwrap_or_default();
+        let text = say!(
+            sim,
+            "Tick on CPU {cpu}, whose slice is over: {}; nothing else waits here, so the computation goes on",
+            ev.text
+        );
+        return Ev { text, ..ev };
+    }
     sim.st.cpus[c].wait = Wait::None;
     let left = until.saturating_sub(now);
     if let Some(u) = sim.st.stacks[task as usize].top_mut().and_then(Frame::user_mode_mut) {
@@ -130,9 +143,10 @@ pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
     sim.st.tasks[task as usize].state = TaskState::Runnable;
     sim.st.cpus[c].rq.push_back(task);
     let ev = schedule(sim, cpu);
+    let moved = balanced.map(|b| format!("{}; ", b.text)).unwrap_or_default();
     let text = say!(
         sim,
-        "Tick on CPU {cpu}: {who}'s slice is over with {left} ns of computing left and another task is runnable, so it is preempted; {}",
+        "Tick on CPU {cpu}: {moved}{who}'s slice is over with {left} ns of computing left and another task is runnable, so it is preempted; {}",
         ev.text
     );
     Ev {
