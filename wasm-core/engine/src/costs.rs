@@ -39,14 +39,7 @@ pub struct CostDef {
 #[macro_export]
 macro_rules! costs {
     ($mech:ident; $( $(#[doc = $doc:literal])* $c:ident => $name:literal = $default:expr, )*) => {
-        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
-        #[repr(u16)]
-        enum CostIndex { $($c,)* }
-        $(
-            $(#[doc = $doc])*
-            pub const $c: $crate::costs::Cost =
-                $crate::costs::Cost::at($crate::registry::Mech::$mech, CostIndex::$c as u16);
-        )*
+        $crate::__handles!(CostIndex, $crate::costs::Cost, $mech; $( $(#[doc = $doc])* $c, )*);
         /// This mechanism's costs, in handle order.
         pub const COSTS: &[$crate::costs::CostDef] = &[$(
             $crate::costs::CostDef { name: $name, default: $default, doc: concat!($($doc),*) },

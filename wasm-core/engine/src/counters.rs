@@ -26,14 +26,7 @@ pub struct CounterDef {
 #[macro_export]
 macro_rules! counters {
     ($mech:ident; $( $(#[doc = $doc:literal])* $kind:ident $c:ident => $name:literal, )*) => {
-        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
-        #[repr(u16)]
-        enum CounterIndex { $($c,)* }
-        $(
-            $(#[doc = $doc])*
-            pub const $c: $crate::counters::Counter =
-                $crate::counters::Counter::at($crate::registry::Mech::$mech, CounterIndex::$c as u16);
-        )*
+        $crate::__handles!(CounterIndex, $crate::counters::Counter, $mech; $( $(#[doc = $doc])* $c, )*);
         /// This mechanism's counters, in handle order.
         pub const COUNTERS: &[$crate::counters::CounterDef] = &[$(
             $crate::counters::CounterDef {

@@ -54,14 +54,7 @@ pub struct KnobDef {
 #[macro_export]
 macro_rules! knobs {
     ($mech:ident; $( $(#[doc = $doc:literal])* $k:ident => $name:literal, $kind:expr, $default:expr, )*) => {
-        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
-        #[repr(u16)]
-        enum KnobIndex { $($k,)* }
-        $(
-            $(#[doc = $doc])*
-            pub const $k: $crate::knobs::Knob =
-                $crate::knobs::Knob::at($crate::registry::Mech::$mech, KnobIndex::$k as u16);
-        )*
+        $crate::__handles!(KnobIndex, $crate::knobs::Knob, $mech; $( $(#[doc = $doc])* $k, )*);
         /// This mechanism's knobs, in handle order.
         pub const KNOBS: &[$crate::knobs::KnobDef] = &[$(
             $crate::knobs::KnobDef { name: $name, doc: concat!($($doc),*), kind: $kind, default: $default },

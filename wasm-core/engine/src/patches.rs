@@ -220,14 +220,7 @@ impl Tog {
 #[macro_export]
 macro_rules! toggles {
     ($mech:ident; $( $(#[doc = $doc:literal])* $t:ident = $patch:expr, )*) => {
-        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
-        #[repr(u16)]
-        enum ToggleIndex { $($t,)* }
-        $(
-            $(#[doc = $doc])*
-            pub const $t: $crate::patches::Tog =
-                $crate::patches::Tog::at($crate::registry::Mech::$mech, ToggleIndex::$t as u16);
-        )*
+        $crate::__handles!(ToggleIndex, $crate::patches::Tog, $mech; $( $(#[doc = $doc])* $t, )*);
         /// This mechanism's toggles, in handle order.
         pub const TOGGLES: &[$crate::patches::Patch] = &[$($patch,)*];
     };

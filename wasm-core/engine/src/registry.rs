@@ -99,6 +99,23 @@ macro_rules! frames {
     };
 }
 
+/// What every declaration macro ([`crate::counters!`], [`crate::events!`], …) expands
+/// to first: an index enum over the names and one typed handle per name, `Handle::at(the
+/// mechanism, its position)`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __handles {
+    ($index:ident, $handle:ty, $mech:ident; $( $(#[doc = $doc:literal])* $k:ident, )*) => {
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+        #[repr(u16)]
+        enum $index { $($k,)* }
+        $(
+            $(#[doc = $doc])*
+            pub const $k: $handle = <$handle>::at($crate::registry::Mech::$mech, $index::$k as u16);
+        )*
+    };
+}
+
 /// The listings of one function: one per variant, and how toggles pick the variant.
 #[derive(Clone, Copy, Debug)]
 pub struct FunctionListings {

@@ -50,14 +50,7 @@ pub struct EventDef {
 #[macro_export]
 macro_rules! events {
     ($mech:ident; $( $(#[doc = $doc:literal])* $k:ident => $name:literal, $cat:ident, )*) => {
-        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
-        #[repr(u16)]
-        enum EventIndex { $($k,)* }
-        $(
-            $(#[doc = $doc])*
-            pub const $k: $crate::trace::EventKind =
-                $crate::trace::EventKind::at($crate::registry::Mech::$mech, EventIndex::$k as u16);
-        )*
+        $crate::__handles!(EventIndex, $crate::trace::EventKind, $mech; $( $(#[doc = $doc])* $k, )*);
         /// This mechanism's event kinds, in handle order.
         pub const EVENTS: &[$crate::trace::EventDef] = &[$(
             $crate::trace::EventDef {
