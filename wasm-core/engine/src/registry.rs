@@ -1,4 +1,4 @@
-//! The one list that registers every mechanism ([`mechanisms!`] below: one line each),
+//! The one list that registers every mechanism (`mechanisms!` below: one line each),
 //! and what a mechanism declares: its frames (one per modelled kernel function), toggles,
 //! counters, event kinds, workload operations, listings, invariants and views.
 //!

@@ -146,7 +146,7 @@ pub struct NodeSpec {
 }
 
 /// `[knobs]`: sysctls and tunables by name; each mechanism declares its own (see
-/// [`crate::knobs`]). Unknown names are refused by the resolver, with the line.
+/// [`mod@crate::knobs`]). Unknown names are refused by the resolver, with the line.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(transparent)]
 pub struct KnobsSpec {
