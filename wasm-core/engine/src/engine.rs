@@ -71,6 +71,9 @@ pub struct State {
     pub readyq: ReadyQueue,
     /// CPUs whose ready time may have changed during the current step.
     pub touched: CpuMask,
+    /// What each CPU does at the time the ready queue holds for it, computed with that
+    /// time (`refresh_ready`), so a step does not work it out a second time.
+    ready_next: Vec<Next>,
 }
 
 /// A running simulation.
@@ -421,6 +424,7 @@ impl Sim {
                 rng: ChaCha8Rng::seed_from_u64(scenario.seed),
                 readyq: ReadyQueue::new(nr_cpus),
                 touched: CpuMask::first(nr_cpus),
+                ready_next: vec![Next::Work; nr_cpus],
             },
             recording,
         };
@@ -482,27 +486,33 @@ impl Sim {
     fn refresh_ready(&mut self) {
         let touched = std::mem::take(&mut self.st.touched);
         for c in touched.iter() {
-            let t = self.ready_time(&self.st.cpus[c as usize]).map(|(t, _)| t);
-            self.st.readyq.set(c, t);
+            match self.ready_time(&self.st.cpus[c as usize]) {
+                Some((t, next)) => {
+                    self.st.ready_next[c as usize] = next;
+                    self.st.readyq.set(c, Some(t));
+                }
+                None => self.st.readyq.set(c, None),
+            }
         }
     }
 
     /// Runs one micro-step and returns what it did, or `None` when nothing is left.
     /// Builds no event (use [`Sim::step_event`] for that).
     pub fn step(&mut self) -> Option<StepInfo> {
-        self.step_inner().map(|(info, _)| info)
+        self.step_with(|_| ()).map(|(info, (), _)| info)
     }
 
     /// Runs one micro-step and returns what it did with its code location and cause,
     /// without building an event (no allocation).
     pub fn step_located(&mut self) -> Option<(StepInfo, &'static str, &'static str, u64)> {
-        self.step_inner().map(|(info, (ev, cause))| (info, ev.function, ev.line, cause))
+        self.step_with(|ev| (ev.function, ev.line))
+            .map(|(info, (function, line), cause)| (info, function, line, cause))
     }
 
     /// Runs one micro-step and returns its full event (narrated when recording).
     pub fn step_event(&mut self) -> Option<Event> {
         let before = self.recording.then_some(self.st.counters);
-        let (info, (ev, cause)) = self.step_inner()?;
+        let (info, ev, cause) = self.step_with(|ev| ev)?;
         let cpus = if self.recording { ev.cpus.iter().collect() } else { Vec::new() };
         Some(Event {
             step: info.step,
@@ -521,11 +531,20 @@ impl Sim {
         })
     }
 
-    fn step_inner(&mut self) -> Option<(StepInfo, (Ev, u64))> {
+    /// Runs one micro-step; `keep` takes what the caller wants of its [`Ev`] as soon as
+    /// the step made it, so a counters-only step copies no event around.
+    #[inline(always)]
+    fn step_with<R>(&mut self, keep: impl FnOnce(Ev) -> R) -> Option<(StepInfo, R, u64)> {
         let (time, cpu) = self.st.readyq.peek()?;
         let c = cpu as usize;
-        // An interrupt first when it is due no later than the CPU's own work.
-        let next = self.ready_time(&self.st.cpus[c]).map_or(Next::Work, |(_, n)| n);
+        // An interrupt first when it is due no later than the CPU's own work: what the
+        // CPU does at `time` was worked out with it (`refresh_ready`).
+        let next = self.st.ready_next[c];
+        debug_assert_eq!(
+            Some((time, next)),
+            self.ready_time(&self.st.cpus[c]),
+            "CPU {cpu} changed since its ready time was computed, without `touch`"
+        );
         let ipi = match next {
             Next::Ipi => self.st.cpus[c].inbox.front().copied(),
             _ => None,
@@ -533,50 +552,57 @@ impl Sim {
         self.st.cpus[c].clock = self.st.cpus[c].clock.max(time);
         self.touch(cpu);
         let task = self.st.cpus[c].curr;
-        let (ev, cause) = if let Some(ipi) = ipi {
+        let (kind, kept, cause) = if let Some(ipi) = ipi {
             // The interrupt lands on whatever the CPU runs: its handler frame goes on
             // top of the current task's stack.
             self.st.stacks[task as usize].push(crate::arch::x86::mm::tlb::FlushTlbFunc::frame(ipi), ipi.cause);
-            self.run_top(cpu, task)
+            self.run_top(cpu, task, keep)
         } else if next == Next::Timer {
-            (crate::kernel::time::hrtimer::hrtimer_interrupt(self, cpu), NO_CAUSE)
+            let ev = crate::kernel::time::hrtimer::hrtimer_interrupt(self, cpu);
+            (ev.kind, keep(ev), NO_CAUSE)
         } else if next == Next::Tick {
-            (crate::kernel::sched::core::scheduler_tick(self, cpu, task), NO_CAUSE)
+            let ev = crate::kernel::sched::core::scheduler_tick(self, cpu, task);
+            (ev.kind, keep(ev), NO_CAUSE)
         } else if let Wait::Busy(_) = self.st.cpus[c].wait {
             self.st.cpus[c].wait = Wait::None;
-            self.run_top(cpu, task)
+            self.run_top(cpu, task, keep)
         } else if self.st.cpus[c].curr == self.st.cpus[c].idle {
-            (crate::kernel::sched::core::idle_step(self, cpu), NO_CAUSE)
+            let ev = crate::kernel::sched::core::idle_step(self, cpu);
+            (ev.kind, keep(ev), NO_CAUSE)
         } else {
-            self.run_top(cpu, task)
+            self.run_top(cpu, task, keep)
         };
         let step = self.st.step;
         self.st.step += 1;
         self.refresh_ready();
-        let kind = ev.kind.unwrap_or(EventKind::OpStart);
         Some((
             StepInfo {
                 step,
                 cpu,
                 task,
-                kind,
+                kind: kind.unwrap_or(EventKind::OpStart),
                 time_ns: time,
             },
-            (ev, cause),
+            kept,
+            cause,
         ))
     }
 
-    /// Runs one line of the top frame of `task` on `cpu` and applies its flow. The stack
-    /// is taken out of the state while the frame steps (no frame is copied), and put back
-    /// before anything that could look at it (blocking, scheduling).
-    fn run_top(&mut self, cpu: CpuId, task: u16) -> (Ev, u64) {
+    /// Runs one line of the top frame of `task` on `cpu` and applies its flow; returns
+    /// the step's kind, what `keep` took of its event, and its cause. The stack is taken
+    /// out of the state while the frame steps (no frame is copied), and put back before
+    /// anything that could look at it (blocking, scheduling).
+    #[inline(always)]
+    fn run_top<R>(&mut self, cpu: CpuId, task: u16, keep: impl FnOnce(Ev) -> R) -> (Option<EventKind>, R, u64) {
         let t = task as usize;
         let mut stack = std::mem::take(&mut self.st.stacks[t]);
         let Some((frame, cause)) = stack.top_entry_mut() else {
             self.st.stacks[t] = stack;
-            return (Ev::default(), NO_CAUSE);
+            return (None, keep(Ev::default()), NO_CAUSE);
         };
         let (ev, flow) = frame.step(self, cpu);
+        let kind = ev.kind;
+        let kept = keep(ev);
         let interrupt = frame.is_interrupt();
         let step = self.st.step;
         match flow {
@@ -601,7 +627,7 @@ impl Sim {
                 self.block(cpu, task, until);
             }
         }
-        (ev, cause)
+        (kind, kept, cause)
     }
 
     /// Hands `r` to the top frame of `task` (a callee returned, or the task was woken).
