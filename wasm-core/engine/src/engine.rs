@@ -438,6 +438,7 @@ impl Sim {
     }
 
     /// When the CPU's current work (not its interrupts) can next run.
+    #[inline]
     fn work_time(&self, c: &Cpu) -> Option<u64> {
         match c.wait {
             Wait::None => {
@@ -453,6 +454,7 @@ impl Sim {
     }
 
     /// When the CPU next acts, and what it does then.
+    #[inline]
     fn ready_time(&self, c: &Cpu) -> Option<(u64, Next)> {
         let ipi = c.inbox.front().map(|i| i.arrive.max(c.clock));
         // A sleeper's timer while another task runs: the timer interrupt wakes it (an
@@ -483,16 +485,24 @@ impl Sim {
         self.st.touched.set(cpu);
     }
 
+    /// Puts every touched CPU at its new place in the ready queue.
     fn refresh_ready(&mut self) {
         let touched = std::mem::take(&mut self.st.touched);
         for c in touched.iter() {
-            match self.ready_time(&self.st.cpus[c as usize]) {
-                Some((t, next)) => {
-                    self.st.ready_next[c as usize] = next;
-                    self.st.readyq.set(c, Some(t));
-                }
-                None => self.st.readyq.set(c, None),
+            self.refresh_one(c);
+        }
+    }
+
+    /// Puts `cpu` at its new place in the ready queue, with what it does then.
+    #[inline]
+    fn refresh_one(&mut self, cpu: CpuId) {
+        let c = cpu as usize;
+        match self.ready_time(&self.st.cpus[c]) {
+            Some((t, next)) => {
+                self.st.ready_next[c] = next;
+                self.st.readyq.set(cpu, Some(t));
             }
+            None => self.st.readyq.set(cpu, None),
         }
     }
 
@@ -550,7 +560,8 @@ impl Sim {
             _ => None,
         };
         self.st.cpus[c].clock = self.st.cpus[c].clock.max(time);
-        self.touch(cpu);
+        // The acting CPU's place in the ready queue is refreshed at the end of the step
+        // whether the step touched it or not; other CPUs only when touched.
         let task = self.st.cpus[c].curr;
         let (kind, kept, cause) = if let Some(ipi) = ipi {
             // The interrupt lands on whatever the CPU runs: its handler frame goes on
@@ -574,7 +585,10 @@ impl Sim {
         };
         let step = self.st.step;
         self.st.step += 1;
-        self.refresh_ready();
+        self.refresh_one(cpu);
+        if !self.st.touched.is_empty() {
+            self.refresh_ready();
+        }
         Some((
             StepInfo {
                 step,
