@@ -67,7 +67,7 @@ impl ReadyQueue {
 
     /// Moves the entry at `i` down to its place, the smaller child moving up into the
     /// hole each level.
-    #[inline]
+    #[inline(always)]
     fn sift_down(&mut self, mut i: usize) {
         let n = self.heap.len();
         let item = self.heap[i];
