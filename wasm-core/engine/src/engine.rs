@@ -512,6 +512,19 @@ impl Sim {
         }
     }
 
+    /// [`Sim::refresh_one`] for the CPU that just acted, which is at the top of the queue.
+    #[inline]
+    fn refresh_top(&mut self, cpu: CpuId) {
+        let c = cpu as usize;
+        match self.ready_time(&self.st.cpus[c]) {
+            Some((t, next)) => {
+                self.st.ready_next[c] = next;
+                self.st.readyq.set_top(cpu, Some(t));
+            }
+            None => self.st.readyq.set_top(cpu, None),
+        }
+    }
+
     /// Runs one micro-step and returns what it did, or `None` when nothing is left.
     /// Builds no event (use [`Sim::step_event`] for that).
     pub fn step(&mut self) -> Option<StepInfo> {
@@ -591,7 +604,7 @@ impl Sim {
         };
         let step = self.st.step;
         self.st.step += 1;
-        self.refresh_one(cpu);
+        self.refresh_top(cpu);
         if !self.st.touched.is_empty() {
             self.refresh_ready();
         }

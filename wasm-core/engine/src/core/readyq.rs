@@ -127,6 +127,23 @@ impl ReadyQueue {
         }
     }
 
+    /// Sets when the CPU at the top of the queue (the one [`ReadyQueue::peek`] gave) is
+    /// next ready: [`ReadyQueue::set`] without looking its place up. Times only grow, so
+    /// it can only move down.
+    #[inline]
+    pub fn set_top(&mut self, cpu: CpuId, at: Option<u64>) {
+        debug_assert_eq!(self.pos[cpu as usize], 0, "CPU {cpu} is not at the top");
+        match (at, self.heap.first_mut()) {
+            (Some(t), Some(top)) => {
+                let old = time_of(std::mem::replace(top, pack(t, cpu)));
+                if t > old {
+                    self.sift_down(0);
+                }
+            }
+            _ => self.set(cpu, at),
+        }
+    }
+
     /// The CPU that is ready earliest, ties by lower id, with its time.
     #[inline]
     pub fn peek(&mut self) -> Option<(u64, CpuId)> {
