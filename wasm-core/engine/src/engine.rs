@@ -35,6 +35,9 @@ pub struct Config {
     pub ops: Vec<Vec<Op>>,
     /// Toggles in effect.
     pub toggles: ToggleSet,
+    /// DRAM access cost from a CPU of node `a` to memory on node `b`, at `a * nodes + b`
+    /// ([`Sim::dram_ns`], worked out once).
+    dram: Vec<u64>,
 }
 
 /// Everything that changes; cloned for checkpoints (the large parts share chunks).
@@ -397,12 +400,22 @@ impl Sim {
                 let _ = toggles.set(id, v.clone());
             }
         }
+        let nodes = topo.nodes.len();
+        let dram = (0..nodes * nodes)
+            .map(|i| {
+                let d = u64::from(topo.distance[i / nodes][i % nodes]);
+                let (l, r) = (scenario.costs.dram_local_ns, scenario.costs.dram_remote_ns);
+                // distance 10 = local, 21 = one hop (r); linear in between and beyond.
+                l + (r.saturating_sub(l)) * d.saturating_sub(10) / 11
+            })
+            .collect();
         let cfg = Config {
             topo,
             knobs: scenario.knobs.clone(),
             costs: scenario.costs.clone(),
             ops,
             toggles,
+            dram,
         };
         let nr_tasks = tasks.len();
         let mut sim = Sim {
@@ -719,12 +732,10 @@ impl Sim {
     }
 
     /// DRAM access cost from `cpu` to memory on `nid`, scaled by node distance.
+    #[inline]
     pub(crate) fn dram_ns(&self, cpu: CpuId, nid: NodeId) -> u64 {
-        let from = self.cfg.topo.cpu_node[cpu as usize];
-        let d = u64::from(self.cfg.topo.distance[from as usize][nid as usize]);
-        let (l, r) = (self.cfg.costs.dram_local_ns, self.cfg.costs.dram_remote_ns);
-        // distance 10 = local, 21 = one hop (r); linear in between and beyond.
-        l + (r.saturating_sub(l)) * d.saturating_sub(10) / 11
+        let from = usize::from(self.cfg.topo.cpu_node[cpu as usize]);
+        self.cfg.dram[from * self.cfg.topo.nodes.len() + usize::from(nid)]
     }
 
     /// The node of `pfn`.
