@@ -218,14 +218,23 @@ impl Tlb {
             (start, u64::from(start) + u64::from(pages))
         };
         let mut dropped = 0;
-        for s in 0..self.slots.len() {
-            let e = self.slots[s];
-            if self.used[s] && e.mm == mm && e.vpn >= start && u64::from(e.vpn) < end {
-                self.unhash(s as u16);
-                self.unlink(s as u16);
-                self.used[s] = false;
-                self.free.push(s as u16);
-                dropped += 1;
+        if end - u64::from(start) < self.slots.len() as u64 / 2 {
+            // A few pages (a shootdown of one page is the common case): look each up
+            // instead of scanning every slot. The same entries go either way.
+            for vpn in u64::from(start)..end {
+                let Ok(vpn) = u32::try_from(vpn) else { break };
+                if let Some(s) = self.find(key(mm, vpn)) {
+                    self.drop_slot(s);
+                    dropped += 1;
+                }
+            }
+        } else {
+            for s in 0..self.slots.len() {
+                let e = self.slots[s];
+                if self.used[s] && e.mm == mm && e.vpn >= start && u64::from(e.vpn) < end {
+                    self.drop_slot(s as u16);
+                    dropped += 1;
+                }
             }
         }
         if dropped > 0 {
@@ -234,6 +243,15 @@ impl Tlb {
             self.len -= dropped;
         }
         dropped
+    }
+
+    /// Empties slot `s` (the caller keeps `free` in order and `len`).
+    #[inline]
+    fn drop_slot(&mut self, s: u16) {
+        self.unhash(s);
+        self.unlink(s);
+        self.used[s as usize] = false;
+        self.free.push(s);
     }
 
     /// Drops every entry of `mm`.
