@@ -467,7 +467,7 @@ impl Sim {
     }
 
     /// When the CPU next acts, and what it does then.
-    #[inline]
+    #[inline(always)]
     fn ready_time(&self, c: &Cpu) -> Option<(u64, Next)> {
         // The common case first: a task runs with nothing pending (no IPI, no sleeper's
         // timer, not held up), so it works at its clock. The general rule below gives
