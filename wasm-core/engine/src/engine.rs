@@ -37,6 +37,9 @@ pub struct Config {
     pub ops: Vec<Vec<Op>>,
     /// Toggles in effect.
     pub toggles: ToggleSet,
+    /// DRAM access cost from a CPU of node `a` to memory on node `b`, at `a * nodes + b`
+    /// ([`Sim::dram_ns`], worked out once).
+    dram: Vec<u64>,
 }
 
 /// Everything that changes; cloned for checkpoints (the large parts share chunks).
@@ -73,6 +76,9 @@ pub struct State {
     pub readyq: ReadyQueue,
     /// CPUs whose ready time may have changed during the current step.
     pub touched: CpuMask,
+    /// What each CPU does at the time the ready queue holds for it, computed with that
+    /// time (`refresh_ready`), so a step does not work it out a second time.
+    ready_next: Vec<Next>,
 }
 
 /// A running simulation.
@@ -396,12 +402,22 @@ impl Sim {
                 let _ = toggles.set(id, v.clone());
             }
         }
+        let nodes = topo.nodes.len();
+        let dram = (0..nodes * nodes)
+            .map(|i| {
+                let d = u64::from(topo.distance[i / nodes][i % nodes]);
+                let (l, r) = (scenario.costs[DRAM_LOCAL_NS], scenario.costs[DRAM_REMOTE_NS]);
+                // distance 10 = local, 21 = one hop (r); linear in between and beyond.
+                l + (r.saturating_sub(l)) * d.saturating_sub(10) / 11
+            })
+            .collect();
         let cfg = Config {
             topo,
             knobs: scenario.knobs.clone(),
             costs: scenario.costs.clone(),
             ops,
             toggles,
+            dram,
         };
         let nr_tasks = tasks.len();
         let mut sim = Sim {
@@ -423,6 +439,7 @@ impl Sim {
                 rng: ChaCha8Rng::seed_from_u64(scenario.seed),
                 readyq: ReadyQueue::new(nr_cpus),
                 touched: CpuMask::first(nr_cpus),
+                ready_next: vec![Next::Work; nr_cpus],
             },
             recording,
         };
@@ -436,6 +453,7 @@ impl Sim {
     }
 
     /// When the CPU's current work (not its interrupts) can next run.
+    #[inline]
     fn work_time(&self, c: &Cpu) -> Option<u64> {
         match c.wait {
             Wait::None => {
@@ -451,7 +469,14 @@ impl Sim {
     }
 
     /// When the CPU next acts, and what it does then.
+    #[inline(always)]
     fn ready_time(&self, c: &Cpu) -> Option<(u64, Next)> {
+        // The common case first: a task runs with nothing pending (no IPI, no sleeper's
+        // timer, not held up), so it works at its clock. The general rule below gives
+        // the same answer for it.
+        if c.wait == Wait::None && c.curr != c.idle && c.inbox.is_empty() && c.timers.is_empty() {
+            return Some((c.clock, Next::Work));
+        }
         let ipi = c.inbox.front().map(|i| i.arrive.max(c.clock));
         // A sleeper's timer while another task runs: the timer interrupt wakes it (an
         // idle CPU's own step wakes its sleepers, `idle_step`).
@@ -481,30 +506,57 @@ impl Sim {
         self.st.touched.set(cpu);
     }
 
+    /// Puts every touched CPU at its new place in the ready queue.
     fn refresh_ready(&mut self) {
         let touched = std::mem::take(&mut self.st.touched);
         for c in touched.iter() {
-            let t = self.ready_time(&self.st.cpus[c as usize]).map(|(t, _)| t);
-            self.st.readyq.set(c, t);
+            self.refresh_one(c);
+        }
+    }
+
+    /// Puts `cpu` at its new place in the ready queue, with what it does then.
+    #[inline]
+    fn refresh_one(&mut self, cpu: CpuId) {
+        let c = cpu as usize;
+        match self.ready_time(&self.st.cpus[c]) {
+            Some((t, next)) => {
+                self.st.ready_next[c] = next;
+                self.st.readyq.set(cpu, Some(t));
+            }
+            None => self.st.readyq.set(cpu, None),
+        }
+    }
+
+    /// [`Sim::refresh_one`] for the CPU that just acted, which is at the top of the queue.
+    #[inline]
+    fn refresh_top(&mut self, cpu: CpuId) {
+        let c = cpu as usize;
+        match self.ready_time(&self.st.cpus[c]) {
+            Some((t, next)) => {
+                self.st.ready_next[c] = next;
+                self.st.readyq.set_top(cpu, Some(t));
+            }
+            None => self.st.readyq.set_top(cpu, None),
         }
     }
 
     /// Runs one micro-step and returns what it did, or `None` when nothing is left.
     /// Builds no event (use [`Sim::step_event`] for that).
     pub fn step(&mut self) -> Option<StepInfo> {
-        self.step_inner().map(|(info, _)| info)
+        self.step_with(|_| ()).map(|(info, (), _)| info)
     }
 
     /// Runs one micro-step and returns what it did with its code location and cause,
     /// without building an event (no allocation).
     pub fn step_located(&mut self) -> Option<(StepInfo, &'static str, &'static str, u64)> {
-        self.step_inner().map(|(info, (ev, cause))| (info, ev.function, ev.line, cause))
+        self.step_with(|ev| (ev.function, ev.line))
+            .map(|(info, (function, line), cause)| (info, function, line, cause))
     }
 
     /// Runs one micro-step and returns its full event (narrated when recording).
     pub fn step_event(&mut self) -> Option<Event> {
         let before = self.recording.then_some(self.st.counters);
-        let (info, (ev, cause)) = self.step_inner()?;
+        let (info, ev, cause) = self.step_with(|ev| ev)?;
         let cpus = if self.recording { ev.cpus.iter().collect() } else { Vec::new() };
         Some(Event {
             step: info.step,
@@ -523,62 +575,82 @@ impl Sim {
         })
     }
 
-    fn step_inner(&mut self) -> Option<(StepInfo, (Ev, u64))> {
+    /// Runs one micro-step; `keep` takes what the caller wants of its [`Ev`] as soon as
+    /// the step made it, so a counters-only step copies no event around.
+    #[inline(always)]
+    fn step_with<R>(&mut self, keep: impl FnOnce(Ev) -> R) -> Option<(StepInfo, R, u64)> {
         let (time, cpu) = self.st.readyq.peek()?;
         let c = cpu as usize;
-        // An interrupt first when it is due no later than the CPU's own work.
-        let next = self.ready_time(&self.st.cpus[c]).map_or(Next::Work, |(_, n)| n);
+        // An interrupt first when it is due no later than the CPU's own work: what the
+        // CPU does at `time` was worked out with it (`refresh_ready`).
+        let next = self.st.ready_next[c];
+        debug_assert_eq!(
+            Some((time, next)),
+            self.ready_time(&self.st.cpus[c]),
+            "CPU {cpu} changed since its ready time was computed, without `touch`"
+        );
         let ipi = match next {
             Next::Ipi => self.st.cpus[c].inbox.front().copied(),
             _ => None,
         };
         self.st.cpus[c].clock = self.st.cpus[c].clock.max(time);
-        self.touch(cpu);
+        // The acting CPU's place in the ready queue is refreshed at the end of the step
+        // whether the step touched it or not; other CPUs only when touched.
         let task = self.st.cpus[c].curr;
-        let (ev, cause) = if let Some(ipi) = ipi {
+        let (kind, kept, cause) = if let Some(ipi) = ipi {
             // The interrupt lands on whatever the CPU runs: its handler frame goes on
             // top of the current task's stack.
             self.st.stacks[task as usize].push(crate::arch::x86::mm::tlb::FlushTlbFunc::frame(ipi), ipi.cause);
-            self.run_top(cpu, task)
+            self.run_top(cpu, task, keep)
         } else if next == Next::Timer {
-            (crate::kernel::time::hrtimer::hrtimer_interrupt(self, cpu), NO_CAUSE)
+            let ev = crate::kernel::time::hrtimer::hrtimer_interrupt(self, cpu);
+            (ev.kind, keep(ev), NO_CAUSE)
         } else if next == Next::Tick {
-            (crate::kernel::sched::core::scheduler_tick(self, cpu, task), NO_CAUSE)
+            let ev = crate::kernel::sched::core::scheduler_tick(self, cpu, task);
+            (ev.kind, keep(ev), NO_CAUSE)
         } else if let Wait::Busy(_) = self.st.cpus[c].wait {
             self.st.cpus[c].wait = Wait::None;
-            self.run_top(cpu, task)
+            self.run_top(cpu, task, keep)
         } else if self.st.cpus[c].curr == self.st.cpus[c].idle {
-            (crate::kernel::sched::core::idle_step(self, cpu), NO_CAUSE)
+            let ev = crate::kernel::sched::core::idle_step(self, cpu);
+            (ev.kind, keep(ev), NO_CAUSE)
         } else {
-            self.run_top(cpu, task)
+            self.run_top(cpu, task, keep)
         };
         let step = self.st.step;
         self.st.step += 1;
-        self.refresh_ready();
-        let kind = ev.kind.unwrap_or(core_ev::OP_START);
+        self.refresh_top(cpu);
+        if !self.st.touched.is_empty() {
+            self.refresh_ready();
+        }
         Some((
             StepInfo {
                 step,
                 cpu,
                 task,
-                kind,
+                kind: kind.unwrap_or(core_ev::OP_START),
                 time_ns: time,
             },
-            (ev, cause),
+            kept,
+            cause,
         ))
     }
 
-    /// Runs one line of the top frame of `task` on `cpu` and applies its flow. The stack
-    /// is taken out of the state while the frame steps (no frame is copied), and put back
-    /// before anything that could look at it (blocking, scheduling).
-    fn run_top(&mut self, cpu: CpuId, task: u16) -> (Ev, u64) {
+    /// Runs one line of the top frame of `task` on `cpu` and applies its flow; returns
+    /// the step's kind, what `keep` took of its event, and its cause. The stack is taken
+    /// out of the state while the frame steps (no frame is copied), and put back before
+    /// anything that could look at it (blocking, scheduling).
+    #[inline(always)]
+    fn run_top<R>(&mut self, cpu: CpuId, task: u16, keep: impl FnOnce(Ev) -> R) -> (Option<EventKind>, R, u64) {
         let t = task as usize;
         let mut stack = std::mem::take(&mut self.st.stacks[t]);
         let Some((frame, cause)) = stack.top_entry_mut() else {
             self.st.stacks[t] = stack;
-            return (Ev::default(), NO_CAUSE);
+            return (None, keep(Ev::default()), NO_CAUSE);
         };
         let (ev, flow) = frame.step(self, cpu);
+        let kind = ev.kind;
+        let kept = keep(ev);
         let interrupt = frame.is_interrupt();
         let step = self.st.step;
         match flow {
@@ -603,7 +675,7 @@ impl Sim {
                 self.block(cpu, task, until);
             }
         }
-        (ev, cause)
+        (kind, kept, cause)
     }
 
     /// Hands `r` to the top frame of `task` (a callee returned, or the task was woken).
@@ -662,12 +734,10 @@ impl Sim {
     }
 
     /// DRAM access cost from `cpu` to memory on `nid`, scaled by node distance.
+    #[inline]
     pub(crate) fn dram_ns(&self, cpu: CpuId, nid: NodeId) -> u64 {
-        let from = self.cfg.topo.cpu_node[cpu as usize];
-        let d = u64::from(self.cfg.topo.distance[from as usize][nid as usize]);
-        let (l, r) = (self.cfg.costs[DRAM_LOCAL_NS], self.cfg.costs[DRAM_REMOTE_NS]);
-        // distance 10 = local, 21 = one hop (r); linear in between and beyond.
-        l + (r.saturating_sub(l)) * d.saturating_sub(10) / 11
+        let from = usize::from(self.cfg.topo.cpu_node[cpu as usize]);
+        self.cfg.dram[from * self.cfg.topo.nodes.len() + usize::from(nid)]
     }
 
     /// The node of `pfn`.

@@ -243,7 +243,11 @@ impl UserMode {
         let pte = sim.st.mms[mm as usize].pte(self.vpn);
         if pte.hw_present() && (pte.write() || !self.write) {
             let young = pte.mk_young(self.write);
-            sim.st.mms[mm as usize].set_pte(self.vpn, young);
+            // Setting bits that are set already writes nothing (and copies no PTE table a
+            // checkpoint shares).
+            if young != pte {
+                sim.st.mms[mm as usize].set_pte(self.vpn, young);
+            }
             let pfn = pte.pfn();
             if self.write {
                 let page = sim.st.frames.get(pfn);

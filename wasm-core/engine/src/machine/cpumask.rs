@@ -43,21 +43,39 @@ impl CpuMask {
         self.0.iter().map(|w| w.count_ones()).sum()
     }
     /// Whether the mask is empty.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|&w| w == 0)
     }
     /// Members in ascending order.
-    pub fn iter(&self) -> impl Iterator<Item = CpuId> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut b = bits;
-            std::iter::from_fn(move || {
-                (b != 0).then(|| {
-                    let i = b.trailing_zeros();
-                    b &= b - 1;
-                    (w * 64 + i as usize) as CpuId
-                })
-            })
-        })
+    #[inline]
+    pub fn iter(&self) -> Iter {
+        Iter { words: self.0, w: 0 }
+    }
+}
+
+/// The members of a [`CpuMask`] in ascending order (a copy of its words, each cleared
+/// bit by bit).
+#[derive(Clone, Debug)]
+pub struct Iter {
+    words: [u64; MAX_CPUS / 64],
+    w: usize,
+}
+
+impl Iterator for Iter {
+    type Item = CpuId;
+
+    #[inline]
+    fn next(&mut self) -> Option<CpuId> {
+        while let Some(bits) = self.words.get_mut(self.w) {
+            if *bits != 0 {
+                let i = bits.trailing_zeros();
+                *bits &= *bits - 1;
+                return Some((self.w * 64 + i as usize) as CpuId);
+            }
+            self.w += 1;
+        }
+        None
     }
 }
 

@@ -29,7 +29,17 @@ pub struct PageTable {
 }
 
 impl PageTable {
+    /// The position of PMD entry `pmd` in `pmds` (or where it would go). VMAs are laid out
+    /// in runs of consecutive PMDs, so the entry is usually at its offset from the first
+    /// one: that position is tried first, then a binary search.
+    #[inline]
     fn find(&self, pmd: u32) -> Result<usize, usize> {
+        if let Some(&(first, _)) = self.pmds.first() {
+            let guess = pmd.wrapping_sub(first) as usize;
+            if self.pmds.get(guess).is_some_and(|(i, _)| *i == pmd) {
+                return Ok(guess);
+            }
+        }
         self.pmds.binary_search_by_key(&pmd, |(i, _)| *i)
     }
 

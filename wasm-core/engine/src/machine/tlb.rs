@@ -20,17 +20,17 @@ pub struct TlbEntry {
     pub dirty: bool,
 }
 
-/// No slot (the end of the LRU list).
+/// No slot (the end of the LRU list, of a bucket's chain, or an empty bucket).
 const NIL: u16 = u16::MAX;
-/// An empty bucket of the index.
-const EMPTY: u64 = u64::MAX;
 
 /// A finite, fully associative TLB with LRU replacement, in O(1) per operation: the
-/// entries sit in fixed slots, an open-addressing index maps `mm << 32 | vpn` to a slot,
-/// and a doubly linked list over the slots keeps them in order of last use (head: least
-/// recently used, the victim; tail: most recent). A lookup hit moves its slot to the tail.
-/// (An earlier version scanned flat arrays of tags and LRU stamps; the two agree on every
-/// hit, miss and victim, which a test checks against that version.)
+/// entries sit in fixed slots, a hash table with chaining (a bucket holds its first slot,
+/// each slot the next one of its bucket) maps `mm << 32 | vpn` to a slot, and a doubly
+/// linked list over the slots keeps them in order of last use (head: least recently
+/// used, the victim; tail: most recent). A lookup hit moves its slot to the tail.
+/// (An earlier version scanned flat arrays of tags and LRU stamps, and a later one used
+/// open addressing with backward-shift deletion; they all agree on every hit, miss and
+/// victim, which a test checks against the scanning version.)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tlb {
     slots: Vec<TlbEntry>,
@@ -41,8 +41,15 @@ pub struct Tlb {
     tail: u16,
     /// Free slots; the lowest is taken first.
     free: Vec<u16>,
-    /// Linear-probing buckets of `(key, slot)`, a power of two at least twice the capacity.
-    index: Vec<(u64, u16)>,
+    /// Each slot's key, `mm << 32 | vpn` (compared on lookup).
+    keys: Vec<u64>,
+    /// The first slot of each hash bucket's chain, or [`NIL`]; a power of two at least
+    /// twice the capacity, so chains stay short.
+    buckets: Vec<u16>,
+    /// Each slot's successor in its bucket's chain, or [`NIL`].
+    chain: Vec<u16>,
+    /// `64 - log2(buckets.len())`: the hash's shift.
+    shift: u32,
     len: usize,
 }
 
@@ -52,7 +59,7 @@ fn key(mm: u16, vpn: u32) -> u64 {
 }
 
 impl Tlb {
-    /// An empty TLB of `capacity` entries (at most 65,535).
+    /// An empty TLB of `capacity` entries (at most 65,534).
     pub fn new(capacity: u32) -> Self {
         let n = capacity.min(u32::from(NIL) - 1) as usize;
         let buckets = (2 * n).next_power_of_two().max(2);
@@ -71,59 +78,57 @@ impl Tlb {
             head: NIL,
             tail: NIL,
             free: (0..n as u16).rev().collect(),
-            index: vec![(EMPTY, NIL); buckets],
+            keys: vec![0; n],
+            buckets: vec![NIL; buckets],
+            chain: vec![NIL; n],
+            shift: 64 - buckets.trailing_zeros(),
             len: 0,
         }
     }
 
     #[inline]
     fn home(&self, k: u64) -> usize {
-        // Fibonacci hashing; the index length is a power of two.
-        let bits = self.index.len().trailing_zeros();
-        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+        // Fibonacci hashing; the bucket count is a power of two.
+        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
-    /// The bucket holding `k`, if any.
+    /// The slot holding `k`, if any.
     #[inline]
-    fn find(&self, k: u64) -> Option<usize> {
-        let mask = self.index.len() - 1;
-        let mut i = self.home(k);
-        loop {
-            match self.index[i].0 {
-                EMPTY => return None,
-                x if x == k => return Some(i),
-                _ => i = (i + 1) & mask,
+    fn find(&self, k: u64) -> Option<u16> {
+        let mut s = self.buckets[self.home(k)];
+        while s != NIL {
+            if self.keys[s as usize] == k {
+                return Some(s);
             }
+            s = self.chain[s as usize];
         }
+        None
     }
 
-    fn index_insert(&mut self, k: u64, slot: u16) {
-        let mask = self.index.len() - 1;
-        let mut i = self.home(k);
-        while self.index[i].0 != EMPTY {
-            i = (i + 1) & mask;
-        }
-        self.index[i] = (k, slot);
+    /// Files slot `s` under key `k`.
+    #[inline]
+    fn hash(&mut self, k: u64, s: u16) {
+        let b = self.home(k);
+        self.keys[s as usize] = k;
+        self.chain[s as usize] = self.buckets[b];
+        self.buckets[b] = s;
     }
 
-    /// Empties bucket `i`, shifting later entries of its probe run back (no tombstones).
-    fn index_remove(&mut self, mut i: usize) {
-        let mask = self.index.len() - 1;
-        let mut j = i;
-        loop {
-            j = (j + 1) & mask;
-            let k = self.index[j].0;
-            if k == EMPTY {
-                break;
+    /// Takes slot `s` out of its bucket's chain.
+    #[inline]
+    fn unhash(&mut self, s: u16) {
+        let b = self.home(self.keys[s as usize]);
+        let after = self.chain[s as usize];
+        if self.buckets[b] == s {
+            self.buckets[b] = after;
+        } else {
+            let mut p = self.buckets[b];
+            while self.chain[p as usize] != s {
+                p = self.chain[p as usize];
             }
-            let h = self.home(k);
-            // The entry at j may fill the hole at i if i lies on its probe path [h, j).
-            if (j.wrapping_sub(h) & mask) >= (j.wrapping_sub(i) & mask) {
-                self.index[i] = self.index[j];
-                i = j;
-            }
+            self.chain[p as usize] = after;
         }
-        self.index[i] = (EMPTY, NIL);
+        self.chain[s as usize] = NIL;
     }
 
     #[inline]
@@ -164,8 +169,7 @@ impl Tlb {
     /// Looks a translation up; a hit becomes the most recently used entry.
     #[inline]
     pub fn lookup(&mut self, mm: u16, vpn: u32) -> Option<TlbEntry> {
-        let b = self.find(key(mm, vpn))?;
-        let s = self.index[b].1;
+        let s = self.find(key(mm, vpn))?;
         self.touch(s);
         Some(self.slots[s as usize])
     }
@@ -181,8 +185,7 @@ impl Tlb {
             dirty,
         };
         let k = key(mm, vpn);
-        if let Some(b) = self.find(k) {
-            let s = self.index[b].1;
+        if let Some(s) = self.find(k) {
             self.slots[s as usize] = e;
             self.touch(s);
             return;
@@ -195,17 +198,14 @@ impl Tlb {
             None if self.head == NIL => return, // a TLB of no entries
             None => {
                 let v = self.head;
-                let old = self.slots[v as usize];
-                if let Some(b) = self.find(key(old.mm, old.vpn)) {
-                    self.index_remove(b);
-                }
+                self.unhash(v);
                 self.unlink(v);
                 v
             }
         };
         self.slots[s as usize] = e;
         self.used[s as usize] = true;
-        self.index_insert(k, s);
+        self.hash(k, s);
         self.push_tail(s);
     }
 
@@ -218,16 +218,23 @@ impl Tlb {
             (start, u64::from(start) + u64::from(pages))
         };
         let mut dropped = 0;
-        for s in 0..self.slots.len() {
-            let e = self.slots[s];
-            if self.used[s] && e.mm == mm && e.vpn >= start && u64::from(e.vpn) < end {
-                if let Some(b) = self.find(key(e.mm, e.vpn)) {
-                    self.index_remove(b);
+        if end - u64::from(start) < self.slots.len() as u64 / 2 {
+            // A few pages (a shootdown of one page is the common case): look each up
+            // instead of scanning every slot. The same entries go either way.
+            for vpn in u64::from(start)..end {
+                let Ok(vpn) = u32::try_from(vpn) else { break };
+                if let Some(s) = self.find(key(mm, vpn)) {
+                    self.drop_slot(s);
+                    dropped += 1;
                 }
-                self.unlink(s as u16);
-                self.used[s] = false;
-                self.free.push(s as u16);
-                dropped += 1;
+            }
+        } else {
+            for s in 0..self.slots.len() {
+                let e = self.slots[s];
+                if self.used[s] && e.mm == mm && e.vpn >= start && u64::from(e.vpn) < end {
+                    self.drop_slot(s as u16);
+                    dropped += 1;
+                }
             }
         }
         if dropped > 0 {
@@ -236,6 +243,15 @@ impl Tlb {
             self.len -= dropped;
         }
         dropped
+    }
+
+    /// Empties slot `s` (the caller keeps `free` in order and `len`).
+    #[inline]
+    fn drop_slot(&mut self, s: u16) {
+        self.unhash(s);
+        self.unlink(s);
+        self.used[s as usize] = false;
+        self.free.push(s);
     }
 
     /// Drops every entry of `mm`.
