@@ -4,15 +4,17 @@
 // box builds objects only for the few TLB lines it draws. Dense machines (more
 // than DENSE_THRESHOLD frames, or TLB slots over all CPUs) draw their frames and
 // TLBs on canvases under the SVG instead (./dense).
-import { memo, useCallback, useMemo, type ReactElement } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState, type ReactElement } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
 import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
 import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, tlbLinesShown } from '../base/machineLayout';
 import { useReducedMotion } from '../base/useReducedMotion';
 import { FRAME_DIRTY, FRAME_LOCKED, frameState, NO_PID, tlbCount, tlbEntries as tlbEntriesOf, windowNote, type TlbEntryView } from '../engine/bulk';
 import type { CpuView, FrameState, IpiView, SimEvent } from '../engine/types';
+import { ENGINE_WINDOW, frameTotal } from '../store/bulkWindow';
 import { useAppStore } from '../store/context';
-import { FrameCanvas, isDense, TlbCanvas } from './dense';
+import { FrameCanvas, isDense, parseIndex, TlbCanvas, WindowPager } from './dense';
+import { findFrame, frameText } from './dense/denseMath';
 import styles from './MachineView.module.css';
 import panel from './Panel.module.css';
 
@@ -228,6 +230,15 @@ export function MachineView() {
     (pfn: number) => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` }),
     [select, selectedPfn],
   );
+  const bulkWindow = useAppStore((s) => s.bulkWindow);
+  const setBulkWindow = useAppStore((s) => s.setBulkWindow);
+  const showPfn = useAppStore((s) => s.showPfn);
+  // The frame gone to with the pager's "Go to pfn".
+  const [goTo, setGoTo] = useState<number | null>(null);
+  // A frame selected elsewhere (a PTE's pfn) that the frame window does not hold: ask for a window that does.
+  useEffect(() => {
+    if (selectedPfn !== null) void showPfn(selectedPfn);
+  }, [selectedPfn, showPfn]);
 
   const topology = summary?.topology;
   // One threshold rule (isDense) for both grids; small machines stay SVG.
@@ -354,8 +365,28 @@ export function MachineView() {
           ))}
         </g>
       </svg>
+      {framesDense && (framesNote || bulkWindow.pfnStart !== 0) && (
+        <WindowPager
+          what="frames"
+          shown={frame.frameWindow}
+          asked={bulkWindow.pfnStart}
+          size={ENGINE_WINDOW}
+          onPage={(start) => void setBulkWindow({ ...bulkWindow, pfnStart: start })}
+          goName="pfn"
+          goPlaceholder="70000"
+          onGo={(text) => {
+            const pfn = parseIndex(text);
+            const total = frameTotal(summary);
+            if (pfn === null || pfn >= total) return `type a pfn from 0 to ${total - 1}`;
+            setGoTo(pfn);
+            void showPfn(pfn);
+            return null;
+          }}
+          found={goTo !== null && findFrame(bulk, goTo) >= 0 ? frameText(bulk, findFrame(bulk, goTo)) : null}
+        />
+      )}
       {framesDense && (
-        <FrameCanvas bulk={bulk} touchedPfns={event?.touched.pfns} hoverPfn={hoverPfn} selectedPfn={selectedPfn} onHoverPfn={setHoverPfn} onSelectPfn={toggleSelect} />
+        <FrameCanvas bulk={bulk} revealPfn={goTo} touchedPfns={event?.touched.pfns} hoverPfn={hoverPfn} selectedPfn={selectedPfn} onHoverPfn={setHoverPfn} onSelectPfn={toggleSelect} />
       )}
       {tlbDense && (
         <TlbCanvas

@@ -21,7 +21,7 @@ function summary(): ScenarioSummary {
     toggles: {},
     params: [],
     chapters: [],
-    totalSteps: 4,
+    totalSteps: 5,
     topology: {
       nodes: [
         { id: 0, cpus: [0], memPages: NODE_PAGES, firstPfn: 0 },
@@ -50,7 +50,7 @@ const ALL_PTES: [number, number][] = [
   ...Array.from({ length: OTHER.pages }, (_, i): [number, number] => [2, OTHER.startVpn + i]),
 ];
 
-/** The events: step 0 touches a PTE in the default window, step 1 one far beyond it (and frame 70,000), step 2 one back in it, step 3 nothing. */
+/** The events: step 0 touches a PTE in the default window, step 1 one far beyond it (and frame 70,000), step 2 one back in it, steps 3 and 4 nothing (4 is the exit). */
 function events(): SimEvent[] {
   const ev = (step: number, ptes: [number, number][], pfns: number[]): SimEvent => ({
     step,
@@ -65,15 +65,17 @@ function events(): SimEvent[] {
     touched: { ptes, pfns, cpus: [] },
     counterDeltas: {},
   });
-  return [ev(0, [[1, BIG.startVpn + 5]], [5]), ev(1, [[1, BIG.startVpn + 90_000]], [70_000]), ev(2, [[1, BIG.startVpn + 10]], [10]), ev(3, [], [])];
+  return [ev(0, [[1, BIG.startVpn + 5]], [5]), ev(1, [[1, BIG.startVpn + 90_000]], [70_000]), ev(2, [[1, BIG.startVpn + 10]], [10]), ev(3, [], []), ev(4, [], [])];
 }
 
 /** A frame for `step` and `window`, built like the engine's: the PTE at index i has pfn i (present), frame p is mapped. */
 function frameFor(step: number, window: FrameWindowRequest | undefined): Frame {
   const pteOffset = window?.pteOffset ?? 0;
   const pfnStart = window?.pfnStart ?? 0;
-  if (pteOffset > TOTAL_PTES) throw new Error(`the frame window starts at PTE ${pteOffset}, but there are only ${TOTAL_PTES}`);
-  const ptes = ALL_PTES.slice(pteOffset, pteOffset + ENGINE_WINDOW);
+  // At the last step every process has exited: no PTEs are left (the summary still lists the VMAs).
+  const all = step === 5 ? [] : ALL_PTES;
+  if (pteOffset > all.length) throw new Error(`the frame window starts at PTE ${pteOffset}, but there are only ${all.length}`);
+  const ptes = all.slice(pteOffset, pteOffset + ENGINE_WINDOW);
   const frames = Array.from({ length: Math.min(ENGINE_WINDOW, 2 * NODE_PAGES - pfnStart) }, (_, i) => pfnStart + i);
   const bulk = packBulk({
     ptePid: ptes.map(([pid]) => pid),
@@ -100,7 +102,7 @@ function frameFor(step: number, window: FrameWindowRequest | undefined): Frame {
     ipis: [],
     counters: {},
     code: null,
-    pteWindow: { total: TOTAL_PTES, offset: pteOffset, count: ptes.length },
+    pteWindow: { total: all.length, offset: pteOffset, count: ptes.length },
     frameWindow: { total: 2 * NODE_PAGES, offset: pfnStart, count: frames.length },
     bulk,
   };
@@ -250,10 +252,25 @@ describe('the store pages the frame window', () => {
     expect(calls.length).toBe(before + 1);
     expect(holdsPte(store.getState().frame, 1, BIG.startVpn + 90_000)).toBe(true);
     expect(findFrame(store.getState().frame!.bulk, 70_000)).toBeGreaterThanOrEqual(0);
+    // Step 3 touched a PTE back in the first window.
+    await store.getState().seek(3);
+    expect(store.getState().bulkWindow.pteOffset).toBe(0);
     // Step 4 touched nothing: the window stays where it is.
+    await store.getState().setBulkWindow({ pteOffset: 0, pfnStart: 9_000 });
     await store.getState().seek(4);
-    expect(calls.at(-1)?.window).toEqual(toFrameWindow(store.getState().bulkWindow));
+    expect(calls.at(-1)).toMatchObject({ step: 4, window: { pfnStart: 9_000 } });
     expect(store.getState().frame?.step).toBe(4);
+  });
+
+  it('falls back to the first PTEs when a step has fewer PTEs than the window asks to skip', async () => {
+    const { store, calls } = await bootedOn({ auto: true, knownEvents: true });
+    await store.getState().setBulkWindow({ pteOffset: 30_000, pfnStart: 9_000 });
+    await store.getState().seek(5);
+    // Refused (no PTEs are left at step 5), then asked again without the PTE offset; the frames stay paged.
+    expect(calls.slice(-2).map((c) => c.window)).toEqual([{ pteOffset: 30_000, pfnStart: 9_000 }, { pfnStart: 9_000 }]);
+    expect(store.getState().step).toBe(5);
+    expect(store.getState().bulkWindow).toEqual({ pteOffset: 0, pfnStart: 9_000 });
+    expect(store.getState().messages).toEqual([]);
   });
 
   it('follows a touched PTE after the frame when the event was not known before it', async () => {

@@ -264,18 +264,19 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
           if (!sameWindow(follow, get().bulkWindow)) set({ bulkWindow: follow });
         }
       }
-      const window = get().bulkWindow;
-      let frame: Frame;
+      const asked = get().bulkWindow;
+      let got: { frame: Frame; window: WindowRequest };
       try {
-        frame = await sim.frameAt(step, toFrameWindow(window));
+        got = await frameIn(sim, step, asked);
       } catch (err) {
         // A simulation replaced meanwhile was freed, which fails its pending calls: nothing to report.
         if (get().sim !== sim) return;
         throw err;
       }
       // A frame of a simulation that was replaced meanwhile is dropped, and so is one for an older window.
-      if (get().sim !== sim || !sameWindow(get().bulkWindow, window)) return;
-      set({ frame, step: frame.step, comparison: null });
+      if (get().sim !== sim || !sameWindow(get().bulkWindow, asked)) return;
+      const { frame } = got;
+      set({ frame, bulkWindow: got.window, step: frame.step, comparison: null });
       const s = get();
       if (needsNewWindow(frame.step, summary.totalSteps, s.eventsWindow)) void windower.request(frame.step);
       // The event was not known before the frame came: follow it now, unless another step was asked for meanwhile.
@@ -286,6 +287,21 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       set((s) => ({ playing: false, targetStep: s.step }));
     },
   );
+
+  /**
+   * The frame at `step` with window `w`, and the window it has. The window is clamped to the
+   * processes' VMAs as the summary lists them, but a step can have fewer PTEs (a process that
+   * exited has none left): when the engine refuses the window, the frame comes with the first PTEs.
+   */
+  const frameIn = async (sim: SimHandle, step: number, w: WindowRequest): Promise<{ frame: Frame; window: WindowRequest }> => {
+    try {
+      return { frame: await sim.frameAt(step, toFrameWindow(w)), window: w };
+    } catch (err) {
+      if (w.pteOffset === 0) throw err;
+      const first = { ...w, pteOffset: 0 };
+      return { frame: await sim.frameAt(step, toFrameWindow(first)), window: first };
+    }
+  };
 
   /** Asks for `frame`'s step again when it touched a PTE or frame outside its window (and no other step is asked for). */
   const refollow = (frame: Frame): void => {
@@ -342,8 +358,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       if (reportClamp && step > total) {
         get().report(`step ${step} is beyond the end of this scenario (${total} steps); showing the last step`);
       }
-      const bulkWindow = clampWindow(built.summary, wantedWindow);
-      const frame = await built.sim.frameAt(clampStep(step, total), toFrameWindow(bulkWindow));
+      const { frame, window: bulkWindow } = await frameIn(built.sim, clampStep(step, total), clampWindow(built.summary, wantedWindow));
       ctx.live();
       const eventsWindow = eventsWindowAt(frame.step, total);
       const eventsComplete = total <= MAX_EVENTS_FETCHED;
