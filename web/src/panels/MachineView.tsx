@@ -47,9 +47,11 @@ interface CpuBoxProps {
   showPid: boolean;
   /** The TLBs are drawn as a dense grid: the box gives the count instead of listing lines. */
   tlbDense: boolean;
+  /** The hovered and selected frames: TLB lines caching them are outlined. */
+  linkedPfns: readonly number[];
 }
 
-function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid, tlbDense }: CpuBoxProps) {
+function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid, tlbDense, linkedPfns }: CpuBoxProps) {
   const m = DEFAULT_METRICS;
   const small = rect.widthPx < 170;
   const fontPx = small ? 12 : 15;
@@ -98,9 +100,14 @@ function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEn
         {cpu.inFunction ? fitText(functionLabel(cpu.inFunction), textWidthPx, fontPx - 1, 0.6) : cpu.task ? 'user mode' : ''}
       </text>
       {slots.map((e, i) => (
-        <text key={i} x={x} y={line(3) + (i + 1) * m.tlbLinePx + 2} fontSize={monoPx} className={e ? styles.tlb : styles.tlbEmpty}>
-          {e ? fitText(tlbText(e), textWidthPx, monoPx, 0.6) : '·'}
-        </text>
+        <g key={i}>
+          {e && linkedPfns.includes(e.pfn) && (
+            <rect x={rect.xPx + 4} y={line(3) + (i + 1) * m.tlbLinePx + 2 - monoPx} width={rect.widthPx - 8} height={monoPx + 5} rx={2} className={styles.tlbLinked} />
+          )}
+          <text x={x} y={line(3) + (i + 1) * m.tlbLinePx + 2} fontSize={monoPx} className={e ? styles.tlb : styles.tlbEmpty}>
+            {e ? fitText(tlbText(e), textWidthPx, monoPx, 0.6) : '·'}
+          </text>
+        </g>
       ))}
       {tlbDense && (
         <text x={x} y={line(3) + m.tlbLinePx + 2} fontSize={monoPx} className={styles.tlbMore}>
@@ -285,6 +292,7 @@ export function MachineView() {
   const bulk = frame.bulk;
   const shownTlb = tlbLinesShown(topology.tlbEntries);
   const framesNote = windowNote(frame.frameWindow, 'frames');
+  const linkedPfns = [hoverPfn, selectedPfn].filter((p): p is number => p !== null);
   const cells: ReactElement[] = [];
   for (let i = 0; !framesDense && i < bulk.framePfn.length; i++) {
     const pfn = bulk.framePfn[i] as number;
@@ -349,7 +357,7 @@ export function MachineView() {
                 const cpu = index === undefined ? undefined : frame.cpus[index];
                 const r = nl.cpus[k];
                 if (!cpu || !r || index === undefined) return null;
-                return <CpuBox key={cpuId} cpu={cpu} tlb={tlbEntriesOf(bulk, index, shownTlb)} tlbTotal={tlbCount(bulk, index)} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} showPid={summary.processes.length > 1} tlbDense={tlbDense} />;
+                return <CpuBox key={cpuId} cpu={cpu} tlb={tlbEntriesOf(bulk, index, shownTlb)} tlbTotal={tlbCount(bulk, index)} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} showPid={summary.processes.length > 1} tlbDense={tlbDense} linkedPfns={linkedPfns} />;
               })}
               <text x={nl.box.xPx + 12} y={nl.memLabelYPx} className={styles.memTitle}>
                 Memory: pfn {n.firstPfn}–{n.firstPfn + n.memPages - 1}
