@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import lzString from 'lz-string';
 import { chromium } from 'playwright-core';
 import { Lab } from './helper.mjs';
 import { startStaticServer } from './server.mjs';
@@ -25,6 +26,136 @@ const LONG_FRAGMENT = `v=1&sc=${LONG_SCENARIO}&step=0`;
 // preparing after several interactions whatever the machine's speed.
 const LONGER_FRAGMENT = `v=1&sc=${LONG_SCENARIO}&p.accesses=150000&step=0`;
 const LONG_LABEL = LONG_SCENARIO;
+
+// Custom scenarios, opened through a link (s=): a VMA of 100,000 pages on a machine of 80,000
+// frames, both more than one frame window (65,536) holds. The thread runs on node 1, whose frames
+// (pfn 70,000 on) are all beyond the first window too.
+const BIG_VMA = `format = 1
+id = "big-vma"
+title = "A VMA bigger than one frame window"
+
+[machine]
+tlb_entries = 8
+[[machine.node]]
+cpus = [0]
+mem_pages = 70000
+[[machine.node]]
+cpus = [1]
+mem_pages = 10000
+
+[[process]]
+name = "big"
+[[process.vma]]
+name = "heap"
+pages = 100000
+[[process.thread]]
+cpu = 1
+ops = [
+  { op = "access", vma = "heap", page = 3 },
+  { op = "access", vma = "heap", page = 70000, write = true },
+  { op = "access", vma = "heap", page = 90000 },
+]
+`;
+// Mixed dense and small views: a page table of 2,048 PTEs (a canvas) over 128 frames and 2 × 8 TLB slots (SVG) ...
+const DENSE_PTES_SMALL_MACHINE = `format = 1
+id = "dense-ptes-small-machine"
+title = "A dense page table on a small machine"
+
+[machine]
+tlb_entries = 8
+[[machine.node]]
+cpus = [0]
+mem_pages = 64
+[[machine.node]]
+cpus = [1]
+mem_pages = 64
+
+[[process]]
+name = "sparse"
+[[process.vma]]
+name = "heap"
+pages = 2048
+[[process.thread]]
+cpu = 0
+ops = [
+  { op = "access", vma = "heap", page = 0, write = true },
+  { op = "access", vma = "heap", page = 1 },
+  { op = "access", vma = "heap", page = 2 },
+]
+`;
+// ... and the other way round: 8 PTEs (HTML rows) on 2,048 frames and 16 × 64 TLB slots (canvases).
+const SMALL_PTES_DENSE_MACHINE = `format = 1
+id = "small-ptes-dense-machine"
+title = "A small page table on a dense machine"
+
+[machine]
+tlb_entries = 64
+[[machine.node]]
+cpus = [0, 1, 2, 3, 4, 5, 6, 7]
+mem_pages = 1024
+[[machine.node]]
+cpus = [8, 9, 10, 11, 12, 13, 14, 15]
+mem_pages = 1024
+
+[[process]]
+name = "small"
+[[process.vma]]
+name = "heap"
+pages = 8
+[[process.thread]]
+cpu = 0
+ops = [
+  { op = "access", vma = "heap", page = 0, write = true },
+  { op = "access", vma = "heap", page = 1 },
+  { op = "access", vma = "heap", page = 2 },
+]
+`;
+
+/** The fragment of a link to a custom scenario at `step`. */
+function customFragment(text, step) {
+  return `v=1&s=${lzString.compressToEncodedURIComponent(text)}&step=${step}`;
+}
+
+/** The step before a run's last thread exits (its mappings are gone after that): the frame after its last access. */
+function stepBeforeExit(sim) {
+  const total = sim.summary().totalSteps;
+  const events = sim.events(0, total);
+  const exit = events.findIndex((e) => /exit/.test(e.kind));
+  assert.ok(exit > 0, 'the run ends with an exit');
+  return exit;
+}
+
+const PTE_KIND_LABELS = ['none', 'present', 'PROT_NONE', 'migration'];
+
+/** The engine's PTE (pid, vpn) at `step`, described as the PTE grid's tooltip describes it. */
+function pteTextAt(sim, step, pid, vpn, index) {
+  sim.seek(step);
+  const f = sim.frame({ pteOffset: index, pteCount: 1, pfnCount: 0 });
+  assert.equal(f.bulk.ptePid[0], pid);
+  assert.equal(f.bulk.pteVpn[0], vpn);
+  const flags = f.bulk.pteFlags[0];
+  const bits = [
+    [flags & 4, 'writable'],
+    [flags & 8, 'dirty'],
+    [flags & 16, 'accessed'],
+  ]
+    .filter(([on]) => on)
+    .map(([, name]) => name)
+    .join(', ');
+  const target = (flags & 3) === 0 ? '' : ` → pfn 0x${f.bulk.ptePfn[0].toString(16)}`;
+  return { text: `pid ${pid} vpn 0x${vpn.toString(16)}${target}: ${PTE_KIND_LABELS[flags & 3]}${bits ? `; ${bits}` : ''}`, pfn: f.bulk.ptePfn[0], flags };
+}
+
+/** Red, green, blue of the pixel at (x, y) CSS pixels of a canvas. */
+async function canvasPixel(canvas, x, y) {
+  return canvas.evaluate(
+    (c, [px, py]) => {
+      const dpr = c.width / c.getBoundingClientRect().width;
+      return [...c.getContext('2d').getImageData(Math.round(px * dpr), Math.round(py * dpr), 1, 1).data].slice(0, 3);
+    },
+    [x, y],
+  );
+}
 
 // The engine's own wasm package, run in Node, is the oracle for counters and
 // cause chains (its headless runCounters equals `mmviz run --json`, which
@@ -546,6 +677,146 @@ describe('mmviz lab', () => {
     await lab.page.waitForFunction(() => /: [1-9][\d,]* entries/.test(document.querySelector('[data-testid="tlb-canvas"]')?.getAttribute('aria-label') ?? ''));
     await tlb.evaluate((e) => e.scrollIntoView({ block: 'center' }));
     await lab.screenshot('29e-dense-later');
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  it('pages the page table and the frame grid beyond their first window: a PTE and a frame past 65,536 are drawn with their real state', async () => {
+    const sim = new wasm.Simulation(BIG_VMA, {}, {});
+    const step = stepBeforeExit(sim);
+    const heap = sim.summary().processes[0].vmas[0];
+    const page = 70_000;
+    const vpn = heap.startVpn + page;
+    const pte = pteTextAt(sim, step, 1, vpn, page);
+    assert.equal(pte.flags & 3, 1, 'the PTE is present at that step');
+    sim.free();
+    assert.ok(pte.pfn >= 65_536, `its frame ${pte.pfn} is beyond the first frame window too`);
+
+    const lab = await newLab();
+    await lab.openScenario(undefined, customFragment(BIG_VMA, step));
+    await lab.waitForStep(step);
+    // The pointer stays on the (sticky) header and the controls are used from the keyboard: a pointer left over
+    // a grid as the page scrolls would move the grid's cursor away from the cell gone to.
+    await lab.page.mouse.move(0, 0);
+    const ptePager = lab.page.getByRole('group', { name: 'Window of PTEs' });
+    const framePager = lab.page.getByRole('group', { name: 'Window of frames' });
+    // The step touched the PTE of page 90,000: the window followed it.
+    await ptePager.getByText('PTEs 34,465–100,000 of 100,000').waitFor({ timeout: 10_000 });
+    // Back to the first window: the PTE of page 70,000 is not in it.
+    await ptePager.getByRole('button', { name: 'Earlier PTEs' }).press('Enter');
+    await ptePager.getByText('PTEs 1–65,536 of 100,000').waitFor({ timeout: 10_000 });
+    // Go to it: the window moves, the grid's cursor is on it and its tooltip gives the engine's state.
+    await ptePager.getByLabel('Go to vpn').fill(`0x${vpn.toString(16)}`);
+    await ptePager.getByLabel('Go to vpn').press('Enter');
+    await ptePager.getByRole('status').getByText(pte.text, { exact: true }).waitFor({ timeout: 10_000 });
+    assert.match((await ptePager.textContent()) ?? '', /PTEs 34,465–100,000 of 100,000/);
+    const tip = lab.page.getByTestId('pte-canvas-1-tooltip');
+    assert.equal(await tip.textContent(), pte.text);
+    assert.equal(await lab.page.getByText(/outside the (frame's )?PTE window/).count(), 0, 'no row or cell is outside the window');
+    assert.match((await lab.page.getByRole('img', { name: /PTEs of pid 1/ }).getAttribute('aria-label')) ?? '', /PTEs 34,465–100,000 of 100,000 in this window/);
+    await lab.screenshot('30a-pte-beyond-first-window');
+    // The frames: back to the first window, then select the PTE (Enter on the grid): the frame window follows the selected frame.
+    await framePager.getByRole('button', { name: 'Earlier frames' }).press('Enter');
+    await framePager.getByText('frames 1–65,536 of 80,000').waitFor({ timeout: 10_000 });
+    await lab.page.getByTestId('pte-canvas-1').focus();
+    await lab.page.keyboard.press('Enter');
+    await framePager.getByText('frames 14,465–80,000 of 80,000').waitFor({ timeout: 10_000 });
+    const node1 = lab.page.getByTestId('frame-canvas-1');
+    await lab.page.waitForFunction((pfn) => document.querySelector('[data-testid="frame-canvas-1"]')?.getAttribute('data-linked')?.split(' ').includes(String(pfn)), pte.pfn);
+    // Go to that frame: its tooltip says who maps it.
+    await framePager.getByLabel('Go to pfn').fill(String(pte.pfn));
+    await framePager.getByLabel('Go to pfn').press('Enter');
+    const frameText = new RegExp(`^pfn 0x${pte.pfn.toString(16)} \\(${pte.pfn}\\), node 1: mapped by pid 1 vpn 0x${vpn.toString(16)}`);
+    await lab.page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid="frame-canvas-1-tooltip"]')?.textContent ?? ''), frameText.source);
+    assert.match((await framePager.getByRole('status').textContent()) ?? '', frameText);
+    await node1.evaluate((e) => e.scrollIntoView({ block: 'center' }));
+    await lab.screenshot('30b-frame-beyond-first-window');
+    // Stepping keeps the windows (the step before touched nothing outside them) and the transport answers.
+    await lab.stepBack();
+    assert.match((await ptePager.textContent()) ?? '', /PTEs 34,465–100,000 of 100,000/);
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  it('hover and selection link a dense (canvas) page table with a small (SVG) machine, and a small page table with dense frames and TLBs', async () => {
+    // A canvas page table, SVG frames.
+    let sim = new wasm.Simulation(DENSE_PTES_SMALL_MACHINE, {}, {});
+    let step = stepBeforeExit(sim);
+    const startVpn = sim.summary().processes[0].vmas[0].startVpn;
+    sim.free();
+    const lab = await newLab();
+    await lab.openScenario(undefined, customFragment(DENSE_PTES_SMALL_MACHINE, step));
+    await lab.waitForStep(step);
+    const pteCanvas = lab.page.getByTestId('pte-canvas-1');
+    assert.equal(await pteCanvas.evaluate((e) => e.tagName), 'CANVAS');
+    assert.equal(await lab.page.locator('[data-testid^="frame-canvas"], [data-testid="tlb-canvas"]').count(), 0, 'frames and TLBs are SVG');
+    const frameCell = (re) => lab.page.locator('svg g').filter({ has: lab.page.locator(':scope > title', { hasText: re }) });
+    const heapFrame = frameCell(new RegExp(`^pfn \\d+ .*mapped by pid 1 vpn 0x${startVpn.toString(16)}(,|$)`));
+    assert.equal(await heapFrame.count(), 1, 'one frame maps the heap\'s first page');
+    // The left edge of the linked ring of PTE cell 0 (the grid is padded by 7 px; the ring is 4 px out).
+    await pteCanvas.scrollIntoViewIfNeeded();
+    const ringBefore = await canvasPixel(pteCanvas, 3, 10);
+    // Hover the SVG frame: the PTE that maps it gets a ring on the canvas.
+    await heapFrame.locator('rect').first().hover();
+    await lab.page.waitForFunction((v) => document.querySelector('[data-testid="pte-canvas-1"]')?.getAttribute('data-linked') === v, `0x${startVpn.toString(16)}`);
+    const ringAfter = await canvasPixel(pteCanvas, 3, 10);
+    assert.ok(Math.max(...ringBefore) > 200 && Math.max(...ringAfter) < 100, `the ring is drawn (pixel ${ringBefore} before, ${ringAfter} while hovered)`);
+    await lab.screenshot('31a-svg-frame-hover-links-pte-canvas', { fullPage: true });
+    // Hover PTE cell 0 on the canvas: the SVG frame it maps is highlighted; a click keeps it.
+    await pteCanvas.scrollIntoViewIfNeeded();
+    const pb = await pteCanvas.boundingBox();
+    assert.ok(pb);
+    await lab.page.mouse.move(pb.x + 9, pb.y + 9);
+    const tip = lab.page.getByTestId('pte-canvas-1-tooltip');
+    await tip.waitFor({ timeout: 5_000 });
+    const m = new RegExp(`^pid 1 vpn 0x${startVpn.toString(16)} → pfn 0x([0-9a-f]+): present`).exec((await tip.textContent()) ?? '');
+    assert.ok(m, `tooltip ${await tip.textContent()}`);
+    const pfn = parseInt(m[1], 16);
+    const target = frameCell(new RegExp(`^pfn ${pfn} \\(`));
+    await lab.page.waitForFunction((p) => [...document.querySelectorAll('svg g > title')].some((t) => t.textContent?.startsWith(`pfn ${p} (`) && t.parentElement?.querySelector('rect[class*="highlightFrame"]')), pfn);
+    // ... and so is the SVG TLB line caching it (CPU 0's, which made the access).
+    assert.equal(await lab.page.locator('svg rect[class*="tlbLinked"]').count(), 1, 'one TLB line caches that frame');
+    await lab.screenshot('31b-pte-canvas-hover-links-svg-frame', { fullPage: true });
+    await lab.page.mouse.click(pb.x + 9, pb.y + 9);
+    await lab.page.mouse.move(0, 0);
+    assert.equal(await target.locator('rect[class*="highlightFrame"]').count(), 1, 'the selected frame stays highlighted');
+    assert.equal(await pteCanvas.getAttribute('data-linked'), `0x${startVpn.toString(16)}`);
+
+    // HTML page-table rows, canvas frames and TLBs.
+    sim = new wasm.Simulation(SMALL_PTES_DENSE_MACHINE, {}, {});
+    step = stepBeforeExit(sim);
+    sim.free();
+    await lab.openScenario(undefined, customFragment(SMALL_PTES_DENSE_MACHINE, step));
+    await lab.waitForStep(step);
+    assert.equal(await lab.page.locator('[data-testid^="pte-canvas"]').count(), 0, 'the page table is rows');
+    const pfnButton = lab.page.getByRole('button', { name: /^pfn \d+ on node \d+: highlight the frame$/ }).first();
+    const [, p, node] = /^pfn (\d+) on node (\d+)/.exec((await pfnButton.getAttribute('aria-label')) ?? '') ?? [];
+    assert.ok(p !== undefined, 'a pfn button');
+    const frameCanvas = lab.page.getByTestId(`frame-canvas-${node}`);
+    assert.equal(await frameCanvas.evaluate((e) => e.tagName), 'CANVAS');
+    // Hover the row's pfn: the frame canvas rings it.
+    await pfnButton.hover();
+    await lab.page.waitForFunction(([n, v]) => document.querySelector(`[data-testid="frame-canvas-${n}"]`)?.getAttribute('data-linked') === v, [node, p]);
+    await frameCanvas.evaluate((e) => e.scrollIntoView({ block: 'center' }));
+    await pfnButton.hover();
+    await lab.screenshot('31c-pte-row-hover-links-frame-canvas', { fullPage: true });
+    // Hover that frame on the canvas (found with the keyboard cursor, then pointed at): its PTE row is highlighted.
+    await lab.page.mouse.move(0, 0);
+    await lab.page.waitForFunction(() => !document.querySelector('tr[class*="_linked_"]'));
+    const firstPfn = Number((/pfn (\d+)–/.exec((await frameCanvas.getAttribute('aria-label')) ?? '') ?? [])[1]);
+    await frameCanvas.focus();
+    await lab.page.keyboard.press('Home');
+    for (let i = 0; i < Number(p) - firstPfn; i++) await lab.page.keyboard.press('ArrowRight');
+    const cursor = frameCanvas.locator('xpath=..').locator('[class*="_cursor_"]');
+    const cb = await cursor.boundingBox();
+    assert.ok(cb, 'the grid cursor is shown');
+    await frameCanvas.blur();
+    await lab.page.mouse.move(cb.x + cb.width / 2, cb.y + cb.height / 2);
+    assert.match((await lab.page.getByTestId(`frame-canvas-${node}-tooltip`).textContent()) ?? '', new RegExp(`^pfn 0x[0-9a-f]+ \\(${p}\\), node ${node}: mapped by pid 1`));
+    const linkedRow = lab.page.locator('tr[class*="_linked_"]');
+    await linkedRow.waitFor({ timeout: 5_000 });
+    assert.equal(await linkedRow.getByRole('button', { name: new RegExp(`^pfn ${p} on node`) }).count(), 1, 'the row of that pfn');
+    await lab.screenshot('31d-frame-canvas-hover-links-pte-row', { fullPage: true });
     assert.deepEqual(await lab.alerts(), []);
     await lab.page.close();
   });

@@ -4,15 +4,17 @@
 // box builds objects only for the few TLB lines it draws. Dense machines (more
 // than DENSE_THRESHOLD frames, or TLB slots over all CPUs) draw their frames and
 // TLBs on canvases under the SVG instead (./dense).
-import { memo, useCallback, useMemo, type ReactElement } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState, type ReactElement } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
 import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
 import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, tlbLinesShown } from '../base/machineLayout';
 import { useReducedMotion } from '../base/useReducedMotion';
 import { FRAME_DIRTY, FRAME_LOCKED, frameState, NO_PID, tlbCount, tlbEntries as tlbEntriesOf, windowNote, type TlbEntryView } from '../engine/bulk';
 import type { CpuView, FrameState, IpiView, SimEvent } from '../engine/types';
+import { ENGINE_WINDOW, frameTotal } from '../store/bulkWindow';
 import { useAppStore } from '../store/context';
-import { FrameCanvas, isDense, TlbCanvas } from './dense';
+import { FrameCanvas, isDense, parseIndex, TlbCanvas, WindowPager } from './dense';
+import { findFrame, frameText } from './dense/denseMath';
 import styles from './MachineView.module.css';
 import panel from './Panel.module.css';
 
@@ -45,9 +47,11 @@ interface CpuBoxProps {
   showPid: boolean;
   /** The TLBs are drawn as a dense grid: the box gives the count instead of listing lines. */
   tlbDense: boolean;
+  /** The hovered and selected frames: TLB lines caching them are outlined. */
+  linkedPfns: readonly number[];
 }
 
-function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid, tlbDense }: CpuBoxProps) {
+function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid, tlbDense, linkedPfns }: CpuBoxProps) {
   const m = DEFAULT_METRICS;
   const small = rect.widthPx < 170;
   const fontPx = small ? 12 : 15;
@@ -96,9 +100,14 @@ function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEn
         {cpu.inFunction ? fitText(functionLabel(cpu.inFunction), textWidthPx, fontPx - 1, 0.6) : cpu.task ? 'user mode' : ''}
       </text>
       {slots.map((e, i) => (
-        <text key={i} x={x} y={line(3) + (i + 1) * m.tlbLinePx + 2} fontSize={monoPx} className={e ? styles.tlb : styles.tlbEmpty}>
-          {e ? fitText(tlbText(e), textWidthPx, monoPx, 0.6) : '·'}
-        </text>
+        <g key={i}>
+          {e && linkedPfns.includes(e.pfn) && (
+            <rect x={rect.xPx + 4} y={line(3) + (i + 1) * m.tlbLinePx + 2 - monoPx} width={rect.widthPx - 8} height={monoPx + 5} rx={2} className={styles.tlbLinked} />
+          )}
+          <text x={x} y={line(3) + (i + 1) * m.tlbLinePx + 2} fontSize={monoPx} className={e ? styles.tlb : styles.tlbEmpty}>
+            {e ? fitText(tlbText(e), textWidthPx, monoPx, 0.6) : '·'}
+          </text>
+        </g>
       ))}
       {tlbDense && (
         <text x={x} y={line(3) + m.tlbLinePx + 2} fontSize={monoPx} className={styles.tlbMore}>
@@ -228,6 +237,15 @@ export function MachineView() {
     (pfn: number) => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` }),
     [select, selectedPfn],
   );
+  const bulkWindow = useAppStore((s) => s.bulkWindow);
+  const setBulkWindow = useAppStore((s) => s.setBulkWindow);
+  const showPfn = useAppStore((s) => s.showPfn);
+  // The frame gone to with the pager's "Go to pfn".
+  const [goTo, setGoTo] = useState<number | null>(null);
+  // A frame selected elsewhere (a PTE's pfn) that the frame window does not hold: ask for a window that does.
+  useEffect(() => {
+    if (selectedPfn !== null) void showPfn(selectedPfn);
+  }, [selectedPfn, showPfn]);
 
   const topology = summary?.topology;
   // One threshold rule (isDense) for both grids; small machines stay SVG.
@@ -274,6 +292,7 @@ export function MachineView() {
   const bulk = frame.bulk;
   const shownTlb = tlbLinesShown(topology.tlbEntries);
   const framesNote = windowNote(frame.frameWindow, 'frames');
+  const linkedPfns = [hoverPfn, selectedPfn].filter((p): p is number => p !== null);
   const cells: ReactElement[] = [];
   for (let i = 0; !framesDense && i < bulk.framePfn.length; i++) {
     const pfn = bulk.framePfn[i] as number;
@@ -338,7 +357,7 @@ export function MachineView() {
                 const cpu = index === undefined ? undefined : frame.cpus[index];
                 const r = nl.cpus[k];
                 if (!cpu || !r || index === undefined) return null;
-                return <CpuBox key={cpuId} cpu={cpu} tlb={tlbEntriesOf(bulk, index, shownTlb)} tlbTotal={tlbCount(bulk, index)} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} showPid={summary.processes.length > 1} tlbDense={tlbDense} />;
+                return <CpuBox key={cpuId} cpu={cpu} tlb={tlbEntriesOf(bulk, index, shownTlb)} tlbTotal={tlbCount(bulk, index)} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} showPid={summary.processes.length > 1} tlbDense={tlbDense} linkedPfns={linkedPfns} />;
               })}
               <text x={nl.box.xPx + 12} y={nl.memLabelYPx} className={styles.memTitle}>
                 Memory: pfn {n.firstPfn}–{n.firstPfn + n.memPages - 1}
@@ -354,8 +373,28 @@ export function MachineView() {
           ))}
         </g>
       </svg>
+      {framesDense && (framesNote || bulkWindow.pfnStart !== 0) && (
+        <WindowPager
+          what="frames"
+          shown={frame.frameWindow}
+          asked={bulkWindow.pfnStart}
+          size={ENGINE_WINDOW}
+          onPage={(start) => void setBulkWindow({ ...bulkWindow, pfnStart: start })}
+          goName="pfn"
+          goPlaceholder="70000"
+          onGo={(text) => {
+            const pfn = parseIndex(text);
+            const total = frameTotal(summary);
+            if (pfn === null || pfn >= total) return `type a pfn from 0 to ${total - 1}`;
+            setGoTo(pfn);
+            void showPfn(pfn);
+            return null;
+          }}
+          found={goTo !== null && findFrame(bulk, goTo) >= 0 ? frameText(bulk, findFrame(bulk, goTo)) : null}
+        />
+      )}
       {framesDense && (
-        <FrameCanvas bulk={bulk} touchedPfns={event?.touched.pfns} hoverPfn={hoverPfn} selectedPfn={selectedPfn} onHoverPfn={setHoverPfn} onSelectPfn={toggleSelect} />
+        <FrameCanvas bulk={bulk} revealPfn={goTo} touchedPfns={event?.touched.pfns} hoverPfn={hoverPfn} selectedPfn={selectedPfn} onHoverPfn={setHoverPfn} onSelectPfn={toggleSelect} />
       )}
       {tlbDense && (
         <TlbCanvas

@@ -3,12 +3,14 @@
 // It reads the frame's bulk arrays and builds objects only for the rows shown.
 // Dense page tables (more than DENSE_THRESHOLD PTEs in the frame) are drawn as
 // canvas grids instead (./dense PteCanvas), with the same hover/select linking.
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { formatHex } from '../base/format';
 import { findPte, pteAt, windowNote, type FrameBulk } from '../engine/bulk';
 import type { NodeInfo, ProcessInfo, PteView, VmaInfo } from '../engine/types';
+import { ENGINE_WINDOW, pteIndex } from '../store/bulkWindow';
 import { useAppStore } from '../store/context';
-import { isDense, PteCanvas } from './dense';
+import { isDense, parseIndex, PteCanvas, WindowPager } from './dense';
+import { pteText } from './dense/denseMath';
 import styles from './PageTableView.module.css';
 import panel from './Panel.module.css';
 
@@ -76,10 +78,12 @@ interface VmaTableProps {
   selectedPfn: number | null;
   setHoverPfn: (pfn: number | null) => void;
   toggleSelectPfn: (pfn: number) => void;
+  /** Asks for a frame window that holds the PTE (pid, vpn): rows outside the frame's window call it. */
+  showPte: (pid: number, vpn: number) => void;
 }
 
 /** One VMA's PTEs; big VMAs show a window that follows the PTE the current step touched. */
-function VmaTable({ proc, vma, bulk, touchedPtes, nodes, touched, hoverPfn, selectedPfn, setHoverPfn, toggleSelectPfn }: VmaTableProps) {
+function VmaTable({ proc, vma, bulk, touchedPtes, nodes, touched, hoverPfn, selectedPfn, setHoverPfn, toggleSelectPfn, showPte }: VmaTableProps) {
   const total = vma.pages;
   const big = total > PTE_WINDOW;
   const [start, setStart] = useState(0);
@@ -93,6 +97,11 @@ function VmaTable({ proc, vma, bulk, touchedPtes, nodes, touched, hoverPfn, sele
   const first = big ? Math.min(start, Math.max(0, total - PTE_WINDOW)) : 0;
   const visible = vmaRows(proc.pid, vma, bulk, first, big ? PTE_WINDOW : total);
   const outside = visible.filter((r) => r.pte === null).length;
+  // Rows shown that the frame's PTE window does not hold: ask for a window that does.
+  const firstOutside = visible.find((r) => r.pte === null)?.vpn ?? null;
+  useEffect(() => {
+    if (firstOutside !== null) showPte(proc.pid, firstOutside);
+  }, [firstOutside, proc.pid, showPte]);
   return (
     <div className={styles.vma}>
       <table className={styles.table}>
@@ -198,6 +207,13 @@ export function PageTableView() {
   const hoverPfn = useAppStore((s) => s.hoverPfn);
   const setHoverPfn = useAppStore((s) => s.setHoverPfn);
   const select = useAppStore((s) => s.select);
+  const bulkWindow = useAppStore((s) => s.bulkWindow);
+  const setBulkWindow = useAppStore((s) => s.setBulkWindow);
+  const storeShowPte = useAppStore((s) => s.showPte);
+  const showPte = useCallback((pid: number, vpn: number): void => void storeShowPte(pid, vpn), [storeShowPte]);
+  // The PTE gone to with the pager's "Go to vpn", and the process it is looked for in.
+  const [goTo, setGoTo] = useState<{ pid: number; vpn: number } | null>(null);
+  const [goPid, setGoPid] = useState<number | null>(null);
   const selectedPfn = selection?.object.startsWith('pfn-') ? Number(selection.object.slice(4)) : null;
   // Stable while the selection is: the dense grids redraw only their overlays on hover.
   const toggleSelectPfn = useCallback(
@@ -209,6 +225,16 @@ export function PageTableView() {
   const touched = new Set(touchedPtes.map(([pid, vpn]) => `${pid}:${vpn}`));
   const note = windowNote(frame.pteWindow, 'PTEs');
   const dense = isDense(frame.bulk.ptePid.length);
+  const pid = goPid ?? summary.processes[0]?.pid ?? 1;
+  const onGo = (text: string): string | null => {
+    const vpn = parseIndex(text);
+    if (vpn === null) return 'type a vpn, e.g. 0x7f000';
+    if (pteIndex(summary, pid, vpn) < 0) return `no VMA of pid ${pid} holds vpn ${formatHex(vpn)}`;
+    setGoTo({ pid, vpn });
+    showPte(pid, vpn);
+    return null;
+  };
+  const goneTo = goTo ? findPte(frame.bulk, goTo.pid, goTo.vpn) : -1;
 
   return (
     <section className={panel.panel} aria-labelledby="pt-title">
@@ -223,8 +249,32 @@ export function PageTableView() {
           {note} (the frame holds a window of the page tables{dense ? '' : '; rows outside it say so'})
         </p>
       )}
+      {dense && (note || bulkWindow.pteOffset !== 0) && (
+        <WindowPager
+          what="PTEs"
+          shown={frame.pteWindow}
+          asked={bulkWindow.pteOffset}
+          size={ENGINE_WINDOW}
+          onPage={(start) => void setBulkWindow({ ...bulkWindow, pteOffset: start })}
+          goName="vpn"
+          goPlaceholder="0x7f000"
+          onGo={onGo}
+          found={goneTo >= 0 ? pteText(frame.bulk, goneTo) : null}
+        >
+          {summary.processes.length > 1 && (
+            <select aria-label="pid" value={pid} onChange={(e) => setGoPid(Number(e.target.value))}>
+              {summary.processes.map((p) => (
+                <option key={p.pid} value={p.pid}>
+                  pid {p.pid} {p.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </WindowPager>
+      )}
       {dense ? (
         <PteCanvas
+          reveal={goTo}
           bulk={frame.bulk}
           window={frame.pteWindow}
           processes={summary.processes}
@@ -250,6 +300,7 @@ export function PageTableView() {
                 selectedPfn={selectedPfn}
                 setHoverPfn={setHoverPfn}
                 toggleSelectPfn={toggleSelectPfn}
+                showPte={showPte}
               />
             )),
           )}

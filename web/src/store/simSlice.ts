@@ -15,8 +15,9 @@ import { fnv1a32Hex } from '../base/hash';
 import { LatestOnly } from '../base/latest';
 import { CancelledError, cancelledBy, errorMessage, isCancelled, type SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
-import type { Frame, PatchInfo, ScenarioSummary, ToggleValue } from '../engine/types';
+import type { Frame, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
 import { urlToState, type ScenarioRef } from '../share/url';
+import { clampWindow, DEFAULT_WINDOW_REQUEST, followTouched, sameWindow, toFrameWindow, windowForPfn, windowForPte, type WindowRequest } from './bulkWindow';
 import type { AppState, OpenRequest, SimSlice } from './types';
 
 /** The scenario opened when nothing else is asked for. */
@@ -40,6 +41,12 @@ export function needsNewWindow(step: number, total: number, window: { from: numb
   if (total <= MAX_EVENTS_FETCHED) return false;
   const margin = Math.floor(size / 4);
   return (window.from > 0 && step < window.from + margin) || (window.to < total && step >= window.to - margin) || step < window.from || step >= window.to;
+}
+
+/** The event whose frame is `step` (the event of step - 1) when the fetched events hold it, else null. */
+export function eventBefore(s: { events: readonly SimEvent[]; eventsWindow: { from: number } }, step: number): SimEvent | null {
+  const e = s.events[step - 1 - s.eventsWindow.from];
+  return e && e.step === step - 1 ? e : null;
 }
 
 /** Clamps a step into 0..=total. */
@@ -239,30 +246,82 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     return get().scenarios.find((s) => s.id === ref.id)?.text ?? null;
   };
 
-  // Seeks: one frame request in flight at a time, for the latest step asked for.
+  // Seeks: one frame request in flight at a time, for the latest step asked for, with the window
+  // asked for last (bulkWindow.ts). A step that touches a PTE or frame outside the window moves
+  // it first (when its event is known) or asks again right after (when it is not); a frame for a
+  // window that was replaced meanwhile is dropped (the new window's request follows).
   const seeker = new LatestOnly<number>(
     async (wanted) => {
       const { sim, summary } = get();
       if (!sim || !summary) return;
-      let frame: Frame;
+      const step = clampStep(wanted, summary.totalSteps);
+      // Only a new step follows what it touched: paging at the same step keeps the window paged to.
+      const moved = get().frame?.step !== step;
+      if (moved) {
+        const known = eventBefore(get(), step);
+        if (known) {
+          const follow = followTouched(summary, get().bulkWindow, known.touched);
+          if (!sameWindow(follow, get().bulkWindow)) set({ bulkWindow: follow });
+        }
+      }
+      const asked = get().bulkWindow;
+      let got: { frame: Frame; window: WindowRequest };
       try {
-        frame = await sim.frameAt(clampStep(wanted, summary.totalSteps));
+        got = await frameIn(sim, step, asked);
       } catch (err) {
         // A simulation replaced meanwhile was freed, which fails its pending calls: nothing to report.
         if (get().sim !== sim) return;
         throw err;
       }
-      // A frame of a simulation that was replaced meanwhile is dropped.
-      if (get().sim !== sim) return;
-      set({ frame, step: frame.step, comparison: null });
+      // A frame of a simulation that was replaced meanwhile is dropped, and so is one for an older window.
+      if (get().sim !== sim || !sameWindow(get().bulkWindow, asked)) return;
+      const { frame } = got;
+      set({ frame, bulkWindow: got.window, step: frame.step, comparison: null });
       const s = get();
       if (needsNewWindow(frame.step, summary.totalSteps, s.eventsWindow)) void windower.request(frame.step);
+      // The event was not known before the frame came: follow it now, unless another step was asked for meanwhile.
+      if (moved) refollow(frame);
     },
     (err) => {
       get().report(`The simulation failed: ${errorMessage(err)}`);
       set((s) => ({ playing: false, targetStep: s.step }));
     },
   );
+
+  /**
+   * The frame at `step` with window `w`, and the window it has. The window is clamped to the
+   * processes' VMAs as the summary lists them, but a step can have fewer PTEs (a process that
+   * exited has none left): when the engine refuses the window, the frame comes with the first PTEs.
+   */
+  const frameIn = async (sim: SimHandle, step: number, w: WindowRequest): Promise<{ frame: Frame; window: WindowRequest }> => {
+    try {
+      return { frame: await sim.frameAt(step, toFrameWindow(w)), window: w };
+    } catch (err) {
+      if (w.pteOffset === 0) throw err;
+      const first = { ...w, pteOffset: 0 };
+      return { frame: await sim.frameAt(step, toFrameWindow(first)), window: first };
+    }
+  };
+
+  /** Asks for `frame`'s step again when it touched a PTE or frame outside its window (and no other step is asked for). */
+  const refollow = (frame: Frame): void => {
+    const s = get();
+    if (!s.summary || s.targetStep !== frame.step) return;
+    const follow = followTouched(s.summary, s.bulkWindow, frame.event?.touched);
+    if (sameWindow(follow, s.bulkWindow)) return;
+    set({ bulkWindow: follow });
+    void seeker.request(frame.step);
+  };
+
+  /** Moves the window (clamped to the run) and asks for the current step's frame with it. */
+  const moveWindow = (w: WindowRequest): Promise<void> => {
+    const { sim, summary, bulkWindow, targetStep } = get();
+    if (!sim || !summary) return Promise.resolve();
+    const next = clampWindow(summary, w);
+    if (sameWindow(next, bulkWindow)) return Promise.resolve();
+    set({ bulkWindow: next });
+    return seeker.request(targetStep);
+  };
 
   // Long runs: the events window follows the step shown, one fetch at a time.
   const windower = new LatestOnly<number>(
@@ -292,13 +351,14 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     params: Record<string, number>,
     step: number,
     reportClamp: boolean,
+    wantedWindow: WindowRequest,
   ): Promise<void> => {
     try {
       const total = built.summary.totalSteps;
       if (reportClamp && step > total) {
         get().report(`step ${step} is beyond the end of this scenario (${total} steps); showing the last step`);
       }
-      const frame = await built.sim.frameAt(clampStep(step, total));
+      const { frame, window: bulkWindow } = await frameIn(built.sim, clampStep(step, total), clampWindow(built.summary, wantedWindow));
       ctx.live();
       const eventsWindow = eventsWindowAt(frame.step, total);
       const eventsComplete = total <= MAX_EVENTS_FETCHED;
@@ -330,10 +390,12 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         eventsComplete,
         series,
         frame,
+        bulkWindow,
         step: frame.step,
         targetStep: frame.step,
       });
       if (old && old !== built.sim) old.free();
+      refollow(frame);
     } catch (err) {
       built.sim.free();
       throw err;
@@ -358,7 +420,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       // Read now, not when the rebuild started: the old run stays steppable meanwhile.
       const before = get();
       const old = before.frame && before.step === before.targetStep ? { step: before.step, counters: before.frame.counters } : null;
-      await install(ctx, ref, text, built, toggles, params, before.targetStep, false);
+      // The same scenario: keep the window paged to (clamped: params may have made it smaller).
+      await install(ctx, ref, text, built, toggles, params, before.targetStep, false, before.bulkWindow);
       set({ comparison: old ? { reason, step: get().step, fromStep: old.step, counters: old.counters } : null });
       return 'shown';
     });
@@ -411,7 +474,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
           return 'failed';
         }
       }
-      await install(ctx, req.scenario, text, built, t.toggles, params, req.step, true);
+      await install(ctx, req.scenario, text, built, t.toggles, params, req.step, true, DEFAULT_WINDOW_REQUEST);
       set({ selection: req.selection ?? null, comparison: null, hoverPfn: null });
       return 'shown';
     });
@@ -444,6 +507,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     eventsComplete: true,
     series: null,
     frame: null,
+    bulkWindow: DEFAULT_WINDOW_REQUEST,
     step: 0,
     targetStep: 0,
     comparison: null,
@@ -551,6 +615,24 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       if (!summary) return;
       const target = chapterTarget(summary.chapters, targetStep, direction);
       if (target !== null) await get().seek(target);
+    },
+
+    setBulkWindow: (w) => moveWindow(w),
+
+    showPte: async (pid, vpn) => {
+      const { summary, bulkWindow } = get();
+      const w = summary ? windowForPte(summary, bulkWindow, pid, vpn) : null;
+      if (!w) return false;
+      await moveWindow(w);
+      return true;
+    },
+
+    showPfn: async (pfn) => {
+      const { summary, bulkWindow } = get();
+      const w = summary ? windowForPfn(summary, bulkWindow, pfn) : null;
+      if (!w) return false;
+      await moveWindow(w);
+      return true;
     },
   };
 };

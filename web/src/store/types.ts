@@ -3,6 +3,7 @@ import type { BuiltinScenario, SimEngine, SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
 import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
 import type { ScenarioRef, Selection, ShareState } from '../share/url';
+import type { WindowRequest } from './bulkWindow';
 
 /** What to open: a scenario with toggle/param overrides at a step. */
 export interface OpenRequest {
@@ -61,6 +62,8 @@ export interface SimSlice {
   /** Every counter sampled over the whole run of `sim` (read once when it was installed), or null before. */
   series: CounterSeries | null;
   frame: Frame | null;
+  /** The window of PTEs and frames every frame is asked for with (bulkWindow.ts): the engine's default until the view pages, goes to a PTE or frame, or a step touches one outside it. */
+  bulkWindow: WindowRequest;
   /** Step of `frame` (they always change together). */
   step: number;
   /** Step asked for last; `step` catches up when its frame arrives. Relative moves start from here. */
@@ -88,6 +91,12 @@ export interface SimSlice {
   goFirst: () => Promise<void>;
   goLast: () => Promise<void>;
   goChapter: (direction: 1 | -1) => Promise<void>;
+  /** Asks for the current step's frame again with window `w` (clamped to the run); resolves once the latest asked-for frame is shown. */
+  setBulkWindow: (w: WindowRequest) => Promise<void>;
+  /** Moves the window (if needed) so that the frame holds the PTE (pid, vpn); false when no VMA holds it. */
+  showPte: (pid: number, vpn: number) => Promise<boolean>;
+  /** Moves the window (if needed) so that the frame holds frame `pfn`; false when the machine has no such frame. */
+  showPfn: (pfn: number) => Promise<boolean>;
 }
 
 /** The playback slice: play/pause and speed (steps per second). */

@@ -7,6 +7,7 @@ import { FrameCanvas } from './FrameCanvas';
 import { PteCanvas, pteGridOptions } from './PteCanvas';
 import { testBulk } from './testBulk';
 import { TlbCanvas } from './TlbCanvas';
+import { parseIndex, WindowPager } from './WindowPager';
 
 // jsdom has no PointerEvent: without it a pointer event carries no coordinates.
 if (typeof window.PointerEvent === 'undefined') {
@@ -145,5 +146,60 @@ describe('FrameCanvas and TlbCanvas', () => {
     );
     expect(screen.getByText('CPU 0')).toBeTruthy();
     expect(screen.getByText('CPU 1')).toBeTruthy();
+  });
+});
+
+describe('linking and going to a cell', () => {
+  it('marks the PTEs and frames linked to the hovered or selected frame, for tests and people alike', () => {
+    render(<PteCanvas bulk={testBulk()} hoverPfn={2} selectedPfn={6} />);
+    const [pid1, pid2] = screen.getAllByRole('img');
+    expect(pid1?.getAttribute('data-linked')).toBe('0x10');
+    expect(pid2?.getAttribute('data-linked')).toBe('0x20');
+    cleanup();
+    render(<FrameCanvas bulk={testBulk()} hoverPfn={5} />);
+    expect(screen.getAllByRole('img').map((e) => e.getAttribute('data-linked'))).toEqual(['', '5']);
+  });
+
+  it('puts the cursor on the PTE or frame gone to, once the bulk holds it', () => {
+    const { rerender } = render(<PteCanvas bulk={testBulk()} reveal={{ pid: 1, vpn: 0x40 }} />);
+    expect(screen.queryByText(/pid 1 vpn/)).toBeNull();
+    rerender(<PteCanvas bulk={testBulk()} reveal={{ pid: 1, vpn: 0x11 }} />);
+    expect(screen.getByTestId('pte-canvas-1-tooltip').textContent).toBe('pid 1 vpn 0x11 → pfn 0x3: PROT_NONE; accessed');
+    cleanup();
+    render(<FrameCanvas bulk={testBulk()} revealPfn={6} />);
+    expect(screen.getByTestId('frame-canvas-1-tooltip').textContent).toBe('pfn 0x6 (6), node 1: mapped by pid 2 vpn 0x20');
+  });
+});
+
+describe('WindowPager', () => {
+  it('reads vpns and pfns in hex or decimal', () => {
+    expect(parseIndex('0x7F000')).toBe(0x7f000);
+    expect(parseIndex(' 70,000 ')).toBe(70_000);
+    expect(parseIndex('7f000')).toBeNull();
+    expect(parseIndex('')).toBeNull();
+  });
+
+  it('pages by a window, goes to what is typed and says when the window is on its way', () => {
+    const onPage = vi.fn();
+    const onGo = vi.fn((text: string) => (text === 'bad' ? 'no such vpn' : null));
+    const shown = { total: 100_000, offset: 0, count: 65_536 };
+    const { rerender } = render(<WindowPager what="PTEs" shown={shown} asked={0} size={65_536} onPage={onPage} goName="vpn" goPlaceholder="0x7f000" onGo={onGo} found={null} />);
+    expect(screen.getByRole('group', { name: 'Window of PTEs' }).textContent).toMatch(/^PTEs 1–65,536 of 100,000/);
+    expect((screen.getByRole('button', { name: 'Earlier PTEs' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(screen.getByRole('button', { name: 'Later PTEs' }));
+    expect(onPage).toHaveBeenCalledWith(65_536);
+    const input = screen.getByLabelText('Go to vpn');
+    fireEvent.change(input, { target: { value: 'bad' } });
+    fireEvent.submit(input);
+    expect(screen.getByRole('status').textContent).toBe('no such vpn');
+    expect(input.getAttribute('aria-invalid')).toBe('true');
+    fireEvent.change(input, { target: { value: '0x8a170' } });
+    fireEvent.submit(input);
+    expect(onGo).toHaveBeenLastCalledWith('0x8a170');
+    rerender(<WindowPager what="PTEs" shown={shown} asked={34_464} size={65_536} onPage={onPage} goName="vpn" goPlaceholder="0x7f000" onGo={onGo} found={null} />);
+    expect(screen.getByRole('status').textContent).toBe('loading the window of PTEs…');
+    rerender(<WindowPager what="PTEs" shown={{ ...shown, offset: 34_464 }} asked={34_464} size={65_536} onPage={onPage} goName="vpn" goPlaceholder="0x7f000" onGo={onGo} found="pid 1 vpn 0x8a170: none" />);
+    expect(screen.getByRole('status').textContent).toBe('pid 1 vpn 0x8a170: none');
+    expect((screen.getByRole('button', { name: 'Later PTEs' }) as HTMLButtonElement).disabled).toBe(true);
   });
 });

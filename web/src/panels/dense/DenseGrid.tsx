@@ -95,10 +95,14 @@ export interface DenseGridProps {
   testId?: string;
   /** HTML laid over the canvas (e.g. row labels, which stay crisp and follow the font size). */
   decorate?: (l: GridLayout, remPx: number) => ReactNode;
+  /** A cell to show (e.g. one gone to): when this changes to a cell, the cursor moves there (outline and tooltip) and it is scrolled into view. */
+  reveal?: number;
+  /** Test hook: data-linked of the canvas, what its linked rings mark (e.g. their pfns). */
+  linked?: string;
 }
 
 /** One dense grid on a canvas. */
-export function DenseGrid({ count, options, painter, describe, ariaLabel, onSelect, onHover, testId, decorate }: DenseGridProps) {
+export function DenseGrid({ count, options, painter, describe, ariaLabel, onSelect, onHover, testId, decorate, reveal = -1, linked }: DenseGridProps) {
   const { ref, widthPx, dpr, remPx } = useSurface(640);
   const canvasRef = useRef<HTMLCanvasElement | null>(null);
   const rasterRef = useRef<Raster | null>(null);
@@ -106,6 +110,16 @@ export function DenseGrid({ count, options, painter, describe, ariaLabel, onSele
   const layout = useMemo(() => gridLayout(count, widthPx, options(remPx)), [count, widthPx, options, remPx]);
   const [cursor, setCursor] = useState(-1);
   const [byKeyboard, setByKeyboard] = useState(false);
+  const [revealed, setRevealed] = useState(-1);
+  const cursorRef = useRef<HTMLDivElement | null>(null);
+  if (reveal !== revealed) {
+    // A new cell to show: put the cursor on it (adjusting state while rendering, as React recommends).
+    setRevealed(reveal);
+    if (reveal >= 0 && reveal < count) setCursor(reveal);
+  }
+  useEffect(() => {
+    if (revealed >= 0) cursorRef.current?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+  }, [revealed]);
 
   useLayoutEffect(() => {
     const canvas = canvasRef.current;
@@ -160,6 +174,7 @@ export function DenseGrid({ count, options, painter, describe, ariaLabel, onSele
           aria-roledescription="dense view"
           tabIndex={0}
           data-testid={testId}
+          data-linked={linked}
           onPointerMove={(e) => setShown(indexAt(e), false)}
           onPointerLeave={() => setShown(-1, false)}
           onClick={(e) => {
@@ -172,7 +187,7 @@ export function DenseGrid({ count, options, painter, describe, ariaLabel, onSele
         {decorate?.(layout, remPx)}
         {shown >= 0 && (
           <>
-            <div className={styles.cursor} style={{ left: x - 2, top: y - 2, width: layout.cellPx + 4, height: layout.cellPx + 4 }} aria-hidden="true" />
+            <div ref={cursorRef} className={styles.cursor} style={{ left: x - 2, top: y - 2, width: layout.cellPx + 4, height: layout.cellPx + 4 }} aria-hidden="true" />
             <div
               className={styles.tooltip}
               style={{ top: y + layout.cellPx + 6, ...(flip ? { right: layout.widthPx - x - layout.cellPx } : { left: x }) }}

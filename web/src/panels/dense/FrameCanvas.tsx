@@ -36,6 +36,8 @@ export interface FrameCanvasProps {
   onHoverPfn?: (pfn: number | null) => void;
   /** Click / Enter on a frame (MachineView toggles the selection `pfn-N`). */
   onSelectPfn?: (pfn: number) => void;
+  /** A frame gone to: the grid's cursor moves to it (outline and tooltip) once the bulk holds it. */
+  revealPfn?: number | null;
 }
 
 interface GroupProps extends FrameCanvasProps {
@@ -43,7 +45,7 @@ interface GroupProps extends FrameCanvasProps {
   end: number;
 }
 
-function FrameGroup({ bulk, start, end, touchedPfns, hoverPfn, selectedPfn, onHoverPfn, onSelectPfn }: GroupProps) {
+function FrameGroup({ bulk, start, end, touchedPfns, hoverPfn, selectedPfn, onHoverPfn, onSelectPfn, revealPfn }: GroupProps) {
   const n = end - start;
   const node = bulk.frameNode[start] ?? 0;
   const indexOf = useCallback(
@@ -77,6 +79,7 @@ function FrameGroup({ bulk, start, end, touchedPfns, hoverPfn, selectedPfn, onHo
     [bulk, start, n, touchedIdx, linkedIdx],
   );
   const describe = useCallback((k: number) => frameText(bulk, start + k), [bulk, start]);
+  const linkedPfns = useMemo(() => linkedIdx.map((k) => bulk.framePfn[start + k] ?? 0).join(' '), [bulk, start, linkedIdx]);
   const label = useMemo(() => frameSummary(bulk, start, end), [bulk, start, end]);
   const first = bulk.framePfn[start] ?? 0;
   const last = bulk.framePfn[end - 1] ?? 0;
@@ -94,6 +97,8 @@ function FrameGroup({ bulk, start, end, touchedPfns, hoverPfn, selectedPfn, onHo
           describe={describe}
           ariaLabel={label}
           testId={`frame-canvas-${node}`}
+          linked={linkedPfns}
+          reveal={indexOf(revealPfn)}
           onHover={(k) => onHoverPfn?.(k >= 0 ? (bulk.framePfn[start + k] ?? null) : null)}
           onSelect={(k) => onSelectPfn?.(bulk.framePfn[start + k] ?? 0)}
         />

@@ -39,6 +39,8 @@ export interface PteCanvasProps {
   onHoverPfn?: (pfn: number | null) => void;
   /** Click / Enter on a PTE with a frame (like the pfn buttons of PageTableView). */
   onSelectPfn?: (pfn: number) => void;
+  /** A PTE gone to: the grid's cursor moves to it (outline and tooltip) once the bulk holds it. */
+  reveal?: { pid: number; vpn: number } | null;
 }
 
 interface GroupProps extends Omit<PteCanvasProps, 'processes'> {
@@ -47,7 +49,7 @@ interface GroupProps extends Omit<PteCanvasProps, 'processes'> {
   name: string | undefined;
 }
 
-function PteGroup({ bulk, window, start, end, name, touched, hoverPfn, selectedPfn, onHoverPfn, onSelectPfn }: GroupProps) {
+function PteGroup({ bulk, window, start, end, name, touched, hoverPfn, selectedPfn, onHoverPfn, onSelectPfn, reveal }: GroupProps) {
   const n = end - start;
   const pid = bulk.ptePid[start] ?? 0;
   const touchedIdx = useMemo(() => {
@@ -58,6 +60,23 @@ function PteGroup({ bulk, window, start, end, name, touched, hoverPfn, selectedP
     }
     return out;
   }, [bulk, touched, start, end]);
+
+  // The PTEs mapping the hovered or selected frame.
+  const linkedIdx = useMemo(() => {
+    const linked = [hoverPfn, selectedPfn].filter((x): x is number => x !== null && x !== undefined);
+    const out: number[] = [];
+    if (linked.length === 0) return out;
+    for (let k = 0; k < n; k++) {
+      const i = start + k;
+      if ((bulk.pteFlags[i] ?? 0) & PTE_KIND_MASK && linked.includes(bulk.ptePfn[i] ?? -1)) out.push(k);
+    }
+    return out;
+  }, [bulk, start, n, hoverPfn, selectedPfn]);
+  const revealIdx = useMemo(() => {
+    if (!reveal) return -1;
+    const i = findPte(bulk, reveal.pid, reveal.vpn);
+    return i >= start && i < end ? i - start : -1;
+  }, [bulk, reveal, start, end]);
 
   const painter = useMemo<Painter>(
     () => ({
@@ -72,18 +91,13 @@ function PteGroup({ bulk, window, start, end, name, touched, hoverPfn, selectedP
         }
       },
       overlay(ctx, l, p, r, dpr) {
-        const linked = [hoverPfn, selectedPfn].filter((x): x is number => x !== null && x !== undefined);
-        if (linked.length > 0) {
-          for (let k = 0; k < n; k++) {
-            const i = start + k;
-            if ((bulk.pteFlags[i] ?? 0) & PTE_KIND_MASK && linked.includes(bulk.ptePfn[i] ?? -1)) ring(ctx, l, k, 'linked', p, r, dpr);
-          }
-        }
+        for (const k of linkedIdx) ring(ctx, l, k, 'linked', p, r, dpr);
         for (const k of touchedIdx) ring(ctx, l, k, 'touched', p, r, dpr);
       },
     }),
-    [bulk, start, n, touchedIdx, hoverPfn, selectedPfn],
+    [bulk, start, n, touchedIdx, linkedIdx],
   );
+  const linkedVpns = useMemo(() => linkedIdx.map((k) => `0x${(bulk.pteVpn[start + k] ?? 0).toString(16)}`).join(' '), [bulk, start, linkedIdx]);
   const pfnAt = useCallback((k: number): number | null => (k >= 0 && (bulk.pteFlags[start + k] ?? 0) & PTE_KIND_MASK ? (bulk.ptePfn[start + k] ?? null) : null), [bulk, start]);
   const describe = useCallback((k: number) => pteText(bulk, start + k), [bulk, start]);
   const label = useMemo(() => pteSummary(bulk, start, end, name, window), [bulk, start, end, name, window]);
@@ -103,6 +117,8 @@ function PteGroup({ bulk, window, start, end, name, touched, hoverPfn, selectedP
           describe={describe}
           ariaLabel={label}
           testId={`pte-canvas-${pid}`}
+          reveal={revealIdx}
+          linked={linkedVpns}
           onHover={(k) => onHoverPfn?.(pfnAt(k))}
           onSelect={(k) => {
             const pfn = pfnAt(k);

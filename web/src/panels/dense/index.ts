@@ -4,3 +4,4 @@ export { DENSE_THRESHOLD, isDense } from './denseMath';
 export { PteCanvas, type PteCanvasProps } from './PteCanvas';
 export { FrameCanvas, type FrameCanvasProps } from './FrameCanvas';
 export { TlbCanvas, type TlbCanvasProps } from './TlbCanvas';
+export { parseIndex, WindowPager, type WindowPagerProps } from './WindowPager';
