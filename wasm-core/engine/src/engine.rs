@@ -648,10 +648,21 @@ impl Sim {
             self.st.stacks[t] = stack;
             return (None, keep(Ev::default()), NO_CAUSE);
         };
-        let (ev, flow) = frame.step(self, cpu);
+        let (mut ev, flow) = frame.step(self, cpu);
         let kind = ev.kind;
-        let kept = keep(ev);
         let interrupt = frame.is_interrupt();
+        if let Flow::Block(until) = flow {
+            self.st.stacks[t] = stack;
+            // A CPU left with nothing to run may pull a queued task first: the step says so.
+            if let Some(pulled) = self.block(cpu, task, until) {
+                ev.cpus.set(pulled.1);
+                if self.recording {
+                    ev.text.push_str(&crate::kernel::sched::core::say_pulled(self, cpu, pulled));
+                }
+            }
+            return (kind, keep(ev), cause);
+        }
+        let kept = keep(ev);
         let step = self.st.step;
         match flow {
             Flow::Continue => self.st.stacks[t] = stack,
@@ -670,10 +681,7 @@ impl Sim {
                 }
                 self.st.stacks[t] = stack;
             }
-            Flow::Block(until) => {
-                self.st.stacks[t] = stack;
-                self.block(cpu, task, until);
-            }
+            Flow::Block(_) => unreachable!("handled above"),
         }
         (kind, kept, cause)
     }
@@ -687,35 +695,46 @@ impl Sim {
         }
     }
 
-    /// Holds `task` on `cpu` until `until`.
-    fn block(&mut self, cpu: CpuId, task: u16, until: Until) {
+    /// Holds `task` on `cpu` until `until`; says which task `newidle_balance` pulled from
+    /// which CPU if the CPU, left with nothing to run, took one.
+    fn block(&mut self, cpu: CpuId, task: u16, until: Until) -> Option<(u16, CpuId)> {
         let c = cpu as usize;
         match until {
             // The task is in the lock's wait queue already (`Sim::lock`): a spinlock's
             // waiter spins on its CPU, a sleeping lock's waiter gives the CPU away.
-            Until::Lock(id) if id.class.spins() => self.st.cpus[c].wait = Wait::Lock(id),
+            Until::Lock(id) if id.class.spins() => {
+                self.st.cpus[c].wait = Wait::Lock(id);
+                None
+            }
             Until::Lock(_) => {
                 self.st.tasks[task as usize].state = TaskState::Sleeping(None);
-                crate::kernel::sched::core::schedule(self, cpu);
+                crate::kernel::sched::core::schedule_pulling(self, cpu).1
             }
-            Until::Acks => self.st.cpus[c].wait = Wait::Acks,
+            Until::Acks => {
+                self.st.cpus[c].wait = Wait::Acks;
+                None
+            }
             Until::PageUnlocked(pfn) => {
                 let now = self.clock(cpu);
                 self.st.locks.enqueue(LockId::page(pfn), task, false, now);
                 self.st.cpus[c].wait = Wait::PageUnlock(pfn);
+                None
             }
-            Until::Busy(t) => self.st.cpus[c].wait = Wait::Busy(t),
+            Until::Busy(t) => {
+                self.st.cpus[c].wait = Wait::Busy(t);
+                None
+            }
             Until::Sleep(t) => {
                 self.st.tasks[task as usize].state = TaskState::Sleeping(Some(t));
                 let timers = &mut self.st.cpus[c].timers;
                 let pos = timers.partition_point(|&(x, _)| x <= t);
                 timers.insert(pos, (t, task));
-                crate::kernel::sched::core::schedule(self, cpu);
+                crate::kernel::sched::core::schedule_pulling(self, cpu).1
             }
             Until::Resched => {
                 self.st.tasks[task as usize].state = TaskState::Runnable;
                 self.st.cpus[c].rq.push_back(task);
-                crate::kernel::sched::core::schedule(self, cpu);
+                crate::kernel::sched::core::schedule_pulling(self, cpu).1
             }
             Until::Exit => crate::kernel::sched::core::do_exit(self, cpu, task),
         }

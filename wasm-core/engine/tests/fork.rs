@@ -339,3 +339,22 @@ fn the_tick_hands_a_woken_thread_to_an_idle_cpu_and_the_computation_goes_on() {
     assert!(!preempted, "nothing else waited on CPU 0, so its computation was not preempted");
     assert_eq!(sim.st.counters.get(NR_MIGRATIONS), 1);
 }
+
+#[test]
+fn the_step_that_leaves_a_cpu_idle_says_what_newidle_balance_pulled() {
+    // affinity-101: web/1 finishes on CPU 1 while batch waits on CPU 0's run queue.
+    let b = builtin::find("affinity-101").unwrap();
+    let s = scenario::parse(b.text, &[]).unwrap();
+    let mut sim = Sim::new(&s, &ToggleSet::default(), true);
+    let mut pulls = Vec::new();
+    while let Some(e) = sim.step_event() {
+        if e.narration.contains("newidle_balance pulls") {
+            pulls.push((e.cpu, e.cpus.clone(), e.deltas.iter().any(|(c, d)| *c == NR_MIGRATIONS && *d == 1)));
+        }
+    }
+    assert_eq!(
+        pulls,
+        vec![(1, vec![0], true)],
+        "one pull, by CPU 1 from CPU 0, counted in nr_migrations"
+    );
+}

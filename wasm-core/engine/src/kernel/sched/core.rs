@@ -32,12 +32,28 @@ use crate::trace::Ev;
 /// (run queue, sleeping, dead); pick the next runnable task or the idle task and switch.
 /// Returns the switch's event.
 pub(crate) fn schedule(sim: &mut Sim, cpu: CpuId) -> Ev {
+    schedule_pulling(sim, cpu).0
+}
+
+/// [`schedule`], also saying which task `newidle_balance` pulled from which CPU, if it did.
+pub(crate) fn schedule_pulling(sim: &mut Sim, cpu: CpuId) -> (Ev, Option<(u16, CpuId)>) {
     let c = cpu as usize;
-    if sim.st.cpus[c].rq.is_empty() {
-        newidle_balance(sim, cpu);
-    }
+    let pulled = if sim.st.cpus[c].rq.is_empty() {
+        newidle_balance(sim, cpu)
+    } else {
+        None
+    };
     let next = sim.st.cpus[c].rq.pop_front().unwrap_or(sim.st.cpus[c].idle);
-    context_switch(sim, cpu, next, sim.cfg.costs[SWITCH_NS])
+    (context_switch(sim, cpu, next, sim.cfg.costs[SWITCH_NS]), pulled)
+}
+
+/// What a step that left `cpu` with nothing to run adds to its narration when
+/// `newidle_balance` pulled `task` from `from` (LB1, LB3 of `load_balance`).
+pub(crate) fn say_pulled(sim: &Sim, cpu: CpuId, (task, from): (u16, CpuId)) -> String {
+    let pid = sim.st.tasks[task as usize].pid;
+    format!(
+        "; CPU {cpu} would go idle, so newidle_balance pulls thread {pid}, queued on the busier CPU {from}, and runs it (nr_migrations += 1)"
+    )
 }
 
 /// `context_switch(rq, prev, next)`: the mm switch, then the task switch, charging `ns`.
@@ -91,7 +107,7 @@ pub(crate) fn idle_step(sim: &mut Sim, cpu: CpuId) -> Ev {
 /// keeps the mm loaded lazily (still in its `mm_cpumask`, skipped by flush IPIs). The
 /// exit path's own time is not charged (as in the v1 model, whose golden counters the
 /// core reproduces; an in-flight IPI reaches an exiting CPU when v1 had it arrive).
-pub(crate) fn do_exit(sim: &mut Sim, cpu: CpuId, task: u16) {
+pub(crate) fn do_exit(sim: &mut Sim, cpu: CpuId, task: u16) -> Option<(u16, CpuId)> {
     let t = &mut sim.st.tasks[task as usize];
     t.state = TaskState::Dead;
     if let TaskKind::User { mm, .. } = t.kind {
@@ -104,11 +120,14 @@ pub(crate) fn do_exit(sim: &mut Sim, cpu: CpuId, task: u16) {
         }
     }
     let c = cpu as usize;
-    if sim.st.cpus[c].rq.is_empty() {
-        newidle_balance(sim, cpu);
-    }
+    let pulled = if sim.st.cpus[c].rq.is_empty() {
+        newidle_balance(sim, cpu)
+    } else {
+        None
+    };
     let next = sim.st.cpus[c].rq.pop_front().unwrap_or(sim.st.cpus[c].idle);
     context_switch(sim, cpu, next, 0);
+    pulled
 }
 
 /// `scheduler_tick` on a CPU whose user code (a `compute` operation) has used up its
@@ -271,7 +290,7 @@ fn pullable(sim: &Sim, from: CpuId, to: CpuId) -> Option<u16> {
 
 /// `newidle_balance`: `cpu` is about to run its idle task: pull a queued task allowed
 /// here from the busiest run queue (most tasks, lowest id on a tie).
-pub(crate) fn newidle_balance(sim: &mut Sim, cpu: CpuId) -> Option<u16> {
+pub(crate) fn newidle_balance(sim: &mut Sim, cpu: CpuId) -> Option<(u16, CpuId)> {
     let mut best: Option<(usize, CpuId, u16)> = None;
     for c in 0..sim.st.cpus.len() {
         let from = c as CpuId;
@@ -287,7 +306,7 @@ pub(crate) fn newidle_balance(sim: &mut Sim, cpu: CpuId) -> Option<u16> {
     let (_, from, t) = best?;
     let now = sim.clock(cpu);
     move_queued(sim, t, from, cpu, now);
-    Some(t)
+    Some((t, from))
 }
 
 /// The balancing a busy CPU's tick triggers when its slice is over and tasks wait on its
