@@ -354,7 +354,8 @@ impl Sim {
             .map(|t| {
                 Stack::new(match t.kind {
                     TaskKind::User { .. } => Frame::from(crate::kernel::entry::UserMode::default()),
-                    TaskKind::Kernel(_) | TaskKind::Idle => Frame::Idle,
+                    TaskKind::Kernel(kind) => Frame::from(crate::kernel::kthread::Kthread::new(kind)),
+                    TaskKind::Idle => Frame::Idle,
                 })
             })
             .collect();
@@ -737,6 +738,10 @@ impl Sim {
                 crate::kernel::sched::core::schedule_pulling(self, cpu).1
             }
             Until::Exit => crate::kernel::sched::core::do_exit(self, cpu, task),
+            Until::Wake => {
+                self.st.tasks[task as usize].state = TaskState::Sleeping(None);
+                crate::kernel::sched::core::schedule_pulling(self, cpu).1
+            }
         }
     }
 

@@ -129,6 +129,17 @@ pub const USER_CODE: Listing = Listing {
     ],
 };
 
+/// A kernel thread's main loop.
+pub const KTHREAD: Listing = Listing {
+    function: "kthread",
+    follows: "Linux v5.12 kernel/kthread.c kthread() and the threads' own loops (kswapd(), worker_thread()), simplified",
+    lines: lines![
+        "KT1" => "work to do (its mechanism says what: balance_pgdat, wb_workfn, vmstat_update...): call it",
+        "KT2" => "the work returned: look for more",
+        "KT3" => "nothing to do: set_current_state(TASK_INTERRUPTIBLE); schedule()   -- until wake_up_process()",
+    ],
+};
+
 /// What the MMU does on a TLB miss (hardware, not kernel code).
 pub const MMU_WALK: Listing = Listing {
     function: "mmu_walk",

@@ -193,6 +193,8 @@ pub struct Mechanism {
     /// Work it queues for a thread's return to user space (`task_work_add` from its
     /// tick; `exit_to_user_mode` runs it): the event and the function to call, if due.
     pub task_work: Option<TaskWork>,
+    /// What its kernel threads do when woken (`kernel/kthread.rs`).
+    pub kthreads: &'static [crate::kernel::kthread::KthreadDef],
 }
 
 /// The registry: one line per mechanism, `Variant => module`. It makes the [`Mech`]

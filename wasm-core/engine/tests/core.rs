@@ -175,3 +175,68 @@ fn a_sleeper_is_woken_by_its_timer_while_another_task_runs_and_runs_at_the_slice
         "the woken sleeper runs when the hog's slice ends, long before its 200 µs compute is over: {first_access}"
     );
 }
+
+/// Two pinned threads compute on two CPUs; the writeback flusher is woken with nothing to do.
+const KTHREAD_WAKE: &str = r#"
+format = 1
+id = "kthread-wake"
+title = "t"
+[knobs]
+sched_slice_us = 20
+[machine]
+[[machine.node]]
+cpus = [0, 1]
+mem_pages = 16
+[[process]]
+name = "p"
+[[process.vma]]
+name = "heap"
+pages = 2
+[[process.thread]]
+cpu = 0
+ops = [ { op = "access", vma = "heap", page = 0, write = true }, { op = "compute", ns = 100000 } ]
+[[process.thread]]
+cpu = 1
+ops = [ { op = "access", vma = "heap", page = 1, write = true }, { op = "compute", ns = 100000 } ]
+"#;
+
+#[test]
+fn a_woken_kernel_thread_runs_in_lazy_tlb_mode_and_sleeps_again() {
+    use mmviz_engine::machine::{KthreadKind, TaskKind, TaskState};
+    let s = scenario::parse(KTHREAD_WAKE, &[]).unwrap();
+    let mut sim = Sim::new(&s, &ToggleSet::default(), true);
+    let flusher = sim
+        .st
+        .tasks
+        .iter()
+        .position(|t| t.kind == TaskKind::Kernel(KthreadKind::Flusher))
+        .unwrap() as u16;
+    assert_eq!(sim.st.tasks[flusher as usize].state, TaskState::Sleeping(None));
+    assert!(mmviz_engine::kernel::sched::core::wake_up_process(&mut sim, 0, flusher));
+    assert!(
+        !mmviz_engine::kernel::sched::core::wake_up_process(&mut sim, 0, flusher),
+        "already awake"
+    );
+    let mut ran_lazily = false;
+    let mut slept = None;
+    while let Some(e) = sim.step_event() {
+        if let Some(c) = sim.st.cpus.iter().find(|c| c.curr == flusher) {
+            // Switched to the flusher: the CPU keeps the user mm loaded (and stays in its
+            // mm_cpumask) but is lazy.
+            ran_lazily |= c.lazy && c.loaded_mm == Some(0) && sim.st.mms[0].cpumask.test(c.id);
+        }
+        if e.function == "kthread" {
+            assert_eq!(e.line, "KT3", "no mechanism gives the flusher work yet");
+            slept = Some(e.step);
+        }
+    }
+    assert!(ran_lazily, "the flusher ran on a lazy CPU");
+    assert!(slept.is_some());
+    assert_eq!(
+        sim.st.tasks[flusher as usize].state,
+        TaskState::Sleeping(None),
+        "asleep again, until woken"
+    );
+    // Both threads finished their computation after all.
+    assert!(sim.st.tasks.iter().filter(|t| t.mm().is_some()).all(|t| t.state == TaskState::Dead));
+}

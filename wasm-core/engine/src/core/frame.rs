@@ -36,6 +36,9 @@ pub enum Until {
     Resched,
     /// The task exits (`do_exit`).
     Exit,
+    /// The task sleeps until something wakes it (`set_current_state(TASK_INTERRUPTIBLE)`;
+    /// `schedule()`, as a kernel thread with nothing to do; `wake_up_process` ends it).
+    Wake,
 }
 
 /// A value a callee returns.

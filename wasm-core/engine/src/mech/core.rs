@@ -23,6 +23,8 @@ crate::frames! { Core;
     FlushTlbMmRange(crate::arch::x86::mm::tlb::FlushTlbMmRange) => "flush_tlb_mm_range",
     /// `flush_tlb_func_remote` (the IPI handler).
     FlushTlbFunc(crate::arch::x86::mm::tlb::FlushTlbFunc) => "flush_tlb_func_remote",
+    /// A kernel thread's main loop (the base of its stack).
+    Kthread(crate::kernel::kthread::Kthread) => "kthread",
 }
 
 crate::counters! { Core;
@@ -173,6 +175,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ops: crate::kernel::entry::OPS,
     listings: &[
         FunctionListings::single(&[l::USER_CODE]),
+        FunctionListings::single(&[l::KTHREAD]),
         FunctionListings::single(&[l::MMU_WALK]),
         FunctionListings::single(&[l::EXIT_TO_USER_MODE]),
         FunctionListings::single(&[l::DO_EXIT]),
@@ -191,6 +194,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ],
     functions: FRAME_FUNCTIONS,
     task_work: None,
+    kthreads: &[],
     invariants: crate::invariants::CORE,
     // The lab's own panels (machine, page table, code, counters) draw the core.
     views: &[],

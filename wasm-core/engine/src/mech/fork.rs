@@ -78,6 +78,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ],
     functions: FRAME_FUNCTIONS,
     task_work: None,
+    kthreads: &[],
     invariants: &[],
     views: &[ViewDef {
         id: "fork",

@@ -68,6 +68,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ],
     functions: FRAME_FUNCTIONS,
     task_work: None,
+    kthreads: &[],
     invariants: &[],
     views: &[ViewDef {
         id: "migrate",

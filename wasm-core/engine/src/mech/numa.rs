@@ -178,6 +178,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ],
     functions: FRAME_FUNCTIONS,
     task_work: Some(crate::kernel::sched::numa::task_work),
+    kthreads: &[],
     invariants: &[],
     views: &[ViewDef {
         id: "numa",

@@ -332,3 +332,26 @@ pub(crate) fn tick_balance(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
         "Load balance: CPU {cpu}'s slice is over with tasks queued, and CPU {to} is idle: thread {pid} (queued, not running) moves to CPU {to}'s run queue"
     )))
 }
+
+/// `wake_up_process` for a kernel thread waiting for work, at time `now` (the waker's
+/// clock): it goes on the run queue of the allowed CPU with the fewest tasks
+/// (`select_task_rq`; one CPU for a per-CPU thread), and an idle CPU's clock catches up
+/// with the wake-up. Returns false if `task` is not a kernel thread asleep without a timer.
+pub fn wake_up_process(sim: &mut Sim, now: u64, task: u16) -> bool {
+    let t = &sim.st.tasks[task as usize];
+    if !matches!(t.kind, TaskKind::Kernel(_)) || t.state != TaskState::Sleeping(None) {
+        return false;
+    }
+    let target = select_task_rq(&sim.st.cpus, t.cpus_allowed);
+    let t = &mut sim.st.tasks[task as usize];
+    t.state = TaskState::Runnable;
+    t.cpu = target;
+    let c = &mut sim.st.cpus[target as usize];
+    if c.curr == c.idle && c.rq.is_empty() {
+        c.clock = c.clock.max(now);
+    }
+    c.rq.push_back(task);
+    sim.resume_top(task, crate::core::Ret::Woken);
+    sim.touch(target);
+    true
+}
