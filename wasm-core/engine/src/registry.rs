@@ -1,12 +1,14 @@
 //! The one list that registers every mechanism (`mechanisms!` below: one line each),
 //! and what a mechanism declares: its frames (one per modelled kernel function), toggles,
-//! counters, event kinds, workload operations, listings, invariants and views.
+//! counters, event kinds, costs, knobs, workload operations, listings, invariants, views,
+//! task_work and what its kernel threads do.
 //!
 //! A mechanism lives in `mech/<id>.rs` (its declaration) plus the kernel-shaped modules
-//! its functions live in (`mm/…`, `kernel/…`, `arch/…`). Counters, event kinds and toggles
-//! are declared there with [`crate::counters!`], [`crate::events!`] and
-//! [`crate::toggles!`], which give each a typed handle (an index into the tables built
-//! here at compile time), and its frames with [`crate::frames!`].
+//! its functions live in (`mm/…`, `kernel/…`, `arch/…`). Counters, event kinds, toggles,
+//! costs and knobs are declared there with [`crate::counters!`], [`crate::events!`],
+//! [`crate::toggles!`], [`crate::costs!`] and [`crate::knobs!`], which give each a typed
+//! handle (an index into the tables built here at compile time), and its frames with
+//! [`crate::frames!`].
 
 use crate::core::{Flow, Ret};
 use crate::counters::{Counter, CounterDef};
