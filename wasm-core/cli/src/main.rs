@@ -216,6 +216,12 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                 for c in &m.counters {
                     println!("  counter {}{}: {}", c.name, if c.kernel { "" } else { " (model)" }, c.doc);
                 }
+                for (what, list) in [("knob", &m.knobs), ("cost", &m.costs)] {
+                    for k in list {
+                        let default = k.default.map_or("unset".to_string(), |d| d.to_string());
+                        println!("  {what} {} = {default}: {}", k.name, k.doc);
+                    }
+                }
                 let kinds: Vec<&str> = m.events.iter().map(|e| e.name).collect();
                 println!("  events: {}", kinds.join(", "));
             }

@@ -647,6 +647,19 @@ pub struct OpInfoView {
     pub args: Vec<OpArgView>,
 }
 
+/// A `[costs]` or `[knobs]` entry a mechanism declares.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SettingView {
+    /// Name in the scenario table.
+    pub name: &'static str,
+    /// What it sets.
+    pub doc: String,
+    /// Default as written in a scenario (`None`: unset).
+    pub default: Option<i64>,
+}
+
 /// A view a mechanism brings: the web panel `id` draws it.
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -677,6 +690,10 @@ pub struct MechanismView {
     pub events: Vec<EventKindInfoView>,
     /// Its workload operations.
     pub ops: Vec<OpInfoView>,
+    /// Its `[costs]` entries (ns).
+    pub costs: Vec<SettingView>,
+    /// Its `[knobs]` entries.
+    pub knobs: Vec<SettingView>,
     /// Its views.
     pub views: Vec<ViewInfoView>,
 }
@@ -730,6 +747,24 @@ pub fn mechanism_views() -> Vec<MechanismView> {
                             required: a.required,
                         })
                         .collect(),
+                })
+                .collect(),
+            costs: m
+                .costs
+                .iter()
+                .map(|c| SettingView {
+                    name: c.name,
+                    doc: doc_line(c.name, c.doc),
+                    default: Some(c.default as i64),
+                })
+                .collect(),
+            knobs: m
+                .knobs
+                .iter()
+                .map(|k| SettingView {
+                    name: k.name,
+                    doc: doc_line(k.name, k.doc),
+                    default: k.default,
                 })
                 .collect(),
             views: m

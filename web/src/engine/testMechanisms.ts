@@ -14,6 +14,8 @@ export function testMechanism(
     counters: (parts.counters ?? []).map((c) => (typeof c === 'string' ? { name: c, doc: `${c} doc`, kernel: true } : { name: c[0], doc: `${c[0]} doc`, kernel: c[1] })),
     events: (parts.events ?? []).map(([name, category]) => ({ name, doc: `${name} doc`, category })),
     ops: [],
+    costs: [],
+    knobs: [],
     views: parts.plots !== undefined ? [{ id, title: `${id} view`, plots: [...parts.plots] }] : [],
   };
 }

@@ -3,6 +3,7 @@
 import type { CounterInfoView } from "./CounterInfoView";
 import type { EventKindInfoView } from "./EventKindInfoView";
 import type { OpInfoView } from "./OpInfoView";
+import type { SettingView } from "./SettingView";
 import type { ViewInfoView } from "./ViewInfoView";
 
 /**
@@ -33,6 +34,14 @@ events: Array<EventKindInfoView>,
  * Its workload operations.
  */
 ops: Array<OpInfoView>, 
+/**
+ * Its `[costs]` entries (ns).
+ */
+costs: Array<SettingView>, 
+/**
+ * Its `[knobs]` entries.
+ */
+knobs: Array<SettingView>, 
 /**
  * Its views.
  */
