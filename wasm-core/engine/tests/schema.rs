@@ -146,6 +146,15 @@ fn shape_errors_the_parser_rejects_fail_the_schema_too() {
         ("a missing required field", MINI.replace("title = \"Mini\"\n", "")),
         ("another format", MINI.replace("format = 1", "format = 2")),
         ("an unknown operation", MINI.replace("op = \"scan\"", "op = \"jump\"")),
+        (
+            "a field the operation does not take",
+            MINI.replace("{ op = \"scan\" }", "{ op = \"scan\", page = 1 }"),
+        ),
+        (
+            "an operation without a field it needs",
+            MINI.replace("{ op = \"touch\", vma = \"heap\" }", "{ op = \"touch\" }"),
+        ),
+        ("an unknown knob", MINI.replace("numa_balancing = true", "numa_balancing = true\nscan_perod_ms = 5")),
         ("a number for a toggle", MINI.replace("numa_delay_map = true", "numa_delay_map = 3")),
         ("a float for a count", MINI.replace("mem_pages = 16", "mem_pages = 16.5")),
         (
