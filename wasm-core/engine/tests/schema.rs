@@ -154,7 +154,10 @@ fn shape_errors_the_parser_rejects_fail_the_schema_too() {
             "an operation without a field it needs",
             MINI.replace("{ op = \"touch\", vma = \"heap\" }", "{ op = \"touch\" }"),
         ),
-        ("an unknown knob", MINI.replace("numa_balancing = true", "numa_balancing = true\nscan_perod_ms = 5")),
+        (
+            "an unknown knob",
+            MINI.replace("numa_balancing = true", "numa_balancing = true\nscan_perod_ms = 5"),
+        ),
         ("a number for a toggle", MINI.replace("numa_delay_map = true", "numa_delay_map = 3")),
         ("a float for a count", MINI.replace("mem_pages = 16", "mem_pages = 16.5")),
         (
