@@ -10,6 +10,7 @@
 //!   distance header or the distance row above it (a mail client's hard wrap).
 //! - Lines before the first data line that mention `numactl` are prompts and skipped
 //!   (`user@host:~> numactl --hardware`, `$ numactl -H`, `Command: numactl --hardware`).
+//!   Blank lines and Markdown code fences (```` ``` ````) are skipped anywhere.
 //! - Nodes come out sorted by id, each node's CPUs sorted; the distance matrix is in
 //!   that node order (row i, column j = distance from the i-th node to the j-th).
 //! - Errors: a CPU listed twice (on one node or two), a node without a `size:` line, a
@@ -159,8 +160,8 @@ fn classify(line: usize, s: &str, in_distances: bool) -> Result<Option<Rec>, Num
     let words: Vec<&str> = s.split_whitespace().collect();
     // Lower case with single spaces, for the sentence-like lines.
     let lower = words.join(" ").to_ascii_lowercase();
-    if lower.starts_with("available:") {
-        let rest = lower["available:".len()..].trim();
+    if let Some(rest) = lower.strip_prefix("available:") {
+        let rest = rest.trim();
         let (count, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         let count = number(line, count, "node count")?;
         let after = after.trim();
@@ -245,7 +246,8 @@ pub fn parse(text: &str) -> Result<NumaHardware, NumactlError> {
         let line = i + 1;
         last_line = line;
         let s = raw.trim_end_matches('\r').trim();
-        if s.is_empty() {
+        // Blank lines, and the fences of a Markdown code block (```` ``` ````, ```` ```console ````).
+        if s.is_empty() || s.starts_with("```") {
             continue;
         }
         if is_continuation(s) {
@@ -557,6 +559,12 @@ node   0   1
         assert_eq!(line_of("node 0 cpus: 0-99999999999\nnode 0 size: 1 MB"), 1);
         assert_eq!(line_of("node 0 cpus: 0-600000\n600001-1200000\nnode 0 size: 1 MB"), 2);
         assert_eq!(line_of("node 0 cpus: 0-600000\nnode 1 cpus: 600001-1200000\nnode 0 size: 1 MB"), 2);
+    }
+
+    #[test]
+    fn markdown_fences_are_skipped() {
+        let t = format!("```console\n$ numactl -H\n{TWO}```\n");
+        assert_eq!(parse(&t).unwrap(), parse(TWO).unwrap());
     }
 
     #[test]
