@@ -147,3 +147,38 @@ fn reformat_really_wraps() {
     assert!(messy.lines().count() > text.lines().count() + 10);
     assert!(messy.contains('\r') && messy.contains('\t'));
 }
+
+/// An error names a line that exists (1 for empty text).
+fn line_in_range(text: &str) -> Result<(), TestCaseError> {
+    if let Err(e) = parse(text) {
+        let lines = text.lines().count().max(1);
+        prop_assert!(e.line >= 1 && e.line <= lines, "line {} of {}: {}", e.line, lines, e);
+        prop_assert!(!e.message.contains('\n'), "{}", e.message);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    /// Never a panic on any text, and an error names a real line.
+    #[test]
+    fn any_text_parses_or_names_a_line(text in "(node |cpus: |size: |free: |MB|distances:|available: |[0-9]{1,3}|[-,: \t\r\n]|[a-z]|\u{fffd}){0,80}") {
+        line_in_range(&text)?;
+    }
+
+    /// Damaged real outputs (a line dropped, repeated or cut short) parse or name a real line.
+    #[test]
+    fn damaged_fixtures_parse_or_name_a_line(seed in any::<u64>()) {
+        let mut r = Lcg(seed);
+        for (_, text) in fixtures() {
+            let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+            let i = r.next(lines.len() as u64) as usize;
+            match r.next(3) {
+                0 => { lines.remove(i); }
+                1 => { let l = lines[i].clone(); lines.insert(i, l); }
+                _ => { let cut = r.next(lines[i].len() as u64 + 1) as usize; lines[i] = lines[i].chars().take(cut).collect(); }
+            }
+            line_in_range(&lines.join("\n"))?;
+        }
+    }
+}
