@@ -307,6 +307,8 @@ fn build(recs: Vec<Rec>, last_line: usize) -> Result<NumaHardware, NumactlError>
     let mut header: Option<(usize, Vec<(usize, u32)>)> = None;
     let mut rows: BTreeMap<u32, (usize, Vec<Tok>)> = BTreeMap::new();
     let mut no_distances = false;
+    // The last line of the distance table (a missing row is reported there).
+    let mut table_end = last_line;
     let mut cpu_owner: BTreeMap<u32, u32> = BTreeMap::new();
     for r in recs {
         match r {
@@ -347,6 +349,7 @@ fn build(recs: Vec<Rec>, last_line: usize) -> Result<NumaHardware, NumactlError>
                 }
             }
             Rec::Header { line, toks } => {
+                table_end = toks.last().map_or(line, |t| t.0);
                 if header.is_some() {
                     return err(line, "a second distance header");
                 }
@@ -354,6 +357,7 @@ fn build(recs: Vec<Rec>, last_line: usize) -> Result<NumaHardware, NumactlError>
                 header = Some((line, ids));
             }
             Rec::Row { line, node, toks } => {
+                table_end = toks.last().map_or(line, |t| t.0);
                 let Some((_, ids)) = &header else {
                     return err(line, "a distance row before the header `node 0 1 ...`");
                 };
@@ -430,7 +434,7 @@ fn build(recs: Vec<Rec>, last_line: usize) -> Result<NumaHardware, NumactlError>
             let mut matrix = Vec::with_capacity(nodes.len());
             for &id in nodes.keys() {
                 let Some((line, toks)) = rows.get(&id) else {
-                    return err(last_line, format!("the distance table has no row for node {id}"));
+                    return err(table_end, format!("the distance table has no row for node {id}"));
                 };
                 if toks.len() != ids.len() {
                     return err(
@@ -547,6 +551,7 @@ node   0   1
         assert_eq!(line_of(&TWO.replace("  1:  21  10", "  1:  21")), 11);
         assert_eq!(line_of(&TWO.replace("  1:  21  10", "  7:  21  10")), 11);
         assert_eq!(line_of(&TWO.replace("  1:  21  10\n", "")), 10);
+        assert_eq!(line_of(&TWO.replace("  1:  21  10\n", "\n\n")), 10);
         assert_eq!(line_of(&TWO.replace("2 nodes", "3 nodes")), 1);
         assert_eq!(line_of(&TWO.replace("(0-1)", "(0,2)")), 1);
         assert_eq!(line_of(&TWO.replace("  0:  10  21", "  0:  10  2x")), 10);

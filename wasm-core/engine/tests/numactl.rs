@@ -93,7 +93,7 @@ impl Lcg {
 }
 
 /// The same listing as a sloppier paste: random spacing and tabs, CRLF, blank lines,
-/// and `cpus:` lists / distance rows hard-wrapped at random points.
+/// and `cpus:` lists, distance headers and rows hard-wrapped at random points.
 fn reformat(text: &str, seed: u64) -> String {
     let mut r = Lcg(seed);
     let mut out = String::new();
@@ -103,7 +103,9 @@ fn reformat(text: &str, seed: u64) -> String {
         let wrap_from = words
             .iter()
             .position(|w| *w == "cpus:" || (w.ends_with(':') && w[..w.len() - 1].chars().all(|c| c.is_ascii_digit())))
-            .map(|i| i + 1);
+            .map(|i| i + 1)
+            // The distance header `node 0 1 2 3` wraps after its first id.
+            .or_else(|| (words.len() > 2 && words[0] == "node" && words[1..].iter().all(|w| w.parse::<u32>().is_ok())).then_some(2));
         out.push_str(r.pick(&["", " ", "\t", "   "]));
         for (i, w) in words.iter().enumerate() {
             if i > 0 {
