@@ -108,6 +108,15 @@ enum Rec {
     NoDistances,
 }
 
+/// A piece of the input for a message: at most 60 characters, so the message stays short.
+fn quote(s: &str) -> String {
+    if s.chars().count() <= 60 {
+        s.to_string()
+    } else {
+        format!("{}...", s.chars().take(57).collect::<String>())
+    }
+}
+
 fn tokens(line: usize, s: &str) -> Vec<Tok> {
     s.split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
@@ -122,14 +131,14 @@ fn is_continuation(s: &str) -> bool {
 fn number(line: usize, s: &str, what: &str) -> Result<u64, NumactlError> {
     match s.parse::<u64>() {
         Ok(v) => Ok(v),
-        Err(_) => err(line, format!("{what} `{s}` is not a number")),
+        Err(_) => err(line, format!("{what} `{}` is not a number", quote(s))),
     }
 }
 
 fn node_id(line: usize, s: &str) -> Result<u32, NumactlError> {
     match s.parse::<u32>() {
         Ok(v) => Ok(v),
-        Err(_) => err(line, format!("node id `{s}` is not a number")),
+        Err(_) => err(line, format!("node id `{}` is not a number", quote(s))),
     }
 }
 
@@ -145,10 +154,13 @@ fn expand(toks: &[Tok], what: &str) -> Result<Vec<(usize, u32)>, NumactlError> {
             }
         };
         if a > b {
-            return err(*line, format!("{what} range `{t}` runs backwards"));
+            return err(*line, format!("{what} range `{}` runs backwards", quote(t)));
         }
         if b - a + 1 + out.len() as u64 > MAX_CPUS || b > u64::from(u32::MAX) {
-            return err(*line, format!("{what} range `{t}` is too large (at most {MAX_CPUS} in all)"));
+            return err(
+                *line,
+                format!("{what} range `{}` is too large (at most {MAX_CPUS} in all)", quote(t)),
+            );
         }
         out.extend((a..=b).map(|v| (*line, v as u32)));
     }
@@ -173,7 +185,7 @@ fn classify(line: usize, s: &str, in_distances: bool) -> Result<Option<Rec>, Num
         let list = match after.strip_prefix('(').and_then(|a| a.strip_suffix(')')) {
             Some(l) => Some(l.to_string()),
             None if after.is_empty() => None,
-            None => return err(line, format!("cannot read `{s}`: expected `available: N nodes (LIST)`")),
+            None => return err(line, format!("cannot read `{}`: expected `available: N nodes (LIST)`", quote(s))),
         };
         return Ok(Some(Rec::Available { line, count, list }));
     }
@@ -201,7 +213,7 @@ fn classify(line: usize, s: &str, in_distances: bool) -> Result<Option<Rec>, Num
         let Some((field, value)) = rest.split_once(':') else {
             return err(
                 line,
-                format!("cannot read `{}`: expected `node N cpus:`, `size:` or `free:`", s.trim()),
+                format!("cannot read `{}`: expected `node N cpus:`, `size:` or `free:`", quote(s)),
             );
         };
         let node = node_id(line, id)?;
@@ -218,7 +230,10 @@ fn classify(line: usize, s: &str, in_distances: bool) -> Result<Option<Rec>, Num
                 field: if f == "size" { "size" } else { "free" },
                 value: value.to_string(),
             })),
-            other => err(line, format!("unknown node field `{other}:` (expected cpus, size or free)")),
+            other => err(
+                line,
+                format!("unknown node field `{}:` (expected cpus, size or free)", quote(other)),
+            ),
         };
     }
     // A distance row: `  0:  10  21`.
@@ -257,7 +272,12 @@ pub fn parse(text: &str) -> Result<NumaHardware, NumactlError> {
                     t.extend(toks);
                     continue;
                 }
-                _ => return err(line, format!("numbers `{s}` continue no `node N cpus:` line or distance row")),
+                _ => {
+                    return err(
+                        line,
+                        format!("numbers `{}` continue no `node N cpus:` line or distance row", quote(s)),
+                    )
+                }
             }
         }
         let words: Vec<&str> = s.split_whitespace().collect();
@@ -272,7 +292,7 @@ pub fn parse(text: &str) -> Result<NumaHardware, NumactlError> {
                 recs.push(r);
             }
             None if recs.is_empty() && !in_distances && s.contains("numactl") => {} // a prompt line
-            None => return err(line, format!("cannot read `{s}` as numactl --hardware output")),
+            None => return err(line, format!("cannot read `{}` as numactl --hardware output", quote(s))),
         }
     }
     build(recs, last_line.max(1))
@@ -292,12 +312,12 @@ fn megabytes(line: usize, node: u32, field: &str, value: &str) -> Result<u64, Nu
         return err(line, format!("node {node} {field}: no value"));
     };
     let Ok(v) = n.parse::<u64>() else {
-        return err(line, format!("node {node} {field}: `{n}` is not a number"));
+        return err(line, format!("node {node} {field}: `{}` is not a number", quote(n)));
     };
     match parts.next() {
         None => Ok(v),
         Some(u) if u.eq_ignore_ascii_case("mb") && parts.next().is_none() => Ok(v),
-        Some(_) => err(line, format!("node {node} {field}: `{value}` is not `N MB`")),
+        Some(_) => err(line, format!("node {node} {field}: `{}` is not `N MB`", quote(value))),
     }
 }
 
@@ -405,7 +425,10 @@ fn build(recs: Vec<Rec>, last_line: usize) -> Result<NumaHardware, NumactlError>
             let mut listed: Vec<u32> = listed.into_iter().map(|(_, v)| v).collect();
             listed.sort_unstable();
             if !listed.iter().copied().eq(nodes.keys().copied()) {
-                return err(line, format!("names nodes ({list}) but the nodes listed are {}", ids.join(", ")));
+                return err(
+                    line,
+                    format!("names nodes ({}) but the nodes listed are {}", quote(&list), ids.join(", ")),
+                );
             }
         }
     }
@@ -450,7 +473,7 @@ fn build(recs: Vec<Rec>, last_line: usize) -> Result<NumaHardware, NumactlError>
                 for (l, t) in toks {
                     match t.parse::<u32>() {
                         Ok(v) => vals.push(v),
-                        Err(_) => return err(*l, format!("distance `{t}` is not a number")),
+                        Err(_) => return err(*l, format!("distance `{}` is not a number", quote(t))),
                     }
                 }
                 matrix.push(cols.iter().map(|&c| vals[c]).collect());
@@ -576,6 +599,13 @@ node   0   1
     fn a_header_opens_the_table_without_its_title() {
         let t = TWO.replace("node distances:\n", "");
         assert_eq!(parse(&t).unwrap(), parse(TWO).unwrap());
+    }
+
+    #[test]
+    fn long_lines_are_cut_in_messages() {
+        let e = parse(&format!("node 0 size: 1 MB\n{}\n", "x".repeat(5000))).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.len() < 120, "{}", e.message);
     }
 
     #[test]
