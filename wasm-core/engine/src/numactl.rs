@@ -10,6 +10,7 @@
 //!   distance header or the distance row above it (a mail client's hard wrap).
 //! - Lines before the first data line that mention `numactl` are prompts and skipped
 //!   (`user@host:~> numactl --hardware`, `$ numactl -H`, `Command: numactl --hardware`).
+//!   So is a last line ending in a prompt character (`$`, `#`, `>`, `%`: `user@host:~>`).
 //!   Blank lines and Markdown code fences (```` ``` ````) are skipped anywhere.
 //! - Nodes come out sorted by id, each node's CPUs sorted; the distance matrix is in
 //!   that node order (row i, column j = distance from the i-th node to the j-th).
@@ -257,7 +258,13 @@ pub fn parse(text: &str) -> Result<NumaHardware, NumactlError> {
     let mut recs: Vec<Rec> = Vec::new();
     let mut in_distances = false;
     let mut last_line = 0;
-    for (i, raw) in text.lines().enumerate() {
+    let all: Vec<&str> = text.lines().collect();
+    // The last line with something on it (a shell prompt left at the end is skipped).
+    let last_content = all
+        .iter()
+        .rposition(|l| !l.trim().is_empty() && !l.trim().starts_with("```"))
+        .map_or(0, |i| i + 1);
+    for (i, raw) in all.iter().enumerate() {
         let line = i + 1;
         last_line = line;
         let s = raw.trim_end_matches('\r').trim();
@@ -292,6 +299,7 @@ pub fn parse(text: &str) -> Result<NumaHardware, NumactlError> {
                 recs.push(r);
             }
             None if recs.is_empty() && !in_distances && s.contains("numactl") => {} // a prompt line
+            None if line == last_content && !recs.is_empty() && s.ends_with(['$', '#', '>', '%']) => {} // the next prompt
             None => return err(line, format!("cannot read `{}` as numactl --hardware output", quote(s))),
         }
     }
@@ -606,6 +614,15 @@ node   0   1
         let e = parse(&format!("node 0 size: 1 MB\n{}\n", "x".repeat(5000))).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.len() < 120, "{}", e.message);
+    }
+
+    #[test]
+    fn a_trailing_prompt_is_skipped_but_not_other_text() {
+        for prompt in ["user@host:~>", "$", "[root@h ~]#", "host%"] {
+            assert_eq!(parse(&format!("{TWO}{prompt}\n\n")).unwrap(), parse(TWO).unwrap());
+        }
+        assert_eq!(line_of(&format!("{TWO}$\nmore\n")), 12);
+        assert_eq!(line_of(&format!("{TWO}more\n")), 12);
     }
 
     #[test]
