@@ -1,4 +1,5 @@
-//! `mmviz`: the engine headless. `run`, `compare`, `check`, `trace` and `bench`,
+//! `mmviz`: the engine headless. `run`, `compare`, `check`, `trace`, `bench` and
+//! `topology --numactl FILE` (reads `numactl --hardware` text),
 //! per the CLI contract in DESIGN.md. Exit codes: 0 success, 1 a failed expectation,
 //! 2 bad input (with a one-line message naming the file, line and field).
 
@@ -6,11 +7,13 @@ use clap::{Parser, Subcommand};
 use mmviz_engine::builtin;
 use mmviz_engine::counters::Counter;
 use mmviz_engine::engine::Sim;
+use mmviz_engine::numactl;
 use mmviz_engine::patches::{ToggleSet, ToggleValue};
 use mmviz_engine::run::{self, RunResult};
 use mmviz_engine::scenario::{self, Scenario};
 use mmviz_engine::simulation::Simulation;
 use serde_json::{json, Map, Value};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -89,6 +92,15 @@ enum Cmd {
         /// Steps to print at most.
         #[arg(long, default_value_t = u64::MAX)]
         limit: u64,
+    },
+    /// Read a machine's topology from `numactl --hardware` text and print it.
+    Topology {
+        /// A file holding `numactl --hardware` output (`-` for stdin).
+        #[arg(long, value_name = "FILE")]
+        numactl: String,
+        /// Print JSON: `{"nodes":[{"id","cpus","size_mb","free_mb"}],"distances"}`.
+        #[arg(long)]
+        json: bool,
     },
     /// Measure engine speed: steps per second and wall time per scenario.
     Bench {
@@ -261,6 +273,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             sim.check_stuck().map_err(|e| bad(format!("{scenario}: {e}")))?;
             Ok(())
         }
+        Cmd::Topology { numactl, json } => topology(&numactl, json),
         Cmd::Bench {
             scenarios,
             json,
@@ -283,6 +296,50 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             },
         ),
     }
+}
+
+/// `mmviz topology --numactl FILE`: parse, then print JSON or a short summary.
+fn topology(file: &str, json: bool) -> Result<(), Fail> {
+    let bytes = if file == "-" {
+        let mut t = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut t)
+            .map_err(|e| bad(format!("-: cannot read stdin: {e}")))?;
+        t
+    } else {
+        std::fs::read(file).map_err(|e| bad(format!("{file}: cannot read: {e}")))?
+    };
+    // Not UTF-8: the parser names the first line it cannot read.
+    let text = String::from_utf8_lossy(&bytes);
+    let hw = numactl::parse(&text).map_err(|e| bad(format!("{file}: {e}")))?;
+    if json {
+        println!("{}", serde_json::to_string(&hw).map_err(|e| Fail(1, e.to_string()))?);
+        return Ok(());
+    }
+    let cpus: usize = hw.nodes.iter().map(|n| n.cpus.len()).sum();
+    println!("{} node(s), {cpus} CPU(s)", hw.nodes.len());
+    for n in &hw.nodes {
+        let free = n.free_mb.map_or("free unknown".to_string(), |f| format!("{f} MB free"));
+        let list = if n.cpus.is_empty() {
+            "no CPUs".to_string()
+        } else {
+            format!("cpus {}", numactl::ranges(&n.cpus))
+        };
+        println!("  node {}: {list}; {} MB, {free}", n.id, n.size_mb);
+    }
+    match &hw.distances {
+        None => println!("distances: none"),
+        Some(d) => {
+            println!("distances:");
+            let head: Vec<String> = hw.nodes.iter().map(|n| format!("{:>4}", n.id)).collect();
+            println!("  node{}", head.join(""));
+            for (n, row) in hw.nodes.iter().zip(d) {
+                let cells: Vec<String> = row.iter().map(|v| format!("{v:>4}")).collect();
+                println!("  {:>3}:{}", n.id, cells.join(""));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn to_json(v: &Value) -> String {

@@ -19,6 +19,7 @@ pub mod listings;
 pub mod machine;
 pub mod mech;
 pub mod mm;
+pub mod numactl;
 pub mod patches;
 pub mod registry;
 pub mod run;
