@@ -16,11 +16,6 @@ impl Cost {
     pub const fn at(m: Mech, i: u16) -> Cost {
         Cost(crate::registry::cost_base(m) + i)
     }
-
-    /// Its name in `[costs]`.
-    pub fn name(self) -> &'static str {
-        COSTS[self.0 as usize].name
-    }
 }
 
 /// What a mechanism says about one of its costs.

@@ -13,11 +13,6 @@ impl Knob {
     pub const fn at(m: Mech, i: u16) -> Knob {
         Knob(crate::registry::knob_base(m) + i)
     }
-
-    /// Its declaration.
-    pub fn def(self) -> &'static KnobDef {
-        KNOBS[self.0 as usize]
-    }
 }
 
 /// The values a knob takes.
