@@ -5,6 +5,7 @@
 use crate::engine::Sim;
 use crate::knobs::KnobKind;
 use crate::listings as l;
+use crate::patches::{ListingPair, Patch, ToggleKind};
 use crate::registry::{FunctionListings, Mechanism, MetricDef};
 
 crate::frames! { Core;
@@ -26,6 +27,46 @@ crate::frames! { Core;
     FlushTlbFunc(crate::arch::x86::mm::tlb::FlushTlbFunc) => "flush_tlb_func_remote",
     /// A kernel thread's main loop (the base of its stack).
     Kthread(crate::kernel::kthread::Kthread) => "kthread",
+}
+
+crate::toggles! { Core;
+    /// `tlb_flush_multi` (v5.13, 4ce94eabac16): the sender flushes locally while its IPIs
+    /// fly, and only remote CPUs count the shootdown interrupt.
+    TLB_FLUSH_MULTI = Patch {
+        id: "tlb_flush_multi",
+        kind: ToggleKind::Bool,
+        title: "x86/mm/tlb: Flush remote and local TLBs concurrently",
+        author: "Nadav Amit (with Peter Zijlstra, Andy Lutomirski)",
+        date: "2021-02-20",
+        commit: "4ce94eabac16",
+        version: "v5.13",
+        link: "https://git.kernel.org/torvalds/c/4ce94eabac16",
+        explanation: "Up to v5.12 flush_tlb_mm_range flushed the local TLB first and then called \
+            flush_tlb_others, whose on_each_cpu_cond_mask IPIs every other non-lazy CPU in \
+            mm_cpumask and also runs flush_tlb_func_remote on the sending CPU: so each remote flush \
+            adds one to the sender's irq_tlb_count (the 'TLB shootdowns' row of /proc/interrupts) and \
+            nr_tlb_remote_flush_received although its TLB is already current. The series unified the \
+            local and remote flush functions: flush_tlb_multi sends the IPIs first and flushes locally \
+            while they are handled, and only remote CPUs count the interrupt. A flush that reaches a \
+            lazy CPU, before and after, makes it switch to init_mm. Counting matters when reading \
+            published shootdown figures: a v5.12 run's irq_tlb_count per flush is one more than the \
+            number of IPIs.",
+        functions: &["flush_tlb_mm_range", "flush_tlb_func_remote"],
+        enum_values: &[],
+        default_index: 1,
+        value_labels: &["v5.12: local flush, then IPIs (the sender counts too)", "v5.13: IPIs, local flush meanwhile"],
+        listings: &[
+            ListingPair {
+                before: l::FLUSH_TLB_MM_RANGE_V5_12,
+                after: l::FLUSH_TLB_MM_RANGE_V5_13,
+            },
+            ListingPair {
+                before: l::FLUSH_TLB_FUNC_REMOTE_V5_12,
+                after: l::FLUSH_TLB_FUNC_REMOTE_V5_13,
+            },
+        ],
+        history: &[],
+    },
 }
 
 crate::counters! { Core;
@@ -218,7 +259,7 @@ pub mod ev {
 pub const MECHANISM: Mechanism = Mechanism {
     id: "core",
     title: "User mode, page faults, the scheduler, locks, rmap and x86 TLB shootdowns",
-    toggles: &[],
+    toggles: TOGGLES,
     counters: COUNTERS,
     costs: COSTS,
     knobs: KNOBS,
@@ -235,8 +276,16 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::HRTIMER_WAKEUP]),
         FunctionListings::single(&[l::SWITCH_MM_IRQS_OFF]),
         FunctionListings::single(&[l::LOAD_BALANCE]),
-        FunctionListings::single(&[l::FLUSH_TLB_MM_RANGE]),
-        FunctionListings::single(&[l::FLUSH_TLB_FUNC_REMOTE]),
+        FunctionListings {
+            function: "flush_tlb_mm_range",
+            variants: &[l::FLUSH_TLB_MM_RANGE_V5_12, l::FLUSH_TLB_MM_RANGE_V5_13],
+            select: |t| usize::from(t.on(TLB_FLUSH_MULTI)),
+        },
+        FunctionListings {
+            function: "flush_tlb_func_remote",
+            variants: &[l::FLUSH_TLB_FUNC_REMOTE_V5_12, l::FLUSH_TLB_FUNC_REMOTE_V5_13],
+            select: |t| usize::from(t.on(TLB_FLUSH_MULTI)),
+        },
         FunctionListings::single(&[l::HANDLE_PTE_FAULT]),
         FunctionListings::single(&[l::DO_ANONYMOUS_PAGE]),
         FunctionListings::single(&[l::TRY_TO_UNMAP]),
