@@ -318,6 +318,14 @@ pub fn kernel_toggles(version: &str) -> Result<JsValue, JsValue> {
     to_js(&map)
 }
 
+/// Reads `numactl --hardware` text: `{nodes: [{id, cpus, size_mb, free_mb}], distances}`
+/// as `mmviz topology --numactl FILE --json` prints it, or an error naming the line.
+#[wasm_bindgen(js_name = parseNumactl)]
+pub fn parse_numactl(text: &str) -> Result<JsValue, JsValue> {
+    let hw = mmviz_engine::numactl::parse(text).map_err(js_error)?;
+    to_js(&hw)
+}
+
 /// The built-in scenarios (id, title, TOML text).
 #[wasm_bindgen(js_name = builtinScenarios)]
 pub fn builtin_scenarios() -> Result<JsValue, JsValue> {
