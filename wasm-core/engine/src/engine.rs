@@ -70,6 +70,8 @@ pub struct State {
     pub locks: Locks,
     /// Counters.
     pub counters: Counters,
+    /// Where CPU time went (only while [`Sim::profiling`]).
+    pub prof: crate::profile::Profile,
     /// Steps taken.
     pub step: u64,
     /// Seeded RNG for workload generators.
@@ -92,6 +94,8 @@ pub struct Sim {
     pub st: State,
     /// Build narration and touched lists (off for counter-only runs).
     pub recording: bool,
+    /// Charge CPU time to tasks and functions (`profile.rs`; off unless asked).
+    pub profiling: bool,
 }
 
 /// What a CPU does at its next ready time.
@@ -442,6 +446,7 @@ impl Sim {
                 // Each CPU holds a handful of locks at most (PTL, page lock, rmap locks).
                 locks: Locks::with_capacity(8 * nr_cpus + 8, nr_tasks),
                 counters: Counters::default(),
+                prof: crate::profile::Profile::new(nr_cpus),
                 step: 0,
                 rng: ChaCha8Rng::seed_from_u64(scenario.seed),
                 readyq: ReadyQueue::new(nr_cpus),
@@ -449,6 +454,7 @@ impl Sim {
                 ready_next: vec![Next::Work; nr_cpus],
             },
             recording,
+            profiling: false,
         };
         sim.refresh_ready();
         sim
@@ -605,6 +611,8 @@ impl Sim {
             _ => None,
         };
         self.st.cpus[c].clock = self.st.cpus[c].clock.max(time);
+        // What the CPU did until now (user code, spinning, waiting for acks, idling).
+        self.charge_profile(c);
         // The acting CPU's place in the ready queue is refreshed at the end of the step
         // whether the step touched it or not; other CPUs only when touched.
         let task = self.st.cpus[c].curr;
@@ -628,6 +636,7 @@ impl Sim {
         } else {
             self.run_top(cpu, task, keep)
         };
+        self.charge_profile(c);
         let step = self.st.step;
         self.st.step += 1;
         self.refresh_top(cpu);
@@ -662,6 +671,11 @@ impl Sim {
         let (mut ev, flow) = frame.step(self, cpu);
         let kind = ev.kind;
         let interrupt = frame.is_interrupt();
+        if self.profiling {
+            // The line's cost belongs to the stack that ran it, before any call or return.
+            let who = who(&self.st.tasks[t]);
+            self.st.prof.charge(cpu as usize, self.st.cpus[cpu as usize].clock, who, &stack);
+        }
         if let Flow::Block(until) = flow {
             self.st.stacks[t] = stack;
             // A CPU left with nothing to run may pull a queued task first: the step says so.
@@ -695,6 +709,16 @@ impl Sim {
             Flow::Block(_) => unreachable!("handled above"),
         }
         (kind, kept, cause)
+    }
+
+    /// Charges `cpu`'s time so far to its current task's stack (when profiling).
+    #[inline(always)]
+    fn charge_profile(&mut self, c: usize) {
+        if self.profiling {
+            let t = self.st.cpus[c].curr as usize;
+            let who = who(&self.st.tasks[t]);
+            self.st.prof.charge(c, self.st.cpus[c].clock, who, &self.st.stacks[t]);
+        }
     }
 
     /// Hands `r` to the top frame of `task` (a callee returned, or the task was woken).
@@ -931,6 +955,15 @@ impl Sim {
         } else {
             Err(RunError::Deadlock(stuck.join(", ")))
         }
+    }
+}
+
+/// What `task` is, for the profile.
+fn who(task: &Task) -> crate::profile::Who {
+    match task.kind {
+        TaskKind::User { .. } => crate::profile::Who::User,
+        TaskKind::Kernel(_) => crate::profile::Who::Kthread,
+        TaskKind::Idle => crate::profile::Who::Idle,
     }
 }
 

@@ -54,10 +54,20 @@ macro_rules! frames {
             $( $(#[doc = $doc])* $v($t), )*
         }
 
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
+        #[repr(u16)]
+        enum FunctionIndex { $($v,)* }
+
         impl Frames {
             /// The kernel function this frame runs.
             pub fn function(&self) -> &'static str {
                 match self { $( Frames::$v(_) => $func, )* }
+            }
+
+            /// Its position in this mechanism's [`FRAME_FUNCTIONS`].
+            #[inline]
+            pub fn index(&self) -> u16 {
+                match self { $( Frames::$v(_) => FunctionIndex::$v as u16, )* }
             }
 
             /// Runs one line.
@@ -255,6 +265,15 @@ macro_rules! mechanisms {
                 }
             }
 
+            /// Its function's position in [`frame_functions`] ([`NR_FUNCTIONS`] for idle).
+            #[inline]
+            pub fn fn_index(&self) -> u16 {
+                match self {
+                    Frame::Idle => NR_FUNCTIONS as u16,
+                    $( Frame::$v(f) => function_base(Mech::$v) + f.index(), )*
+                }
+            }
+
             /// Runs one line.
             #[inline]
             pub fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
@@ -349,6 +368,7 @@ base!(event_base, events);
 base!(toggle_base, toggles);
 base!(cost_base, costs);
 base!(knob_base, knobs);
+base!(function_base, functions);
 
 const fn total(which: u8) -> usize {
     let mut i = 0;
@@ -360,7 +380,8 @@ const fn total(which: u8) -> usize {
             1 => m.events.len(),
             2 => m.toggles.len(),
             3 => m.costs.len(),
-            _ => m.knobs.len(),
+            4 => m.knobs.len(),
+            _ => m.functions.len(),
         };
         i += 1;
     }
@@ -377,6 +398,8 @@ pub const NR_TOGGLES: usize = total(2);
 pub const NR_COSTS: usize = total(3);
 /// Number of knobs across mechanisms.
 pub const NR_KNOBS: usize = total(4);
+/// Number of functions frames run, across mechanisms.
+pub const NR_FUNCTIONS: usize = total(5);
 
 /// Flattens one declaration list of every mechanism into an array (compile time).
 macro_rules! flat {

@@ -79,6 +79,7 @@ pub const LOCK_METRICS: [[&str; 4]; 7] = [
 /// Runs `scenario` under `toggles` to the end, counters only.
 pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error> {
     let mut sim = Sim::new(scenario, toggles, false);
+    sim.profiling = true;
     sim.run_to_end().map_err(Error::Run)?;
     let mut metrics = BTreeMap::new();
     for m in crate::registry::metrics() {

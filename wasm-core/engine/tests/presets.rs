@@ -179,3 +179,42 @@ min = 2
     assert!(!out[2].ok && (out[2].value - 1.0).abs() < 1e-12, "{}", out[2].value);
     assert_eq!(out[0].expect.vs.as_ref().unwrap().label(), "kernel=v5.12");
 }
+
+#[test]
+fn the_profile_charges_every_cpu_nanosecond_once_and_sees_the_flush_wait() {
+    use mmviz_engine::builtin;
+    let s = scenario::parse(builtin::find("numa-hint-fault-101").unwrap().text, &[]).unwrap();
+    let mut shares = Vec::new();
+    for delay in ["off", "on"] {
+        let mut t = ToggleSet::default();
+        t.set_text("numa_delay_map", delay).unwrap();
+        let mut sim = Sim::new(&s, &t, false);
+        sim.profiling = true;
+        sim.run_to_end().unwrap();
+        let p = &sim.st.prof;
+        let clocks: u64 = sim.st.cpus.iter().map(|c| c.clock).sum();
+        assert_eq!(
+            p.total_ns(),
+            clocks,
+            "delay {delay}: each CPU's time is charged once, up to its clock"
+        );
+        assert!(p.sys_ns > 0 && p.user_ns > 0);
+        // Inclusive: the migration contains its unmap, which contains the flush.
+        let (mig, unmap) = (p.time_in("migrate_misplaced_page"), p.time_in("try_to_unmap"));
+        assert!(mig >= unmap && unmap > 0, "delay {delay}: {mig} {unmap}");
+        shares.push(p.share_pct("try_to_unmap").unwrap());
+        // An unprofiled run charges nothing.
+        let mut quiet = Sim::new(&s, &t, false);
+        quiet.run_to_end().unwrap();
+        assert_eq!(quiet.st.prof.total_ns(), 0);
+    }
+    // Without the patch the unmap waits for the IPI's acknowledgement.
+    assert!(
+        shares[0] > 2.0 * shares[1],
+        "try_to_unmap share off {} vs on {}",
+        shares[0],
+        shares[1]
+    );
+    let r = run::run(&s, &ToggleSet::default()).unwrap();
+    assert!(r.value("sys_time_ns").unwrap() > 0.0);
+}

@@ -167,6 +167,23 @@ pub fn run_time_ns(sim: &Sim) -> u64 {
 /// The core's metrics.
 const METRICS: &[MetricDef] = &[
     MetricDef {
+        name: "sys_time_ns",
+        doc: "CPU time user threads spent in the kernel (system time, as `time` reports it): \
+              kernel code, spinning on locks, waiting for flush acknowledgements, IPI handlers \
+              that interrupted them. Needs a profiled run (`mmviz run`, `[[expect]]`).",
+        value: |sim| sim.profiling.then_some(sim.st.prof.sys_ns as f64),
+    },
+    MetricDef {
+        name: "user_time_ns",
+        doc: "CPU time user threads spent in user code.",
+        value: |sim| sim.profiling.then_some(sim.st.prof.user_ns as f64),
+    },
+    MetricDef {
+        name: "kthread_time_ns",
+        doc: "CPU time of kernel threads (the flusher, vmstat workers, ...).",
+        value: |sim| sim.profiling.then_some(sim.st.prof.kthread_ns as f64),
+    },
+    MetricDef {
         name: "sim_time_ns",
         doc: "Simulated time of the run (the window when `window_ms` is set), ns.",
         value: |sim| Some(run_time_ns(sim) as f64),
