@@ -85,11 +85,11 @@ pub const CHANGE_PTE_RANGE_V4_17: Listing = Listing {
     ],
 };
 
-/// `migrate_misplaced_page` before 09a913a7, without the rate limit (no kernel had both:
-/// the counterfactual of `numa_skip_dirty_file` off with `numa_ratelimit_removed` on).
+/// `migrate_misplaced_page` before 09a913a7 (its v4.16-v4.18 rate-limit call is the
+/// `numamigrate_update_ratelimit` listing).
 pub const MIGRATE_MISPLACED_PAGE_V4_16: Listing = Listing {
     function: "migrate_misplaced_page",
-    follows: "Linux v4.16 mm/migrate.c (before 09a913a7) without the rate limit that efaffc5e40ae removed in v4.19",
+    follows: "Linux v4.16 mm/migrate.c (before 09a913a7)",
     lines: lines![
         "M1" => "if the page is a shared executable file page: goto out",
         "M3" => "isolated = numamigrate_isolate_page(pgdat, page)   -- watermark + isolate_lru_page",
@@ -101,11 +101,11 @@ pub const MIGRATE_MISPLACED_PAGE_V4_16: Listing = Listing {
     ],
 };
 
-/// `migrate_misplaced_page` from v4.19 (09a913a7 of v4.17, rate limit removed by
-/// efaffc5e40ae), unchanged in v5.12/v5.13.
+/// `migrate_misplaced_page` from v4.17 (09a913a7), unchanged in v5.12/v5.13 (up to
+/// v4.18 it first calls `numamigrate_update_ratelimit`, listed apart).
 pub const MIGRATE_MISPLACED_PAGE_V4_17: Listing = Listing {
     function: "migrate_misplaced_page",
-    follows: "Linux v4.19-v5.13 mm/migrate.c",
+    follows: "Linux v4.17-v5.13 mm/migrate.c",
     lines: lines![
         "M1" => "if the page is a shared executable file page: goto out",
         "M2" => "if the page is file-backed and dirty: goto out   -- async migration may not move it",
@@ -118,37 +118,23 @@ pub const MIGRATE_MISPLACED_PAGE_V4_17: Listing = Listing {
     ],
 };
 
-/// `migrate_misplaced_page` of v4.16: no dirty-file skip, the per-node rate limit.
-pub const MIGRATE_MISPLACED_PAGE_V4_16_RL: Listing = Listing {
-    function: "migrate_misplaced_page",
-    follows: "Linux v4.16 mm/migrate.c (before 09a913a7 and efaffc5e40ae)",
+/// `numamigrate_update_ratelimit`, called first by `migrate_misplaced_page` up to v4.18.
+pub const NUMAMIGRATE_UPDATE_RATELIMIT_V4_18: Listing = Listing {
+    function: "numamigrate_update_ratelimit",
+    follows: "Linux v4.17 mm/migrate.c (called at the top of migrate_misplaced_page, before isolation)",
     lines: lines![
-        "M1" => "if the page is a shared executable file page: goto out",
-        "MR" => "if numamigrate_update_ratelimit(pgdat, 1): goto out   -- > 128 MB to this node in this 100 ms window",
-        "M3" => "isolated = numamigrate_isolate_page(pgdat, page)   -- watermark + isolate_lru_page",
-        "M4" => "if !isolated: goto out",
-        "M5" => "nr_remaining = migrate_pages(list, alloc_misplaced_dst_page, node, MIGRATE_ASYNC)",
-        "M6" => "if nr_remaining: putback, isolated = 0  else count NUMA_PAGE_MIGRATE",
-        "M7" => "return isolated",
-        "M8" => "out: put_page(page); return 0",
+        "RL1" => "if jiffies > pgdat->numabalancing_migrate_next_window: nr_pages = 0, next_window = jiffies + 100 ms",
+        "RL2" => "if pgdat->numabalancing_migrate_nr_pages > ratelimit_pages (128 MB): return true   -- migrate_misplaced_page: goto out",
+        "RL3" => "pgdat->numabalancing_migrate_nr_pages += nr_pages; return false",
     ],
 };
 
-/// `migrate_misplaced_page` of v4.17-v4.18: the dirty-file skip (09a913a7) and the
-/// per-node rate limit (removed in v4.19 by efaffc5e40ae).
-pub const MIGRATE_MISPLACED_PAGE_V4_17_RL: Listing = Listing {
-    function: "migrate_misplaced_page",
-    follows: "Linux v4.17-v4.18 mm/migrate.c",
+/// The rate limit's absence from v4.19 (efaffc5e40ae).
+pub const NUMAMIGRATE_UPDATE_RATELIMIT_V4_19: Listing = Listing {
+    function: "numamigrate_update_ratelimit",
+    follows: "Linux v4.19 mm/migrate.c (efaffc5e40ae removed the function)",
     lines: lines![
-        "M1" => "if the page is a shared executable file page: goto out",
-        "M2" => "if the page is file-backed and dirty: goto out   -- async migration may not move it",
-        "MR" => "if numamigrate_update_ratelimit(pgdat, 1): goto out   -- > 128 MB to this node in this 100 ms window",
-        "M3" => "isolated = numamigrate_isolate_page(pgdat, page)   -- watermark + isolate_lru_page",
-        "M4" => "if !isolated: goto out",
-        "M5" => "nr_remaining = migrate_pages(list, alloc_misplaced_dst_page, node, MIGRATE_ASYNC)",
-        "M6" => "if nr_remaining: putback, isolated = 0  else count NUMA_PAGE_MIGRATE",
-        "M7" => "return isolated",
-        "M8" => "out: put_page(page); return 0",
+        "RL0" => "removed: migrate_misplaced_page goes straight to numamigrate_isolate_page",
     ],
 };
 

@@ -104,13 +104,13 @@ crate::toggles! { Numa;
             safety net against ping-ponging pages; once the two-stage filter and the scan-period \
             adaptation were good enough it only slowed convergence (Jirka Hladky's STREAM regression in \
             4.17), and this commit removed it. Off = v4.18 and earlier.",
-        functions: &["migrate_misplaced_page"],
+        functions: &["numamigrate_update_ratelimit"],
         enum_values: &[],
         default_index: 1,
         value_labels: &["v4.18: at most 128 MB per 100 ms per node", "v4.19: no rate limit"],
         listings: &[ListingPair {
-            before: l::MIGRATE_MISPLACED_PAGE_V4_17_RL,
-            after: l::MIGRATE_MISPLACED_PAGE_V4_17,
+            before: l::NUMAMIGRATE_UPDATE_RATELIMIT_V4_18,
+            after: l::NUMAMIGRATE_UPDATE_RATELIMIT_V4_19,
         }],
     },
 }
@@ -232,13 +232,13 @@ pub const MECHANISM: Mechanism = Mechanism {
         },
         FunctionListings {
             function: "migrate_misplaced_page",
-            variants: &[
-                l::MIGRATE_MISPLACED_PAGE_V4_16,
-                l::MIGRATE_MISPLACED_PAGE_V4_17,
-                l::MIGRATE_MISPLACED_PAGE_V4_16_RL,
-                l::MIGRATE_MISPLACED_PAGE_V4_17_RL,
-            ],
-            select: |t| usize::from(t.on(NUMA_SKIP_DIRTY_FILE)) + 2 * usize::from(!t.on(NUMA_RATELIMIT_REMOVED)),
+            variants: &[l::MIGRATE_MISPLACED_PAGE_V4_16, l::MIGRATE_MISPLACED_PAGE_V4_17],
+            select: |t| usize::from(t.on(NUMA_SKIP_DIRTY_FILE)),
+        },
+        FunctionListings {
+            function: "numamigrate_update_ratelimit",
+            variants: &[l::NUMAMIGRATE_UPDATE_RATELIMIT_V4_18, l::NUMAMIGRATE_UPDATE_RATELIMIT_V4_19],
+            select: |t| usize::from(t.on(NUMA_RATELIMIT_REMOVED)),
         },
         FunctionListings::single(&[l::NUMA_MIGRATE_PREP]),
         FunctionListings::single(&[l::SHOULD_NUMA_MIGRATE_MEMORY]),

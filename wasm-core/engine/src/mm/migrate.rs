@@ -181,12 +181,15 @@ impl Function for MigrateMisplacedPage {
         }
         if !sim.cfg.toggles.on(NUMA_RATELIMIT_REMOVED) && numamigrate_update_ratelimit(sim, cpu, target, 1) {
             sim.st.counters.inc(NUMA_MIGRATE_RATELIMITED);
-            return fail(
-                "MR",
-                say!(
+            let ev = Ev::new(migrate_ev::MIGRATE_FAIL, "numamigrate_update_ratelimit", "RL2")
+                .pte(pid, self.vpn)
+                .pfn(pfn);
+            return (
+                ev.say(say!(
                     sim,
-                    "numamigrate_update_ratelimit: node {target} already took more than 128 MB (scaled) of NUMA migrations in this 100 ms window: no migration (v4.18 and earlier)"
-                ),
+                    "numamigrate_update_ratelimit: node {target} already took more than 128 MB (scaled) of NUMA migrations in this 100 ms window, so migrate_misplaced_page gives up (v4.18 and earlier)"
+                )),
+                Flow::Return(Ret::Bool(false)),
             );
         }
         sim.charge(cpu, sim.cfg.costs[ISOLATE_NS]);
