@@ -94,6 +94,9 @@ pub struct NumaStats {
     pub faults: Vec<[u64; 4]>,
     /// `numa_pages_migrated`.
     pub pages_migrated: u64,
+    /// Runtime when the task's current `task_numa_work` pass started (for the 32x
+    /// overhead charge to `node_stamp`).
+    pub scan_runtime0: u64,
 }
 
 /// A task.

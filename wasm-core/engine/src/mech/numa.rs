@@ -54,6 +54,7 @@ crate::toggles! { Numa;
             before: l::DO_NUMA_PAGE_V5_12,
             after: l::DO_NUMA_PAGE_V5_13,
         }],
+        history: &[],
     },
     /// `numa_skip_dirty_file` (v4.17, 09a913a7): leave dirty file pages alone in the NUMA scan.
     NUMA_SKIP_DIRTY_FILE = Patch {
@@ -85,6 +86,7 @@ crate::toggles! { Numa;
                 after: l::MIGRATE_MISPLACED_PAGE_V4_17,
             },
         ],
+        history: &[],
     },
     /// `numa_ratelimit_removed` (v4.19, efaffc5e40ae): no per-node rate limit on
     /// NUMA-balancing migrations.
@@ -112,6 +114,7 @@ crate::toggles! { Numa;
             before: l::NUMAMIGRATE_UPDATE_RATELIMIT_V4_18,
             after: l::NUMAMIGRATE_UPDATE_RATELIMIT_V4_19,
         }],
+        history: &[],
     },
 }
 
@@ -250,6 +253,8 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: Some(crate::kernel::sched::numa::task_work),
     kthreads: &[],
+    presets: &[],
+    metrics: &[],
     invariants: &[],
     views: &[ViewDef {
         id: "numa",

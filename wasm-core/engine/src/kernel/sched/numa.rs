@@ -370,12 +370,10 @@ pub struct TaskNumaWork {
     /// Last VMA of the window (explicit scans).
     last_vi: u16,
     /// `pages` and `virtpages` left (automatic scans).
-    pages: i64,
-    virtpages: i64,
-    /// The chunk in flight, `[start, end)` vpns.
-    chunk: (u32, u32),
-    /// Runtime when the pass started (for the 32x overhead charge).
-    runtime0: u64,
+    pages: i32,
+    virtpages: i32,
+    /// Pages of the chunk in flight.
+    chunk: u32,
     /// The pass won `numa_next_scan` (else it returns at once).
     won: bool,
 }
@@ -400,8 +398,7 @@ impl TaskNumaWork {
             last_vi: 0,
             pages: 0,
             virtpages: 0,
-            chunk: (0, 0),
-            runtime0: 0,
+            chunk: 0,
             won: false,
         }
     }
@@ -421,7 +418,7 @@ impl TaskNumaWork {
             let end = match self.window {
                 Window::Explicit(_) => v.end(),
                 Window::Auto => {
-                    let want = u64::from(start) + self.pages.max(0) as u64;
+                    let want = u64::from(start) + u64::from(self.pages.max(0).unsigned_abs());
                     (want.div_ceil(512) * 512).min(u64::from(v.end())) as u32
                 }
             };
@@ -491,9 +488,10 @@ impl Function for TaskNumaWork {
                         (self.vi, self.off) = m.scan_offset;
                         self.last_vi = u16::MAX;
                         self.won = true;
-                        self.pages = scan_size_pages(sim) as i64;
+                        // Both budgets fit an i32: scan sizes above 2^27 pages are capped.
+                        self.pages = scan_size_pages(sim).min(1 << 27) as i32;
                         self.virtpages = self.pages * 8;
-                        self.runtime0 = runtime(sim, cpu);
+                        sim.st.tasks[t].numa.scan_runtime0 = runtime(sim, cpu);
                         sim.st.tasks[t].numa.node_stamp += 2 * TICK_NS;
                         sim.st.counters.inc(NUMA_SCANS);
                         ev = Ev::new(numa_ev::SCAN_START, F, "TN1").say(say!(
@@ -511,7 +509,7 @@ impl Function for TaskNumaWork {
             }
             Tnw::Next => match self.next_chunk(sim, mm) {
                 Some((s, e)) => {
-                    self.chunk = (s, e);
+                    self.chunk = e - s;
                     let ev = Ev::new(core_ev::CALL, F, "TN2").say(say!(sim, "task_numa_work: change_prot_numa({s:#x}..{e:#x})"));
                     (ev, Flow::Call(ChangeProtNuma::frame(mm, s, e)))
                 }
@@ -538,8 +536,8 @@ impl Function for TaskNumaWork {
                         m.scan_offset = (self.vi, self.off);
                     }
                     // At least 32x the scan's own time runs other code before the next scan.
-                    let diff = runtime(sim, cpu).saturating_sub(self.runtime0);
                     let t = sim.st.cpus[cpu as usize].curr as usize;
+                    let diff = runtime(sim, cpu).saturating_sub(sim.st.tasks[t].numa.scan_runtime0);
                     sim.st.tasks[t].numa.node_stamp += 32 * diff;
                 }
                 let ev = Ev::new(numa_ev::SCAN_END, F, "TN4").say(text);
@@ -553,9 +551,8 @@ impl Function for TaskNumaWork {
         if self.pc != Tnw::Next {
             return;
         }
-        let (s, e) = self.chunk;
-        let len = i64::from(e - s);
-        self.off += e - s;
+        let len = self.chunk as i32;
+        self.off += self.chunk;
         if let Window::Auto = self.window {
             if r.as_count() > 0 {
                 self.pages -= len;
