@@ -285,3 +285,23 @@ fn v5_12_ipis_per_migrated_page_follow_the_cpus_running_the_process() {
         assert!(on_ipis <= 0.1 * want + 0.05, "{threads} thread(s), numa_delay_map on: {on_ipis:.3}");
     }
 }
+
+#[test]
+fn a_v4_17_kernel_has_the_rate_limit_and_v4_19_not() {
+    use mmviz_engine::mech::numa::NUMA_RATELIMIT_REMOVED;
+    use mmviz_engine::patches::Kernel;
+    let mut t = ToggleSet::default();
+    t.set_kernel(Kernel::parse("v4.17").unwrap());
+    assert!(!t.on(NUMA_RATELIMIT_REMOVED));
+    t.set_kernel(Kernel::parse("v4.18").unwrap());
+    assert!(!t.on(NUMA_RATELIMIT_REMOVED));
+    t.set_kernel(Kernel::parse("v4.19").unwrap());
+    assert!(t.on(NUMA_RATELIMIT_REMOVED));
+    // The v4.17 kernel's run of the rate-limit scenario refuses as the toggle does.
+    let s = scenario::parse(&migrate_once(1, "numa_mem_scale = 32768"), &[]).unwrap();
+    let mut k = ToggleSet::default();
+    k.set_kernel(Kernel::parse("v4.17").unwrap());
+    let mut sim = Sim::new(&s, &k, false);
+    while sim.step().is_some() {}
+    assert_eq!(counter(&sim, "numa_pages_migrated"), 2);
+}
