@@ -66,6 +66,8 @@ pub struct State {
     pub free: FreeMap,
     /// Free frames per node.
     pub free_count: Vec<u32>,
+    /// Per node (`pg_data_t`): the v4.17 NUMA-migration rate-limit window.
+    pub numa_pgdat: Vec<crate::mm::migrate::NumaPgdat>,
     /// Held locks and lock statistics.
     pub locks: Locks,
     /// Counters.
@@ -442,6 +444,7 @@ impl Sim {
                 page_cache,
                 frames,
                 free,
+                numa_pgdat: vec![Default::default(); free_count.len()],
                 free_count,
                 // Each CPU holds a handful of locks at most (PTL, page lock, rmap locks).
                 locks: Locks::with_capacity(8 * nr_cpus + 8, nr_tasks),

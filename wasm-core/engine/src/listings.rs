@@ -85,7 +85,8 @@ pub const CHANGE_PTE_RANGE_V4_17: Listing = Listing {
     ],
 };
 
-/// `migrate_misplaced_page` before 09a913a7.
+/// `migrate_misplaced_page` before 09a913a7 (its v4.16-v4.18 rate-limit call is the
+/// `numamigrate_update_ratelimit` listing).
 pub const MIGRATE_MISPLACED_PAGE_V4_16: Listing = Listing {
     function: "migrate_misplaced_page",
     follows: "Linux v4.16 mm/migrate.c (before 09a913a7)",
@@ -100,7 +101,8 @@ pub const MIGRATE_MISPLACED_PAGE_V4_16: Listing = Listing {
     ],
 };
 
-/// `migrate_misplaced_page` from v4.17 (09a913a7), unchanged in v5.12/v5.13.
+/// `migrate_misplaced_page` from v4.17 (09a913a7), unchanged in v5.12/v5.13 (up to
+/// v4.18 it first calls `numamigrate_update_ratelimit`, listed apart).
 pub const MIGRATE_MISPLACED_PAGE_V4_17: Listing = Listing {
     function: "migrate_misplaced_page",
     follows: "Linux v4.17-v5.13 mm/migrate.c",
@@ -113,6 +115,26 @@ pub const MIGRATE_MISPLACED_PAGE_V4_17: Listing = Listing {
         "M6" => "if nr_remaining: putback, isolated = 0  else count NUMA_PAGE_MIGRATE",
         "M7" => "return isolated",
         "M8" => "out: put_page(page); return 0",
+    ],
+};
+
+/// `numamigrate_update_ratelimit`, called first by `migrate_misplaced_page` up to v4.18.
+pub const NUMAMIGRATE_UPDATE_RATELIMIT_V4_18: Listing = Listing {
+    function: "numamigrate_update_ratelimit",
+    follows: "Linux v4.17 mm/migrate.c (called at the top of migrate_misplaced_page, before isolation)",
+    lines: lines![
+        "RL1" => "if jiffies > pgdat->numabalancing_migrate_next_window: nr_pages = 0, next_window = jiffies + 100 ms",
+        "RL2" => "if pgdat->numabalancing_migrate_nr_pages > ratelimit_pages (128 MB): return true   -- migrate_misplaced_page: goto out",
+        "RL3" => "pgdat->numabalancing_migrate_nr_pages += nr_pages; return false",
+    ],
+};
+
+/// The rate limit's absence from v4.19 (efaffc5e40ae).
+pub const NUMAMIGRATE_UPDATE_RATELIMIT_V4_19: Listing = Listing {
+    function: "numamigrate_update_ratelimit",
+    follows: "Linux v4.19 mm/migrate.c (efaffc5e40ae removed the function)",
+    lines: lines![
+        "RL0" => "removed: migrate_misplaced_page goes straight to numamigrate_isolate_page",
     ],
 };
 
@@ -301,10 +323,12 @@ pub const SHOULD_NUMA_MIGRATE_MEMORY: Listing = Listing {
     function: "should_numa_migrate_memory",
     follows: "Linux v5.12 kernel/sched/fair.c (called from mpol_misplaced)",
     lines: lines![
-        "S1" => "last_cpupid = page_cpupid_xchg_last(page, this cpu + pid)",
-        "S2" => "early in the task's life (numa_scan_seq <= 4) and last_cpupid unset or ours: return true",
+        "S1" => "this_cpupid = cpu_pid_to_cpupid(dst_cpu, current->pid)   -- the thread's pid, 8 bits of it",
+        "S1b" => "last_cpupid = page_cpupid_xchg_last(page, this_cpupid)",
+        "S2" => "if (no preferred node or task numa_scan_seq <= 4) and (last pid unset or ours): return true   -- early lifetime",
         "S3" => "if last_cpupid is set and its node != this node: return false   -- two-stage filter",
-        "S4" => "private fault or no numa_group: return true",
+        "S4" => "if the last pid is ours (private fault): return true",
+        "S5" => "no numa_group (shared fault): return true",
     ],
 };
 
@@ -313,8 +337,20 @@ pub const TASK_NUMA_FAULT: Listing = Listing {
     function: "task_numa_fault",
     follows: "Linux v5.12 kernel/sched/fair.c",
     lines: lines![
-        "Q1" => "record the fault in numa_faults[] and numa_faults_locality[local/remote/failed]",
-        "Q2" => "maybe pick a preferred node and adapt the scan period",
+        "Q1" => "priv = last_cpupid unset or its pid is ours; local = flags & TNF_FAULT_LOCAL",
+        "Q2" => "if jiffies > numa_migrate_retry: task_numa_placement(p)   -- once per mm numa_scan_seq: preferred node, update_task_scan_period",
+        "Q3" => "if MIGRATE_FAIL: numa_faults_locality[2]++; numa_faults[membuf, mem_node, priv]++; numa_faults_locality[local]++   -- [0] remote, [1] local",
+    ],
+};
+
+/// `task_tick_numa`: the runtime-driven trigger of the scan.
+pub const TASK_TICK_NUMA: Listing = Listing {
+    function: "task_tick_numa",
+    follows: "Linux v5.12 kernel/sched/fair.c (checked at each return to user space instead of each tick)",
+    lines: lines![
+        "TT1" => "if a kthread, exiting or numa_work already queued: return",
+        "TT2" => "now = se.sum_exec_runtime; if now > node_stamp + numa_scan_period: (first time: numa_scan_period = task_scan_start) node_stamp += period",
+        "TT3" => "if jiffies >= mm->numa_next_scan: task_work_add(task_numa_work)",
     ],
 };
 
@@ -323,9 +359,11 @@ pub const TASK_NUMA_WORK: Listing = Listing {
     function: "task_numa_work",
     follows: "Linux v5.12 kernel/sched/fair.c",
     lines: lines![
-        "TN1" => "window: from mm->numa_scan_offset, up to scan_size pages; advance the offset (wrap: numa_scan_seq++)",
-        "TN2" => "for each VMA piece in the window: change_prot_numa(vma, start, end)",
-        "TN4" => "done: back to user space",
+        "TN0" => "if jiffies < mm->numa_next_scan: return; cmpxchg(numa_next_scan, now + numa_scan_period) or return; node_stamp += 2 ticks",
+        "TN1" => "start = mm->numa_scan_offset; pages = scan_size (MB in pages); virtpages = pages * 8",
+        "TN2" => "for each VMA from start: end = ALIGN(start + pages, 2 MiB) capped at vm_end; nr = change_prot_numa(vma, start, end)",
+        "TN3" => "if nr: pages -= end - start; virtpages -= end - start; stop when either is <= 0",
+        "TN4" => "out: numa_scan_offset = start, or at the end reset_ptenuma_scan (offset 0, numa_scan_seq++); node_stamp += 32 x scan time",
     ],
 };
 

@@ -233,7 +233,10 @@ proptest! {
         // Every thread has exited, and the last one's exit_mmap freed the process's pages.
         prop_assert_eq!(used, 0);
         let c = sim.st.counters;
-        prop_assert_eq!(c.get(NUMA_HINT_FAULTS), pages as u64);
+        // Heap pages beyond node 0's 16 land on node 1; once thread 1 has exited
+        // (mm_users == 1) the scan skips those already on the scanning CPU's node.
+        let hint = c.get(NUMA_HINT_FAULTS);
+        prop_assert!(hint <= pages as u64 && hint + (pages as u64).saturating_sub(16) >= pages as u64, "{hint} hint faults for {pages} pages");
     }
 
     #[test]

@@ -211,8 +211,8 @@ fn the_schema_defaults_are_the_parsers() {
         s.knobs.value(mmviz_engine::mech::core::TLB_SINGLE_PAGE_FLUSH_CEILING)
     );
     assert_eq!(
-        default(&format!("{knobs}/scan_size_pages")),
-        s.knobs.value(mmviz_engine::mech::numa::SCAN_SIZE_PAGES)
+        default(&format!("{knobs}/numa_balancing_scan_size_mb")),
+        s.knobs.value(mmviz_engine::mech::numa::SCAN_SIZE_MB)
     );
     assert_eq!(
         default(&format!("{knobs}/max_steps")),

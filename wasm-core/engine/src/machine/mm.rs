@@ -82,6 +82,19 @@ impl Mm {
         self.pgtable.pte(vpn)
     }
 
+    /// `get_mm_rss`: pages the mm maps (present, PROT_NONE hint or migration entries),
+    /// counted over its PTE tables.
+    pub fn rss(&self) -> u64 {
+        self.pgtable
+            .pmds()
+            .map(|(_, p)| match p {
+                super::pgtable::Pmd::Table(t) => t.iter().filter(|p| !p.is_none()).count() as u64,
+                super::pgtable::Pmd::Huge(_) => u64::from(super::pgtable::PTRS_PER_PTE),
+                super::pgtable::Pmd::None => 0,
+            })
+            .sum()
+    }
+
     /// Writes the PTE of `vpn`.
     #[inline]
     pub fn set_pte(&mut self, vpn: u32, pte: Pte) {

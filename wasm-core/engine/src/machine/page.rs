@@ -53,7 +53,8 @@ pub struct Page {
     /// `page->index`: for anon pages the virtual page number (the anon VMA's `vm_pgoff`
     /// is its start), for file pages the offset in the file.
     pub index: u32,
-    /// `page_cpupid_last`: CPU in the low 16 bits, thread pid above; [`CPUPID_UNSET`].
+    /// `page_cpupid_last`: `cpu_pid_to_cpupid` (the CPU above the low 8 bits of the thread's
+    /// pid); [`CPUPID_UNSET`] when no hint fault recorded one.
     pub last_cpupid: u32,
 }
 

@@ -62,11 +62,41 @@ pub enum TaskState {
     Dead,
 }
 
-/// Per-task NUMA statistics (`task_numa_fault`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Per-task NUMA balancing state (`task_struct`'s `numa_*` fields and the runtime
+/// `task_tick_numa` reads), as Linux v5.12 `kernel/sched/fair.c` keeps it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NumaStats {
-    /// `numa_faults_locality[local, remote, failed]`.
+    /// `numa_faults_locality[remote, local, failed]` (v5.12: index 0 remote, 1 local,
+    /// 2 failed migrations), cleared by `update_task_scan_period`.
     pub locality: [u64; 3],
+    /// `se.sum_exec_runtime` up to the task's last switch-in (ns).
+    pub sum_exec_runtime: u64,
+    /// `se.exec_start`: the CPU clock when the task was last switched in (ns).
+    pub exec_start: u64,
+    /// `init_numa_balancing` has run (the model does it at the first return to user).
+    pub init: bool,
+    /// `numa_scan_period` (ms).
+    pub scan_period_ms: u32,
+    /// `numa_scan_period_max` (ms).
+    pub scan_period_max_ms: u32,
+    /// `node_stamp`: runtime (ns) after which the next scan period starts.
+    pub node_stamp: u64,
+    /// `numa_work` queued (`work->next != work`).
+    pub work_queued: bool,
+    /// The task's `numa_scan_seq` (the mm's as of its last `task_numa_placement`).
+    pub scan_seq: u32,
+    /// `numa_preferred_nid` (`None`: `NUMA_NO_NODE`).
+    pub preferred_nid: Option<u8>,
+    /// `numa_migrate_retry` (ns of simulated time).
+    pub migrate_retry: u64,
+    /// `numa_faults[]` per node: `[mem shared, mem private, membuf shared, membuf private]`
+    /// (allocated at the first hint fault, as the kernel's `kzalloc` in `task_numa_fault`).
+    pub faults: Vec<[u64; 4]>,
+    /// `numa_pages_migrated`.
+    pub pages_migrated: u64,
+    /// Runtime when the task's current `task_numa_work` pass started (for the 32x
+    /// overhead charge to `node_stamp`).
+    pub scan_runtime0: u64,
 }
 
 /// A task.

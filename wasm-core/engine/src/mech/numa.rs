@@ -88,6 +88,34 @@ crate::toggles! { Numa;
         ],
         history: &[],
     },
+    /// `numa_ratelimit_removed` (v4.19, efaffc5e40ae): no per-node rate limit on
+    /// NUMA-balancing migrations.
+    NUMA_RATELIMIT_REMOVED = Patch {
+        id: "numa_ratelimit_removed",
+        kind: ToggleKind::Bool,
+        title: "mm, sched/numa: Remove rate-limiting of automatic NUMA balancing migration",
+        author: "Mel Gorman",
+        date: "2018-10-01",
+        commit: "efaffc5e40ae",
+        version: "v4.19",
+        link: "https://git.kernel.org/torvalds/c/efaffc5e40ae",
+        explanation: "Up to v4.18, migrate_misplaced_page first asked numamigrate_update_ratelimit \
+            whether the target node had already received ratelimit_pages (128 MB) of NUMA-balancing \
+            migrations in the current 100 ms window (pgdat->numabalancing_migrate_nr_pages, reset when \
+            numabalancing_migrate_next_window passes); if so the page was not migrated. The limit was a \
+            safety net against ping-ponging pages; once the two-stage filter and the scan-period \
+            adaptation were good enough it only slowed convergence (Jirka Hladky's STREAM regression in \
+            4.17), and this commit removed it. Off = v4.18 and earlier.",
+        functions: &["numamigrate_update_ratelimit"],
+        enum_values: &[],
+        default_index: 1,
+        value_labels: &["v4.18: at most 128 MB per 100 ms per node", "v4.19: no rate limit"],
+        listings: &[ListingPair {
+            before: l::NUMAMIGRATE_UPDATE_RATELIMIT_V4_18,
+            after: l::NUMAMIGRATE_UPDATE_RATELIMIT_V4_19,
+        }],
+        history: &[],
+    },
 }
 
 crate::counters! { Numa;
@@ -103,6 +131,23 @@ crate::counters! { Numa;
     model SCAN_SKIP_DIRTY_FILE => "scan_skip_dirty_file",
     /// Model only: `migrate_misplaced_page` bailed out on a dirty file page.
     model MISPLACED_BAIL_DIRTY_FILE => "misplaced_bail_dirty_file",
+    /// Model only: `task_numa_work` passes that won `numa_next_scan` and scanned.
+    model NUMA_SCANS => "numa_scans",
+    /// Model only: `migrate_misplaced_page` refused by the v4.17 per-node rate limit
+    /// (`numamigrate_update_ratelimit`; the kernel has only a tracepoint).
+    model NUMA_MIGRATE_RATELIMITED => "numa_migrate_ratelimited",
+    /// Model only: shootdown IPIs of the scanner's own range flushes (`change_prot_numa`),
+    /// the non-lazy other CPUs of `mm_cpumask` at the flush.
+    model TLB_IPI_NUMA_SCAN => "tlb_ipi_numa_scan",
+    /// Model only: shootdown IPIs of migration unmaps of a PTE `do_numa_page` itself made
+    /// present before migrating (the v5.12 flow).
+    model TLB_IPI_NUMA_MAPPED => "tlb_ipi_numa_mapped",
+    /// Model only: shootdown IPIs of migration unmaps of a PTE another thread made present
+    /// meanwhile (the racing thread of b99a342d4f11's changelog).
+    model TLB_IPI_NUMA_RACE => "tlb_ipi_numa_race",
+    /// Model only: shootdown IPIs of migration unmaps of a PROT_NONE PTE while a scan's
+    /// flush was pending on the mm (`pte_accessible` true through `mm_tlb_flush_pending`).
+    model TLB_IPI_NUMA_PENDING => "tlb_ipi_numa_pending",
 }
 
 crate::costs! { Numa;
@@ -118,12 +163,33 @@ crate::knobs! { Numa;
     /// `kernel.numa_balancing` (default on): off stops the automatic scanner. A PROT_NONE
     /// PTE (from an explicit `scan` operation) still faults into `do_numa_page`, as in v5.12.
     NUMA_BALANCING => "numa_balancing", KnobKind::Bool, Some(1),
-    /// Automatic scanning: `task_numa_work` every this many ms of a thread's time (one
-    /// thread per mm wins each period). Default: off, only `scan` operations scan.
+    /// Legacy name, kept for scenarios: when set, both `numa_balancing_scan_delay_ms` and
+    /// `numa_balancing_scan_period_min_ms` take this value (the scanner starts at this period
+    /// and `task_scan_min` derives its floor from it). Unset by default: the sysctls rule.
     // Kept in ns (scale 1,000,000).
     SCAN_PERIOD_NS => "scan_period_ms", KnobKind::Int { min: 1, max: 3_600_000, scale: 1_000_000 }, None,
-    /// Pages marked per automatic scan; default 65536 (256 MiB).
-    SCAN_SIZE_PAGES => "scan_size_pages", KnobKind::Int { min: 1, max: 1 << 28, scale: 1 }, Some(65536),
+    /// Legacy name, kept for scenarios: `numa_balancing_scan_size_mb` given in 4 KiB pages
+    /// (so below 1 MiB too), not divided by `numa_mem_scale`. Unset by default.
+    SCAN_SIZE_PAGES => "scan_size_pages", KnobKind::Int { min: 1, max: 1 << 28, scale: 1 }, None,
+    /// `kernel.numa_balancing_scan_delay_ms` (v5.12 default 1000): a new task's first
+    /// scan period (`init_numa_balancing`) and a new mm's `numa_next_scan` delay.
+    SCAN_DELAY_MS => "numa_balancing_scan_delay_ms", KnobKind::Int { min: 0, max: 3_600_000, scale: 1 }, Some(1000),
+    /// `kernel.numa_balancing_scan_period_min_ms` (default 1000): `task_scan_min` is this
+    /// divided by the task's RSS in scan windows, floored at 1000 / (2560 MB / scan size).
+    SCAN_PERIOD_MIN_MS => "numa_balancing_scan_period_min_ms", KnobKind::Int { min: 0, max: 3_600_000, scale: 1 }, Some(1000),
+    /// `kernel.numa_balancing_scan_period_max_ms` (default 60000): `task_scan_max` is this
+    /// divided by the RSS in scan windows (at least `task_scan_min`).
+    SCAN_PERIOD_MAX_MS => "numa_balancing_scan_period_max_ms", KnobKind::Int { min: 0, max: 3_600_000, scale: 1 }, Some(60000),
+    /// `kernel.numa_balancing_scan_size_mb` (default 256): PTEs `task_numa_work` marks per
+    /// pass (counted in whole 2 MiB-aligned chunks that changed a PTE), divided by
+    /// `numa_mem_scale`.
+    SCAN_SIZE_MB => "numa_balancing_scan_size_mb", KnobKind::Int { min: 1, max: 1 << 20, scale: 1 }, Some(256),
+    /// Memory scale divisor N (default 1): a scenario that models 1/N of the real
+    /// machine's memory sets N. The scanner's byte sizes (`scan_size_mb`, the 2560 MB
+    /// `MAX_SCAN_WINDOW`) and the v4.17 migration rate limit (128 MB per 100 ms) are divided
+    /// by N, so scan windows per RSS, `task_scan_min`/`task_scan_max` and the share of the
+    /// heap marked or migrated per second are those of the full-size run. Times are not scaled.
+    MEM_SCALE => "numa_mem_scale", KnobKind::Int { min: 1, max: 1 << 20, scale: 1 }, Some(1),
 }
 
 /// Event kinds.
@@ -145,6 +211,39 @@ pub mod ev {
         SCAN_END => "scan_end", Other,
     }
 }
+
+/// NUMA balancing's metrics.
+const METRICS: &[crate::registry::MetricDef] = &[
+    crate::registry::MetricDef {
+        name: "local_hint_fault_pct",
+        doc: "Share of NUMA hint faults on a page already on the faulting CPU's node \
+              (numa_hint_faults_local / numa_hint_faults), %.",
+        value: |sim| {
+            let all = sim.st.counters.get(NUMA_HINT_FAULTS);
+            (all > 0).then(|| 100.0 * sim.st.counters.get(NUMA_HINT_FAULTS_LOCAL) as f64 / all as f64)
+        },
+    },
+    crate::registry::MetricDef {
+        name: "ipis_per_migrated_page",
+        doc: "TLB-shootdown interrupts (irq_tlb_count) per page NUMA balancing migrated: the \
+              published ratio (about 5.1 before b99a342d4f11, 0.1 after).",
+        value: |sim| {
+            let m = sim.st.counters.get(NUMA_PAGES_MIGRATED);
+            (m > 0).then(|| sim.st.counters.get(crate::mech::core::IRQ_TLB_COUNT) as f64 / m as f64)
+        },
+    },
+    crate::registry::MetricDef {
+        name: "tlb_ipi_other",
+        doc: "Shootdown IPIs no NUMA cause counter claims: irq_tlb_count minus tlb_ipi_numa_scan, \
+              _mapped, _race and _pending (fork, munmap, exit, reclaim... and the gap between the \
+              fan-out a cause counter predicts and the one the flush sends), at least 0.",
+        value: |sim| {
+            let c = &sim.st.counters;
+            let named = c.get(TLB_IPI_NUMA_SCAN) + c.get(TLB_IPI_NUMA_MAPPED) + c.get(TLB_IPI_NUMA_RACE) + c.get(TLB_IPI_NUMA_PENDING);
+            Some(c.get(crate::mech::core::IRQ_TLB_COUNT).saturating_sub(named) as f64)
+        },
+    },
+];
 
 /// NUMA balancing's declaration.
 pub const MECHANISM: Mechanism = Mechanism {
@@ -172,21 +271,35 @@ pub const MECHANISM: Mechanism = Mechanism {
             variants: &[l::MIGRATE_MISPLACED_PAGE_V4_16, l::MIGRATE_MISPLACED_PAGE_V4_17],
             select: |t| usize::from(t.on(NUMA_SKIP_DIRTY_FILE)),
         },
+        FunctionListings {
+            function: "numamigrate_update_ratelimit",
+            variants: &[l::NUMAMIGRATE_UPDATE_RATELIMIT_V4_18, l::NUMAMIGRATE_UPDATE_RATELIMIT_V4_19],
+            select: |t| usize::from(t.on(NUMA_RATELIMIT_REMOVED)),
+        },
         FunctionListings::single(&[l::NUMA_MIGRATE_PREP]),
         FunctionListings::single(&[l::SHOULD_NUMA_MIGRATE_MEMORY]),
         FunctionListings::single(&[l::TASK_NUMA_FAULT]),
         FunctionListings::single(&[l::TASK_NUMA_WORK]),
+        FunctionListings::single(&[l::TASK_TICK_NUMA]),
         FunctionListings::single(&[l::CHANGE_PROT_NUMA]),
     ],
     functions: FRAME_FUNCTIONS,
     task_work: Some(crate::kernel::sched::numa::task_work),
     kthreads: &[],
     presets: &[],
-    metrics: &[],
+    metrics: METRICS,
     invariants: &[],
     views: &[ViewDef {
         id: "numa",
         title: "NUMA balancing",
-        plots: &["numa_pages_migrated", "nr_tlb_remote_flush", "irq_tlb_count", "numa_hint_faults"],
+        plots: &[
+            "numa_pages_migrated",
+            "nr_tlb_remote_flush",
+            "irq_tlb_count",
+            "numa_hint_faults",
+            "tlb_ipi_numa_scan",
+            "tlb_ipi_numa_race",
+            "tlb_ipi_numa_pending",
+        ],
     }],
 };

@@ -278,6 +278,10 @@ pub struct DoNumaPage {
     page_nid: NodeId,
     target: Option<NodeId>,
     migrated: Option<bool>,
+    /// `page_cpupid_last(page)` before `numa_migrate_prep` exchanges it.
+    last_cpupid: u32,
+    /// `TNF_FAULT_LOCAL`: the page was on this CPU's node.
+    local: bool,
 }
 
 impl DoNumaPage {
@@ -291,6 +295,8 @@ impl DoNumaPage {
             page_nid: 0,
             target: None,
             migrated: None,
+            last_cpupid: crate::machine::CPUPID_UNSET,
+            local: false,
         })
     }
 }
@@ -326,6 +332,8 @@ impl Function for DoNumaPage {
             }
             Dnp::Map => {
                 self.page_nid = sim.page_nid(self.pfn);
+                self.last_cpupid = sim.st.frames.get(self.pfn).last_cpupid;
+                self.local = self.page_nid == sim.cpu_node(cpu);
                 self.pc = Dnp::Prep;
                 let prep = Frame::from(NumaMigratePrep {
                     pfn: self.pfn,
@@ -426,7 +434,10 @@ impl Function for DoNumaPage {
                 let ev = Ev::new(core_ev::CALL, F, line)
                     .pte(pid, self.vpn)
                     .say(say!(sim, "do_numa_page records the fault: task_numa_fault(node {nid})"));
-                (ev, Flow::Call(TaskNumaFault::frame(nid, self.migrated, self.vpn)))
+                (
+                    ev,
+                    Flow::Call(TaskNumaFault::frame(self.last_cpupid, nid, self.local, self.migrated, self.vpn)),
+                )
             }
             Dnp::Prep | Dnp::Migrating | Dnp::Done => {
                 let ev = Ev::new(core_ev::RETURN, F, l("O13", "N14"))

@@ -2,9 +2,16 @@
 //! `unmap_and_move` / `__unmap_and_move` in MIGRATE_ASYNC mode, and
 //! `remove_migration_ptes`.
 //!
-//! Follows Linux v5.12. `migrate_pages`' retry passes are not modelled (an -EAGAIN
-//! fails the migration at once); filesystems differ only in whether async migration
-//! may move a dirty page (btrfs before v5.8 refuses it after the unmap).
+//! Follows Linux v5.12, and v4.17-v4.18's per-node rate limit
+//! (`numamigrate_update_ratelimit`) when `numa_ratelimit_removed` is off. `migrate_pages`'
+//! retry passes are not modelled (an -EAGAIN fails the migration at once); filesystems
+//! differ only in whether async migration may move a dirty page (btrfs before v5.8
+//! refuses it after the unmap). Node headroom (`migrate_balanced_pgdat`) reads one zone
+//! per node through [`high_wmark_pages`] until the page allocator models zones.
+//!
+//! The unmap counts the shootdown IPIs it is about to cause by cause
+//! (`tlb_ipi_numa_mapped`, `_race`, `_pending`): the non-lazy other CPUs of the mm's
+//! `mm_cpumask` when `try_to_unmap` starts, for each mapping `pte_accessible` finds.
 
 use crate::core::{Flow, LockId, Ret};
 use crate::engine::{say, Sim, NO_PAGE};
@@ -14,14 +21,107 @@ use crate::mech::core::{ALLOC_PAGE_NS, DRAM_LOCAL_NS, PTE_WRITE_NS, PTL_NS, TRYL
 use crate::mech::migrate::ev as migrate_ev;
 use crate::mech::migrate::{COPY_PAGE_NS, ISOLATE_NS, MIGRATE_FINISH_NS, MIGRATE_REFUSE_NS};
 use crate::mech::migrate::{MIGRATE_ISOLATE_FAIL, PGMIGRATE_FAIL, PGMIGRATE_SUCCESS};
-use crate::mech::numa::NUMA_SKIP_DIRTY_FILE;
-use crate::mech::numa::{MISPLACED_BAIL_DIRTY_FILE, NUMA_PAGES_MIGRATED};
+use crate::mech::numa::{MISPLACED_BAIL_DIRTY_FILE, NUMA_MIGRATE_RATELIMITED, NUMA_PAGES_MIGRATED};
+use crate::mech::numa::{NUMA_DELAY_MAP, NUMA_RATELIMIT_REMOVED, NUMA_SKIP_DIRTY_FILE};
+use crate::mech::numa::{TLB_IPI_NUMA_MAPPED, TLB_IPI_NUMA_PENDING, TLB_IPI_NUMA_RACE};
 use crate::mm::memory::lock_wait;
 use crate::mm::rmap::TryToUnmap;
 use crate::registry::{Frame, Function};
 use crate::scenario::Fs;
 use crate::topology::{CpuId, NodeId};
 use crate::trace::Ev;
+
+/// A node's NUMA-balancing migration window (`pg_data_t`'s `numabalancing_migrate_*`,
+/// Linux v4.17; removed in v4.19 by efaffc5e40ae).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NumaPgdat {
+    /// `numabalancing_migrate_nr_pages`: pages migrated to the node in this window.
+    pub migrate_nr_pages: u64,
+    /// `numabalancing_migrate_next_window` (ns).
+    pub migrate_next_window: u64,
+}
+
+/// v4.17 `ratelimit_pages`: 128 MB per window, in pages (divided by `numa_mem_scale`).
+const RATELIMIT_PAGES: u64 = 128 << 8;
+/// v4.17 `migrate_interval_millisecs`: 100 ms.
+const MIGRATE_INTERVAL_NS: u64 = 100_000_000;
+
+/// `numamigrate_update_ratelimit(pgdat, nr_pages)` (v4.17): true if the node already
+/// took more than `ratelimit_pages` in this window (the page is not migrated).
+fn numamigrate_update_ratelimit(sim: &mut Sim, cpu: CpuId, nid: NodeId, nr: u64) -> bool {
+    let now = sim.clock(cpu);
+    let limit = RATELIMIT_PAGES / sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE).max(1);
+    let Some(p) = sim.st.numa_pgdat.get_mut(nid as usize) else {
+        return false;
+    };
+    if now > p.migrate_next_window {
+        p.migrate_nr_pages = 0;
+        p.migrate_next_window = now + MIGRATE_INTERVAL_NS;
+    }
+    if p.migrate_nr_pages > limit {
+        return true;
+    }
+    p.migrate_nr_pages += nr;
+    false
+}
+
+/// `high_wmark_pages(zone)` of node `nid`'s one zone: the topology's high watermark. A
+/// stand-in until the page allocator models zones and their watermarks.
+pub fn high_wmark_pages(sim: &Sim, nid: NodeId) -> u64 {
+    sim.cfg.topo.nodes.get(nid as usize).map_or(0, |n| u64::from(n.high_wmark))
+}
+
+/// `migrate_balanced_pgdat(pgdat, nr_migrate_pages)` (v5.12): the node keeps more than
+/// its high watermark free after taking `nr` pages (`zone_watermark_ok`, order 0).
+pub fn migrate_balanced_pgdat(sim: &Sim, nid: NodeId, nr: u64) -> bool {
+    let free = sim.st.free_count.get(nid as usize).copied().map_or(0, u64::from);
+    free > high_wmark_pages(sim, nid) + nr
+}
+
+/// How many shootdown IPIs a flush of `mm` sent from `cpu` now goes to: the other
+/// CPUs of `mm_cpumask` that are not lazy (v5.12 `native_flush_tlb_others` with
+/// `tlb_is_not_lazy`).
+pub(crate) fn shootdown_fanout(sim: &Sim, cpu: CpuId, mm: u16) -> u64 {
+    sim.st.mms[mm as usize]
+        .cpumask
+        .iter()
+        .filter(|&c| c != cpu && !sim.st.cpus[c as usize].lazy)
+        .count() as u64
+}
+
+/// Counts the IPIs `try_to_unmap(pfn)` is about to cause, by cause: for each mapping
+/// whose PTE `pte_accessible` finds (present, or PROT_NONE while a scan's flush is
+/// pending on the mm), the fan-out of its `ptep_clear_flush`.
+fn count_unmap_shootdowns(sim: &mut Sim, cpu: CpuId, pfn: u32) {
+    let page = *sim.st.frames.get(pfn);
+    let Some(root) = sim.st.roots.get(page.mapping as usize) else {
+        return;
+    };
+    let delay = sim.cfg.toggles.on(NUMA_DELAY_MAP);
+    let mut add = [0u64; 3];
+    for &(mm, vi) in &root.vmas {
+        let m = &sim.st.mms[mm as usize];
+        let Some(vpn) = m.vmas[vi as usize].address_of(&page) else {
+            continue;
+        };
+        let pte = m.pte(vpn);
+        if pte.is_none() || pte.is_migration() || pte.pfn() != pfn {
+            continue;
+        }
+        let cause = if pte.hw_present() {
+            // Present: the old flow made it so itself; with the patch, another thread did.
+            usize::from(delay)
+        } else if pte.protnone() && m.flush_pending > 0 {
+            2
+        } else {
+            continue;
+        };
+        add[cause] += shootdown_fanout(sim, cpu, mm);
+    }
+    for (k, n) in [TLB_IPI_NUMA_MAPPED, TLB_IPI_NUMA_RACE, TLB_IPI_NUMA_PENDING].into_iter().zip(add) {
+        sim.st.counters.add(k, n);
+    }
+}
 
 /// `migrate_misplaced_page(page, vma, node)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,11 +179,24 @@ impl Function for MigrateMisplacedPage {
                 ),
             );
         }
+        if !sim.cfg.toggles.on(NUMA_RATELIMIT_REMOVED) && numamigrate_update_ratelimit(sim, cpu, target, 1) {
+            sim.st.counters.inc(NUMA_MIGRATE_RATELIMITED);
+            let ev = Ev::new(migrate_ev::MIGRATE_FAIL, "numamigrate_update_ratelimit", "RL2")
+                .pte(pid, self.vpn)
+                .pfn(pfn);
+            return (
+                ev.say(say!(
+                    sim,
+                    "numamigrate_update_ratelimit: node {target} already took more than 128 MB (scaled) of NUMA migrations in this 100 ms window, so migrate_misplaced_page gives up (v4.18 and earlier)"
+                )),
+                Flow::Return(Ret::Bool(false)),
+            );
+        }
         sim.charge(cpu, sim.cfg.costs[ISOLATE_NS]);
         // migrate_balanced_pgdat: the target must stay above its high watermark.
         let free = sim.st.free_count[target as usize];
-        let high = sim.cfg.topo.nodes[target as usize].high_wmark;
-        if free <= high + 1 {
+        let high = high_wmark_pages(sim, target);
+        if !migrate_balanced_pgdat(sim, target, 1) {
             sim.st.counters.inc(MIGRATE_ISOLATE_FAIL);
             return fail(
                 "M4",
@@ -217,6 +330,7 @@ impl Function for UnmapAndMove {
             }
             Uam::Unmap => {
                 self.pc = Uam::Copy;
+                count_unmap_shootdowns(sim, cpu, pfn);
                 let ev = Ev::new(core_ev::CALL, F, "U4")
                     .pfn(pfn)
                     .say(say!(sim, "try_to_unmap(pfn {pfn}, TTU_MIGRATION)"));

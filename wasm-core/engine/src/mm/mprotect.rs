@@ -6,8 +6,8 @@
 //! whole range if any PTE changed, then `dec_tlb_flush_pending` and
 //! `numa_pte_updates += pages`. The dirty-file skip is 09a913a7 (v4.17), under
 //! `numa_skip_dirty_file`. Left out: THP (`change_huge_pmd`) and KSM.
-//! Kept from the v1 model: "single-threaded" counts every thread the process started
-//! (the kernel reads `mm_users`, live threads).
+//! "Single-threaded" is `mm_users == 1` (live threads), as in v5.12. The scanner's own
+//! flush counts its shootdown IPIs in `tlb_ipi_numa_scan`.
 
 use crate::arch::x86::mm::tlb::FlushTlbMmRange;
 use crate::core::{Flow, LockId, Ret};
@@ -19,7 +19,7 @@ use crate::mech::core::{PTE_WRITE_NS, PTL_NS};
 use crate::mech::numa::ev as numa_ev;
 use crate::mech::numa::NUMA_SKIP_DIRTY_FILE;
 use crate::mech::numa::SCAN_PTE_NS;
-use crate::mech::numa::{NUMA_PTE_UPDATES, SCAN_SKIP_DIRTY_FILE};
+use crate::mech::numa::{NUMA_PTE_UPDATES, SCAN_SKIP_DIRTY_FILE, TLB_IPI_NUMA_SCAN};
 use crate::mm::memory::lock_wait;
 use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
@@ -81,7 +81,7 @@ impl ChangeProtNuma {
 
 impl Function for ChangeProtNuma {
     /// One line.
-    fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "change_prot_numa";
         let pid = sim.st.mms[self.mm as usize].pid;
         match self.pc {
@@ -103,6 +103,8 @@ impl Function for ChangeProtNuma {
             Cpn::Flush => {
                 self.pc = Cpn::End;
                 if self.changed > 0 {
+                    let ipis = crate::mm::migrate::shootdown_fanout(sim, cpu, self.mm);
+                    sim.st.counters.add(TLB_IPI_NUMA_SCAN, ipis);
                     let ev = Ev::new(numa_ev::SCAN_END, F, "P12").say(say!(
                         sim,
                         "{} PTE(s) lost their present bit, but TLBs may still hold them: flush_tlb_range over the whole range",
@@ -118,7 +120,7 @@ impl Function for ChangeProtNuma {
                 m.flush_pending = m.flush_pending.saturating_sub(1);
                 sim.st.counters.add(NUMA_PTE_UPDATES, u64::from(self.changed));
                 let ev = Ev::new(numa_ev::SCAN_END, F, "P13").say(say!(sim, "dec_tlb_flush_pending; numa_pte_updates += {}", self.changed));
-                (ev, Flow::Return(Ret::Unit))
+                (ev, Flow::Return(Ret::Count(self.changed)))
             }
         }
     }
@@ -181,7 +183,7 @@ impl ChangePteRange {
         if page.has(pg::ANON) && page.mapcount != 1 {
             return skip(sim, "C3", say!(sim, "a copy-on-write page shared with another process"));
         }
-        if sim.st.mms[mm as usize].threads == 1 && sim.page_nid(pfn) == sim.cpu_node(cpu) {
+        if sim.st.mms[mm as usize].users == 1 && sim.page_nid(pfn) == sim.cpu_node(cpu) {
             return skip(sim, "C4", say!(sim, "single-threaded and the page is already on this node"));
         }
         if sim.cfg.toggles.on(NUMA_SKIP_DIRTY_FILE) && page.has(pg::FILE) && page.has(pg::DIRTY) {

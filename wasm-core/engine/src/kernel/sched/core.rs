@@ -60,7 +60,12 @@ pub(crate) fn say_pulled(sim: &Sim, cpu: CpuId, (task, from): (u16, CpuId)) -> S
 fn context_switch(sim: &mut Sim, cpu: CpuId, next: u16, ns: u64) -> Ev {
     let c = cpu as usize;
     let prev = sim.st.cpus[c].curr;
+    // update_curr: the runtime task_tick_numa reads (se.sum_exec_runtime).
+    let now = sim.clock(cpu);
+    let p = &mut sim.st.tasks[prev as usize].numa;
+    p.sum_exec_runtime += now.saturating_sub(p.exec_start);
     sim.charge(cpu, ns);
+    sim.st.tasks[next as usize].numa.exec_start = sim.clock(cpu);
     let ev = match sim.st.tasks[next as usize].mm() {
         Some(mm) => switch_mm_irqs_off(sim, cpu, mm),
         None => {

@@ -1,68 +1,267 @@
-//! NUMA balancing in the scheduler (`kernel/sched/fair.c`): `task_numa_work`,
-//! `should_numa_migrate_memory`, `task_numa_fault`.
+//! NUMA balancing in the scheduler (`kernel/sched/fair.c`, Linux v5.12): the scan
+//! trigger `task_tick_numa`, the scanner `task_numa_work` with `task_scan_min` /
+//! `task_scan_max`, `should_numa_migrate_memory` (the two-stage filter), and
+//! `task_numa_fault` with `task_numa_placement` and `update_task_scan_period`.
 //!
-//! Follows Linux v5.12 in shape. Kept from the v1 model until the NUMA-fidelity work
-//! replaces them (they change published numbers, so they move with that work): the scan
-//! period is a fixed knob (no `task_scan_min`/`task_scan_max`, no adaptive period); the
-//! cpupid uses the process pid (the kernel uses the thread's); `task_numa_fault`'s
-//! locality slots are indexed local = 0, remote = 1; no numa_group statistics or task
-//! placement.
+//! Left out: numa_groups (`task_numa_group`, the group branches of the filter and of
+//! `task_scan_max`), moving tasks to their preferred node (`task_numa_migrate`: the
+//! model's threads keep their `cpus_allowed`), CPU-fault statistics (they only matter to
+//! groups), the VMA skip tests of `task_numa_work` other than the explicit VMA list
+//! (every modelled VMA is migratable, MOF and accessible), and `mmap_read_trylock` (the
+//! scan never meets a writer). `task_tick_numa` runs at each return to user space
+//! rather than at each tick; it compares runtime, so it fires at most one tick early.
 
 use crate::core::{Flow, Ret};
 use crate::engine::{say, Sim};
-use crate::machine::CPUPID_UNSET;
+use crate::machine::{TaskKind, CPUPID_UNSET};
 use crate::mech::core::ev as core_ev;
 use crate::mech::numa::ev as numa_ev;
-use crate::mech::numa::{NUMA_ACCOUNT_NS, NUMA_WORK_NS};
+use crate::mech::numa::{MEM_SCALE, NUMA_SCANS, SCAN_DELAY_MS, SCAN_PERIOD_MAX_MS, SCAN_PERIOD_MIN_MS, SCAN_PERIOD_NS};
+use crate::mech::numa::{NUMA_ACCOUNT_NS, NUMA_WORK_NS, SCAN_SIZE_MB, SCAN_SIZE_PAGES};
 use crate::mm::mprotect::ChangeProtNuma;
 use crate::registry::{Frame, Function};
 use crate::topology::{CpuId, NodeId};
 use crate::trace::Ev;
 
-/// `should_numa_migrate_memory`: returns (verdict, listing line, reason).
+/// `TICK_NSEC` at HZ = 250.
+pub const TICK_NS: u64 = 4_000_000;
+/// `MAX_SCAN_WINDOW`: at most 2560 MB scanned per second (v5.12), in 4 KiB pages.
+const MAX_SCAN_WINDOW_PAGES: u64 = 2560 << 8;
+/// `NUMA_PERIOD_SLOTS` and `NUMA_PERIOD_THRESHOLD` of `update_task_scan_period`.
+const NUMA_PERIOD_SLOTS: i64 = 10;
+const NUMA_PERIOD_THRESHOLD: i64 = 7;
+/// `LAST__PID_SHIFT`: `page->flags` keeps the low 8 bits of the pid.
+const LAST_PID_MASK: u32 = 0xff;
+const NS_PER_MS: u64 = 1_000_000;
+
+/// The memory scale divisor (`numa_mem_scale`).
+fn mem_scale(sim: &Sim) -> u64 {
+    sim.cfg.knobs.value(MEM_SCALE).max(1)
+}
+
+/// `sysctl_numa_balancing_scan_size` in pages: `scan_size_pages` if set, else the MB
+/// sysctl divided by the memory scale.
+pub fn scan_size_pages(sim: &Sim) -> u64 {
+    match sim.cfg.knobs.get(SCAN_SIZE_PAGES) {
+        Some(p) => p.max(1),
+        None => ((sim.cfg.knobs.value(SCAN_SIZE_MB) << 8) / mem_scale(sim)).max(1),
+    }
+}
+
+/// `sysctl_numa_balancing_scan_delay` (ms); `scan_period_ms` overrides it.
+pub fn scan_delay_ms(sim: &Sim) -> u64 {
+    match sim.cfg.knobs.get(SCAN_PERIOD_NS) {
+        Some(ns) => ns / NS_PER_MS,
+        None => sim.cfg.knobs.value(SCAN_DELAY_MS),
+    }
+}
+
+/// `sysctl_numa_balancing_scan_period_min` (ms); `scan_period_ms` overrides it.
+fn scan_period_min_ms(sim: &Sim) -> u64 {
+    match sim.cfg.knobs.get(SCAN_PERIOD_NS) {
+        Some(ns) => ns / NS_PER_MS,
+        None => sim.cfg.knobs.value(SCAN_PERIOD_MIN_MS),
+    }
+}
+
+/// `task_nr_scan_windows`: the mm's RSS in scan-size windows, rounded up (at least one).
+fn task_nr_scan_windows(sim: &Sim, mm: u16) -> u64 {
+    let n = scan_size_pages(sim);
+    let rss = sim.st.mms[mm as usize].rss();
+    let rss = if rss == 0 { n } else { rss };
+    rss.div_ceil(n)
+}
+
+/// `task_scan_min` (ms): the scan-period floor, `scan_period_min` spread over the RSS's
+/// windows, but no faster than `MAX_SCAN_WINDOW` allows.
+pub fn task_scan_min(sim: &Sim, mm: u16) -> u64 {
+    let size = scan_size_pages(sim);
+    let max_window = MAX_SCAN_WINDOW_PAGES / mem_scale(sim);
+    let windows = if size < max_window { max_window / size } else { 1 };
+    let floor = 1000 / windows;
+    let scan = scan_period_min_ms(sim) / task_nr_scan_windows(sim, mm);
+    floor.max(scan)
+}
+
+/// `task_scan_max` (ms): `scan_period_max` spread over the RSS's windows, at least
+/// `task_scan_min` (no numa_group scaling).
+pub fn task_scan_max(sim: &Sim, mm: u16) -> u64 {
+    let smin = task_scan_min(sim, mm);
+    let smax = sim.cfg.knobs.value(SCAN_PERIOD_MAX_MS) / task_nr_scan_windows(sim, mm);
+    smin.max(smax)
+}
+
+/// `cpu_pid_to_cpupid(cpu, pid)`: the CPU above the low 8 bits of the thread's pid.
+pub fn cpu_pid_to_cpupid(cpu: CpuId, pid: u16) -> u32 {
+    (u32::from(cpu) << 8) | (u32::from(pid) & LAST_PID_MASK)
+}
+
+/// `cpupid_pid_unset`: the pid bits are all ones (a fresh page, or a pid ending in 0xff).
+pub fn cpupid_pid_unset(cpupid: u32) -> bool {
+    cpupid & LAST_PID_MASK == LAST_PID_MASK
+}
+
+/// `cpupid_match_pid(task, cpupid)`.
+pub fn cpupid_match_pid(pid: u16, cpupid: u32) -> bool {
+    u32::from(pid) & LAST_PID_MASK == cpupid & LAST_PID_MASK
+}
+
+/// `cpupid_to_cpu`.
+fn cpupid_to_cpu(cpupid: u32) -> CpuId {
+    (cpupid >> 8) as CpuId
+}
+
+/// The runtime (`se.sum_exec_runtime`) of the task running on `cpu`, now.
+fn runtime(sim: &Sim, cpu: CpuId) -> u64 {
+    let t = &sim.curr(cpu).numa;
+    t.sum_exec_runtime + sim.clock(cpu).saturating_sub(t.exec_start)
+}
+
+/// `should_numa_migrate_memory(current, page, src_nid, dst_cpu)`: returns (verdict,
+/// listing line, reason).
 pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) -> (bool, &'static str, String) {
-    let mm = sim.cpu_mm(cpu);
-    let pid = u32::from(sim.st.mms[mm as usize].pid);
-    let this = (pid << 16) | u32::from(cpu);
+    let task = sim.st.cpus[cpu as usize].curr as usize;
+    let pid = sim.st.tasks[task].pid;
+    let this = cpu_pid_to_cpupid(cpu, pid);
     let last = std::mem::replace(&mut sim.st.frames.get_mut(pfn).last_cpupid, this);
     let dst = sim.cpu_node(cpu);
-    let unset = last == CPUPID_UNSET;
-    let same_pid = !unset && last >> 16 == pid;
-    if sim.st.mms[mm as usize].numa_scan_seq <= 4 && (unset || same_pid) {
-        return (
-            true,
-            "S2",
-            say!(sim, "early in the task's life and no other task touched the page last"),
-        );
+    let unset = cpupid_pid_unset(last);
+    let ours = cpupid_match_pid(pid, last);
+    let n = &sim.st.tasks[task].numa;
+    if (n.preferred_nid.is_none() || n.scan_seq <= 4) && (unset || ours) {
+        let why = if n.preferred_nid.is_none() {
+            say!(sim, "thread {pid} has no preferred node yet")
+        } else {
+            say!(sim, "thread {pid} has seen only {} scan pass(es)", n.scan_seq)
+        };
+        let who = if unset {
+            say!(sim, "no thread hint-faulted on the page before")
+        } else {
+            say!(sim, "the last fault on it was this thread's")
+        };
+        return (true, "S2", say!(sim, "early in the task's life ({why}) and {who}"));
     }
     if !unset {
-        let last_nid = sim.cpu_node((last & 0xffff) as CpuId);
+        let last_nid = sim.cpu_node(cpupid_to_cpu(last).min(sim.cfg.topo.cpu_node.len().saturating_sub(1) as CpuId));
         if last_nid != dst {
             return (
                 false,
                 "S3",
                 say!(
                     sim,
-                    "the previous hint fault came from node {last_nid}, not {dst}: two-stage filter says wait"
+                    "the previous hint fault came from node {last_nid}, not {dst}: the two-stage filter says wait for a second fault from node {dst}"
                 ),
             );
         }
     }
-    (true, "S4", say!(sim, "two consecutive faults from node {dst}"))
+    if ours {
+        return (
+            true,
+            "S4",
+            say!(sim, "a private fault (thread {pid} faulted on it last, from node {dst})"),
+        );
+    }
+    (
+        true,
+        "S5",
+        say!(
+            sim,
+            "a shared fault, the last one also from node {dst}, and thread {pid} has no numa_group"
+        ),
+    )
 }
 
-/// `task_numa_fault(last_cpupid, node, pages, flags)`: record the fault's locality.
+/// `task_numa_placement(p)`: once per mm scan sequence, decay the memory fault
+/// statistics, take the node with most faults as the preferred node (`sched_setnuma`)
+/// and adapt the scan period. Returns (old period, new period, preferred node) if it ran.
+fn task_numa_placement(sim: &mut Sim, task: usize, mm: u16, now: u64) -> Option<(u64, u64, Option<NodeId>)> {
+    let seq = sim.st.mms[mm as usize].numa_scan_seq;
+    if sim.st.tasks[task].numa.scan_seq == seq {
+        return None;
+    }
+    let smax = task_scan_max(sim, mm);
+    let n = &mut sim.st.tasks[task].numa;
+    n.scan_seq = seq;
+    n.scan_period_max_ms = smax as u32;
+    let mut fault_types = [0u64; 2];
+    let (mut max_faults, mut max_nid) = (0u64, None);
+    for (nid, f) in n.faults.iter_mut().enumerate() {
+        let mut faults = 0;
+        for private in 0..2 {
+            // Decay the window, add the faults since the last scan.
+            let buf = std::mem::take(&mut f[2 + private]);
+            fault_types[private] += buf;
+            f[private] = f[private] - f[private] / 2 + buf;
+            faults += f[private];
+        }
+        if faults > max_faults {
+            max_faults = faults;
+            max_nid = Some(nid as NodeId);
+        }
+    }
+    if max_faults > 0 && max_nid != n.preferred_nid {
+        n.preferred_nid = max_nid;
+    }
+    let old = u64::from(n.scan_period_ms);
+    update_task_scan_period(sim, task, mm, fault_types[0], fault_types[1], now);
+    let n = &sim.st.tasks[task].numa;
+    Some((old, u64::from(n.scan_period_ms), n.preferred_nid))
+}
+
+/// `update_task_scan_period(p, shared, private)`: a failed migration, or no local and no
+/// shared fault, doubles the period (up to `numa_scan_period_max`) and pushes the mm's
+/// next scan out; otherwise the private and local shares move it in tenths.
+fn update_task_scan_period(sim: &mut Sim, task: usize, mm: u16, shared: u64, private: u64, now: u64) {
+    let (smin, smax) = (task_scan_min(sim, mm), task_scan_max(sim, mm));
+    let n = &mut sim.st.tasks[task].numa;
+    let [remote, local, failed] = n.locality;
+    let period = u64::from(n.scan_period_ms);
+    if local + shared == 0 || failed > 0 {
+        // v5.12 returns here without clearing numa_faults_locality, so one failed
+        // migration keeps doubling the period at every later scan pass.
+        let p = u64::from(n.scan_period_max_ms).min(period << 1);
+        n.scan_period_ms = p as u32;
+        sim.st.mms[mm as usize].numa_next_scan = now + p * NS_PER_MS;
+        return;
+    }
+    let slot = period.div_ceil(NUMA_PERIOD_SLOTS as u64) as i64;
+    let lr = (local as i64 * NUMA_PERIOD_SLOTS) / (local + remote) as i64;
+    let ps = (private as i64 * NUMA_PERIOD_SLOTS) / (private + shared).max(1) as i64;
+    let diff = if ps >= NUMA_PERIOD_THRESHOLD {
+        (ps - NUMA_PERIOD_THRESHOLD).max(1) * slot
+    } else if lr >= NUMA_PERIOD_THRESHOLD {
+        (lr - NUMA_PERIOD_THRESHOLD).max(1) * slot
+    } else {
+        -(NUMA_PERIOD_THRESHOLD - lr.max(ps)) * slot
+    };
+    let p = (period as i64 + diff).clamp(smin as i64, smax.max(smin) as i64);
+    n.scan_period_ms = p as u32;
+    n.locality = [0; 3];
+}
+
+/// `task_numa_fault(last_cpupid, mem_node, 1, flags)`: record the fault's locality.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskNumaFault {
+    last_cpupid: u32,
     nid: NodeId,
+    /// `TNF_FAULT_LOCAL`: the page was on the faulting CPU's node at `numa_migrate_prep`.
+    local: bool,
     migrated: Option<bool>,
     vpn: u32,
 }
 
 impl TaskNumaFault {
-    /// A fault accounted to node `nid`; `migrated` is the outcome if migration was tried.
-    pub fn frame(nid: NodeId, migrated: Option<bool>, vpn: u32) -> Frame {
-        Frame::from(TaskNumaFault { nid, migrated, vpn })
+    /// A fault accounted to node `nid` (where the page is now); `local` is
+    /// `TNF_FAULT_LOCAL`; `migrated` is the outcome if migration was tried
+    /// (`Some(false)`: `TNF_MIGRATE_FAIL`).
+    pub fn frame(last_cpupid: u32, nid: NodeId, local: bool, migrated: Option<bool>, vpn: u32) -> Frame {
+        Frame::from(TaskNumaFault {
+            last_cpupid,
+            nid,
+            local,
+            migrated,
+            vpn,
+        })
     }
 }
 
@@ -70,29 +269,71 @@ impl Function for TaskNumaFault {
     /// One line.
     fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let mm = sim.cpu_mm(cpu);
-        let pid = sim.st.mms[mm as usize].pid;
-        let here = sim.cpu_node(cpu);
+        let now = sim.clock(cpu);
         sim.charge(cpu, sim.cfg.costs[NUMA_ACCOUNT_NS]);
         let t = sim.st.cpus[cpu as usize].curr as usize;
-        let loc = &mut sim.st.tasks[t].numa.locality;
-        loc[usize::from(self.nid != here)] += 1;
-        if self.migrated == Some(false) {
-            loc[2] += 1;
+        let pid = sim.st.tasks[t].pid;
+        let nodes = sim.cfg.topo.nodes.len();
+        if sim.st.tasks[t].numa.faults.is_empty() {
+            // The kernel allocates numa_faults at the first fault and clears the locality.
+            sim.st.tasks[t].numa.faults = vec![[0; 4]; nodes];
+            sim.st.tasks[t].numa.locality = [0; 3];
         }
+        // v5.12: only a never-set cpupid counts as a first (private) access.
+        let private = self.last_cpupid == CPUPID_UNSET || cpupid_match_pid(pid, self.last_cpupid);
+        let mut placed = None;
+        if now > sim.st.tasks[t].numa.migrate_retry {
+            placed = task_numa_placement(sim, t, mm, now);
+            // numa_migrate_preferred: retry interval, when there is a preferred node.
+            let n = &mut sim.st.tasks[t].numa;
+            if n.preferred_nid.is_some() {
+                n.migrate_retry = now + (u64::from(n.scan_period_ms) * NS_PER_MS / 16).min(1_000_000_000);
+            }
+        }
+        let n = &mut sim.st.tasks[t].numa;
+        if self.migrated == Some(true) {
+            n.pages_migrated += 1;
+        }
+        if self.migrated == Some(false) {
+            n.locality[2] += 1;
+        }
+        if let Some(f) = n.faults.get_mut(self.nid as usize) {
+            f[2 + usize::from(private)] += 1;
+        }
+        n.locality[usize::from(self.local)] += 1;
         let outcome = match self.migrated {
             Some(true) => "migrated",
             Some(false) => "migration failed",
             None => "not migrated",
         };
-        let ev = Ev::new(numa_ev::NUMA_FAULT_ACCOUNT, "task_numa_fault", "Q1")
-            .pte(pid, self.vpn)
-            .say(say!(
-                sim,
-                "task_numa_fault: thread {} records a {} fault on node {} ({outcome})",
-                sim.task_name(cpu),
-                if self.nid == here { "local" } else { "remote" },
-                self.nid
-            ));
+        let mpid = sim.st.mms[mm as usize].pid;
+        let (line, text) = match placed {
+            Some((old, new, pref)) => (
+                "Q2",
+                say!(
+                    sim,
+                    "task_numa_fault: mm {mpid} finished scan pass {}: task_numa_placement prefers {}; update_task_scan_period moves thread {pid}'s scan period {old} -> {new} ms; then records a {} {} fault on node {} ({outcome})",
+                    sim.st.mms[mm as usize].numa_scan_seq,
+                    pref.map_or("no node".to_string(), |p| format!("node {p}")),
+                    if self.local { "local" } else { "remote" },
+                    if private { "private" } else { "shared" },
+                    self.nid
+                ),
+            ),
+            None => (
+                "Q3",
+                say!(
+                    sim,
+                    "task_numa_fault: thread {pid} records a {} {} fault on node {} ({outcome})",
+                    if self.local { "local" } else { "remote" },
+                    if private { "private" } else { "shared" },
+                    self.nid
+                ),
+            ),
+        };
+        let ev = Ev::new(numa_ev::NUMA_FAULT_ACCOUNT, "task_numa_fault", line)
+            .pte(mpid, self.vpn)
+            .say(text);
         (ev, Flow::Return(Ret::Unit))
     }
 }
@@ -100,33 +341,41 @@ impl Function for TaskNumaFault {
 /// What a `task_numa_work` pass covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Window {
-    /// The periodic scan: `scan_size_pages` from `numa_scan_offset`.
+    /// The periodic scan (`task_numa_work` queued by `task_tick_numa`).
     Auto,
-    /// An explicit `scan` operation: one VMA, or all of them.
+    /// An explicit `scan` operation: one VMA, or all of them, without gate or budget.
     Explicit(Option<u16>),
 }
 
 /// Where a pass is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tnw {
+    /// TN0/TN1: the gate, the budget.
     Start,
+    /// TN2: the next chunk.
     Next,
+    /// TN4: save the offset, charge the overhead, return.
     Done,
 }
 
-/// `task_numa_work`: mark the next window of the mm PROT_NONE, one `change_prot_numa`
-/// call per VMA piece.
+/// `task_numa_work`: mark the next chunks of the mm PROT_NONE, one `change_prot_numa`
+/// call per chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskNumaWork {
     window: Window,
     pc: Tnw,
-    /// The next piece starts at page `off` of VMA `vi`.
+    /// The next chunk starts at page `off` of VMA `vi`.
     vi: u16,
     off: u32,
-    /// Pages left in the window.
-    left: u32,
     /// Last VMA of the window (explicit scans).
     last_vi: u16,
+    /// `pages` and `virtpages` left (automatic scans).
+    pages: i32,
+    virtpages: i32,
+    /// Pages of the chunk in flight.
+    chunk: u32,
+    /// The pass won `numa_next_scan` (else it returns at once).
+    won: bool,
 }
 
 impl TaskNumaWork {
@@ -146,35 +395,36 @@ impl TaskNumaWork {
             pc: Tnw::Start,
             vi: 0,
             off: 0,
-            left: 0,
             last_vi: 0,
+            pages: 0,
+            virtpages: 0,
+            chunk: 0,
+            won: false,
         }
     }
 
-    /// The next VMA piece of the window, as a vpn range.
-    fn next_range(&mut self, sim: &Sim, mm: u16) -> Option<(u32, u32)> {
+    /// The next chunk: explicit scans take whole VMAs; automatic ones
+    /// `ALIGN(start + pages, HPAGE_SIZE)` capped at the VMA's end.
+    fn next_chunk(&mut self, sim: &Sim, mm: u16) -> Option<(u32, u32)> {
         let vmas = &sim.st.mms[mm as usize].vmas;
-        while self.left > 0 && (self.vi as usize) < vmas.len() && self.vi <= self.last_vi {
+        while (self.vi as usize) < vmas.len() && self.vi <= self.last_vi {
             let v = &vmas[self.vi as usize];
-            let n = (v.pages - self.off).min(self.left);
-            let range = (v.start + self.off, v.start + self.off + n);
-            self.left -= n;
-            self.off += n;
             if self.off >= v.pages {
                 self.vi += 1;
                 self.off = 0;
+                continue;
             }
-            if n > 0 {
-                return Some(range);
-            }
+            let start = v.start + self.off;
+            let end = match self.window {
+                Window::Explicit(_) => v.end(),
+                Window::Auto => {
+                    let want = u64::from(start) + u64::from(self.pages.max(0).unsigned_abs());
+                    (want.div_ceil(512) * 512).min(u64::from(v.end())) as u32
+                }
+            };
+            return Some((start, end));
         }
         None
-    }
-
-    fn done(&mut self, sim: &Sim) -> (Ev, Flow<Frame>) {
-        let ev =
-            Ev::new(numa_ev::SCAN_END, "task_numa_work", "TN4").say(say!(sim, "task_numa_work is done; the thread returns to user space"));
-        (ev, Flow::Return(Ret::Unit))
     }
 }
 
@@ -188,73 +438,130 @@ impl Function for TaskNumaWork {
             Tnw::Start => {
                 sim.charge(cpu, sim.cfg.costs[NUMA_WORK_NS]);
                 let nvmas = sim.st.mms[mm as usize].vmas.len() as u16;
-                let text;
+                let ev;
                 match self.window {
                     Window::Explicit(v) => {
                         (self.vi, self.last_vi) = match v {
                             Some(v) => (v, v),
                             None => (0, nvmas.saturating_sub(1)),
                         };
-                        self.left = u32::MAX;
                         let pages: u32 = sim.st.mms[mm as usize].vmas[self.vi as usize..=self.last_vi as usize]
                             .iter()
                             .map(|v| v.pages)
                             .sum();
-                        text = say!(
+                        ev = Ev::new(numa_ev::SCAN_START, F, "TN1").say(say!(
                             sim,
                             "task_numa_work on CPU {cpu}: the NUMA scanner of mm {pid} marks {pages} page(s) PROT_NONE so that the next access traps"
-                        );
+                        ));
                     }
                     Window::Auto => {
-                        let budget = sim.cfg.knobs.value(crate::mech::numa::SCAN_SIZE_PAGES) as u32;
+                        let now = sim.clock(cpu);
+                        let t = sim.st.cpus[cpu as usize].curr as usize;
+                        let period = u64::from(sim.st.tasks[t].numa.scan_period_ms);
+                        let delay = scan_delay_ms(sim);
                         let m = &mut sim.st.mms[mm as usize];
-                        (self.vi, self.off) = m.scan_offset;
-                        self.left = budget;
-                        self.last_vi = u16::MAX;
-                        // Advance numa_scan_offset past the window now, as the kernel
-                        // does before it starts changing PTEs.
-                        let (mut vi, mut off, mut left) = (self.vi, self.off, budget);
-                        while left > 0 && (vi as usize) < m.vmas.len() {
-                            let len = m.vmas[vi as usize].pages;
-                            let n = (len - off).min(left);
-                            left -= n;
-                            off += n;
-                            if off >= len {
-                                vi += 1;
-                                off = 0;
-                            }
+                        if m.numa_next_scan == 0 {
+                            m.numa_next_scan = now + delay * NS_PER_MS;
                         }
-                        if vi as usize >= m.vmas.len() {
-                            // reset_ptenuma_scan: wrap around, a new scan sequence.
-                            vi = 0;
-                            off = 0;
-                            m.numa_scan_seq += 1;
+                        if now < m.numa_next_scan {
+                            let next = m.numa_next_scan;
+                            self.pc = Tnw::Done;
+                            let ev = Ev::new(numa_ev::SCAN_END, F, "TN0").say(say!(
+                                sim,
+                                "task_numa_work: mm {pid}'s next scan is not due before {} ns (another thread scanned this period): return",
+                                next
+                            ));
+                            return (ev, Flow::Continue);
+                        }
+                        // cmpxchg(numa_next_scan): this thread wins the period.
+                        m.numa_next_scan = now + period * NS_PER_MS;
+                        // find_vma(numa_scan_offset); none left: reset_ptenuma_scan first.
+                        let (mut vi, mut off) = m.scan_offset;
+                        while (vi as usize) < m.vmas.len() && off >= m.vmas[vi as usize].pages {
+                            (vi, off) = (vi + 1, 0);
                         }
                         m.scan_offset = (vi, off);
-                        text = say!(
+                        if vi as usize >= m.vmas.len() {
+                            m.scan_offset = (0, 0);
+                            m.numa_scan_seq += 1;
+                        }
+                        (self.vi, self.off) = m.scan_offset;
+                        self.last_vi = u16::MAX;
+                        self.won = true;
+                        // Both budgets fit an i32: scan sizes above 2^27 pages are capped.
+                        self.pages = scan_size_pages(sim).min(1 << 27) as i32;
+                        self.virtpages = self.pages * 8;
+                        sim.st.tasks[t].numa.scan_runtime0 = runtime(sim, cpu);
+                        sim.st.tasks[t].numa.node_stamp += 2 * TICK_NS;
+                        sim.st.counters.inc(NUMA_SCANS);
+                        ev = Ev::new(numa_ev::SCAN_START, F, "TN1").say(say!(
                             sim,
-                            "The scan period of mm {pid} has passed: task_numa_work on CPU {cpu} marks up to {budget} more page(s) PROT_NONE"
-                        );
+                            "mm {pid}'s scan is due: thread {} wins numa_next_scan (next in {period} ms) and marks up to {} page(s) PROT_NONE from offset {:?} (pass {})",
+                            sim.task_name(cpu),
+                            self.pages,
+                            (self.vi, self.off),
+                            sim.st.mms[mm as usize].numa_scan_seq
+                        ));
                     }
                 }
                 self.pc = Tnw::Next;
-                let ev = Ev::new(numa_ev::SCAN_START, F, "TN1").say(text);
-                match self.next_range(sim, mm) {
-                    Some((s, e)) => (ev, Flow::Call(ChangeProtNuma::frame(mm, s, e))),
-                    None => {
-                        self.pc = Tnw::Done;
-                        (ev, Flow::Continue)
-                    }
-                }
+                (ev, Flow::Continue)
             }
-            Tnw::Next => match self.next_range(sim, mm) {
+            Tnw::Next => match self.next_chunk(sim, mm) {
                 Some((s, e)) => {
+                    self.chunk = e - s;
                     let ev = Ev::new(core_ev::CALL, F, "TN2").say(say!(sim, "task_numa_work: change_prot_numa({s:#x}..{e:#x})"));
                     (ev, Flow::Call(ChangeProtNuma::frame(mm, s, e)))
                 }
-                None => self.done(sim),
+                None => {
+                    self.pc = Tnw::Done;
+                    self.step(sim, cpu)
+                }
             },
-            Tnw::Done => self.done(sim),
+            Tnw::Done => {
+                let mut text = say!(sim, "task_numa_work is done; the thread returns to user space");
+                if self.won {
+                    let nvmas = sim.st.mms[mm as usize].vmas.len();
+                    let m = &mut sim.st.mms[mm as usize];
+                    if self.vi as usize >= nvmas {
+                        // reset_ptenuma_scan: the whole address space was covered.
+                        m.scan_offset = (0, 0);
+                        m.numa_scan_seq += 1;
+                        text = say!(
+                            sim,
+                            "task_numa_work reached the end of the address space: reset_ptenuma_scan (offset 0, numa_scan_seq {})",
+                            sim.st.mms[mm as usize].numa_scan_seq
+                        );
+                    } else {
+                        m.scan_offset = (self.vi, self.off);
+                    }
+                    // At least 32x the scan's own time runs other code before the next scan.
+                    let t = sim.st.cpus[cpu as usize].curr as usize;
+                    let diff = runtime(sim, cpu).saturating_sub(sim.st.tasks[t].numa.scan_runtime0);
+                    sim.st.tasks[t].numa.node_stamp += 32 * diff;
+                }
+                let ev = Ev::new(numa_ev::SCAN_END, F, "TN4").say(text);
+                (ev, Flow::Return(Ret::Unit))
+            }
+        }
+    }
+
+    /// `change_prot_numa` returned the PTEs it changed.
+    fn resume(&mut self, _sim: &mut Sim, _task: u16, r: Ret) {
+        if self.pc != Tnw::Next {
+            return;
+        }
+        let len = self.chunk as i32;
+        self.off += self.chunk;
+        if let Window::Auto = self.window {
+            if r.as_count() > 0 {
+                self.pages -= len;
+            }
+            self.virtpages -= len;
+            if self.pages <= 0 || self.virtpages <= 0 {
+                // goto out: numa_scan_offset = end.
+                self.pc = Tnw::Done;
+            }
         }
     }
 }
@@ -275,21 +582,59 @@ pub const OPS: &[crate::scenario::OpDef] = &[crate::scenario::OpDef {
     },
 }];
 
-/// The task_work `task_tick_numa` queues: when the mm's scan period has passed, the
-/// thread returning to user space on `cpu` runs `task_numa_work` first (v5.12: the tick
-/// queues it, `exit_to_user_mode_loop` → `task_work_run` runs it; the thread that wins
-/// `numa_next_scan` scans).
+/// `task_tick_numa` (v5.12), checked when a user thread returns to user space: once the
+/// thread's runtime passes `node_stamp + numa_scan_period` and the mm's `numa_next_scan`
+/// has come, `task_numa_work` runs before the thread goes back to user code
+/// (`task_work_add` → `exit_to_user_mode_loop` → `task_work_run`). The first call does
+/// `init_numa_balancing`'s part: the period starts at the scan delay, and a thread other
+/// than the first starts its `node_stamp` staggered (v5.12 mixes units there:
+/// `task_scan_max` in ms is compared with a value in ns, so the stagger is about two ticks).
 pub fn task_work(sim: &mut Sim, cpu: CpuId) -> Option<(Ev, Frame)> {
-    let period = sim.cfg.knobs.get(crate::mech::numa::SCAN_PERIOD_NS)?;
-    let mm = sim.cpu_mm(cpu) as usize;
-    if !sim.cfg.knobs.on(crate::mech::numa::NUMA_BALANCING) || sim.clock(cpu) < sim.st.mms[mm].numa_next_scan {
+    if !sim.cfg.knobs.on(crate::mech::numa::NUMA_BALANCING) {
         return None;
     }
-    sim.st.mms[mm].numa_next_scan = sim.clock(cpu) + period;
-    let ev = Ev::new(core_ev::TASK_WORK, "exit_to_user_mode", "E1").say(say!(
+    let t = sim.st.cpus[cpu as usize].curr as usize;
+    let TaskKind::User { mm, tid } = sim.st.tasks[t].kind else {
+        return None;
+    };
+    if !sim.st.tasks[t].numa.init {
+        let delay = scan_delay_ms(sim);
+        let stagger = if tid == 0 {
+            0
+        } else {
+            let users = u64::from(sim.st.mms[mm as usize].users.max(1));
+            task_scan_max(sim, mm).min(delay * users * NS_PER_MS) + 2 * TICK_NS
+        };
+        let n = &mut sim.st.tasks[t].numa;
+        n.init = true;
+        n.scan_period_ms = delay as u32;
+        n.node_stamp = stagger;
+    }
+    let now = runtime(sim, cpu);
+    let n = &sim.st.tasks[t].numa;
+    let period = u64::from(n.scan_period_ms) * NS_PER_MS;
+    if now <= n.node_stamp + period {
+        return None;
+    }
+    let first = n.node_stamp == 0;
+    let start = if first { Some(task_scan_min(sim, mm)) } else { None };
+    let n = &mut sim.st.tasks[t].numa;
+    if let Some(p) = start {
+        // task_scan_start: no numa_group, so task_scan_min.
+        n.scan_period_ms = p as u32;
+    }
+    n.node_stamp += period;
+    let clock = sim.clock(cpu);
+    let next = sim.st.mms[mm as usize].numa_next_scan;
+    if next != 0 && clock < next {
+        return None;
+    }
+    let ev = Ev::new(core_ev::TASK_WORK, "task_tick_numa", "TT3").say(say!(
         sim,
-        "Back to user space on CPU {cpu}: the scan period of mm {} has passed, so task_work runs task_numa_work first",
-        sim.st.mms[mm].pid
+        "Thread {} has run {} ms since its last scan period began and mm {}'s scan is due: task_work runs task_numa_work before user code",
+        sim.task_name(cpu),
+        period / NS_PER_MS,
+        sim.st.mms[mm as usize].pid
     ));
     Some((ev, TaskNumaWork::auto()))
 }

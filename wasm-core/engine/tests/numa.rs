@@ -1,0 +1,307 @@
+//! NUMA balancing as Linux v5.12 has it, one rule per test on a small scenario: the scan
+//! period's feedback, the thread pid in `last_cpupid`, the two-stage filter, node
+//! headroom, v4.17's rate limit, and the sweep showing that a v5.12 migration's IPIs
+//! follow the number of CPUs running the process.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
+
+use mmviz_engine::counters::Counter;
+use mmviz_engine::engine::Sim;
+use mmviz_engine::machine::{TaskKind, TaskState};
+use mmviz_engine::patches::ToggleSet;
+use mmviz_engine::scenario;
+
+/// Runs `text` to the end with `toggles` (id, value) and returns the simulation.
+fn run(text: &str, toggles: &[(&str, &str)]) -> Sim {
+    let s = scenario::parse(text, &[]).unwrap();
+    let mut t = ToggleSet::default();
+    for (id, v) in toggles {
+        t.set_text(id, v).unwrap();
+    }
+    let mut sim = Sim::new(&s, &t, false);
+    while sim.step().is_some() {}
+    sim
+}
+
+fn counter(sim: &Sim, name: &str) -> u64 {
+    sim.st
+        .counters
+        .get(Counter::from_name(name).unwrap_or_else(|| panic!("no counter {name}")))
+}
+
+/// The first user thread of the first process.
+fn first_thread(sim: &Sim) -> usize {
+    sim.st
+        .tasks
+        .iter()
+        .position(|t| matches!(t.kind, TaskKind::User { mm: 0, tid: 0 }))
+        .unwrap()
+}
+
+/// One thread on node 1 hammering a heap on node 0, with automatic scanning of the
+/// whole heap each pass; `node1_high` is node 1's high watermark (16 pages of memory).
+fn scanning_one_thread(node1_high: u32) -> String {
+    format!(
+        r#"
+format = 1
+id = "t"
+title = "t"
+seed = 3
+[knobs]
+scan_period_ms = 1
+scan_size_pages = 64
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0]
+mem_pages = 256
+[[machine.node]]
+cpus = [1]
+mem_pages = 128
+high_wmark_pages = {node1_high}
+[[process]]
+name = "app"
+[[process.vma]]
+name = "heap"
+pages = 64
+node = 0
+[[process.thread]]
+cpu = 1
+ops = [{{ op = "random", vma = "heap", count = 600000 }}]
+"#
+    )
+}
+
+#[test]
+fn failed_migrations_double_the_scan_period_each_pass() {
+    // Node 1 has no headroom: every misplaced page fails migrate_balanced_pgdat.
+    let full = run(&scanning_one_thread(128), &[]);
+    assert_eq!(counter(&full, "numa_pages_migrated"), 0);
+    assert!(counter(&full, "migrate_isolate_fail") > 0);
+    let n = &full.st.tasks[first_thread(&full)].numa;
+    // task_scan_min is 1 ms here (1 ms over one 64-page window, no MAX_SCAN_WINDOW floor
+    // worth a millisecond); v5.12 never clears the failed slot, so each pass doubles it.
+    let passes = full.st.mms[0].numa_scan_seq;
+    assert!(passes >= 3, "only {passes} scan passes");
+    assert!(n.locality[2] > 0);
+    assert!(
+        n.scan_period_ms.is_power_of_two() && n.scan_period_ms >= 4,
+        "period {} ms",
+        n.scan_period_ms
+    );
+    // With room on node 1 the pages move and no migration fails.
+    let room = run(&scanning_one_thread(1), &[]);
+    assert_eq!(counter(&room, "numa_pages_migrated"), 64);
+    assert_eq!(room.st.tasks[first_thread(&room)].numa.locality[2], 0);
+}
+
+/// Two threads of one process: thread 0 on node 0 (CPU 0) touches the heap first, then
+/// thread 1 on node 1 (CPU 1) scans and touches it `rounds` times.
+fn two_nodes_two_threads(pages: u32, rounds: u32) -> String {
+    let mut ops1 = String::from(r#"{ op = "sleep", ns = 2000000 }"#);
+    for _ in 0..rounds {
+        ops1.push_str(r#", { op = "scan", vma = "heap" }, { op = "touch", vma = "heap" }"#);
+    }
+    format!(
+        r#"
+format = 1
+id = "t"
+title = "t"
+seed = 1
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0]
+mem_pages = 64
+[[machine.node]]
+cpus = [1]
+mem_pages = 64
+[[process]]
+name = "app"
+[[process.vma]]
+name = "heap"
+pages = {pages}
+node = 0
+[[process.thread]]
+cpu = 0
+ops = [{{ op = "scan", vma = "heap" }}, {{ op = "touch", vma = "heap" }}, {{ op = "sleep", ns = 50000000 }}]
+[[process.thread]]
+cpu = 1
+ops = [{ops1}]
+"#
+    )
+}
+
+#[test]
+fn last_cpupid_holds_the_faulting_threads_pid_and_cpu() {
+    let s = scenario::parse(&two_nodes_two_threads(4, 1), &[]).unwrap();
+    let mut sim = Sim::new(&s, &ToggleSet::default(), false);
+    let i1 = sim
+        .st
+        .tasks
+        .iter()
+        .position(|t| matches!(t.kind, TaskKind::User { tid: 1, .. }))
+        .unwrap();
+    // Look while thread 0 still sleeps (the mm is torn down when both have exited).
+    while sim.st.tasks[i1].state != TaskState::Dead && sim.step().is_some() {}
+    let t1 = &sim.st.tasks[i1];
+    let heap = &sim.st.mms[0].vmas[0];
+    for vpn in heap.start..heap.end() {
+        let pte = sim.st.mms[0].pte(vpn);
+        let cpupid = sim.st.frames.get(pte.pfn()).last_cpupid;
+        // cpu_pid_to_cpupid(cpu 1, thread 1's pid): the thread's pid, not the process's (1).
+        assert_eq!(cpupid & 0xff, u32::from(t1.pid) & 0xff, "vpn {vpn:#x}");
+        assert_eq!(cpupid >> 8, 1, "vpn {vpn:#x}");
+        assert_ne!(u32::from(t1.pid) & 0xff, u32::from(sim.st.mms[0].pid));
+    }
+}
+
+#[test]
+fn the_two_stage_filter_rejects_the_first_fault_from_a_new_node() {
+    // Round 1: thread 1's faults find thread 0's cpupid (node 0): not migrated.
+    let one = run(&two_nodes_two_threads(4, 1), &[]);
+    assert_eq!(counter(&one, "numa_hint_faults"), 8);
+    assert_eq!(counter(&one, "numa_pages_migrated"), 0);
+    // Round 2: its own cpupid from round 1 is there: the early-lifetime shortcut moves them.
+    let two = run(&two_nodes_two_threads(4, 2), &[]);
+    assert_eq!(counter(&two, "numa_hint_faults"), 12);
+    assert_eq!(counter(&two, "numa_pages_migrated"), 4);
+}
+
+/// One thread on node 1 migrating an 8-page heap from node 0 once, with node 1's high
+/// watermark `high` (16 pages) and `[knobs]` lines `knobs`.
+fn migrate_once(high: u32, knobs: &str) -> String {
+    format!(
+        r#"
+format = 1
+id = "t"
+title = "t"
+seed = 1
+[knobs]
+{knobs}
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0]
+mem_pages = 64
+[[machine.node]]
+cpus = [1]
+mem_pages = 16
+high_wmark_pages = {high}
+[[process]]
+name = "app"
+[[process.vma]]
+name = "heap"
+pages = 8
+node = 0
+[[process.thread]]
+cpu = 1
+ops = [{{ op = "scan", vma = "heap" }}, {{ op = "touch", vma = "heap" }}]
+"#
+    )
+}
+
+#[test]
+fn migration_stops_at_the_target_nodes_high_watermark() {
+    // migrate_balanced_pgdat: free > high + 1. Node 1 starts with 16 free, high = 10:
+    // 16, 15, 14, 13 and 12 free allow a migration, 11 does not.
+    let sim = run(&migrate_once(10, ""), &[]);
+    assert_eq!(counter(&sim, "numa_pages_migrated"), 5);
+    assert_eq!(counter(&sim, "migrate_isolate_fail"), 3);
+    let roomy = run(&migrate_once(1, ""), &[]);
+    assert_eq!(counter(&roomy, "numa_pages_migrated"), 8);
+}
+
+#[test]
+fn v4_17_rate_limits_migrations_per_node_and_window() {
+    // 128 MB per 100 ms, divided by the memory scale 32768: one page. The window takes
+    // pages while its count is not above the limit: two pages, then refusals.
+    let knobs = "numa_mem_scale = 32768";
+    let limited = run(&migrate_once(1, knobs), &[("numa_ratelimit_removed", "off")]);
+    assert_eq!(counter(&limited, "numa_pages_migrated"), 2);
+    assert_eq!(counter(&limited, "numa_migrate_ratelimited"), 6);
+    let current = run(&migrate_once(1, knobs), &[]);
+    assert_eq!(counter(&current, "numa_pages_migrated"), 8);
+    assert_eq!(counter(&current, "numa_migrate_ratelimited"), 0);
+}
+
+/// `threads` threads pinned on node-1 CPUs 8.. hammering a 1024-page heap on node 0,
+/// with automatic scanning of the whole heap per pass.
+fn pinned_threads(threads: usize) -> String {
+    let mut s = String::from(
+        r#"
+format = 1
+id = "t"
+title = "t"
+seed = 7
+[knobs]
+scan_period_ms = 1
+scan_size_pages = 1024
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0, 1, 2, 3, 4, 5, 6, 7]
+mem_pages = 8192
+[[machine.node]]
+cpus = [8, 9, 10, 11, 12, 13, 14, 15]
+mem_pages = 8192
+[[process]]
+name = "bench"
+[[process.vma]]
+name = "heap"
+pages = 1024
+node = 0
+"#,
+    );
+    for i in 0..threads {
+        s.push_str(&format!(
+            "[[process.thread]]\ncpu = {}\nops = [{{ op = \"random\", vma = \"heap\", count = {}, write_percent = 20 }}]\n",
+            8 + i,
+            300_000
+        ));
+    }
+    s
+}
+
+#[test]
+fn v5_12_ipis_per_migrated_page_follow_the_cpus_running_the_process() {
+    for (threads, want) in [(1usize, 0.0f64), (2, 1.0), (4, 3.0), (6, 5.0)] {
+        let sim = run(&pinned_threads(threads), &[("numa_delay_map", "off")]);
+        let migrated = counter(&sim, "numa_pages_migrated");
+        assert!(migrated > 900, "{threads} thread(s): only {migrated} pages migrated");
+        let ipis = counter(&sim, "irq_tlb_count") as f64 / migrated as f64;
+        assert!(
+            (ipis - want).abs() <= 0.25,
+            "{threads} thread(s): {ipis:.3} IPIs per migrated page, want about {want}"
+        );
+        // Almost all of them are the migration's own unmap of the PTE do_numa_page mapped.
+        let mapped = counter(&sim, "tlb_ipi_numa_mapped") as f64 / migrated as f64;
+        assert!(
+            (mapped - want).abs() <= 0.25,
+            "{threads} thread(s): {mapped:.3} from the v5.12 flow"
+        );
+        // With the patch only the residual is left.
+        let on = run(&pinned_threads(threads), &[]);
+        let on_ipis = counter(&on, "irq_tlb_count") as f64 / counter(&on, "numa_pages_migrated").max(1) as f64;
+        assert!(on_ipis <= 0.1 * want + 0.05, "{threads} thread(s), numa_delay_map on: {on_ipis:.3}");
+    }
+}
+
+#[test]
+fn a_v4_17_kernel_has_the_rate_limit_and_v4_19_not() {
+    use mmviz_engine::mech::numa::NUMA_RATELIMIT_REMOVED;
+    use mmviz_engine::patches::Kernel;
+    let mut t = ToggleSet::default();
+    t.set_kernel(Kernel::parse("v4.17").unwrap());
+    assert!(!t.on(NUMA_RATELIMIT_REMOVED));
+    t.set_kernel(Kernel::parse("v4.18").unwrap());
+    assert!(!t.on(NUMA_RATELIMIT_REMOVED));
+    t.set_kernel(Kernel::parse("v4.19").unwrap());
+    assert!(t.on(NUMA_RATELIMIT_REMOVED));
+    // The v4.17 kernel's run of the rate-limit scenario refuses as the toggle does.
+    let s = scenario::parse(&migrate_once(1, "numa_mem_scale = 32768"), &[]).unwrap();
+    let mut k = ToggleSet::default();
+    k.set_kernel(Kernel::parse("v4.17").unwrap());
+    let mut sim = Sim::new(&s, &k, false);
+    while sim.step().is_some() {}
+    assert_eq!(counter(&sim, "numa_pages_migrated"), 2);
+}
