@@ -358,6 +358,9 @@ pub struct ArgDef {
 /// An optional argument left out (a `scan` of every VMA).
 pub const NO_ARG: u64 = u64::MAX;
 
+/// Most operations a thread may have once its `repeat` loop is unrolled.
+pub const MAX_THREAD_OPS: usize = 1 << 20;
+
 /// An operation's argument values, in the order its [`OpDef`] declares them.
 pub type OpArgs = [u64; 4];
 
@@ -442,6 +445,11 @@ pub struct VmaSpec {
     /// of this VMA's own.
     #[schemars(with = "Option<String>")]
     pub file: Option<Spanned<String>>,
+    /// With `node`: the share of the populated pages, in percent and from the first one,
+    /// whose PTE starts dirty as after a store (a file page is then dirty in the page
+    /// cache too). Default 100 for a `dirty = true` file VMA, else 0.
+    #[schemars(with = "Option<NumOrParam>")]
+    pub dirty_pct: Option<Num>,
 }
 
 fn default_kind() -> Spanned<String> {
@@ -467,6 +475,9 @@ pub struct ThreadSpec {
     /// Operations, run in order; the thread exits after the last.
     #[serde(default)]
     pub ops: Vec<OpSpec>,
+    /// Run `ops` this many times in a row (a benchmark's loop); default 1.
+    #[schemars(with = "Option<NumOrParam>", extend("default" = 1))]
+    pub repeat: Option<Num>,
 }
 
 /// `[[process]]`: one process (one mm); pids are 1, 2, ... in file order.
@@ -691,6 +702,8 @@ pub struct VmaDef {
     pub dirty: bool,
     /// The shared file's name (file VMAs that share a page cache).
     pub file: Option<String>,
+    /// Percent of the populated pages (the first ones) whose PTE starts dirty.
+    pub dirty_pct: u8,
 }
 
 /// A validated operation; VMAs by index in the process.
@@ -706,6 +719,9 @@ pub enum Op {
         write: bool,
         /// Times.
         repeat: u32,
+        /// At the address the VMA had before its last `mremap` (a thread still using the
+        /// old pointer).
+        old: bool,
     },
     /// Every page of a VMA in order.
     Touch {
@@ -713,6 +729,8 @@ pub enum Op {
         vma: u16,
         /// Store.
         write: bool,
+        /// With `write`: percent of the pages (the first ones) stored to; the rest are loaded.
+        stores_pct: u8,
     },
     /// Sleep.
     Sleep {
@@ -1295,6 +1313,11 @@ impl Resolver<'_> {
                         "`fs`, `dirty` and `file` apply only to `kind = \"file\"` VMAs",
                     ));
                 }
+                let dirty_pct = match &v.dirty_pct {
+                    Some(n) => self.num(n, &format!("{vf}.dirty_pct"), 0, 100)? as u8,
+                    None if v.dirty => 100,
+                    None => 0,
+                };
                 vmas.push(VmaDef {
                     name: v.name.get_ref().clone(),
                     kind,
@@ -1303,6 +1326,7 @@ impl Resolver<'_> {
                     fs,
                     dirty: v.dirty,
                     file: v.file.as_ref().map(|f| f.get_ref().clone()),
+                    dirty_pct,
                 });
             }
             if total > 1 << 28 {
@@ -1359,6 +1383,12 @@ impl Resolver<'_> {
                 let mut ops = Vec::new();
                 for (oi, o) in t.ops.iter().enumerate() {
                     ops.push(self.op(o, &vmas, &format!("{tf}.ops[{oi}]"))?);
+                }
+                if let Some(r) = &t.repeat {
+                    // The loop is unrolled here: the operation list is plain data.
+                    let max = (MAX_THREAD_OPS / ops.len().max(1)) as i64;
+                    let n = self.num(r, &format!("{tf}.repeat"), 1, max.max(1))? as usize;
+                    ops = std::iter::repeat_n(ops, n).flatten().collect();
                 }
                 threads.push(ThreadDef {
                     cpu: allowed[0],
