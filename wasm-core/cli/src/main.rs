@@ -160,6 +160,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             hash,
         } => {
             let (name, s) = load(&scenario, &param)?;
+            let s = without_set(s, &set);
             let toggles = toggles(&set)?;
             let r = run::run(&s, &toggles).map_err(|e| bad(format!("{name}: {e}")))?;
             let event_hash = if hash {
@@ -189,6 +190,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             json,
         } => {
             let (name, s) = load(&scenario, &param)?;
+            let s = without_set(s, &set);
             let base = toggles(&set)?;
             let runs = run::compare(&s, &base, &toggle).map_err(|e| bad(format!("{name}: {e}")))?;
             if json {
@@ -247,6 +249,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             limit,
         } => {
             let (_, s) = load(&scenario, &param)?;
+            let s = without_set(s, &set);
             // Streams the run step by step: nothing is prepared or stored first.
             let mut sim = Sim::new(&s, &toggles(&set)?, false);
             while sim.st.step < from && sim.step().is_some() {}
@@ -379,6 +382,16 @@ fn run_json(s: &Scenario, r: &RunResult) -> Value {
     let counters: Map<String, Value> = r.counters.iter().map(|(c, v)| (c.name().to_string(), json!(v))).collect();
     let metrics: Map<String, Value> = r.metrics.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
     json!({ "scenario": s.id, "toggles": toggles, "counters": counters, "metrics": metrics, "steps": r.steps })
+}
+
+/// The scenario without its own defaults for the toggles `--set` names: an explicit
+/// `--set` wins even when it names the registry default (`mremap_latency_limit=off` over a
+/// scenario's `mremap_latency_limit = true`).
+fn without_set(mut s: scenario::Scenario, set: &[String]) -> scenario::Scenario {
+    for id in set.iter().filter_map(|x| x.split_once('=')).map(|(id, _)| id.trim()) {
+        s.toggles.retain(|(k, _)| k != id);
+    }
+    s
 }
 
 fn toggles(set: &[String]) -> Result<ToggleSet, Fail> {

@@ -406,7 +406,6 @@ impl Function for MovePageTables {
             Mp::Moved => {
                 self.pc = Mp::Extent;
                 let delay = sim.cfg.knobs.get(MREMAP_DELAY_NS).unwrap_or(0);
-                sim.charge(cpu, delay);
                 let ev = Ev::new(core_ev::RETURN, F, "MP3").say(say!(
                     sim,
                     "move_ptes returned with both PTLs dropped{}",
@@ -424,6 +423,10 @@ impl Function for MovePageTables {
                         String::new()
                     }
                 ));
+                if delay > 0 {
+                    // mdelay: the CPU busy-waits with interrupts on (it takes IPIs meanwhile).
+                    return (ev, Flow::Block(Until::Busy(sim.clock(cpu) + delay)));
+                }
                 (ev, Flow::Continue)
             }
             Mp::Flush => {
