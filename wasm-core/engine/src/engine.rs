@@ -40,6 +40,8 @@ pub struct Config {
     /// DRAM access cost from a CPU of node `a` to memory on node `b`, at `a * nodes + b`
     /// ([`Sim::dram_ns`], worked out once).
     dram: Vec<u64>,
+    /// Simulated time at which the run stops (`window_ms`; `u64::MAX` when unset).
+    window_end: u64,
 }
 
 /// Everything that changes; cloned for checkpoints (the large parts share chunks).
@@ -71,6 +73,8 @@ pub struct State {
     pub locks: Locks,
     /// Counters.
     pub counters: Counters,
+    /// Where CPU time went (only while [`Sim::profiling`]).
+    pub prof: crate::profile::Profile,
     /// Steps taken.
     pub step: u64,
     /// Seeded RNG for workload generators.
@@ -93,6 +97,8 @@ pub struct Sim {
     pub st: State,
     /// Build narration and touched lists (off for counter-only runs).
     pub recording: bool,
+    /// Charge CPU time to tasks and functions (`profile.rs`; off unless asked).
+    pub profiling: bool,
 }
 
 /// What a CPU does at its next ready time.
@@ -402,12 +408,15 @@ impl Sim {
                 }
             }
         }
+        // The scenario's own kernel, then its own toggles, apply to every toggle the
+        // caller did not choose explicitly (`--set`, `--kernel`, a preset, a compare).
         let mut toggles = toggles.clone();
+        if let Some(k) = scenario.kernel {
+            toggles.default_kernel(k);
+        }
         for (id, v) in &scenario.toggles {
-            // Scenario defaults apply only where the caller left the registry default.
-            if toggles.get(id) == crate::patches::find(id).map(|p| p.default_value()).as_ref() {
-                let _ = toggles.set(id, v.clone());
-            }
+            // The parser checked both.
+            let _ = toggles.default_to(id, v.clone());
         }
         let nodes = topo.nodes.len();
         let dram = (0..nodes * nodes)
@@ -425,6 +434,7 @@ impl Sim {
             ops,
             toggles,
             dram,
+            window_end: scenario.knobs.get(crate::mech::core::WINDOW_NS).unwrap_or(u64::MAX),
         };
         let nr_tasks = tasks.len();
         let mut sim = Sim {
@@ -443,6 +453,7 @@ impl Sim {
                 // Each CPU holds a handful of locks at most (PTL, page lock, rmap locks).
                 locks: Locks::with_capacity(8 * nr_cpus + 8, nr_tasks),
                 counters: Counters::default(),
+                prof: crate::profile::Profile::new(nr_cpus),
                 step: 0,
                 rng: ChaCha8Rng::seed_from_u64(scenario.seed),
                 readyq: ReadyQueue::new(nr_cpus),
@@ -450,6 +461,7 @@ impl Sim {
                 ready_next: vec![Next::Work; nr_cpus],
             },
             recording,
+            profiling: false,
         };
         sim.refresh_ready();
         sim
@@ -588,6 +600,10 @@ impl Sim {
     #[inline(always)]
     fn step_with<R>(&mut self, keep: impl FnOnce(Ev) -> R) -> Option<(StepInfo, R, u64)> {
         let (time, cpu) = self.st.readyq.peek()?;
+        if time >= self.cfg.window_end {
+            // `window_ms`: the run is over, whatever is still working.
+            return None;
+        }
         let c = cpu as usize;
         // An interrupt first when it is due no later than the CPU's own work: what the
         // CPU does at `time` was worked out with it (`refresh_ready`).
@@ -602,6 +618,8 @@ impl Sim {
             _ => None,
         };
         self.st.cpus[c].clock = self.st.cpus[c].clock.max(time);
+        // What the CPU did until now (user code, spinning, waiting for acks, idling).
+        self.charge_profile(c);
         // The acting CPU's place in the ready queue is refreshed at the end of the step
         // whether the step touched it or not; other CPUs only when touched.
         let task = self.st.cpus[c].curr;
@@ -625,6 +643,7 @@ impl Sim {
         } else {
             self.run_top(cpu, task, keep)
         };
+        self.charge_profile(c);
         let step = self.st.step;
         self.st.step += 1;
         self.refresh_top(cpu);
@@ -659,6 +678,11 @@ impl Sim {
         let (mut ev, flow) = frame.step(self, cpu);
         let kind = ev.kind;
         let interrupt = frame.is_interrupt();
+        if self.profiling {
+            // The line's cost belongs to the stack that ran it, before any call or return.
+            let who = who(&self.st.tasks[t]);
+            self.st.prof.charge(cpu as usize, self.st.cpus[cpu as usize].clock, who, &stack);
+        }
         if let Flow::Block(until) = flow {
             self.st.stacks[t] = stack;
             // A CPU left with nothing to run may pull a queued task first: the step says so.
@@ -692,6 +716,16 @@ impl Sim {
             Flow::Block(_) => unreachable!("handled above"),
         }
         (kind, kept, cause)
+    }
+
+    /// Charges `cpu`'s time so far to its current task's stack (when profiling).
+    #[inline(always)]
+    fn charge_profile(&mut self, c: usize) {
+        if self.profiling {
+            let t = self.st.cpus[c].curr as usize;
+            let who = who(&self.st.tasks[t]);
+            self.st.prof.charge(c, self.st.cpus[c].clock, who, &self.st.stacks[t]);
+        }
     }
 
     /// Hands `r` to the top frame of `task` (a callee returned, or the task was woken).
@@ -899,8 +933,16 @@ impl Sim {
         self.check_stuck()
     }
 
+    /// Whether the run stopped at its `window_ms` window (work still left is not stuck).
+    pub fn window_closed(&self) -> bool {
+        self.st.readyq.peek().is_some_and(|(t, _)| t >= self.cfg.window_end)
+    }
+
     /// Errors if a CPU or user thread is left waiting when nothing can run.
     pub fn check_stuck(&self) -> Result<(), RunError> {
+        if self.window_closed() {
+            return Ok(());
+        }
         let mut stuck: Vec<String> = self
             .st
             .cpus
@@ -920,6 +962,15 @@ impl Sim {
         } else {
             Err(RunError::Deadlock(stuck.join(", ")))
         }
+    }
+}
+
+/// What `task` is, for the profile.
+fn who(task: &Task) -> crate::profile::Who {
+    match task.kind {
+        TaskKind::User { .. } => crate::profile::Who::User,
+        TaskKind::Kernel(_) => crate::profile::Who::Kthread,
+        TaskKind::Idle => crate::profile::Who::Idle,
     }
 }
 

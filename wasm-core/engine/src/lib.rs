@@ -21,6 +21,7 @@ pub mod mech;
 pub mod mm;
 pub mod numactl;
 pub mod patches;
+pub mod profile;
 pub mod registry;
 pub mod run;
 pub mod scenario;

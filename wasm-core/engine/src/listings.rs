@@ -126,6 +126,7 @@ pub const USER_CODE: Listing = Listing {
         "E5" => "the computation is over: next operation",
         "E6" => "load or store: look the address up in this CPU's TLB; a miss makes the MMU walk",
         "E7" => "yield operation: sched_yield() -> schedule(); back on the run queue",
+        "E8" => "loop operation: back to the first operation (a benchmark's main loop)",
     ],
 };
 
@@ -209,27 +210,51 @@ pub const SWITCH_MM_IRQS_OFF: Listing = Listing {
     ],
 };
 
-/// The shootdown initiator.
-pub const FLUSH_TLB_MM_RANGE: Listing = Listing {
+/// The shootdown initiator, v5.12: local flush first, then the others.
+pub const FLUSH_TLB_MM_RANGE_V5_12: Listing = Listing {
     function: "flush_tlb_mm_range",
-    follows: "Linux v5.12 arch/x86/mm/tlb.c",
+    follows: "Linux v5.12 arch/x86/mm/tlb.c flush_tlb_mm_range, native_flush_tlb_others; kernel/smp.c on_each_cpu_cond_mask",
     lines: lines![
         "F1" => "if (end - start) >> PAGE_SHIFT > tlb_single_page_flush_ceiling (33): flush everything",
         "F2" => "new_tlb_gen = inc_mm_tlb_gen(mm)",
-        "F3" => "if this CPU has mm loaded: flush locally (INVLPG per page, or reload CR3)",
-        "F4" => "if another CPU is in mm_cpumask(mm): flush_tlb_others() -- IPI each one that is not lazy",
+        "F3" => "if this CPU has mm loaded: flush_tlb_func_local() -- by generation: nothing, INVLPG per page, or CR3 reload",
+        "F4" => "if another CPU is in mm_cpumask(mm): count NR_TLB_REMOTE_FLUSH; on_each_cpu_cond_mask(tlb_is_not_lazy, flush_tlb_func_remote): IPI each other non-lazy CPU, and run it here too",
         "F5" => "wait until every IPI'd CPU has run its flush",
     ],
 };
 
-/// The shootdown handler.
-pub const FLUSH_TLB_FUNC_REMOTE: Listing = Listing {
+/// The shootdown initiator, v5.13+: IPIs first, the local flush while they fly.
+pub const FLUSH_TLB_MM_RANGE_V5_13: Listing = Listing {
+    function: "flush_tlb_mm_range",
+    follows: "Linux v5.13 arch/x86/mm/tlb.c flush_tlb_mm_range, native_flush_tlb_multi (4ce94eabac16)",
+    lines: lines![
+        "F1" => "if (end - start) >> PAGE_SHIFT > tlb_single_page_flush_ceiling (33): flush everything",
+        "F2" => "new_tlb_gen = inc_mm_tlb_gen(mm)",
+        "F3" => "if no other CPU is in mm_cpumask(mm): flush_tlb_func() here if mm is loaded, and return",
+        "F4" => "flush_tlb_multi(): count NR_TLB_REMOTE_FLUSH; IPI each other non-lazy CPU of the mask, then flush locally while they run",
+        "F5" => "wait until every IPI'd CPU has run its flush",
+    ],
+};
+
+/// The shootdown handler, v5.12.
+pub const FLUSH_TLB_FUNC_REMOTE_V5_12: Listing = Listing {
     function: "flush_tlb_func_remote",
-    follows: "Linux v5.12 arch/x86/mm/tlb.c",
+    follows: "Linux v5.12 arch/x86/mm/tlb.c flush_tlb_func_remote, flush_tlb_func_common",
     lines: lines![
         "R1" => "inc_irq_stat(irq_tlb_count)   -- the \"TLB shootdowns\" row of /proc/interrupts",
         "R2" => "if this CPU's loaded_mm != mm: return",
-        "R3" => "count NR_TLB_REMOTE_FLUSH_RECEIVED; flush the range (or everything); catch up tlb_gen; acknowledge",
+        "R3" => "count NR_TLB_REMOTE_FLUSH_RECEIVED; lazy: switch to init_mm; tlb_gen current: nothing; one behind and ranged: INVLPG; else full flush; acknowledge",
+    ],
+};
+
+/// The shootdown handler, v5.13+ (the unified `flush_tlb_func` on a remote CPU).
+pub const FLUSH_TLB_FUNC_REMOTE_V5_13: Listing = Listing {
+    function: "flush_tlb_func_remote",
+    follows: "Linux v5.13 arch/x86/mm/tlb.c flush_tlb_func (not the initiating CPU)",
+    lines: lines![
+        "R1" => "inc_irq_stat(irq_tlb_count); count NR_TLB_REMOTE_FLUSH_RECEIVED",
+        "R2" => "if this CPU's loaded_mm != mm: return",
+        "R3" => "lazy: switch to init_mm; tlb_gen current: nothing; one behind and ranged: INVLPG; else full flush; acknowledge",
     ],
 };
 

@@ -4,7 +4,7 @@
 //! `scenarios/README.md`, and as JSON Schema by [`json_schema`] for editors). Every
 //! error names the line and the field it is about.
 
-use crate::patches::{self, ToggleValue};
+use crate::patches::{self, Kernel, ToggleValue};
 use crate::topology::{CpuId, Node, NodeId, Topology};
 use schemars::generate::SchemaSettings;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
@@ -118,8 +118,20 @@ pub struct ParamSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MachineSpec {
-    /// `[[machine.node]]`, one per node in node-id order (1 to 64 nodes).
+    /// `[[machine.node]]`, one per node in node-id order (1 to 64 nodes). Leave out when
+    /// `numactl` gives the machine.
+    #[serde(default)]
     pub node: Vec<NodeSpec>,
+    /// The machine as `numactl --hardware` prints it (paste the output, prompt line and
+    /// all): nodes, CPUs, sizes and distances come from it. Node ids are renumbered 0, 1,
+    /// ... in the order it lists them (a sparse `node 0, 2` becomes nodes 0 and 1); CPU
+    /// ids are kept and must be 0..N-1. Needs `mem_scale`.
+    #[schemars(with = "Option<String>")]
+    pub numactl: Option<Spanned<String>>,
+    /// With `numactl`: real 4 KiB pages per simulated page (a node of S MB gets
+    /// S * 256 / mem_scale pages), so a 384 GB machine runs at a size a browser holds.
+    #[schemars(with = "Option<NumOrParam>")]
+    pub mem_scale: Option<Num>,
     /// Node distance matrix as `numactl --hardware` prints it: 10 on the diagonal,
     /// 11-254 elsewhere. Default: 10 on the diagonal and 20 elsewhere.
     #[schemars(with = "Option<Vec<Vec<u32>>>")]
@@ -136,7 +148,8 @@ pub struct NodeSpec {
     /// CPU ids on this node; over all nodes they must be 0..N-1, each exactly once.
     #[schemars(with = "Vec<i64>")]
     pub cpus: Spanned<Vec<i64>>,
-    /// 4 KiB frames of memory on this node (1 to 2^26).
+    /// 4 KiB frames of memory on this node (0 to 2^26; 0 is a memory-less node, and
+    /// some node must have memory).
     #[schemars(with = "NumOrParam")]
     pub mem_pages: Num,
     /// High watermark in pages: `migrate_balanced_pgdat` refuses a migration target at or
@@ -538,7 +551,18 @@ pub struct ExpectSpec {
     #[serde(default)]
     #[schemars(schema_with = "toggle_table_schema")]
     pub set: BTreeMap<String, Spanned<toml::Value>>,
-    /// A counter (`numa_pages_migrated`, ...) or a metric (`sim_time_ns`, `steps`, `accesses_per_ms`).
+    /// Run with every toggle as this mainline kernel has it (`"v5.12"`), before `preset`
+    /// and `set`.
+    #[schemars(with = "Option<String>")]
+    pub kernel: Option<Spanned<String>>,
+    /// Run with these named presets (comma-separated, applied in order), before `set`.
+    #[schemars(with = "Option<String>")]
+    pub preset: Option<Spanned<String>>,
+    /// Compare against a second run: the value becomes this run's over that run's (so
+    /// `min = 1.03, max = 1.08` reads "3 % to 8 % higher").
+    pub vs: Option<VsSpec>,
+    /// A counter (`numa_pages_migrated`, ...) or a metric (`sim_time_ns`, `steps`,
+    /// `throughput`, ...; `mmviz mechanisms` lists them).
     #[schemars(with = "String")]
     pub counter: Spanned<String>,
     /// Divide by this counter or metric.
@@ -550,6 +574,22 @@ pub struct ExpectSpec {
     pub min: Option<f64>,
     /// The value must be at most this.
     pub max: Option<f64>,
+}
+
+/// `[[expect]]`'s `vs`: the run to compare against, chosen like the expectation's own.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VsSpec {
+    /// Toggles by id.
+    #[serde(default)]
+    #[schemars(schema_with = "toggle_table_schema")]
+    pub set: BTreeMap<String, Spanned<toml::Value>>,
+    /// A mainline kernel (`"v5.12"`).
+    #[schemars(with = "Option<String>")]
+    pub kernel: Option<Spanned<String>>,
+    /// Named presets, comma-separated.
+    #[schemars(with = "Option<String>")]
+    pub preset: Option<Spanned<String>>,
 }
 
 /// A scenario file as written (format 1): a machine, processes with VMAs and threads,
@@ -579,6 +619,11 @@ pub struct ScenarioFile {
     /// Simulated costs in nanoseconds, overridden by name.
     #[serde(default)]
     pub costs: CostsSpec,
+    /// The mainline kernel the scenario models (`"v4.17"`): every toggle defaults to
+    /// that version's behaviour (before `[toggles]`); the CLI's `--kernel`, `--preset`
+    /// and `--set` and the lab win over it.
+    #[schemars(with = "Option<String>")]
+    pub kernel: Option<Spanned<String>>,
     /// The scenario's defaults for patch toggles, by id (`numa_delay_map = true`); the CLI's
     /// `--set` and the lab win over them.
     #[serde(default)]
@@ -706,6 +751,16 @@ pub struct VmaDef {
     pub dirty_pct: u8,
 }
 
+/// A node before validation, from `[[machine.node]]` or a numactl text.
+struct RawNode {
+    cpus: Vec<i64>,
+    cpus_span: std::ops::Range<usize>,
+    pages: u32,
+    pages_span: std::ops::Range<usize>,
+    wmark: Option<u32>,
+    field: String,
+}
+
 /// A validated operation; VMAs by index in the process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -746,6 +801,12 @@ pub enum Op {
     Yield,
     /// `exit()`: end the thread now, skipping any operations after this one.
     Exit,
+    /// Go back to the first operation, `times` more times (0: until the run's
+    /// `window_ms` ends).
+    Loop {
+        /// Further passes; 0 for no limit.
+        times: u32,
+    },
     /// A system call a mechanism declares: its index in `registry::ops()` and its arguments.
     Call {
         /// Index into `registry::ops()`.
@@ -824,6 +885,10 @@ pub struct Expect {
     pub name: String,
     /// Toggle settings for the run.
     pub set: Vec<(String, ToggleValue)>,
+    /// The run's kernel and presets (applied before `set`).
+    pub choice: RunChoice,
+    /// The run to divide by, if any.
+    pub vs: Option<RunChoice>,
     /// Counter or metric.
     pub counter: String,
     /// Divisor.
@@ -836,6 +901,48 @@ pub struct Expect {
     pub max: Option<f64>,
     /// Line in the file.
     pub line: usize,
+}
+
+/// How a run's toggles are chosen on top of the scenario's: a kernel, then named
+/// presets, then single toggles (each later one wins).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunChoice {
+    /// `kernel`.
+    pub kernel: Option<Kernel>,
+    /// `preset`, in order.
+    pub presets: Vec<String>,
+    /// `set`.
+    pub set: Vec<(String, ToggleValue)>,
+}
+
+impl RunChoice {
+    /// The explicit toggles of this choice (the scenario's own apply to the rest).
+    pub fn toggles(&self) -> Result<crate::patches::ToggleSet, String> {
+        let mut t = crate::patches::ToggleSet::default();
+        if let Some(k) = self.kernel {
+            t.set_kernel(k);
+        }
+        for p in &self.presets {
+            t.apply_preset(patches::find_preset(p)?)?;
+        }
+        for (id, v) in &self.set {
+            t.set(id, v.clone())?;
+        }
+        Ok(t)
+    }
+
+    /// A short label (`kernel=v5.12 preset=patch1 numa_delay_map=off`), empty for none.
+    pub fn label(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(k) = self.kernel {
+            parts.push(format!("kernel={k}"));
+        }
+        if !self.presets.is_empty() {
+            parts.push(format!("preset={}", self.presets.join(",")));
+        }
+        parts.extend(self.set.iter().map(|(k, v)| format!("{k}={v}")));
+        parts.join(" ")
+    }
 }
 
 /// A parameter after overrides.
@@ -872,6 +979,8 @@ pub struct Scenario {
     pub knobs: Knobs,
     /// Costs.
     pub costs: Costs,
+    /// The mainline kernel the scenario models, if it names one.
+    pub kernel: Option<Kernel>,
     /// Toggle defaults declared by the scenario.
     pub toggles: Vec<(String, ToggleValue)>,
     /// Parameters with values in effect.
@@ -884,8 +993,14 @@ pub struct Scenario {
     pub expects: Vec<Expect>,
 }
 
-/// Names of metrics an `[[expect]]` may name besides counters.
-pub const METRICS: &[&str] = &["sim_time_ns", "steps", "accesses_per_ms"];
+/// Names of metrics an `[[expect]]` may name besides counters: `steps`, the lock
+/// statistics per class and every mechanism's declared metrics.
+pub fn metric_names() -> Vec<&'static str> {
+    let mut out = vec!["steps"];
+    out.extend(crate::run::LOCK_METRICS.iter().flatten().copied());
+    out.extend(crate::registry::metrics().map(|m| m.name));
+    out
+}
 
 /// Parses and validates scenario text, with `params` (name, value) overriding defaults.
 pub fn parse(text: &str, params: &[(String, i64)]) -> Result<Scenario, ScenarioError> {
@@ -1049,6 +1164,7 @@ impl Resolver<'_> {
                 ));
             }
         }
+        let kernel = f.kernel.as_ref().map(|k| self.kernel(k, "kernel")).transpose()?;
         let mut toggles = Vec::new();
         for (id, v) in &f.toggles {
             toggles.push((id.clone(), self.toggle_value(id, v, &format!("toggles.{id}"))?));
@@ -1064,12 +1180,40 @@ impl Resolver<'_> {
             topology,
             knobs,
             costs,
+            kernel,
             toggles,
             params,
             processes,
             chapters,
             expects,
         })
+    }
+
+    fn kernel(&self, k: &Spanned<String>, field: &str) -> Result<Kernel, ScenarioError> {
+        Kernel::parse(k.get_ref()).map_err(|e| self.err(k.span(), field, e))
+    }
+
+    /// A run's kernel, presets and toggles (`[[expect]]` and its `vs`).
+    fn run_choice(
+        &self,
+        kernel: Option<&Spanned<String>>,
+        preset: Option<&Spanned<String>>,
+        set: &BTreeMap<String, Spanned<toml::Value>>,
+        field: &str,
+    ) -> Result<RunChoice, ScenarioError> {
+        let kernel = kernel.map(|k| self.kernel(k, &format!("{field}.kernel"))).transpose()?;
+        let mut presets = Vec::new();
+        if let Some(p) = preset {
+            for name in p.get_ref().split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                patches::find_preset(name).map_err(|e| self.err(p.span(), format!("{field}.preset"), e))?;
+                presets.push(name.to_string());
+            }
+        }
+        let mut out = Vec::new();
+        for (id, v) in set {
+            out.push((id.clone(), self.toggle_value(id, v, &format!("{field}.set.{id}"))?));
+        }
+        Ok(RunChoice { kernel, presets, set: out })
     }
 
     fn toggle_value(&self, id: &str, v: &Spanned<toml::Value>, field: &str) -> Result<ToggleValue, ScenarioError> {
@@ -1096,28 +1240,36 @@ impl Resolver<'_> {
 
     fn topology(&self) -> Result<Topology, ScenarioError> {
         let m = &self.file.machine;
-        if m.node.is_empty() || m.node.len() > 64 {
+        let (raw, numactl_distance) = match &m.numactl {
+            Some(text) => self.numactl_nodes(text)?,
+            None => (self.spec_nodes()?, None),
+        };
+        if raw.is_empty() || raw.len() > 64 {
             return Err(ScenarioError {
                 line: None,
                 field: Some("machine.node".into()),
                 message: "a machine needs 1 to 64 nodes".into(),
             });
         }
+        if raw.iter().all(|n| n.pages == 0) {
+            return Err(ScenarioError {
+                line: None,
+                field: Some("machine.node".into()),
+                message: "no node has memory (mem_pages is 0 everywhere)".into(),
+            });
+        }
         let mut nodes = Vec::new();
         let mut cpu_node: Vec<Option<NodeId>> = Vec::new();
         let mut first_pfn = 0u32;
-        for (i, n) in m.node.iter().enumerate() {
-            let field = format!("machine.node[{i}]");
-            let pages = self.num(&n.mem_pages, &format!("{field}.mem_pages"), 1, 1 << 26)? as u32;
-            let wmark = match &n.high_wmark_pages {
-                Some(w) => self.num(w, &format!("{field}.high_wmark_pages"), 0, pages as i64)? as u32,
-                None => (pages / 64).max(1).min(pages),
-            };
+        for (i, n) in raw.iter().enumerate() {
+            let field = &n.field;
+            let pages = n.pages;
+            let wmark = n.wmark.unwrap_or((pages / 64).max(1).min(pages));
             let mut cpus = Vec::new();
-            for &c in n.cpus.get_ref() {
+            for &c in &n.cpus {
                 if !(0..crate::machine::cpumask::MAX_CPUS as i64).contains(&c) {
                     return Err(self.err(
-                        n.cpus.span(),
+                        n.cpus_span.clone(),
                         format!("{field}.cpus"),
                         format!(
                             "CPU id {c} is out of range 0..={} (the model runs machines of up to {} CPUs)",
@@ -1132,7 +1284,7 @@ impl Resolver<'_> {
                 }
                 if let Some(other) = cpu_node[c] {
                     return Err(self.err(
-                        n.cpus.span(),
+                        n.cpus_span.clone(),
                         format!("{field}.cpus"),
                         format!("CPU {c} is already on node {other}"),
                     ));
@@ -1142,7 +1294,7 @@ impl Resolver<'_> {
             }
             if first_pfn.checked_add(pages).is_none_or(|t| t > 1 << 28) {
                 return Err(self.err(
-                    n.mem_pages.span(),
+                    n.pages_span.clone(),
                     format!("{field}.mem_pages"),
                     "the machine has too much memory for the model (at most 2^28 pages)",
                 ));
@@ -1177,9 +1329,31 @@ impl Resolver<'_> {
             });
         }
         let nr = nodes.len();
-        let distance = match &m.distance {
-            None => (0..nr).map(|a| (0..nr).map(|b| if a == b { 10 } else { 20 }).collect()).collect(),
-            Some(d) => {
+        let distance = match (&m.distance, numactl_distance) {
+            (Some(d), Some(_)) => {
+                return Err(self.err(
+                    d.span(),
+                    "machine.distance",
+                    "the numactl text already gives the distances: leave machine.distance out",
+                ))
+            }
+            (None, Some(rows)) => {
+                for (a, row) in rows.iter().enumerate() {
+                    for (b, &v) in row.iter().enumerate() {
+                        if (a == b && v != 10) || (a != b && !(11..=254).contains(&v)) {
+                            let span = m.numactl.as_ref().map(|t| t.span()).unwrap_or_default();
+                            return Err(self.err(
+                                span,
+                                "machine.numactl",
+                                format!("node distance {a} -> {b} is {v}: the model needs 10 on the diagonal and 11..=254 elsewhere"),
+                            ));
+                        }
+                    }
+                }
+                rows
+            }
+            (None, None) => (0..nr).map(|a| (0..nr).map(|b| if a == b { 10 } else { 20 }).collect()).collect(),
+            (Some(d), None) => {
                 let rows = d.get_ref();
                 if rows.len() != nr || rows.iter().any(|r| r.len() != nr) {
                     return Err(self.err(
@@ -1212,6 +1386,97 @@ impl Resolver<'_> {
             cpu_node: cpu_nodes,
             tlb_entries,
         })
+    }
+
+    /// `[[machine.node]]` as written.
+    fn spec_nodes(&self) -> Result<Vec<RawNode>, ScenarioError> {
+        let m = &self.file.machine;
+        let mut out = Vec::new();
+        for (i, n) in m.node.iter().enumerate() {
+            let field = format!("machine.node[{i}]");
+            let pages = self.num(&n.mem_pages, &format!("{field}.mem_pages"), 0, 1 << 26)? as u32;
+            let wmark = match &n.high_wmark_pages {
+                Some(w) => Some(self.num(w, &format!("{field}.high_wmark_pages"), 0, i64::from(pages))? as u32),
+                None => None,
+            };
+            out.push(RawNode {
+                cpus: n.cpus.get_ref().clone(),
+                cpus_span: n.cpus.span(),
+                pages,
+                pages_span: n.mem_pages.span(),
+                wmark,
+                field,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The nodes and distances of a pasted `numactl --hardware` text, scaled by `mem_scale`.
+    #[allow(clippy::type_complexity)] // reason: nodes and the optional matrix, one private caller
+    fn numactl_nodes(&self, text: &Spanned<String>) -> Result<(Vec<RawNode>, Option<Vec<Vec<u32>>>), ScenarioError> {
+        let m = &self.file.machine;
+        let span = text.span();
+        if let Some(n) = m.node.first() {
+            return Err(self.err(
+                n.cpus.span(),
+                "machine.node",
+                "give the machine either as [[machine.node]] tables or as machine.numactl text, not both",
+            ));
+        }
+        let hw = crate::numactl::parse(text.get_ref()).map_err(|e| {
+            // The text's line N is N - 1 lines below the opening quotes; TOML drops a
+            // newline right after triple quotes.
+            let b = self.text.get(span.clone()).unwrap_or("").as_bytes();
+            let skip = usize::from(b.len() > 3 && b[3] == b'\n' && (b[0] == b'"' || b[0] == b'\''));
+            ScenarioError {
+                line: Some(line_of(self.text, span.start) + skip + e.line - 1),
+                field: Some("machine.numactl".into()),
+                message: format!("numactl text line {}: {}", e.line, e.message),
+            }
+        })?;
+        let total_mb: u64 = hw.nodes.iter().map(|n| n.size_mb).sum();
+        let suggest = (total_mb * 256).div_ceil(1 << 16).max(1);
+        let Some(scale) = &m.mem_scale else {
+            return Err(self.err(
+                span,
+                "machine.mem_scale",
+                format!(
+                    "a machine given as numactl text needs machine.mem_scale (real 4 KiB pages per simulated page): this one has {total_mb} MB, so mem_scale = {suggest} gives about 65,536 simulated pages"
+                ),
+            ));
+        };
+        let scale = self.num(scale, "machine.mem_scale", 1, 1 << 40)? as u64;
+        if hw.nodes.iter().all(|n| n.cpus.is_empty()) {
+            return Err(self.err(
+                span,
+                "machine.numactl",
+                "the numactl text lists no CPUs (an old numactl without `node N cpus:` lines?): describe the machine with [[machine.node]] instead",
+            ));
+        }
+        let mut out = Vec::new();
+        for (i, n) in hw.nodes.iter().enumerate() {
+            let pages = n.size_mb * 256 / scale;
+            if pages > 1 << 26 {
+                return Err(self.err(
+                    span.clone(),
+                    "machine.mem_scale",
+                    format!(
+                        "node {} ({} MB) would have {pages} simulated pages, above the model's 2^26 per node: raise mem_scale to at least {suggest}",
+                        n.id, n.size_mb
+                    ),
+                ));
+            }
+            out.push(RawNode {
+                cpus: n.cpus.iter().map(|&c| i64::from(c)).collect(),
+                cpus_span: span.clone(),
+                // A node with memory keeps at least one page at any scale.
+                pages: if n.size_mb > 0 { pages.max(1) as u32 } else { 0 },
+                pages_span: span.clone(),
+                wmark: None,
+                field: format!("machine.numactl node {} (model node {i})", n.id),
+            });
+        }
+        Ok((out, hw.distances))
     }
 
     fn knobs(&self) -> Result<Knobs, ScenarioError> {
@@ -1382,7 +1647,15 @@ impl Resolver<'_> {
                 let allowed = self.cpus_allowed(t, topo, &tf)?;
                 let mut ops = Vec::new();
                 for (oi, o) in t.ops.iter().enumerate() {
-                    ops.push(self.op(o, &vmas, &format!("{tf}.ops[{oi}]"))?);
+                    let op = self.op(o, &vmas, &format!("{tf}.ops[{oi}]"))?;
+                    if op == (Op::Loop { times: 0 }) && !self.file.knobs.values.contains_key("window_ms") {
+                        return Err(self.err(
+                            o.span.clone(),
+                            format!("{tf}.ops[{oi}]"),
+                            "a `loop` without `times` runs until the window ends: set `[knobs] window_ms` (or give `times`)",
+                        ));
+                    }
+                    ops.push(op);
                 }
                 if let Some(r) = &t.repeat {
                     // The loop is unrolled here: the operation list is plain data.
@@ -1730,12 +2003,9 @@ impl Resolver<'_> {
         for (ei, e) in self.file.expect.iter().enumerate() {
             let f = format!("expect[{ei}]");
             let check_name = |n: &Spanned<String>, field: &str| -> Result<(), ScenarioError> {
-                if crate::counters::Counter::from_name(n.get_ref()).is_none() && !METRICS.contains(&n.get_ref().as_str()) {
-                    let known: Vec<&str> = crate::counters::Counter::all()
-                        .iter()
-                        .map(|c| c.name())
-                        .chain(METRICS.iter().copied())
-                        .collect();
+                let metrics = metric_names();
+                if crate::counters::Counter::from_name(n.get_ref()).is_none() && !metrics.contains(&n.get_ref().as_str()) {
+                    let known: Vec<&str> = crate::counters::Counter::all().iter().map(|c| c.name()).chain(metrics).collect();
                     return Err(self.err(
                         n.span(),
                         field,
@@ -1751,10 +2021,12 @@ impl Resolver<'_> {
             if e.eq.is_none() && e.min.is_none() && e.max.is_none() {
                 return Err(self.err(e.counter.span(), f, "an expectation needs `eq`, `min` or `max`"));
             }
-            let mut set = Vec::new();
-            for (id, v) in &e.set {
-                set.push((id.clone(), self.toggle_value(id, v, &format!("{f}.set.{id}"))?));
-            }
+            let choice = self.run_choice(e.kernel.as_ref(), e.preset.as_ref(), &e.set, &f)?;
+            let set = choice.set.clone();
+            let vs = match &e.vs {
+                Some(v) => Some(self.run_choice(v.kernel.as_ref(), v.preset.as_ref(), &v.set, &format!("{f}.vs"))?),
+                None => None,
+            };
             let line = line_of(self.text, e.counter.span().start);
             let name = e.name.clone().unwrap_or_else(|| {
                 let per = e.per.as_ref().map(|p| format!(" per {}", p.get_ref())).unwrap_or_default();
@@ -1763,6 +2035,8 @@ impl Resolver<'_> {
             out.push(Expect {
                 name,
                 set,
+                choice,
+                vs,
                 counter: e.counter.get_ref().clone(),
                 per: e.per.as_ref().map(|p| p.get_ref().clone()),
                 eq: e.eq,

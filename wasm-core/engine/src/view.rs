@@ -697,6 +697,52 @@ pub struct MechanismView {
     pub knobs: Vec<SettingView>,
     /// Its views.
     pub views: Vec<ViewInfoView>,
+    /// Its named presets, each with the toggles it sets (kernel first, then its own).
+    pub presets: Vec<PresetView>,
+    /// Its metrics (name and meaning).
+    pub metrics: Vec<MetricInfoView>,
+}
+
+/// A named preset, resolved to the toggle values it sets.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct PresetView {
+    /// Name (`--preset NAME`).
+    pub name: &'static str,
+    /// What it reproduces.
+    pub doc: &'static str,
+    /// The kernel it starts from, if any.
+    pub kernel: Option<&'static str>,
+    /// Every toggle it sets explicitly, `(id, value)`, in registry order.
+    pub toggles: Vec<(&'static str, ToggleValue)>,
+}
+
+/// A metric a mechanism declares.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct MetricInfoView {
+    /// Name.
+    pub name: &'static str,
+    /// What it measures.
+    pub doc: String,
+}
+
+/// The toggles a preset sets, or the ones a kernel version sets, `(id, value)`.
+fn explicit(t: &crate::patches::ToggleSet) -> Vec<(&'static str, ToggleValue)> {
+    t.iter()
+        .filter(|(id, _)| t.is_explicit(id))
+        .map(|(id, v)| (id, v.clone()))
+        .collect()
+}
+
+/// Every toggle a mainline kernel version sets, `(id, value)` (`--kernel`, the lab's
+/// kernel picker).
+pub fn kernel_toggles(version: &str) -> Result<Vec<(&'static str, ToggleValue)>, String> {
+    let mut t = crate::patches::ToggleSet::default();
+    t.set_kernel(crate::patches::Kernel::parse(version)?);
+    Ok(explicit(&t))
 }
 
 /// A declaration's doc comment as one line, without the "`name`: " or "Model only: "
@@ -775,6 +821,29 @@ pub fn mechanism_views() -> Vec<MechanismView> {
                     id: v.id,
                     title: v.title,
                     plots: v.plots.to_vec(),
+                })
+                .collect(),
+            presets: m
+                .presets
+                .iter()
+                .map(|p| {
+                    let mut t = crate::patches::ToggleSet::default();
+                    // A registry test applies every preset; a broken one lists nothing.
+                    let toggles = if t.apply_preset(p).is_ok() { explicit(&t) } else { Vec::new() };
+                    PresetView {
+                        name: p.name,
+                        doc: p.doc,
+                        kernel: p.kernel,
+                        toggles,
+                    }
+                })
+                .collect(),
+            metrics: m
+                .metrics
+                .iter()
+                .map(|x| MetricInfoView {
+                    name: x.name,
+                    doc: doc_line(x.name, x.doc),
                 })
                 .collect(),
         })

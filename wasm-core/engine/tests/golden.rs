@@ -1,9 +1,10 @@
-//! The engine core v2 port must not change results: these golden files were recorded
-//! with `mmviz run SCENARIO --set numa_delay_map=off|on --json` on the v1 engine (commit
-//! 6b29b10) before the port. Counters must match exactly and `sim_time_ns` within ±1 %;
-//! step counts may differ (the v2 core splits work into different micro-steps).
-//! Changes that are meant to move these numbers belong to the NUMA-fidelity work and
-//! re-record the files in the same commit, saying why.
+//! Results must not move by accident: these golden files are
+//! `mmviz run SCENARIO --set numa_delay_map=off|on --json`. Counters must match exactly
+//! and `sim_time_ns` within ±1 %; step counts may differ (a refactor may split work into
+//! other micro-steps). A change meant to move these numbers re-records the files in the
+//! same commit and says why. History: recorded on the v1 engine (6b29b10) for the core v2
+//! port; re-recorded for the v5.12/v5.13 flush accounting (`tlb_flush_multi`: generation
+//! logic, `nr_tlb_remote_flush` whenever another CPU is in the mask).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
 use mmviz_engine::builtin;

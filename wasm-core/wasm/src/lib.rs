@@ -302,6 +302,30 @@ pub fn mechanisms() -> Result<JsValue, JsValue> {
     to_js(&mmviz_engine::view::mechanism_views())
 }
 
+/// The mainline kernel versions at which some toggle changes, oldest first (`"v4.17"`, ...).
+#[wasm_bindgen(js_name = kernelVersions)]
+pub fn kernel_versions() -> Result<JsValue, JsValue> {
+    let v: Vec<String> = mmviz_engine::patches::kernel_versions().iter().map(|k| k.to_string()).collect();
+    to_js(&v)
+}
+
+/// Every toggle a mainline kernel version sets, as `{id: value}` (the lab's kernel picker);
+/// an error names what is wrong with `version`.
+#[wasm_bindgen(js_name = kernelToggles)]
+pub fn kernel_toggles(version: &str) -> Result<JsValue, JsValue> {
+    let t = mmviz_engine::view::kernel_toggles(version).map_err(js_error)?;
+    let map: BTreeMap<&str, mmviz_engine::patches::ToggleValue> = t.into_iter().collect();
+    to_js(&map)
+}
+
+/// Reads `numactl --hardware` text: `{nodes: [{id, cpus, size_mb, free_mb}], distances}`
+/// as `mmviz topology --numactl FILE --json` prints it, or an error naming the line.
+#[wasm_bindgen(js_name = parseNumactl)]
+pub fn parse_numactl(text: &str) -> Result<JsValue, JsValue> {
+    let hw = mmviz_engine::numactl::parse(text).map_err(js_error)?;
+    to_js(&hw)
+}
+
 /// The built-in scenarios (id, title, TOML text).
 #[wasm_bindgen(js_name = builtinScenarios)]
 pub fn builtin_scenarios() -> Result<JsValue, JsValue> {

@@ -18,6 +18,8 @@ pub struct Ipi {
     pub start: u32,
     /// Pages, or [`super::tlb::FLUSH_ALL`].
     pub pages: u32,
+    /// The generation the flush asked for (`flush_tlb_info.new_tlb_gen`).
+    pub gen: u64,
     /// Arrival time.
     pub arrive: u64,
     /// Step of the send event (the cause of the handler's events).

@@ -2,9 +2,11 @@
 //! scheduler, locks, the reverse map and x86 TLB shootdowns. Every other mechanism
 //! builds on it.
 
+use crate::engine::Sim;
 use crate::knobs::KnobKind;
 use crate::listings as l;
-use crate::registry::{FunctionListings, Mechanism};
+use crate::patches::{ListingPair, Patch, ToggleKind};
+use crate::registry::{FunctionListings, Mechanism, MetricDef};
 
 crate::frames! { Core;
     /// A user thread in user mode (the base of its stack).
@@ -25,6 +27,46 @@ crate::frames! { Core;
     FlushTlbFunc(crate::arch::x86::mm::tlb::FlushTlbFunc) => "flush_tlb_func_remote",
     /// A kernel thread's main loop (the base of its stack).
     Kthread(crate::kernel::kthread::Kthread) => "kthread",
+}
+
+crate::toggles! { Core;
+    /// `tlb_flush_multi` (v5.13, 4ce94eabac16): the sender flushes locally while its IPIs
+    /// fly, and only remote CPUs count the shootdown interrupt.
+    TLB_FLUSH_MULTI = Patch {
+        id: "tlb_flush_multi",
+        kind: ToggleKind::Bool,
+        title: "x86/mm/tlb: Flush remote and local TLBs concurrently",
+        author: "Nadav Amit (with Peter Zijlstra, Andy Lutomirski)",
+        date: "2021-02-20",
+        commit: "4ce94eabac16",
+        version: "v5.13",
+        link: "https://git.kernel.org/torvalds/c/4ce94eabac16",
+        explanation: "Up to v5.12 flush_tlb_mm_range flushed the local TLB first and then called \
+            flush_tlb_others, whose on_each_cpu_cond_mask IPIs every other non-lazy CPU in \
+            mm_cpumask and also runs flush_tlb_func_remote on the sending CPU: so each remote flush \
+            adds one to the sender's irq_tlb_count (the 'TLB shootdowns' row of /proc/interrupts) and \
+            nr_tlb_remote_flush_received although its TLB is already current. The series unified the \
+            local and remote flush functions: flush_tlb_multi sends the IPIs first and flushes locally \
+            while they are handled, and only remote CPUs count the interrupt. A flush that reaches a \
+            lazy CPU, before and after, makes it switch to init_mm. Counting matters when reading \
+            published shootdown figures: a v5.12 run's irq_tlb_count per flush is one more than the \
+            number of IPIs.",
+        functions: &["flush_tlb_mm_range", "flush_tlb_func_remote"],
+        enum_values: &[],
+        default_index: 1,
+        value_labels: &["v5.12: local flush, then IPIs (the sender counts too)", "v5.13: IPIs, local flush meanwhile"],
+        listings: &[
+            ListingPair {
+                before: l::FLUSH_TLB_MM_RANGE_V5_12,
+                after: l::FLUSH_TLB_MM_RANGE_V5_13,
+            },
+            ListingPair {
+                before: l::FLUSH_TLB_FUNC_REMOTE_V5_12,
+                after: l::FLUSH_TLB_FUNC_REMOTE_V5_13,
+            },
+        ],
+        history: &[],
+    },
 }
 
 crate::counters! { Core;
@@ -53,6 +95,10 @@ crate::counters! { Core;
     /// Model only: tasks load balancing moved to another CPU (the sum of the tasks'
     /// `se.nr_migrations` in `/proc/PID/sched`, placement at fork excluded).
     model NR_MIGRATIONS => "nr_migrations",
+    /// Model only: workload operations completed (each access of `access`, `touch` and
+    /// `random`, each system-call operation such as `mremap` or `fork`); `throughput`
+    /// divides it by the simulated time.
+    model WORKLOAD_OPS => "workload_ops",
 }
 
 crate::costs! { Core;
@@ -101,7 +147,70 @@ crate::knobs! { Core;
     /// at its next return to user space after the slice ends.
     // Kept in ns (scale 1000).
     SCHED_SLICE_NS => "sched_slice_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, Some(3000),
+    /// A fixed simulated window in ms, the same for every run compared: the run stops when
+    /// simulated time reaches it (threads still working are simply cut off), and
+    /// `throughput` counts the work done inside it, as a benchmark that runs for a fixed
+    /// time measures. Unset: the run ends when every thread has finished.
+    // Kept in ns (scale 1,000,000).
+    WINDOW_NS => "window_ms", KnobKind::Int { min: 1, max: 1_000_000, scale: 1_000_000 }, None,
 }
+
+/// Simulated time of a run in ns: the window when one is set and the run reached it,
+/// else the latest CPU clock.
+pub fn run_time_ns(sim: &Sim) -> u64 {
+    match sim.cfg.knobs.get(WINDOW_NS) {
+        Some(w) if sim.window_closed() => w,
+        _ => sim.now(),
+    }
+}
+
+/// The core's metrics.
+const METRICS: &[MetricDef] = &[
+    MetricDef {
+        name: "sys_time_ns",
+        doc: "CPU time user threads spent in the kernel (system time, as `time` reports it): \
+              kernel code, spinning on locks, waiting for flush acknowledgements, IPI handlers \
+              that interrupted them. Needs a profiled run (`mmviz run`, `[[expect]]`).",
+        value: |sim| sim.profiling.then_some(sim.st.prof.sys_ns as f64),
+    },
+    MetricDef {
+        name: "user_time_ns",
+        doc: "CPU time user threads spent in user code.",
+        value: |sim| sim.profiling.then_some(sim.st.prof.user_ns as f64),
+    },
+    MetricDef {
+        name: "kthread_time_ns",
+        doc: "CPU time of kernel threads (the flusher, vmstat workers, ...).",
+        value: |sim| sim.profiling.then_some(sim.st.prof.kthread_ns as f64),
+    },
+    MetricDef {
+        name: "sim_time_ns",
+        doc: "Simulated time of the run (the window when `window_ms` is set), ns.",
+        value: |sim| Some(run_time_ns(sim) as f64),
+    },
+    MetricDef {
+        name: "accesses_per_ms",
+        doc: "User memory accesses completed per simulated ms.",
+        value: |sim| {
+            let t = run_time_ns(sim);
+            Some(if t == 0 {
+                0.0
+            } else {
+                sim.st.counters.get(ACCESSES) as f64 / (t as f64 / 1e6)
+            })
+        },
+    },
+    MetricDef {
+        name: "throughput",
+        doc: "Workload operations completed per simulated second (`workload_ops` over the run \
+              time; with `window_ms`, over that fixed window, so runs compare like a benchmark's \
+              fixed-duration score).",
+        value: |sim| {
+            let t = run_time_ns(sim);
+            (t > 0).then(|| sim.st.counters.get(WORKLOAD_OPS) as f64 / (t as f64 / 1e9))
+        },
+    },
+];
 
 /// Event kinds.
 pub mod ev {
@@ -167,7 +276,7 @@ pub mod ev {
 pub const MECHANISM: Mechanism = Mechanism {
     id: "core",
     title: "User mode, page faults, the scheduler, locks, rmap and x86 TLB shootdowns",
-    toggles: &[],
+    toggles: TOGGLES,
     counters: COUNTERS,
     costs: COSTS,
     knobs: KNOBS,
@@ -184,8 +293,16 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::HRTIMER_WAKEUP]),
         FunctionListings::single(&[l::SWITCH_MM_IRQS_OFF]),
         FunctionListings::single(&[l::LOAD_BALANCE]),
-        FunctionListings::single(&[l::FLUSH_TLB_MM_RANGE]),
-        FunctionListings::single(&[l::FLUSH_TLB_FUNC_REMOTE]),
+        FunctionListings {
+            function: "flush_tlb_mm_range",
+            variants: &[l::FLUSH_TLB_MM_RANGE_V5_12, l::FLUSH_TLB_MM_RANGE_V5_13],
+            select: |t| usize::from(t.on(TLB_FLUSH_MULTI)),
+        },
+        FunctionListings {
+            function: "flush_tlb_func_remote",
+            variants: &[l::FLUSH_TLB_FUNC_REMOTE_V5_12, l::FLUSH_TLB_FUNC_REMOTE_V5_13],
+            select: |t| usize::from(t.on(TLB_FLUSH_MULTI)),
+        },
         FunctionListings::single(&[l::HANDLE_PTE_FAULT]),
         FunctionListings::single(&[l::DO_ANONYMOUS_PAGE]),
         FunctionListings::single(&[l::TRY_TO_UNMAP]),
@@ -195,6 +312,8 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: None,
     kthreads: &[],
+    presets: &[],
+    metrics: METRICS,
     invariants: crate::invariants::CORE,
     // The lab's own panels (machine, page table, code, counters) draw the core.
     views: &[],

@@ -49,6 +49,7 @@ crate::toggles! { Mremap;
             lock is dropped, because mremap does not own the page's lifetime: truncation or migration can free \
             a page found at the new address while the old translation survives.",
         functions: &["move_ptes", "move_page_tables"],
+        history: &[("", "deferred"), ("v4.9", "dirty"), ("v4.19", "present")],
         enum_values: &["deferred", "dirty", "dirty_file_or_swapcache", "present"],
         default_index: 3,
         value_labels: &[
@@ -84,6 +85,7 @@ crate::toggles! { Mremap;
             8 full flushes with IPIs. v4.18 bounds extents by PMD boundaries only: up to 8 times fewer \
             shootdowns in the ideal case (Mel's mremap benchmark recovered most, not all, of the loss).",
         functions: &["get_extent"],
+        history: &[("", "on"), ("v4.18", "off")],
         enum_values: &[],
         default_index: 0,
         value_labels: &["v4.18+: PMD-bounded extents", "v4.17 and earlier: 64-page extents"],
@@ -239,6 +241,20 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: None,
     kthreads: &[],
+    presets: &[crate::patches::PresetDef {
+        name: "mremap_2018",
+        doc: "v4.17 with Mel Gorman's unmerged \"mremap: Avoid TLB flushing anonymous pages that are not in swap cache\" (June 2018)",
+        kernel: Some("v4.17"),
+        set: &[("mremap_flush", "dirty_file_or_swapcache")],
+    }],
+    metrics: &[crate::registry::MetricDef {
+        name: "mremap_calls_per_s",
+        doc: "mremap calls per simulated second (over the window when `window_ms` is set).",
+        value: |sim| {
+            let t = crate::mech::core::run_time_ns(sim);
+            (t > 0).then(|| sim.st.counters.get(MREMAP_CALLS) as f64 * 1e9 / t as f64)
+        },
+    }],
     invariants: &[],
     views: &[ViewDef {
         id: "mremap",

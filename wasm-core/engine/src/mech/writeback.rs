@@ -99,6 +99,8 @@ pub const MECHANISM: Mechanism = Mechanism {
         kind: KthreadKind::Flusher,
         work: crate::mm::page_writeback::flusher_work,
     }],
+    presets: &[],
+    metrics: &[],
     invariants: &[],
     views: &[ViewDef {
         id: "writeback",

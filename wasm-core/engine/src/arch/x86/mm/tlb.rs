@@ -1,20 +1,33 @@
 //! `arch/x86/mm/tlb.c`: `flush_tlb_mm_range`, the shootdown IPI handler and
 //! `switch_mm_irqs_off`.
 //!
-//! Follows Linux v5.12 (`flush_tlb_mm_range`, `flush_tlb_others` ->
-//! `native_flush_tlb_others`, `flush_tlb_func_remote`, `switch_mm_irqs_off`): a range
-//! above `tlb_single_page_flush_ceiling` pages becomes a full flush; the sender flushes
-//! locally if it has the mm loaded, then IPIs every *other, non-lazy* CPU in
-//! `mm_cpumask(mm)` and waits for all of them. Left out for now (the NUMA-fidelity work
-//! adds them): `on_each_cpu_cond_mask` running the flush function on the sender too,
-//! the `tlb_gen` comparison in `flush_tlb_func_common` (a receiver always flushes what
-//! it is asked to), a lazy receiver switching to `init_mm`, and `freed_tables`.
+//! Two regimes, chosen by the core toggle `tlb_flush_multi`:
+//! - **v5.12** (off): `flush_tlb_mm_range` flushes locally first
+//!   (`flush_tlb_func_local`), then, if any other CPU is in `mm_cpumask` (lazy or not),
+//!   calls `flush_tlb_others` -> `native_flush_tlb_others`, which counts
+//!   `nr_tlb_remote_flush` and calls `on_each_cpu_cond_mask(tlb_is_not_lazy,
+//!   flush_tlb_func_remote, ..)`. That IPIs every other non-lazy CPU of the mask *and runs
+//!   `flush_tlb_func_remote` on the sender itself* (v5.12 `kernel/smp.c`: the local call
+//!   after `smp_call_function_many_cond`), so the sender counts one `irq_tlb_count` and
+//!   one `nr_tlb_remote_flush_received` per op; its TLB is already at the new
+//!   generation, so that call flushes nothing.
+//! - **v5.13+** (on, 4ce94eabac16 "x86/mm/tlb: Flush remote and local TLBs
+//!   concurrently", with the unified `flush_tlb_func`): `flush_tlb_multi` sends the IPIs
+//!   first and flushes locally while they fly; only remote CPUs count `irq_tlb_count`
+//!   and `nr_tlb_remote_flush_received` (the latter before the loaded-mm check).
+//!
+//! A flush function (`flush_tlb_func_common` in v5.12) compares generations: nothing
+//! when this CPU's `tlb_gen` already equals the mm's; a ranged flush only when the
+//! request is exactly the next generation and the latest; otherwise a full flush. A CPU
+//! that is lazy when the function runs switches to `init_mm` instead (leaving
+//! `mm_cpumask`). `freed_tables` (IPIs to lazy CPUs too) is not modelled: nothing here
+//! frees page tables during a flush.
 
 use crate::core::{Flow, Until};
 use crate::engine::{say, Sim};
 use crate::machine::{CpuMask, Ipi, FLUSH_ALL};
 use crate::mech::core::ev as core_ev;
-use crate::mech::core::{FULL_FLUSH_NS, INVLPG_NS, IPI_HANDLER_NS, IPI_LATENCY_NS, IPI_SEND_NS};
+use crate::mech::core::{FULL_FLUSH_NS, INVLPG_NS, IPI_HANDLER_NS, IPI_LATENCY_NS, IPI_SEND_NS, TLB_FLUSH_MULTI};
 use crate::mech::core::{
     IRQ_TLB_COUNT, LAZY_TLB_SKIPS, NR_TLB_LOCAL_FLUSH_ALL, NR_TLB_LOCAL_FLUSH_ONE, NR_TLB_REMOTE_FLUSH, NR_TLB_REMOTE_FLUSH_RECEIVED,
 };
@@ -25,9 +38,9 @@ use crate::trace::Ev;
 /// Where a `flush_tlb_mm_range` call is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Pc {
-    /// F1-F3: ceiling check, generation bump, local flush.
+    /// F1-F3: ceiling check, generation bump, (v5.12) local flush.
     Local,
-    /// F4: send the IPIs.
+    /// F4: count the remote flush, send the IPIs, run the flush function here too.
     Send,
     /// F5: every acknowledgement is in.
     Acked,
@@ -41,6 +54,8 @@ pub struct FlushTlbMmRange {
     pages: u32,
     pc: Pc,
     sent: u16,
+    /// The generation this flush asked for (`new_tlb_gen`).
+    gen: u64,
 }
 
 impl FlushTlbMmRange {
@@ -52,8 +67,72 @@ impl FlushTlbMmRange {
             pages,
             pc: Pc::Local,
             sent: 0,
+            gen: 0,
         })
     }
+}
+
+/// What a flush function did on one CPU.
+enum Flushed {
+    /// This CPU's TLB was already at the mm's generation.
+    UpToDate,
+    /// INVLPG of the range; entries dropped.
+    Range(usize),
+    /// Full flush (CR3 reload); entries dropped.
+    Full(usize),
+    /// The CPU was lazy: it switched to `init_mm` and left `mm_cpumask`; entries dropped.
+    InitMm(usize),
+}
+
+impl Flushed {
+    fn say(&self, pages: u32) -> String {
+        match *self {
+            Flushed::UpToDate => "its TLB is already at the mm's tlb_gen: nothing to flush".into(),
+            Flushed::Range(d) => format!("INVLPG of {pages} page(s), {d} entr{} dropped", if d == 1 { "y" } else { "ies" }),
+            Flushed::Full(d) => format!("full flush (CR3 reload), {d} entr{} dropped", if d == 1 { "y" } else { "ies" }),
+            Flushed::InitMm(d) => format!(
+                "it is lazy, so it switches to init_mm and leaves mm_cpumask instead ({d} entr{} dropped)",
+                if d == 1 { "y" } else { "ies" }
+            ),
+        }
+    }
+}
+
+/// `flush_tlb_func_common` (v5.12; the body of v5.13's `flush_tlb_func`) on `cpu`, which
+/// has `mm` loaded: the generation logic. `local` counts `nr_tlb_local_flush_*`.
+fn flush_func(sim: &mut Sim, cpu: CpuId, mm: u16, start: u32, pages: u32, new_gen: u64, local: bool) -> Flushed {
+    let c = cpu as usize;
+    if sim.st.cpus[c].lazy {
+        // switch_mm_irqs_off(NULL, &init_mm, NULL): cheaper than a minimal flush.
+        sim.st.mms[mm as usize].cpumask.clear(cpu);
+        let dropped = sim.st.cpus[c].tlb.flush_mm(mm);
+        sim.st.cpus[c].loaded_mm = None;
+        sim.st.cpus[c].lazy = false;
+        sim.charge(cpu, sim.cfg.costs[FULL_FLUSH_NS]);
+        return Flushed::InitMm(dropped);
+    }
+    let mm_gen = sim.st.mms[mm as usize].tlb_gen;
+    let local_gen = sim.st.cpus[c].seen_gen;
+    if local_gen == mm_gen {
+        return Flushed::UpToDate;
+    }
+    let out = if pages != FLUSH_ALL && new_gen == local_gen + 1 && new_gen == mm_gen {
+        let dropped = sim.st.cpus[c].tlb.flush_range(mm, start, pages);
+        if local {
+            sim.st.counters.add(NR_TLB_LOCAL_FLUSH_ONE, u64::from(pages));
+        }
+        sim.charge(cpu, sim.cfg.costs[INVLPG_NS] * u64::from(pages));
+        Flushed::Range(dropped)
+    } else {
+        let dropped = sim.st.cpus[c].tlb.flush_mm(mm);
+        if local {
+            sim.st.counters.inc(NR_TLB_LOCAL_FLUSH_ALL);
+        }
+        sim.charge(cpu, sim.cfg.costs[FULL_FLUSH_NS]);
+        Flushed::Full(dropped)
+    };
+    sim.st.cpus[c].seen_gen = mm_gen;
+    out
 }
 
 impl Function for FlushTlbMmRange {
@@ -62,6 +141,7 @@ impl Function for FlushTlbMmRange {
         const F: &str = "flush_tlb_mm_range";
         let c = cpu as usize;
         let pid = sim.st.mms[self.mm as usize].pid;
+        let multi = sim.cfg.toggles.on(TLB_FLUSH_MULTI);
         match self.pc {
             Pc::Local => {
                 let ceiling = sim.cfg.knobs.value(crate::mech::core::TLB_SINGLE_PAGE_FLUSH_CEILING) as u32;
@@ -69,83 +149,106 @@ impl Function for FlushTlbMmRange {
                     self.pages = FLUSH_ALL;
                 }
                 sim.st.mms[self.mm as usize].tlb_gen += 1;
-                let mut what = String::new();
-                if sim.st.cpus[c].loaded_mm == Some(self.mm) {
-                    let dropped = sim.st.cpus[c].tlb.flush_range(self.mm, self.start, self.pages);
-                    if self.pages == FLUSH_ALL {
-                        sim.st.counters.inc(NR_TLB_LOCAL_FLUSH_ALL);
-                        sim.charge(cpu, sim.cfg.costs[FULL_FLUSH_NS]);
-                        what = say!(sim, "full local flush (CR3 reload), {dropped} entries dropped");
-                    } else {
-                        sim.st.counters.add(NR_TLB_LOCAL_FLUSH_ONE, u64::from(self.pages));
-                        sim.charge(cpu, sim.cfg.costs[INVLPG_NS] * u64::from(self.pages));
-                        what = say!(sim, "INVLPG of {} page(s), {dropped} entries dropped", self.pages);
-                    }
-                    sim.st.cpus[c].seen_gen = sim.st.mms[self.mm as usize].tlb_gen;
-                }
-                let (targets, lazy) = flush_targets(sim, cpu, self.mm);
-                sim.st.counters.add(LAZY_TLB_SKIPS, u64::from(lazy.weight()));
+                self.gen = sim.st.mms[self.mm as usize].tlb_gen;
                 let range = if self.pages == FLUSH_ALL {
                     say!(sim, "everything (range above the {ceiling}-page ceiling or a full flush)")
                 } else {
                     say!(sim, "{} page(s) at {:#x}", self.pages, self.start)
                 };
+                let loaded = sim.st.cpus[c].loaded_mm == Some(self.mm);
+                let others = sim.st.mms[self.mm as usize].cpumask.iter().any(|x| x != cpu);
+                // v5.12 flushes here first; v5.13 flushes here only when no other CPU
+                // is in the mask (else during the IPIs, F4).
+                let what = if loaded && (!multi || !others) {
+                    Some(flush_func(sim, cpu, self.mm, self.start, self.pages, self.gen, true))
+                } else {
+                    None
+                };
+                let here = match &what {
+                    Some(w) => say!(
+                        sim,
+                        "CPU {cpu} flushes {range} of mm {pid} (tlb_gen {}): {}",
+                        self.gen,
+                        w.say(self.pages)
+                    ),
+                    None if loaded => say!(sim, "CPU {cpu} asks for a flush of {range} of mm {pid} (tlb_gen {})", self.gen),
+                    None => say!(
+                        sim,
+                        "CPU {cpu} (mm {pid} not loaded here) asks for a flush of {range} (tlb_gen {})",
+                        self.gen
+                    ),
+                };
+                if !others {
+                    let ev = Ev::new(core_ev::FLUSH_LOCAL, F, "F3").say(say!(
+                        sim,
+                        "{here}; no other CPU is in mm_cpumask, so nothing remote is counted or sent"
+                    ));
+                    return (ev, Flow::Return(crate::core::Ret::Unit));
+                }
+                self.pc = Pc::Send;
+                let ev = Ev::new(core_ev::FLUSH_LOCAL, F, "F3").say(say!(sim, "{here}; other CPUs are in mm_cpumask"));
+                (ev, Flow::Continue)
+            }
+            Pc::Send => {
+                let (targets, lazy) = flush_targets(sim, cpu, self.mm);
+                sim.st.counters.add(LAZY_TLB_SKIPS, u64::from(lazy.weight()));
+                // Once per op whenever another CPU is in the mask, even if every one of
+                // them is lazy and gets no IPI.
+                sim.st.counters.inc(NR_TLB_REMOTE_FLUSH);
                 let lazy_note = if lazy.is_empty() {
                     String::new()
                 } else {
                     say!(sim, "; lazy CPU(s) {:?} are skipped", lazy.iter().collect::<Vec<_>>())
                 };
-                if targets.is_empty() {
-                    let ev = Ev::new(core_ev::FLUSH_LOCAL, F, "F3").cpus(lazy).say(say!(
-                        sim,
-                        "CPU {cpu} flushes {range} for mm {pid}: {what}; no other non-lazy CPU in mm_cpumask, so no IPI{lazy_note}"
-                    ));
-                    return (ev, Flow::Return(crate::core::Ret::Unit));
-                }
-                self.pc = Pc::Send;
-                let ev = Ev::new(core_ev::FLUSH_LOCAL, F, "F3").say(say!(
-                    sim,
-                    "CPU {cpu} flushes {range} for mm {pid}: {}; other CPUs in mm_cpumask may cache it too{lazy_note}",
-                    if what.is_empty() {
-                        "mm not loaded here, nothing local".to_string()
-                    } else {
-                        what
+                if !targets.is_empty() {
+                    sim.charge(cpu, sim.cfg.costs[IPI_SEND_NS]);
+                    let arrive = sim.clock(cpu) + sim.cfg.costs[IPI_LATENCY_NS];
+                    let cause = sim.st.step;
+                    for t in targets.iter() {
+                        sim.st.cpus[t as usize].inbox.push_back(Ipi {
+                            from: cpu,
+                            mm: self.mm,
+                            start: self.start,
+                            pages: self.pages,
+                            gen: self.gen,
+                            arrive,
+                            cause,
+                        });
+                        sim.touch(t);
                     }
-                ));
-                (ev, Flow::Continue)
-            }
-            Pc::Send => {
-                let (targets, _) = flush_targets(sim, cpu, self.mm);
-                if targets.is_empty() {
-                    // The other CPUs went lazy (or left the mask) since the local flush.
-                    let ev = Ev::new(core_ev::FLUSH_LOCAL, F, "F4").say(say!(
-                        sim,
-                        "No other CPU of mm {pid} is running non-lazily any more: no IPI is needed"
-                    ));
-                    return (ev, Flow::Return(crate::core::Ret::Unit));
-                }
-                sim.st.counters.inc(NR_TLB_REMOTE_FLUSH);
-                sim.charge(cpu, sim.cfg.costs[IPI_SEND_NS]);
-                let arrive = sim.clock(cpu) + sim.cfg.costs[IPI_LATENCY_NS];
-                let cause = sim.st.step;
-                for t in targets.iter() {
-                    sim.st.cpus[t as usize].inbox.push_back(Ipi {
-                        from: cpu,
-                        mm: self.mm,
-                        start: self.start,
-                        pages: self.pages,
-                        arrive,
-                        cause,
-                    });
-                    sim.touch(t);
+                    sim.st.cpus[c].acks_pending = targets.weight() as u16;
+                    sim.st.cpus[c].acks_last = arrive;
                 }
                 self.sent = targets.weight() as u16;
+                // The flush function on the sender, if it is in the mask and not lazy.
+                let in_mask = sim.st.mms[self.mm as usize].cpumask.test(cpu) && !sim.st.cpus[c].lazy;
+                let local = if !in_mask {
+                    String::new()
+                } else if multi {
+                    let w = flush_func(sim, cpu, self.mm, self.start, self.pages, self.gen, true);
+                    say!(sim, "; meanwhile it flushes locally: {}", w.say(self.pages))
+                } else {
+                    // v5.12 on_each_cpu_cond_mask: flush_tlb_func_remote runs here too.
+                    sim.st.counters.inc(IRQ_TLB_COUNT);
+                    sim.st.counters.inc(NR_TLB_REMOTE_FLUSH_RECEIVED);
+                    let w = flush_func(sim, cpu, self.mm, self.start, self.pages, self.gen, false);
+                    say!(
+                        sim,
+                        "; on_each_cpu_cond_mask also runs flush_tlb_func_remote on CPU {cpu} itself (irq_tlb_count and nr_tlb_remote_flush_received count it): {}",
+                        w.say(self.pages)
+                    )
+                };
+                if targets.is_empty() {
+                    let ev = Ev::new(core_ev::FLUSH_LOCAL, F, "F4").cpus(lazy).say(say!(
+                        sim,
+                        "nr_tlb_remote_flush += 1, but no other CPU of mm {pid} is running non-lazily: no IPI{lazy_note}{local}"
+                    ));
+                    return (ev, Flow::Return(crate::core::Ret::Unit));
+                }
                 self.pc = Pc::Acked;
-                sim.st.cpus[c].acks_pending = self.sent;
-                sim.st.cpus[c].acks_last = arrive;
                 let ev = Ev::new(core_ev::IPI_SEND, F, "F4").cpus(targets).say(say!(
                     sim,
-                    "CPU {cpu} sends a TLB-shootdown IPI to CPU(s) {:?} and waits for them",
+                    "nr_tlb_remote_flush += 1: CPU {cpu} sends a TLB-shootdown IPI to CPU(s) {:?} and waits for them{lazy_note}{local}",
                     targets.iter().collect::<Vec<_>>()
                 ));
                 (ev, Flow::Block(Until::Acks))
@@ -153,7 +256,7 @@ impl Function for FlushTlbMmRange {
             Pc::Acked => {
                 let ev = Ev::new(core_ev::IPI_ACKED, F, "F5").say(say!(
                     sim,
-                    "All {} CPU(s) have flushed; CPU {cpu} returns from flush_tlb_mm_range",
+                    "All {} CPU(s) have run the flush function; CPU {cpu} returns from flush_tlb_mm_range",
                     self.sent
                 ));
                 (ev, Flow::Return(crate::core::Ret::Unit))
@@ -183,8 +286,8 @@ fn flush_targets(sim: &Sim, cpu: CpuId, mm: u16) -> (CpuMask, CpuMask) {
     (targets, lazy)
 }
 
-/// `flush_tlb_func_remote`: the shootdown IPI's handler, run on the receiving CPU on top
-/// of whatever it was doing.
+/// `flush_tlb_func_remote` (v5.12; `flush_tlb_func` on a remote CPU from v5.13): the
+/// shootdown IPI's handler, run on the receiving CPU on top of whatever it was doing.
 #[derive(Clone, Copy, Debug)]
 pub struct FlushTlbFunc {
     ipi: Ipi,
@@ -209,23 +312,36 @@ impl Function for FlushTlbFunc {
         if let crate::machine::Wait::Busy(until) = sim.st.cpus[c].wait {
             sim.st.cpus[c].wait = crate::machine::Wait::Busy(until + sim.cfg.costs[IPI_HANDLER_NS]);
         }
-        let pid = sim.st.mms[ipi.mm as usize].pid;
-        let text = if sim.st.cpus[c].loaded_mm == Some(ipi.mm) {
+        // v5.13 counts a received flush before the loaded-mm check; v5.12 after it.
+        let multi = sim.cfg.toggles.on(TLB_FLUSH_MULTI);
+        if multi {
             sim.st.counters.inc(NR_TLB_REMOTE_FLUSH_RECEIVED);
-            let dropped = sim.st.cpus[c].tlb.flush_range(ipi.mm, ipi.start, ipi.pages);
-            sim.st.cpus[c].seen_gen = sim.st.mms[ipi.mm as usize].tlb_gen;
-            say!(
-                sim,
-                "CPU {cpu} takes the shootdown IPI from CPU {} and flushes mm {pid}'s {}: {dropped} TLB entr{} dropped (the kernel cannot know beforehand whether any were cached)",
-                ipi.from,
-                if ipi.pages == FLUSH_ALL { "whole TLB".to_string() } else { format!("{} page(s) at {:#x}", ipi.pages, ipi.start) },
-                if dropped == 1 { "y" } else { "ies" }
+        }
+        let pid = sim.st.mms[ipi.mm as usize].pid;
+        let (line, text) = if sim.st.cpus[c].loaded_mm == Some(ipi.mm) {
+            if !multi {
+                sim.st.counters.inc(NR_TLB_REMOTE_FLUSH_RECEIVED);
+            }
+            let w = flush_func(sim, cpu, ipi.mm, ipi.start, ipi.pages, ipi.gen, false);
+            (
+                "R3",
+                say!(
+                    sim,
+                    "CPU {cpu} takes the shootdown IPI from CPU {} for mm {pid}'s {} (tlb_gen {}): {} (the kernel cannot know beforehand whether anything was cached)",
+                    ipi.from,
+                    if ipi.pages == FLUSH_ALL { "whole TLB".to_string() } else { format!("{} page(s) at {:#x}", ipi.pages, ipi.start) },
+                    ipi.gen,
+                    w.say(ipi.pages)
+                ),
             )
         } else {
-            say!(
-                sim,
-                "CPU {cpu} takes the shootdown IPI from CPU {}, but mm {pid} is no longer loaded here: nothing to flush",
-                ipi.from
+            (
+                "R2",
+                say!(
+                    sim,
+                    "CPU {cpu} takes the shootdown IPI from CPU {}, but mm {pid} is no longer loaded here: nothing to flush",
+                    ipi.from
+                ),
             )
         };
         // Acknowledge: the sender stops waiting once the last ack is in.
@@ -240,7 +356,7 @@ impl Function for FlushTlbFunc {
         }
         let mut from = CpuMask::EMPTY;
         from.set(ipi.from);
-        let ev = Ev::new(core_ev::IPI_RECV, "flush_tlb_func_remote", "R3").cpus(from).say(text);
+        let ev = Ev::new(core_ev::IPI_RECV, "flush_tlb_func_remote", line).cpus(from).say(text);
         (ev, Flow::Return(crate::core::Ret::Unit))
     }
 
@@ -288,4 +404,78 @@ pub(crate) fn switch_mm_irqs_off(sim: &mut Sim, cpu: CpuId, next_mm: u16) -> Ev 
         sim,
         "CPU {cpu} loads mm {pid}: it leaves the old mm's mm_cpumask and joins mm {pid}'s"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)] // reason: a test may stop at the first surprise
+    use super::*;
+    use crate::patches::ToggleSet;
+
+    /// Two threads of one process computing on CPUs 0 and 1, each with 2 heap pages cached.
+    fn sim() -> Sim {
+        let text = r#"
+format = 1
+id = "tlb-test"
+title = "t"
+[machine]
+tlb_entries = 8
+[[machine.node]]
+cpus = [0, 1]
+mem_pages = 16
+[[process]]
+name = "p"
+[[process.vma]]
+name = "heap"
+pages = 2
+node = 0
+[[process.thread]]
+cpu = 0
+ops = [{ op = "touch", vma = "heap" }, { op = "compute", ns = 100000 }]
+[[process.thread]]
+cpu = 1
+ops = [{ op = "touch", vma = "heap" }, { op = "compute", ns = 100000 }]
+"#;
+        let s = crate::scenario::parse(text, &[]).unwrap();
+        let mut sim = Sim::new(&s, &ToggleSet::default(), false);
+        while sim.st.cpus.iter().any(|c| c.tlb.entries().count() < 2) {
+            sim.step().unwrap();
+        }
+        sim
+    }
+
+    #[test]
+    fn the_flush_function_follows_the_generations() {
+        let mut sim = sim();
+        let start = sim.st.mms[0].vmas[0].start;
+        let base = sim.st.mms[0].tlb_gen;
+        sim.st.cpus[1].seen_gen = base;
+        // The next generation, and the latest: a ranged flush.
+        sim.st.mms[0].tlb_gen = base + 1;
+        assert!(matches!(flush_func(&mut sim, 1, 0, start, 1, base + 1, false), Flushed::Range(1)));
+        assert_eq!(sim.st.cpus[1].seen_gen, base + 1);
+        // Already current: nothing, even if asked again.
+        assert!(matches!(flush_func(&mut sim, 1, 0, start, 1, base + 1, false), Flushed::UpToDate));
+        // Two flushes behind (another CPU's flush came first): everything.
+        sim.st.mms[0].tlb_gen = base + 3;
+        assert!(matches!(
+            flush_func(&mut sim, 1, 0, start + 1, 1, base + 2, false),
+            Flushed::Full(1)
+        ));
+        assert_eq!(sim.st.cpus[1].seen_gen, base + 3, "a full flush catches up to the mm");
+        assert_eq!(sim.st.cpus[1].tlb.entries().count(), 0);
+    }
+
+    #[test]
+    fn a_lazy_cpu_switches_to_init_mm_instead_of_flushing() {
+        let mut sim = sim();
+        let start = sim.st.mms[0].vmas[0].start;
+        sim.st.cpus[1].lazy = true;
+        sim.st.mms[0].tlb_gen += 1;
+        let gen = sim.st.mms[0].tlb_gen;
+        assert!(matches!(flush_func(&mut sim, 1, 0, start, 1, gen, false), Flushed::InitMm(2)));
+        assert_eq!(sim.st.cpus[1].loaded_mm, None, "init_mm is loaded");
+        assert!(!sim.st.mms[0].cpumask.test(1), "and CPU 1 left the mm's mask");
+        assert!(!sim.st.cpus[1].lazy);
+    }
 }

@@ -1,0 +1,106 @@
+//! Where CPU time goes, as a profiler with call chains sees it: every nanosecond a CPU
+//! spends is charged to the task running there (user code, kernel code of a user
+//! thread, a kernel thread, or idle) and, inclusively, to every kernel function on that
+//! task's stack at the time (a function "and its callees", the way `perf report
+//! --children` reads). Waiting counts where the kernel's CPU would be busy: spinning on a
+//! lock and waiting for flush acknowledgements are kernel time of the waiting function;
+//! a sleeping task uses no CPU.
+//!
+//! Off by default (the lab does not need it); `run::run` turns it on, so `mmviz run`,
+//! `compare` and `[[expect]]` see metrics such as a share of time in `try_to_unmap`.
+
+use crate::core::Stack;
+use crate::registry::{Frame, NR_FUNCTIONS};
+
+/// Accumulated time, ns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Profile {
+    /// Per function (by [`Frame::fn_index`]), inclusive of its callees.
+    fn_ns: Vec<u64>,
+    /// User threads in user mode.
+    pub user_ns: u64,
+    /// User threads in the kernel (system time).
+    pub sys_ns: u64,
+    /// Kernel threads.
+    pub kthread_ns: u64,
+    /// Idle CPUs.
+    pub idle_ns: u64,
+    /// Per CPU: the clock up to which its time has been charged.
+    accounted: Vec<u64>,
+}
+
+/// What a task was, for charging.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Who {
+    /// A user thread.
+    User,
+    /// A kernel thread.
+    Kthread,
+    /// An idle task.
+    Idle,
+}
+
+impl Profile {
+    /// Nothing charged yet, for `nr_cpus` CPUs.
+    pub fn new(nr_cpus: usize) -> Self {
+        Profile {
+            fn_ns: vec![0; NR_FUNCTIONS + 1],
+            user_ns: 0,
+            sys_ns: 0,
+            kthread_ns: 0,
+            idle_ns: 0,
+            accounted: vec![0; nr_cpus],
+        }
+    }
+
+    /// Charges `cpu`'s time up to `now` to `who` and to every function on `stack`.
+    #[inline]
+    pub(crate) fn charge(&mut self, cpu: usize, now: u64, who: Who, stack: &Stack<Frame>) {
+        let from = self.accounted[cpu];
+        if now <= from {
+            return;
+        }
+        self.accounted[cpu] = now;
+        let d = now - from;
+        match who {
+            Who::Idle => self.idle_ns += d,
+            Who::Kthread => self.kthread_ns += d,
+            Who::User => {
+                if stack.len() > 1 {
+                    self.sys_ns += d;
+                } else {
+                    self.user_ns += d;
+                }
+            }
+        }
+        if who != Who::Idle {
+            for f in stack.iter() {
+                self.fn_ns[f.fn_index() as usize] += d;
+            }
+        }
+    }
+
+    /// Time spent in `function` and its callees, ns (0 for a function no frame runs).
+    pub fn time_in(&self, function: &str) -> u64 {
+        crate::registry::frame_functions()
+            .position(|f| f == function)
+            .map_or(0, |i| self.fn_ns[i])
+    }
+
+    /// Every CPU's busy time (all but idle), ns.
+    pub fn busy_ns(&self) -> u64 {
+        self.user_ns + self.sys_ns + self.kthread_ns
+    }
+
+    /// Every CPU's time charged so far, idle included, ns.
+    pub fn total_ns(&self) -> u64 {
+        self.busy_ns() + self.idle_ns
+    }
+
+    /// The share of busy CPU time spent in `function` and its callees, in percent
+    /// (`None` when nothing ran): what a mechanism's `*_pct` metric reports.
+    pub fn share_pct(&self, function: &str) -> Option<f64> {
+        let busy = self.busy_ns();
+        (busy > 0).then(|| 100.0 * self.time_in(function) as f64 / busy as f64)
+    }
+}
