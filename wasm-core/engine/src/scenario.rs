@@ -371,9 +371,6 @@ pub struct ArgDef {
 /// An optional argument left out (a `scan` of every VMA).
 pub const NO_ARG: u64 = u64::MAX;
 
-/// Most operations a thread may have once its `repeat` loop is unrolled.
-pub const MAX_THREAD_OPS: usize = 1 << 20;
-
 /// An operation's argument values, in the order its [`OpDef`] declares them.
 pub type OpArgs = [u64; 4];
 
@@ -488,9 +485,6 @@ pub struct ThreadSpec {
     /// Operations, run in order; the thread exits after the last.
     #[serde(default)]
     pub ops: Vec<OpSpec>,
-    /// Run `ops` this many times in a row (a benchmark's loop); default 1.
-    #[schemars(with = "Option<NumOrParam>", extend("default" = 1))]
-    pub repeat: Option<Num>,
 }
 
 /// `[[process]]`: one process (one mm); pids are 1, 2, ... in file order.
@@ -1656,12 +1650,6 @@ impl Resolver<'_> {
                         ));
                     }
                     ops.push(op);
-                }
-                if let Some(r) = &t.repeat {
-                    // The loop is unrolled here: the operation list is plain data.
-                    let max = (MAX_THREAD_OPS / ops.len().max(1)) as i64;
-                    let n = self.num(r, &format!("{tf}.repeat"), 1, max.max(1))? as usize;
-                    ops = std::iter::repeat_n(ops, n).flatten().collect();
                 }
                 threads.push(ThreadDef {
                     cpu: allowed[0],
