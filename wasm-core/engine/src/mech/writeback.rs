@@ -105,6 +105,6 @@ pub const MECHANISM: Mechanism = Mechanism {
     views: &[ViewDef {
         id: "writeback",
         title: "Writeback",
-        plots: &["nr_dirtied", "nr_written", "stale_tlb_accesses", "lost_writes"],
+        plots: &["nr_dirtied", "nr_written", "mkclean_ptes", "lost_writes"],
     }],
 };
