@@ -30,7 +30,11 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("rmap-101"),
     builtin!("affinity-101"),
     builtin!("fork-cow-101"),
+    builtin!("mremap-101"),
+    builtin!("mremap-race-101"),
     builtin!("numa-delay-map-scale"),
+    builtin!("mremap-2mb"),
+    builtin!("mremap-mixed"),
 ];
 
 /// Whether a scenario is a teaching one (`*-101`): small enough to record every step.

@@ -62,6 +62,9 @@ pub struct State {
     pub page_cache: Vec<Vec<u32>>,
     /// Frames by pfn.
     pub frames: Frames,
+    /// The backing store of each file root, by file offset: the content version last
+    /// written out (`mm/page_writeback.rs`), grown on first write-out.
+    pub backing: Vec<Vec<u32>>,
     /// Free frames.
     pub free: FreeMap,
     /// Free frames per node.
@@ -219,8 +222,10 @@ impl Sim {
                     }
                 }
                 if let Some(node) = v.node {
+                    let dirty_pages = (u64::from(v.pages) * u64::from(v.dirty_pct)).div_ceil(100);
                     for i in 0..v.pages {
                         let vpn = next + i;
+                        let stored = u64::from(i) < dirty_pages;
                         let cached = page_cache[root as usize].get(i as usize).copied().filter(|&p| p != NO_PAGE);
                         let pfn = match cached {
                             Some(pfn) => {
@@ -233,7 +238,7 @@ impl Sim {
                                     break;
                                 };
                                 *frames.get_mut(pfn) = Page {
-                                    flags: fresh_page_flags(v.kind, v.dirty),
+                                    flags: fresh_page_flags(v.kind, stored),
                                     mapcount: 1,
                                     refcount: 1,
                                     mapping: root,
@@ -246,7 +251,7 @@ impl Sim {
                                 pfn
                             }
                         };
-                        let dirty = frames.get(pfn).has(pg::DIRTY);
+                        let dirty = stored || frames.get(pfn).has(pg::DIRTY);
                         pgtable.set_pte(vpn, crate::machine::Pte::present(pfn, true, dirty, false));
                     }
                 }
@@ -257,6 +262,7 @@ impl Sim {
                     fs: v.fs,
                     pgoff,
                     rmap_root: root,
+                    prev: (next, v.pages),
                 });
                 next = (next + v.pages).div_ceil(512) * 512 + 512;
             }
@@ -443,6 +449,7 @@ impl Sim {
                 roots,
                 page_cache,
                 frames,
+                backing: Vec::new(),
                 free,
                 numa_pgdat: vec![Default::default(); free_count.len()],
                 free_count,

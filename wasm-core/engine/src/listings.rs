@@ -285,6 +285,7 @@ pub const HANDLE_PTE_FAULT: Listing = Listing {
     function: "handle_pte_fault",
     follows: "Linux v5.12 mm/memory.c",
     lines: lines![
+        "H0" => "do_user_addr_fault: mmap_read_lock(mm)   -- sleeps while a writer (mremap, munmap, fork) holds it",
         "H1" => "orig_pte = *pte; if it is usable now (another CPU fixed it): spurious fault, return",
         "H2" => "if pte_none(orig_pte): return do_anonymous_page(vmf)",
         "H3" => "if !pte_present(orig_pte): return do_swap_page(vmf)   -- migration entry: wait for the page",
@@ -548,4 +549,238 @@ pub const LOAD_BALANCE: Listing = Listing {
         "LB2" => "scheduler_tick on a busy CPU with queued tasks: kick an idle allowed CPU (nohz_balancer_kick)",
         "LB3" => "detach_task(p) from the busiest queue (a queued task, never the running one); set_task_cpu(p, this_cpu); attach_task(p)",
     ],
+};
+
+/// `wb_workfn` → `write_cache_pages` (background writeback).
+pub const WB_WORKFN: Listing = Listing {
+    function: "wb_workfn",
+    follows: "Linux v4.9 fs/fs-writeback.c wb_workfn → wb_writeback → writeback_sb_inodes, and mm/page-writeback.c write_cache_pages, simplified (files in order, no inode lists)",
+    lines: lines![
+        "WB0" => "periodic: wb_wakeup_delayed queued the work dirty_writeback_interval after the first dirtying",
+        "WB1" => "for each dirty page of each file: lock_page (background: skip a page someone holds); if !clear_page_dirty_for_io(page): unlock, continue",
+        "WB3" => "set_page_writeback(page); unlock_page(page); submit the write: the I/O copies the page to the file",
+        "WB4" => "I/O completion: end_page_writeback(page)  -- nr_written",
+        "WB5" => "no dirty page left: return",
+    ],
+};
+
+/// `clear_page_dirty_for_io`.
+pub const CLEAR_PAGE_DIRTY_FOR_IO: Listing = Listing {
+    function: "clear_page_dirty_for_io",
+    follows: "Linux v4.9 mm/page-writeback.c",
+    lines: lines![
+        "CD1" => "if page_mkclean(page): set_page_dirty(page)   -- a dirty PTE's bit moves to the page",
+        "CD2" => "return TestClearPageDirty(page)",
+    ],
+};
+
+/// `page_mkclean`: an rmap walk over the file's mappings.
+pub const PAGE_MKCLEAN: Listing = Listing {
+    function: "page_mkclean",
+    follows: "Linux v4.9 mm/rmap.c page_mkclean → rmap_walk_file",
+    lines: lines![
+        "MK1" => "for each VMA in mapping->i_mmap that covers page->index: page_mkclean_one(page, vma, address)",
+        "MK2" => "return the number of PTEs cleaned  -- translations at addresses the walk cannot see are not touched",
+    ],
+};
+
+/// `page_mkclean_one`.
+pub const PAGE_MKCLEAN_ONE: Listing = Listing {
+    function: "page_mkclean_one",
+    follows: "Linux v4.9 mm/rmap.c",
+    lines: lines![
+        "MC1" => "pte = page_check_address(page, mm, address, &ptl)   -- takes the PTE lock; none: return",
+        "MC2" => "if pte_dirty(*pte) || pte_write(*pte): entry = ptep_clear_flush(vma, address, pte)",
+        "MC3" => "entry = pte_mkclean(pte_wrprotect(entry)); set_pte_at(mm, address, pte, entry); pte_unmap_unlock",
+    ],
+};
+
+/// `wakeup_flusher_threads`.
+pub const WAKEUP_FLUSHER_THREADS: Listing = Listing {
+    function: "wakeup_flusher_threads",
+    follows: "Linux v4.9 fs/fs-writeback.c (what sync(2) calls first)",
+    lines: lines!["WF1" => "for each bdi: wb_start_writeback(wb, WB_REASON_SYNC)  -- wakes the flusher"],
+};
+
+/// `invalidate_mapping_pages` (`posix_fadvise(POSIX_FADV_DONTNEED)`).
+pub const INVALIDATE_MAPPING_PAGES: Listing = Listing {
+    function: "invalidate_mapping_pages",
+    follows: "Linux v4.9 mm/truncate.c, called from mm/fadvise.c POSIX_FADV_DONTNEED",
+    lines: lines![
+        "IV1" => "for each cached page: if !trylock_page, or PageDirty, PageWriteback or page_mapped: leave it",
+        "IV2" => "invalidate_inode_page(page): remove it from the page cache and free it",
+        "IV3" => "[model] the page is clean, yet holds what the file does not: a lost write, detected here",
+        "IV4" => "return the number of pages dropped",
+    ],
+};
+
+/// `sys_mremap` for a whole-VMA move.
+pub const SYS_MREMAP: Listing = Listing {
+    function: "sys_mremap",
+    follows: "Linux v4.9 mm/mremap.c SYSCALL_DEFINE5(mremap) → mremap_to, simplified to MREMAP_MAYMOVE|MREMAP_FIXED of a whole VMA",
+    lines: lines![
+        "SM1" => "down_write(&mm->mmap_sem); vma_to_resize / checks: the new range must not overlap a mapping (else EINVAL)",
+        "SM2" => "ret = move_vma(vma, addr, old_len, new_len, new_addr)",
+        "SM3" => "up_write(&mm->mmap_sem); return ret",
+    ],
+};
+
+/// `move_vma`.
+pub const MOVE_VMA: Listing = Listing {
+    function: "move_vma",
+    follows: "Linux v4.9 mm/mremap.c",
+    lines: lines![
+        "MV1" => "new_vma = copy_vma(&vma, new_addr, new_len, new_pgoff, &need_rmap_locks)",
+        "MV2" => "moved_len = move_page_tables(vma, old_addr, new_vma, new_addr, old_len, need_rmap_locks)",
+        "MV3" => "do_munmap(mm, old_addr, old_len)   -- the old VMA; its PTEs are all gone already",
+    ],
+};
+
+/// `move_page_tables`' extent computation, up to v4.17 (LATENCY_LIMIT).
+pub const GET_EXTENT_V4_17: Listing = Listing {
+    function: "get_extent",
+    follows: "Linux v4.17 mm/mremap.c move_page_tables' extent lines (named after 6.x's get_extent)",
+    lines: lines![
+        "GE1" => "extent = next PMD boundary of old_addr - old_addr (at most what is left); old_pmd = get_old_pmd(): none: continue",
+        "GE2" => "new_pmd = alloc_new_pmd(); extent = min(extent, next PMD boundary of new_addr - new_addr, LATENCY_LIMIT = 64 pages); move_ptes(...)",
+    ],
+};
+
+/// `move_page_tables`' extent computation from v4.18 (37a4094e828f).
+pub const GET_EXTENT_V4_18: Listing = Listing {
+    function: "get_extent",
+    follows: "Linux v4.18 mm/mremap.c move_page_tables' extent lines (37a4094e828f; named after 6.x's get_extent)",
+    lines: lines![
+        "GE1" => "extent = next PMD boundary of old_addr - old_addr (at most what is left); old_pmd = get_old_pmd(): none: continue",
+        "GE2" => "new_pmd = alloc_new_pmd(); extent = min(extent, next PMD boundary of new_addr - new_addr); move_ptes(...)",
+    ],
+};
+
+/// `move_page_tables` up to v4.8.
+pub const MOVE_PAGE_TABLES_V4_8: Listing = Listing {
+    function: "move_page_tables",
+    follows: "Linux v4.8 mm/mremap.c",
+    lines: lines![
+        "MP1" => "flush_cache_range(); mmu_notifier_invalidate_range_start(old range)",
+        "MP2" => "for each extent: (get_extent) move_ptes(...); need_flush = true",
+        "MP3" => "move_ptes returned, both PTLs dropped",
+        "MP4" => "if need_flush: flush_tlb_range(vma, old_end - len, old_addr)   -- the one flush, after every lock",
+        "MP5" => "mmu_notifier_invalidate_range_end(); return len moved",
+    ],
+};
+
+/// `move_page_tables` v4.9–v4.18.
+pub const MOVE_PAGE_TABLES_V4_9: Listing = Listing {
+    function: "move_page_tables",
+    follows: "Linux v4.9 mm/mremap.c (5d1904204c99)",
+    lines: lines![
+        "MP1" => "flush_cache_range(); mmu_notifier_invalidate_range_start(old range)",
+        "MP2" => "for each extent: (get_extent) move_ptes(..., &need_flush)",
+        "MP3" => "move_ptes returned, both PTLs dropped (extents with a dirty PTE were flushed inside)",
+        "MP4" => "if need_flush: flush_tlb_range(vma, old_end - len, old_addr)   -- for the extents that did not flush",
+        "MP5" => "mmu_notifier_invalidate_range_end(); return len moved",
+    ],
+};
+
+/// `move_page_tables` with Mel Gorman's 2018 proposal.
+pub const MOVE_PAGE_TABLES_2018: Listing = Listing {
+    function: "move_page_tables",
+    follows:
+        "Linux v4.17 mm/mremap.c + \"mremap: Avoid TLB flushing anonymous pages that are not in swap cache\" (Mel Gorman, 2018, not merged)",
+    lines: lines![
+        "MP1" => "flush_cache_range(); mmu_notifier_invalidate_range_start(old range)",
+        "MP2" => "for each extent: (get_extent) move_ptes(..., &need_flush)",
+        "MP3" => "move_ptes returned, both PTLs dropped",
+        "MP4" => "if need_flush: flush_tlb_range(vma, old_end - len, old_addr)   -- dirty anon pages outside the swap cache wait for this",
+        "MP5" => "mmu_notifier_invalidate_range_end(); return len moved",
+    ],
+};
+
+/// `move_page_tables` from v4.19 (eb66ae030829).
+pub const MOVE_PAGE_TABLES_V4_19: Listing = Listing {
+    function: "move_page_tables",
+    follows: "Linux v4.19 mm/mremap.c (eb66ae030829: need_flush and the final flush are gone)",
+    lines: lines![
+        "MP1" => "flush_cache_range(); mmu_notifier_invalidate_range_start(old range)",
+        "MP2" => "for each extent: (get_extent) move_ptes(...)",
+        "MP3" => "move_ptes returned, both PTLs dropped, every present PTE already flushed",
+        "MP5" => "mmu_notifier_invalidate_range_end(); return len moved",
+    ],
+};
+
+/// `move_ptes` up to v4.8: never flushes.
+pub const MOVE_PTES_V4_8: Listing = Listing {
+    function: "move_ptes",
+    follows: "Linux v4.8 mm/mremap.c",
+    lines: lines![
+        "MT1" => "(need_rmap_locks: i_mmap / anon_vma locks) old_pte = pte_offset_map_lock(old_pmd)   -- the old PTL",
+        "MT2" => "new_ptl = pte_lockptr(new_pmd); if new_ptl != old_ptl: spin_lock_nested(new_ptl)",
+        "MT4" => "for each old PTE not none: pte = ptep_get_and_clear(old); pte = move_soft_dirty_pte(move_pte(pte)); set_pte_at(new, pte)",
+        "MT6" => "arch_leave_lazy_mmu_mode(); unlock new_ptl",
+        "MT7" => "pte_unmap_unlock(old_pte - 1, old_ptl)   -- no flush: move_page_tables flushes once at the end",
+    ],
+};
+
+/// `move_ptes` v4.9–v4.18 (5d1904204c99 + check after clear).
+pub const MOVE_PTES_V4_9: Listing = Listing {
+    function: "move_ptes",
+    follows: "Linux v4.9 mm/mremap.c (5d1904204c99 and \"mremap: move_ptes: check pte dirty after its removal\")",
+    lines: lines![
+        "MT1" => "(need_rmap_locks: i_mmap / anon_vma locks) old_pte = pte_offset_map_lock(old_pmd)   -- the old PTL",
+        "MT2" => "new_ptl = pte_lockptr(new_pmd); if new_ptl != old_ptl: spin_lock_nested(new_ptl)",
+        "MT3" => "flush_tlb_batched_pending(vma->vm_mm)   -- v4.12, in 4.9 stable",
+        "MT4" => "for each old PTE not none: pte = ptep_get_and_clear(old); if pte_present(pte) && pte_dirty(pte): force_flush = true; set_pte_at(new, ...)",
+        "MT6" => "arch_leave_lazy_mmu_mode(); unlock new_ptl",
+        "MT5" => "if force_flush: flush_tlb_range(vma, old_end - len, old_end)   -- still under the old PTL",
+        "MT7" => "else *need_flush = true; pte_unmap_unlock(old_pte - 1, old_ptl)",
+    ],
+};
+
+/// `move_ptes` with Mel Gorman's 2018 `should_force_flush`.
+pub const MOVE_PTES_2018: Listing = Listing {
+    function: "move_ptes",
+    follows: "Linux v4.17 mm/mremap.c + should_force_flush (Mel Gorman, 2018-06-05, not merged)",
+    lines: lines![
+        "MT1" => "(need_rmap_locks: i_mmap / anon_vma locks) old_pte = pte_offset_map_lock(old_pmd)   -- the old PTL",
+        "MT2" => "new_ptl = pte_lockptr(new_pmd); if new_ptl != old_ptl: spin_lock_nested(new_ptl)",
+        "MT3" => "flush_tlb_batched_pending(vma->vm_mm)",
+        "MT4" => "for each old PTE not none: pte = ptep_get_and_clear(old); if should_force_flush(pte) [present && dirty && (file page || !trylock_page || PageSwapCache)]: force_flush = true; set_pte_at(new, ...)",
+        "MT6" => "arch_leave_lazy_mmu_mode(); unlock new_ptl",
+        "MT5" => "if force_flush: flush_tlb_range(vma, old_end - len, old_end)   -- still under the old PTL",
+        "MT7" => "else *need_flush = true; pte_unmap_unlock(old_pte - 1, old_ptl)",
+    ],
+};
+
+/// `move_ptes` from v4.19 (eb66ae030829, CVE-2018-18281).
+pub const MOVE_PTES_V4_19: Listing = Listing {
+    function: "move_ptes",
+    follows: "Linux v4.19 mm/mremap.c (eb66ae030829)",
+    lines: lines![
+        "MT1" => "(need_rmap_locks: i_mmap / anon_vma locks) old_pte = pte_offset_map_lock(old_pmd)   -- the old PTL",
+        "MT2" => "new_ptl = pte_lockptr(new_pmd); if new_ptl != old_ptl: spin_lock_nested(new_ptl)",
+        "MT3" => "flush_tlb_batched_pending(vma->vm_mm)",
+        "MT4" => "for each old PTE not none: pte = ptep_get_and_clear(old); if pte_present(pte): force_flush = true; set_pte_at(new, ...)",
+        "MT5" => "if force_flush: flush_tlb_range(vma, old_end - len, old_end)   -- before either PTL is dropped",
+        "MT6" => "arch_leave_lazy_mmu_mode(); unlock new_ptl",
+        "MT7" => "pte_unmap_unlock(old_pte - 1, old_ptl)   -- no need_flush any more",
+    ],
+};
+
+/// `do_munmap` of a whole VMA.
+pub const DO_MUNMAP: Listing = Listing {
+    function: "do_munmap",
+    follows: "Linux v4.9 mm/mmap.c do_munmap → unmap_region (free_pgtables left out)",
+    lines: lines![
+        "UM1" => "down_write(&mm->mmap_sem); detach the VMA; tlb_gather_mmu(&tlb, mm, start, end)",
+        "UM2" => "unmap_vmas → zap_pte_range under each PTL: ptep_get_and_clear_full; dirty file PTE: set_page_dirty; page_remove_rmap; pages gathered",
+        "UM3" => "tlb_finish_mmu: flush_tlb_mm_range(mm, start, end) if anything was unmapped",
+        "UM4" => "free the gathered pages; up_write(&mm->mmap_sem)",
+    ],
+};
+
+/// `do_mmap` of an anonymous or file range at a free address.
+pub const DO_MMAP: Listing = Listing {
+    function: "do_mmap",
+    follows: "Linux v4.9 mm/mmap.c do_mmap, simplified",
+    lines: lines!["MM1" => "down_write(mmap_sem); addr = get_unmapped_area(len); mmap_region: a new VMA, no PTE; up_write"],
 };

@@ -328,6 +328,10 @@ mechanisms! {
     Numa => numa,
     /// fork() and copy-on-write.
     Fork => fork,
+    /// Writeback: the flusher, page_mkclean, the backing store.
+    Writeback => writeback,
+    /// mremap, its flush regimes and LATENCY_LIMIT.
+    Mremap => mremap,
 }
 
 impl Frame {

@@ -455,6 +455,11 @@ pub struct VmaSpec {
     /// of this VMA's own.
     #[schemars(with = "Option<String>")]
     pub file: Option<Spanned<String>>,
+    /// With `node`: the share of the populated pages, in percent and from the first one,
+    /// whose PTE starts dirty as after a store (a file page is then dirty in the page
+    /// cache too). Default 100 for a `dirty = true` file VMA, else 0.
+    #[schemars(with = "Option<NumOrParam>")]
+    pub dirty_pct: Option<Num>,
 }
 
 fn default_kind() -> Spanned<String> {
@@ -736,6 +741,8 @@ pub struct VmaDef {
     pub dirty: bool,
     /// The shared file's name (file VMAs that share a page cache).
     pub file: Option<String>,
+    /// Percent of the populated pages (the first ones) whose PTE starts dirty.
+    pub dirty_pct: u8,
 }
 
 /// A node before validation, from `[[machine.node]]` or a numactl text.
@@ -761,6 +768,9 @@ pub enum Op {
         write: bool,
         /// Times.
         repeat: u32,
+        /// At the address the VMA had before its last `mremap` (a thread still using the
+        /// old pointer).
+        old: bool,
     },
     /// Every page of a VMA in order.
     Touch {
@@ -768,6 +778,8 @@ pub enum Op {
         vma: u16,
         /// Store.
         write: bool,
+        /// With `write`: percent of the pages (the first ones) stored to; the rest are loaded.
+        stores_pct: u8,
     },
     /// Sleep.
     Sleep {
@@ -1560,6 +1572,11 @@ impl Resolver<'_> {
                         "`fs`, `dirty` and `file` apply only to `kind = \"file\"` VMAs",
                     ));
                 }
+                let dirty_pct = match &v.dirty_pct {
+                    Some(n) => self.num(n, &format!("{vf}.dirty_pct"), 0, 100)? as u8,
+                    None if v.dirty => 100,
+                    None => 0,
+                };
                 vmas.push(VmaDef {
                     name: v.name.get_ref().clone(),
                     kind,
@@ -1568,6 +1585,7 @@ impl Resolver<'_> {
                     fs,
                     dirty: v.dirty,
                     file: v.file.as_ref().map(|f| f.get_ref().clone()),
+                    dirty_pct,
                 });
             }
             if total > 1 << 28 {

@@ -365,7 +365,8 @@ impl SummaryView {
                         .zip(&sim.st.mms[pi].vmas)
                         .map(|(d, v)| VmaView {
                             start_vpn: v.start,
-                            pages: d.pages,
+                            // Live: 0 once munmap removed it.
+                            pages: v.pages,
                             kind: if d.kind == VmaKind::File {
                                 VmaKindView::File
                             } else {

@@ -211,8 +211,25 @@ impl UserMode {
                 };
                 return (ev, Flow::Continue);
             }
-            Op::Access { vma, page, write, .. } => (vma_start(sim, vma) + page, write),
-            Op::Touch { vma, write } => (vma_start(sim, vma) + self.done as u32, write),
+            Op::Access {
+                vma,
+                page,
+                write,
+                old: false,
+                ..
+            } => (vma_start(sim, vma) + page, write),
+            Op::Access {
+                vma,
+                page,
+                write,
+                old: true,
+                ..
+            } => (sim.st.mms[mm as usize].vmas[vma as usize].prev.0 + page, write),
+            Op::Touch { vma, write, stores_pct } => {
+                let pages = u64::from(sim.st.mms[mm as usize].vmas[vma as usize].pages);
+                let stores = (pages * u64::from(stores_pct)).div_ceil(100);
+                (vma_start(sim, vma) + self.done as u32, write && self.done < stores)
+            }
             Op::Random { vma, write_percent, .. } => {
                 let len = sim.st.mms[mm as usize].vmas[vma as usize].pages;
                 let page = sim.st.rng.random_range(0..len);
@@ -237,6 +254,9 @@ impl UserMode {
                 let nid = sim.page_nid(e.pfn);
                 let ns = sim.dram_ns(cpu, nid);
                 sim.charge(cpu, ns);
+                // What the store writes, and whether the translation is stale (mremap's
+                // and writeback's findings).
+                crate::mm::page_writeback::user_access(sim, mm, self.vpn, e.pfn, self.write, true);
                 let ev = Ev::new(core_ev::ACCESS, "user code", "E6").pte(pid, self.vpn).pfn(e.pfn).say(say!(
                     sim,
                     "Thread {} {what} page {:#x}: TLB hit, pfn {} on node {nid} ({ns} ns)",
@@ -280,7 +300,9 @@ impl UserMode {
                 if page.has(pg::FILE) && !page.has(pg::DIRTY) {
                     // A store to a shared file page dirties it (fault_dirty_shared_page).
                     sim.st.frames.get_mut(pfn).flags |= pg::DIRTY;
+                    crate::mm::page_writeback::account_page_dirtied(sim);
                 }
+                crate::mm::page_writeback::user_access(sim, mm, self.vpn, pfn, true, false);
             }
             sim.st.cpus[c].tlb.insert(mm, self.vpn, pfn, young.write(), young.dirty());
             let nid = sim.page_nid(pfn);
@@ -387,6 +409,7 @@ pub const OPS: &[OpDef] = &[
             page: a[1] as u32,
             write: a[2] != 0,
             repeat: a[3] as u32,
+            old: false,
         }),
     },
     OpDef {
@@ -395,10 +418,17 @@ pub const OPS: &[OpDef] = &[
         args: &[
             ArgDef::required("vma", ArgKind::Vma, "Name of a VMA of this process."),
             ArgDef::optional("write", ArgKind::Bool, 0, "Store instead of load."),
+            ArgDef::optional(
+                "stores_pct",
+                ArgKind::Int { min: 0, max: 100 },
+                100,
+                "With `write`: percent of the pages, from the first, that are stored to; the rest are loaded.",
+            ),
         ],
         run: OpRun::User(|a| Op::Touch {
             vma: a[0] as u16,
             write: a[1] != 0,
+            stores_pct: a[2] as u8,
         }),
     },
     OpDef {

@@ -23,6 +23,10 @@ pub struct Vma {
     pub pgoff: u32,
     /// The anon_vma (anon VMAs) or file (file VMAs) id: the rmap root.
     pub rmap_root: u16,
+    /// Where the VMA was and how long before its last `mremap` or `munmap` (its start
+    /// and length at first): a thread that still uses the old pointer (`access_old`)
+    /// addresses `prev.0`, and `mmap` maps `prev.1` pages again.
+    pub prev: (u32, u32),
 }
 
 impl Vma {

@@ -83,6 +83,11 @@ pub const CHUNK: usize = 512;
 #[derive(Clone, Debug)]
 pub struct Frames {
     chunks: Vec<Rc<[Page; CHUNK]>>,
+    /// What each frame holds, as a version number that every user store bumps (so that a
+    /// write that never reaches the file is detected by comparing versions with the
+    /// backing store, `mm/page_writeback.rs`). Kept beside the 16-byte `Page`, in chunks
+    /// of its own that checkpoints share the same way.
+    content: Vec<Rc<[u32; CHUNK]>>,
     len: u32,
 }
 
@@ -90,7 +95,8 @@ impl Frames {
     /// `n` free frames.
     pub fn new(n: u32) -> Self {
         let chunks = (0..(n as usize).div_ceil(CHUNK)).map(|_| Rc::new([Page::FREE; CHUNK])).collect();
-        Frames { chunks, len: n }
+        let content = (0..(n as usize).div_ceil(CHUNK)).map(|_| Rc::new([0; CHUNK])).collect();
+        Frames { chunks, content, len: n }
     }
 
     /// Number of frames.
@@ -113,6 +119,18 @@ impl Frames {
     #[inline]
     pub fn get_mut(&mut self, pfn: u32) -> &mut Page {
         &mut Rc::make_mut(&mut self.chunks[pfn as usize / CHUNK])[pfn as usize % CHUNK]
+    }
+
+    /// The content version of frame `pfn` (0 for a page never stored to).
+    #[inline]
+    pub fn content(&self, pfn: u32) -> u32 {
+        self.content[pfn as usize / CHUNK][pfn as usize % CHUNK]
+    }
+
+    /// Sets the content version of frame `pfn` (a store, or a copy from another frame).
+    #[inline]
+    pub fn set_content(&mut self, pfn: u32, v: u32) {
+        Rc::make_mut(&mut self.content[pfn as usize / CHUNK])[pfn as usize % CHUNK] = v;
     }
 
     /// `(pfn, page)` in order.

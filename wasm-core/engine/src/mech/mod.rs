@@ -6,4 +6,6 @@
 pub mod core;
 pub mod fork;
 pub mod migrate;
+pub mod mremap;
 pub mod numa;
+pub mod writeback;

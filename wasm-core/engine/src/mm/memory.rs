@@ -72,6 +72,26 @@ impl Function for HandleMmFault {
                 .say(say!(sim, "The fault is handled: back to user space, the access is retried"));
             return (ev, Flow::Return(Ret::Unit));
         }
+        // do_user_addr_fault: mmap_read_lock. Only a writer (mremap, munmap, fork) makes a
+        // fault wait; the read hold is not modelled beyond that (it is released at once).
+        let mmap_lock = LockId {
+            class: crate::core::LockClass::MmapLock,
+            a: u32::from(mm),
+            b: 0,
+        };
+        if sim.st.locks.is_held(mmap_lock) {
+            let (task, now) = (sim.st.cpus[cpu as usize].curr, sim.clock(cpu));
+            if !sim.st.locks.try_read(mmap_lock, cpu, task, now) {
+                let ev = Ev::new(core_ev::LOCK_WAIT, F, "H0").pte(pid, self.vpn).say(say!(
+                    sim,
+                    "The fault needs mm {pid}'s mmap_lock for reading, and a writer holds it: thread {} sleeps until it is released",
+                    sim.task_name(cpu)
+                ));
+                return (ev, Flow::Block(Until::Lock(mmap_lock)));
+            }
+            // Readers only hold it: ours is one more, released at once (never the last).
+            sim.st.locks.unlock(mmap_lock, now);
+        }
         let pte = sim.st.mms[mm as usize].pte(self.vpn);
         if pte.is_none() {
             let ev = Ev::new(core_ev::CALL, F, "H2").pte(pid, self.vpn).say(say!(

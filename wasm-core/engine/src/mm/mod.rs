@@ -2,6 +2,10 @@
 pub mod memory;
 pub mod mempolicy;
 pub mod migrate;
+pub mod mmap;
 pub mod mprotect;
+pub mod mremap;
+pub mod page_writeback;
 pub mod pgtable_generic;
 pub mod rmap;
+pub mod truncate;

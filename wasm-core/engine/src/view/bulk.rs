@@ -234,7 +234,10 @@ impl FrameBulk {
         self.pte_pfn.reserve(left as usize);
         self.pte_flags.reserve(left as usize);
         'mms: for m in st.mms.iter().filter(|m| selected(m.pid)) {
-            for v in &m.vmas {
+            // In address order: mremap moves a VMA without changing its index.
+            let mut vmas: Vec<&crate::machine::Vma> = m.vmas.iter().collect();
+            vmas.sort_by_key(|v| v.start);
+            for v in vmas {
                 if left == 0 {
                     break 'mms;
                 }

@@ -1,0 +1,231 @@
+//! `mm/mmap.c`: `do_munmap` (`munmap(2)`) and a re-`mmap` of a VMA that was unmapped,
+//! the two system calls around mremap in a benchmark's loop.
+//!
+//! Follows Linux v4.9 `do_munmap` → `unmap_region`: `tlb_gather_mmu`, `unmap_vmas` →
+//! `zap_pte_range` per PTE table under its PTL (a dirty PTE of a file page makes the
+//! page dirty, `page_remove_rmap` drops the mapping), then `tlb_finish_mmu`: one
+//! `flush_tlb_mm_range` of the unmapped range if anything was unmapped, and only then are
+//! the pages freed. Left out: `free_pgtables` (the model keeps empty PTE tables, so it
+//! adds no flush), VMA splitting (a call unmaps a whole VMA), `MAP_FIXED`. The VMA
+//! stays in the list with no pages, so that operations keep naming it; `mmap` maps it
+//! again, empty, at a free range (`get_unmapped_area`).
+
+use crate::arch::x86::mm::tlb::FlushTlbMmRange;
+use crate::core::{Flow, Ret, Until};
+use crate::engine::{say, Sim};
+use crate::machine::pgtable::PTRS_PER_PTE;
+use crate::machine::{pg, Pte};
+use crate::mech::core::ev as core_ev;
+use crate::mech::core::{PTE_WRITE_NS, PTL_NS};
+use crate::mech::mremap::ev as mr_ev;
+use crate::mech::mremap::{MREMAP_VMA_NS, MUNMAP_FLUSH_OPS};
+use crate::mm::memory::lock_wait;
+use crate::mm::mremap::{get_unmapped_area, mmap_lock};
+use crate::registry::{Frame, Function};
+use crate::topology::CpuId;
+use crate::trace::Ev;
+
+/// Where `do_munmap` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Um {
+    /// UM1: `down_write(mmap_lock)`.
+    Lock,
+    /// UM2: `zap_pte_range` of the next PTE table.
+    Zap,
+    /// UM3: `tlb_finish_mmu`: the flush.
+    Flush,
+    /// UM4: free the pages; detach the VMA; `up_write`.
+    Free,
+}
+
+/// `munmap(addr, len)` of a whole VMA: `do_munmap`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DoMunmap {
+    vma: u16,
+    done: u32,
+    zapped: u32,
+    pc: Um,
+}
+
+impl DoMunmap {
+    /// Unmap VMA `vma` of the caller's mm.
+    pub fn frame(vma: u16) -> Frame {
+        Frame::from(DoMunmap {
+            vma,
+            done: 0,
+            zapped: 0,
+            pc: Um::Lock,
+        })
+    }
+}
+
+impl Function for DoMunmap {
+    /// One line.
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "do_munmap";
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        let id = mmap_lock(mm);
+        let v = sim.st.mms[mm as usize].vmas[self.vma as usize].clone();
+        match self.pc {
+            Um::Lock => {
+                if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
+                    let ev = Ev::new(core_ev::LOCK_WAIT, F, "UM1").say(say!(
+                        sim,
+                        "munmap needs mm {pid}'s mmap_lock for writing: thread {} sleeps until it is free",
+                        sim.task_name(cpu)
+                    ));
+                    return (ev, Flow::Block(Until::Lock(id)));
+                }
+                sim.charge(cpu, sim.cfg.costs[MREMAP_VMA_NS]);
+                self.pc = Um::Zap;
+                let ev = Ev::new(mr_ev::MREMAP, F, "UM1").say(say!(
+                    sim,
+                    "Thread {} calls munmap({:#x}, {} pages): down_write(mmap_lock); tlb_gather_mmu",
+                    sim.task_name(cpu),
+                    v.start,
+                    v.pages
+                ));
+                (ev, Flow::Continue)
+            }
+            Um::Zap => {
+                if self.done >= v.pages {
+                    self.pc = Um::Flush;
+                    return self.step(sim, cpu);
+                }
+                let start = v.start + self.done;
+                let n = (PTRS_PER_PTE - start % PTRS_PER_PTE).min(v.pages - self.done);
+                let ptl = crate::core::LockId::ptl(mm, start);
+                if !sim.lock(cpu, ptl, sim.cfg.costs[PTL_NS]) {
+                    return lock_wait(sim, cpu, ptl, F, "UM2");
+                }
+                let mut cleared = 0;
+                for vpn in start..start + n {
+                    let pte = sim.st.mms[mm as usize].pte(vpn);
+                    if pte.is_none() {
+                        continue;
+                    }
+                    sim.st.mms[mm as usize].set_pte(vpn, Pte::NONE);
+                    let page = sim.st.frames.get_mut(pte.pfn());
+                    if pte.dirty() && page.has(pg::FILE) {
+                        // zap_pte_range: the dirty bit moves to the page (set_page_dirty).
+                        page.flags |= pg::DIRTY;
+                    }
+                    if !pte.is_migration() {
+                        page.mapcount = page.mapcount.saturating_sub(1);
+                    }
+                    cleared += 1;
+                }
+                sim.charge(cpu, u64::from(cleared) * sim.cfg.costs[PTE_WRITE_NS]);
+                sim.unlock(cpu, ptl, sim.cfg.costs[PTL_NS]);
+                self.done += n;
+                self.zapped += cleared;
+                let ev = Ev::new(mr_ev::MREMAP, F, "UM2").pte(pid, start).say(say!(
+                    sim,
+                    "zap_pte_range under the PTL of {start:#x}: {cleared} PTE(s) cleared (a dirty file PTE dirties its page); page_remove_rmap; the pages wait in the mmu_gather until the flush"
+                ));
+                (ev, Flow::Continue)
+            }
+            Um::Flush => {
+                self.pc = Um::Free;
+                if self.zapped == 0 {
+                    return self.step(sim, cpu);
+                }
+                sim.st.counters.inc(MUNMAP_FLUSH_OPS);
+                let ev = Ev::new(mr_ev::MREMAP_FLUSH, F, "UM3").say(say!(
+                    sim,
+                    "tlb_finish_mmu: flush_tlb_mm_range({:#x}, {} pages) before the pages may be freed",
+                    v.start,
+                    v.pages
+                ));
+                (ev, Flow::Call(FlushTlbMmRange::frame(mm, v.start, v.pages)))
+            }
+            Um::Free => {
+                // The gathered pages: anonymous pages of this VMA's anon_vma nobody maps any more.
+                let root = v.rmap_root;
+                let mut freed = 0;
+                if v.kind != crate::scenario::VmaKind::File {
+                    let pfns: Vec<u32> = sim
+                        .st
+                        .frames
+                        .iter()
+                        .filter(|(_, p)| p.has(pg::ANON) && !p.has(pg::FREE) && p.mapping == root && p.mapcount == 0)
+                        .map(|(pfn, _)| pfn)
+                        .collect();
+                    for pfn in pfns {
+                        sim.free_page(pfn);
+                        sim.st.frames.set_content(pfn, 0);
+                        freed += 1;
+                    }
+                }
+                let m = &mut sim.st.mms[mm as usize];
+                let vm = &mut m.vmas[self.vma as usize];
+                vm.prev = (vm.start, vm.pages);
+                vm.pages = 0;
+                sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
+                let ev = Ev::new(core_ev::RETURN, F, "UM4").say(say!(
+                    sim,
+                    "tlb_finish_mmu frees {freed} anonymous page(s) (file pages stay in the page cache); the VMA is gone; up_write(mmap_lock)"
+                ));
+                (ev, Flow::Return(Ret::Unit))
+            }
+        }
+    }
+
+    fn flush_under_way(&self, _mm: u16) -> bool {
+        self.pc != Um::Lock
+    }
+}
+
+/// `mmap(NULL, len, …)` of a VMA `munmap` removed: mapped again, empty, at a free range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DoMmap {
+    vma: u16,
+}
+
+impl DoMmap {
+    /// Map VMA `vma` of the caller's mm again.
+    pub fn frame(vma: u16) -> Frame {
+        Frame::from(DoMmap { vma })
+    }
+}
+
+impl Function for DoMmap {
+    /// One line (it takes and releases mmap_lock in it, or sleeps for it).
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "do_mmap";
+        let mm = sim.cpu_mm(cpu);
+        let pid = sim.st.mms[mm as usize].pid;
+        let id = mmap_lock(mm);
+        if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
+            let ev = Ev::new(core_ev::LOCK_WAIT, F, "MM1").say(say!(
+                sim,
+                "mmap needs mm {pid}'s mmap_lock for writing: thread {} sleeps until it is free",
+                sim.task_name(cpu)
+            ));
+            return (ev, Flow::Block(Until::Lock(id)));
+        }
+        sim.charge(cpu, sim.cfg.costs[MREMAP_VMA_NS]);
+        let v = sim.st.mms[mm as usize].vmas[self.vma as usize].clone();
+        let text = if v.pages > 0 {
+            say!(sim, "mmap: the VMA is still mapped at {:#x}: nothing to do", v.start)
+        } else {
+            match get_unmapped_area(sim, mm, v.prev.1) {
+                Some(start) => {
+                    let vm = &mut sim.st.mms[mm as usize].vmas[self.vma as usize];
+                    vm.start = start;
+                    vm.pages = v.prev.1;
+                    say!(
+                        sim,
+                        "mmap: get_unmapped_area places {} pages at {start:#x}; no page is mapped until it is touched",
+                        v.prev.1
+                    )
+                }
+                None => say!(sim, "mmap: no free range is large enough: ENOMEM"),
+            }
+        };
+        sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
+        let ev = Ev::new(mr_ev::MREMAP, F, "MM1").say(text);
+        (ev, Flow::Return(Ret::Unit))
+    }
+}

@@ -1,0 +1,482 @@
+//! `mm/page-writeback.c` and the writeback flusher (`fs/fs-writeback.c`): dirty file
+//! pages are cleaned and their content written to the file's backing store.
+//!
+//! Follows Linux v4.9 (the version of the mremap race, 5d1904204c99), unchanged in
+//! substance through v5.12: the flusher kernel thread runs `wb_workfn` → `wb_writeback`
+//! → `writeback_sb_inodes` → `do_writepages` → `write_cache_pages`, which for each dirty
+//! page of a file: `lock_page`; `clear_page_dirty_for_io` (→ `page_mkclean`: every PTE
+//! mapping the page is write-protected and cleaned, with `ptep_clear_flush`, so the
+//! next store faults and dirties the page again; then `TestClearPageDirty`);
+//! `set_page_writeback`; `unlock_page`; the I/O copies the page to the file; at its
+//! completion `end_page_writeback`.
+//!
+//! Content is a version number per frame that every user store bumps
+//! ([`user_access`]), and the backing store keeps the version last written out, so a
+//! store that never reaches the file is *detected* when the page is dropped
+//! (`mm/truncate.rs`), not asserted. Left out: inodes, the per-bdi lists and their
+//! ordering (pages are visited file by file, offset by offset), dirty throttling
+//! (`balance_dirty_pages`), the I/O itself (one cost, completion at once), and
+//! `WB_SYNC_ALL` waiting: a locked page is skipped, as `WB_SYNC_NONE` background
+//! writeback does with a page under writeback.
+
+use crate::core::{Flow, LockId, Ret, Until};
+use crate::engine::{say, Sim, NO_PAGE};
+use crate::machine::{pg, Pte, RmapKind};
+use crate::mech::core::ev as core_ev;
+use crate::mech::core::{PTE_WRITE_NS, PTL_NS};
+use crate::mech::writeback::ev as wb_ev;
+use crate::mech::writeback::{
+    DIRTY_WRITEBACK_NS, NR_DIRTIED, NR_WRITTEN, PAGES_CLEANED, STALE_TLB_ACCESSES, STALE_TLB_STORES, WRITEOUT_NS,
+};
+use crate::mm::memory::lock_wait;
+use crate::mm::pgtable_generic::PtepClearFlush;
+use crate::registry::{Frame, Function};
+use crate::topology::CpuId;
+use crate::trace::Ev;
+
+/// A user access through a TLB entry (`via_tlb`) or after a page walk: a store bumps the
+/// frame's content version; an access whose TLB entry no longer matches the page table
+/// (the PTE is gone or names another frame) is a stale-TLB access, counted as a finding.
+#[inline]
+pub fn user_access(sim: &mut Sim, mm: u16, vpn: u32, pfn: u32, write: bool, via_tlb: bool) {
+    if via_tlb {
+        let pte = sim.st.mms[mm as usize].pte(vpn);
+        if !(pte.hw_present() && pte.pfn() == pfn) {
+            sim.st.counters.inc(STALE_TLB_ACCESSES);
+            if write {
+                sim.st.counters.inc(STALE_TLB_STORES);
+            }
+        }
+    }
+    if write {
+        let v = sim.st.frames.content(pfn).wrapping_add(1);
+        sim.st.frames.set_content(pfn, v);
+    }
+}
+
+/// `account_page_dirtied`: a file page became dirty (`nr_dirtied`). With periodic
+/// writeback on (`dirty_writeback_centisecs`), the first dirtying wakes the flusher,
+/// which waits one interval first (`wb_wakeup_delayed`).
+pub fn account_page_dirtied(sim: &mut Sim) {
+    sim.st.counters.inc(NR_DIRTIED);
+    if sim.cfg.knobs.get(DIRTY_WRITEBACK_NS).is_some() {
+        if let Some(t) = flusher_task(sim) {
+            let now = sim.now();
+            crate::kernel::sched::core::wake_up_process(sim, now, t);
+        }
+    }
+}
+
+/// The flusher kernel thread's task index.
+pub fn flusher_task(sim: &Sim) -> Option<u16> {
+    sim.st
+        .tasks
+        .iter()
+        .position(|t| t.kind == crate::machine::TaskKind::Kernel(crate::machine::KthreadKind::Flusher))
+        .map(|i| i as u16)
+}
+
+/// The next dirty file page at or after `(root, index)`, not under writeback.
+fn next_dirty(sim: &Sim, mut root: usize, mut index: usize) -> Option<(usize, usize, u32)> {
+    while root < sim.st.roots.len() {
+        if sim.st.roots[root].kind == RmapKind::File {
+            let cache = &sim.st.page_cache[root];
+            while index < cache.len() {
+                let pfn = cache[index];
+                if pfn != NO_PAGE {
+                    let p = sim.st.frames.get(pfn);
+                    if p.has(pg::DIRTY) && !p.has(pg::WRITEBACK) {
+                        return Some((root, index, pfn));
+                    }
+                }
+                index += 1;
+            }
+        }
+        root += 1;
+        index = 0;
+    }
+    None
+}
+
+/// What the flusher does when woken (`Mechanism::kthreads`): `wb_workfn` if a file page
+/// is dirty, or periodic writeback is on (it then waits an interval first).
+pub fn flusher_work(sim: &mut Sim, _task: u16) -> Option<Frame> {
+    let periodic = sim.cfg.knobs.get(DIRTY_WRITEBACK_NS).is_some();
+    (periodic || next_dirty(sim, 0, 0).is_some()).then(|| {
+        Frame::from(WbWorkfn {
+            root: 0,
+            index: 0,
+            pfn: NO_PAGE,
+            written: 0,
+            pc: if periodic { Wb::Delay } else { Wb::Next },
+        })
+    })
+}
+
+/// Where `wb_workfn` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wb {
+    /// WB0: `wb_wakeup_delayed`: wait one `dirty_writeback_interval`.
+    Delay,
+    /// WB1: the next dirty page: `lock_page`, `clear_page_dirty_for_io`.
+    Next,
+    /// Waiting for `clear_page_dirty_for_io`.
+    Cleaning,
+    /// WB3: `set_page_writeback`, `unlock_page`, submit the write.
+    Submit,
+    /// WB4: the I/O completes: `end_page_writeback`.
+    End,
+}
+
+/// `wb_workfn` → `write_cache_pages` over every file's dirty pages (background
+/// writeback, `WB_SYNC_NONE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WbWorkfn {
+    root: usize,
+    index: usize,
+    pfn: u32,
+    written: u32,
+    pc: Wb,
+}
+
+impl Function for WbWorkfn {
+    /// One line.
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "wb_workfn";
+        match self.pc {
+            Wb::Delay => {
+                self.pc = Wb::Next;
+                let ns = sim.cfg.knobs.get(DIRTY_WRITEBACK_NS).unwrap_or(0);
+                let until = sim.clock(cpu) + ns;
+                let ev = Ev::new(wb_ev::WRITEBACK, F, "WB0").say(say!(
+                    sim,
+                    "A file page was dirtied: the flusher's work is queued dirty_writeback_interval ({} ms) later (wb_wakeup_delayed); it sleeps until then",
+                    ns / 1_000_000
+                ));
+                (ev, Flow::Block(Until::Sleep(until)))
+            }
+            Wb::Next => {
+                let Some((root, index, pfn)) = next_dirty(sim, self.root, self.index) else {
+                    let ev = Ev::new(core_ev::RETURN, F, "WB5").say(say!(
+                        sim,
+                        "No dirty file page is left: wb_workfn returns ({} page(s) written)",
+                        self.written
+                    ));
+                    return (ev, Flow::Return(Ret::Unit));
+                };
+                (self.root, self.index, self.pfn) = (root, index, pfn);
+                if sim.st.frames.get(pfn).has(pg::LOCKED) {
+                    // WB_SYNC_NONE: a page someone else holds is left for a later pass.
+                    self.index += 1;
+                    let ev = Ev::new(wb_ev::WRITEBACK, F, "WB1").pfn(pfn).say(say!(
+                        sim,
+                        "write_cache_pages: pfn {pfn} (offset {index}) is locked by someone else: background writeback skips it"
+                    ));
+                    return (ev, Flow::Continue);
+                }
+                sim.st.frames.get_mut(pfn).flags |= pg::LOCKED;
+                self.pc = Wb::Cleaning;
+                let ev = Ev::new(wb_ev::WRITEBACK, F, "WB1").pfn(pfn).say(say!(
+                    sim,
+                    "write_cache_pages: pfn {pfn} (file offset {index}) is dirty: lock_page, then clear_page_dirty_for_io"
+                ));
+                (ev, Flow::Call(Frame::from(ClearPageDirtyForIo::new(pfn))))
+            }
+            Wb::Cleaning => {
+                // Never reached: `resume` moves on when clear_page_dirty_for_io returns.
+                self.pc = Wb::Submit;
+                self.step(sim, cpu)
+            }
+            Wb::Submit => {
+                let pfn = self.pfn;
+                sim.st.frames.get_mut(pfn).flags |= pg::WRITEBACK;
+                sim.unlock_page(cpu, pfn);
+                sim.charge(cpu, sim.cfg.costs[WRITEOUT_NS]);
+                // The I/O reads the page now: what reaches the file is its content at this moment.
+                let v = sim.st.frames.content(pfn);
+                let b = &mut sim.st.backing;
+                if b.len() <= self.root {
+                    b.resize(self.root + 1, Vec::new());
+                }
+                if b[self.root].len() <= self.index {
+                    b[self.root].resize(self.index + 1, 0);
+                }
+                b[self.root][self.index] = v;
+                self.pc = Wb::End;
+                let ev = Ev::new(wb_ev::WRITEOUT, F, "WB3").pfn(pfn).say(say!(
+                    sim,
+                    "set_page_writeback; unlock_page; the write I/O copies pfn {pfn} (content version {v}) to file offset {}",
+                    self.index
+                ));
+                (ev, Flow::Continue)
+            }
+            Wb::End => {
+                let pfn = self.pfn;
+                sim.st.frames.get_mut(pfn).flags &= !pg::WRITEBACK;
+                sim.st.counters.inc(NR_WRITTEN);
+                self.written += 1;
+                self.index += 1;
+                self.pc = Wb::Next;
+                let ev = Ev::new(wb_ev::WRITEBACK, F, "WB4").pfn(pfn).say(say!(
+                    sim,
+                    "The I/O completes: end_page_writeback (nr_written); the file holds what the page held when it was cleaned"
+                ));
+                (ev, Flow::Continue)
+            }
+        }
+    }
+
+    fn resume(&mut self, sim: &mut Sim, _task: u16, r: Ret) {
+        match (self.pc, r) {
+            (Wb::Cleaning, Ret::Bool(true)) => self.pc = Wb::Submit,
+            (Wb::Cleaning, _) => {
+                // Nothing to write after all (someone else cleaned it): unlock and go on.
+                let pfn = self.pfn;
+                sim.st.frames.get_mut(pfn).flags &= !pg::LOCKED;
+                self.index += 1;
+                self.pc = Wb::Next;
+            }
+            (_, Ret::Woken) => self.pc = Wb::Next,
+            _ => {}
+        }
+    }
+}
+
+/// `clear_page_dirty_for_io(page)`: `page_mkclean` (a cleaned dirty PTE makes the page
+/// dirty: `set_page_dirty`), then `TestClearPageDirty`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClearPageDirtyForIo {
+    pfn: u32,
+    called: bool,
+}
+
+impl ClearPageDirtyForIo {
+    fn new(pfn: u32) -> Self {
+        ClearPageDirtyForIo { pfn, called: false }
+    }
+}
+
+impl Function for ClearPageDirtyForIo {
+    /// One line.
+    fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "clear_page_dirty_for_io";
+        let pfn = self.pfn;
+        if !self.called {
+            self.called = true;
+            let ev = Ev::new(core_ev::CALL, F, "CD1").pfn(pfn).say(say!(
+                sim,
+                "clear_page_dirty_for_io: page_mkclean(pfn {pfn}) write-protects and cleans every PTE that maps it, so that the next store faults and dirties the page again"
+            ));
+            return (ev, Flow::Call(Frame::from(PageMkclean { pfn, i: 0, cleaned: 0 })));
+        }
+        let was = sim.st.frames.get(pfn).has(pg::DIRTY);
+        sim.st.frames.get_mut(pfn).flags &= !pg::DIRTY;
+        let ev = Ev::new(wb_ev::WRITEBACK, F, "CD2").pfn(pfn).say(say!(
+            sim,
+            "TestClearPageDirty(pfn {pfn}): the page is clean now; {}",
+            if was {
+                "it goes to the write"
+            } else {
+                "it was not dirty: nothing to write"
+            }
+        ));
+        (ev, Flow::Return(Ret::Bool(was)))
+    }
+}
+
+/// `page_mkclean(page)`: an rmap walk (`rmap_walk_file` over the file's `i_mmap`) calling
+/// `page_mkclean_one` for every VMA that may map the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageMkclean {
+    pfn: u32,
+    i: u16,
+    cleaned: u16,
+}
+
+impl Function for PageMkclean {
+    /// One line: the next VMA that covers the page, or return.
+    fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "page_mkclean";
+        let page = *sim.st.frames.get(self.pfn);
+        let root = page.mapping as usize;
+        while let Some(&(mm, vi)) = sim.st.roots.get(root).and_then(|r| r.vmas.get(self.i as usize)) {
+            self.i += 1;
+            let vma = &sim.st.mms[mm as usize].vmas[vi as usize];
+            let Some(vpn) = vma.address_of(&page) else { continue };
+            let pid = sim.st.mms[mm as usize].pid;
+            let ev = Ev::new(core_ev::CALL, F, "MK1").pte(pid, vpn).pfn(self.pfn).say(say!(
+                sim,
+                "rmap walk: the file's i_mmap says mm {pid} may map pfn {} at {vpn:#x}: page_mkclean_one",
+                self.pfn
+            ));
+            return (ev, Flow::Call(Frame::from(PageMkcleanOne::new(mm, vpn, self.pfn))));
+        }
+        if self.cleaned > 0 {
+            // A cleaned dirty PTE moves its dirtiness to the page (set_page_dirty).
+            sim.st.frames.get_mut(self.pfn).flags |= pg::DIRTY;
+        }
+        let ev = Ev::new(core_ev::RETURN, F, "MK2").pfn(self.pfn).say(say!(
+            sim,
+            "page_mkclean: the rmap walk is done, {} PTE(s) cleaned. A CPU that still caches a translation the walk could not find (an old address whose flush is pending) can still store to the page without a fault",
+            self.cleaned
+        ));
+        (ev, Flow::Return(Ret::Count(u32::from(self.cleaned))))
+    }
+
+    fn resume(&mut self, _sim: &mut Sim, _task: u16, r: Ret) {
+        if r.as_bool() {
+            self.cleaned += 1;
+        }
+    }
+}
+
+/// Where `page_mkclean_one` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mk {
+    /// MC1: `page_vma_mapped_walk` under the PTE lock.
+    Lock,
+    /// Waiting for `ptep_clear_flush`.
+    Cleared,
+    /// MC3: write the clean, read-only PTE; unlock.
+    Set,
+}
+
+/// `page_mkclean_one(page, vma, address)`: if the PTE is dirty or writable,
+/// `ptep_clear_flush` (flushing every CPU that may cache it), then a write-protected,
+/// clean PTE in its place, under the PTE lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageMkcleanOne {
+    mm: u16,
+    vpn: u32,
+    pfn: u32,
+    old: Pte,
+    pc: Mk,
+}
+
+impl PageMkcleanOne {
+    fn new(mm: u16, vpn: u32, pfn: u32) -> Self {
+        PageMkcleanOne {
+            mm,
+            vpn,
+            pfn,
+            old: Pte::NONE,
+            pc: Mk::Lock,
+        }
+    }
+}
+
+impl Function for PageMkcleanOne {
+    /// One line.
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "page_mkclean_one";
+        let (mm, vpn, pfn) = (self.mm, self.vpn, self.pfn);
+        let pid = sim.st.mms[mm as usize].pid;
+        let id = LockId::ptl(mm, vpn);
+        match self.pc {
+            Mk::Lock => {
+                if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
+                    return lock_wait(sim, cpu, id, F, "MC1");
+                }
+                let pte = sim.st.mms[mm as usize].pte(vpn);
+                if !pte.hw_present() || pte.pfn() != pfn || !(pte.dirty() || pte.write()) {
+                    sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
+                    let why = if !pte.hw_present() || pte.pfn() != pfn {
+                        "does not map the page there (any more)"
+                    } else {
+                        "maps it clean and read-only already"
+                    };
+                    let ev = Ev::new(core_ev::PTL_LOCK, F, "MC1")
+                        .pte(pid, vpn)
+                        .say(say!(sim, "page_vma_mapped_walk: mm {pid} {why} at {vpn:#x}: nothing to clean"));
+                    return (ev, Flow::Return(Ret::Bool(false)));
+                }
+                self.pc = Mk::Cleared;
+                let ev = Ev::new(core_ev::CALL, F, "MC2").pte(pid, vpn).pfn(pfn).say(say!(
+                    sim,
+                    "The PTE at {vpn:#x} is {}: under its PTE lock, entry = ptep_clear_flush(vma, {vpn:#x})",
+                    if pte.dirty() { "dirty" } else { "writable" }
+                ));
+                (ev, Flow::Call(PtepClearFlush::frame(mm, vpn, pfn)))
+            }
+            Mk::Cleared | Mk::Set => {
+                let old = self.old;
+                sim.st.mms[mm as usize].set_pte(vpn, Pte::present(pfn, false, false, old.accessed()));
+                sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
+                sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
+                sim.st.counters.inc(PAGES_CLEANED);
+                let ev =
+                    Ev::new(wb_ev::MKCLEAN, F, "MC3").pte(pid, vpn).pfn(pfn).say(say!(
+                    sim,
+                    "set_pte_at: {vpn:#x} maps pfn {pfn} write-protected and clean (pte_wrprotect, pte_mkclean); the PTE lock is dropped{}",
+                    if old.dirty() { "; the PTE was dirty, so the page stays dirty for this write" } else { "" }
+                ));
+                (ev, Flow::Return(Ret::Bool(old.dirty())))
+            }
+        }
+    }
+
+    fn resume(&mut self, _sim: &mut Sim, _task: u16, r: Ret) {
+        if let Ret::Pte(p) = r {
+            self.old = p;
+        }
+        self.pc = Mk::Set;
+    }
+
+    fn unmapping(&self) -> Option<u32> {
+        // Between ptep_clear_flush and set_pte_at the PTE is none while the page stays
+        // mapped (mapcount unchanged).
+        (self.pc != Mk::Lock).then_some(self.pfn)
+    }
+
+    fn flush_under_way(&self, mm: u16) -> bool {
+        self.mm == mm && self.pc != Mk::Lock
+    }
+}
+
+/// `wakeup_flusher_threads` (what `sync(2)` and `fsync` start with): wake the flusher now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WakeupFlusherThreads;
+
+impl Function for WakeupFlusherThreads {
+    /// One line.
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        let now = sim.clock(cpu);
+        let woke = flusher_task(sim).is_some_and(|t| crate::kernel::sched::core::wake_up_process(sim, now, t));
+        let ev = Ev::new(wb_ev::WRITEBACK, "wakeup_flusher_threads", "WF1").say(say!(
+            sim,
+            "wakeup_flusher_threads: {}",
+            if woke {
+                "the flusher (kworker/flush) is woken to write dirty file pages back"
+            } else {
+                "the flusher is already awake"
+            }
+        ));
+        (ev, Flow::Return(Ret::Unit))
+    }
+}
+
+/// Writeback's workload operations.
+pub const OPS: &[crate::scenario::OpDef] = &[
+    crate::scenario::OpDef {
+        name: "wakeup_flusher",
+        doc: "Wake the writeback flusher now (wakeup_flusher_threads, as sync(2) starts): it cleans every dirty file page (page_mkclean) and writes it to the file.",
+        args: &[],
+        run: crate::scenario::OpRun::Call {
+            start: |_| Frame::from(WakeupFlusherThreads),
+            says: "wakes the writeback flusher (wakeup_flusher_threads)",
+        },
+    },
+    crate::scenario::OpDef {
+        name: "fadvise_dontneed",
+        doc: "posix_fadvise(POSIX_FADV_DONTNEED) on a file VMA's file: invalidate_mapping_pages drops every clean, unmapped, unlocked page from the page cache. A dropped page whose content differs from what the file holds is a lost write.",
+        args: &[crate::scenario::ArgDef::required(
+            "vma",
+            crate::scenario::ArgKind::Vma,
+            "Name of a file VMA of this process (its file).",
+        )],
+        run: crate::scenario::OpRun::Call {
+            start: |a| crate::mm::truncate::InvalidateMappingPages::frame(a[0] as u16),
+            says: "calls posix_fadvise(FADV_DONTNEED): clean pages leave the page cache",
+        },
+    },
+];
