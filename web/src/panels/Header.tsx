@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { writeUrlNow } from '../share/useUrlSync';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
+import { MachineDialogButton } from './MachineDialog';
 import { ParamInput } from './ParamInput';
 import { ToggleBar } from './ToggleBar';
 
@@ -90,6 +91,7 @@ export function Header() {
         )}
         <ScenarioPicker />
         <ParamList />
+        <MachineDialogButton />
         <CopyLink />
       </div>
       {summary && <ToggleBar />}
