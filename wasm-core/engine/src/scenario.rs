@@ -118,8 +118,20 @@ pub struct ParamSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MachineSpec {
-    /// `[[machine.node]]`, one per node in node-id order (1 to 64 nodes).
+    /// `[[machine.node]]`, one per node in node-id order (1 to 64 nodes). Leave out when
+    /// `numactl` gives the machine.
+    #[serde(default)]
     pub node: Vec<NodeSpec>,
+    /// The machine as `numactl --hardware` prints it (paste the output, prompt line and
+    /// all): nodes, CPUs, sizes and distances come from it. Node ids are renumbered 0, 1,
+    /// ... in the order it lists them (a sparse `node 0, 2` becomes nodes 0 and 1); CPU
+    /// ids are kept and must be 0..N-1. Needs `mem_scale`.
+    #[schemars(with = "Option<String>")]
+    pub numactl: Option<Spanned<String>>,
+    /// With `numactl`: real 4 KiB pages per simulated page (a node of S MB gets
+    /// S * 256 / mem_scale pages), so a 384 GB machine runs at a size a browser holds.
+    #[schemars(with = "Option<NumOrParam>")]
+    pub mem_scale: Option<Num>,
     /// Node distance matrix as `numactl --hardware` prints it: 10 on the diagonal,
     /// 11-254 elsewhere. Default: 10 on the diagonal and 20 elsewhere.
     #[schemars(with = "Option<Vec<Vec<u32>>>")]
@@ -136,7 +148,8 @@ pub struct NodeSpec {
     /// CPU ids on this node; over all nodes they must be 0..N-1, each exactly once.
     #[schemars(with = "Vec<i64>")]
     pub cpus: Spanned<Vec<i64>>,
-    /// 4 KiB frames of memory on this node (1 to 2^26).
+    /// 4 KiB frames of memory on this node (0 to 2^26; 0 is a memory-less node, and
+    /// some node must have memory).
     #[schemars(with = "NumOrParam")]
     pub mem_pages: Num,
     /// High watermark in pages: `migrate_balanced_pgdat` refuses a migration target at or
@@ -725,6 +738,16 @@ pub struct VmaDef {
     pub file: Option<String>,
 }
 
+/// A node before validation, from `[[machine.node]]` or a numactl text.
+struct RawNode {
+    cpus: Vec<i64>,
+    cpus_span: std::ops::Range<usize>,
+    pages: u32,
+    pages_span: std::ops::Range<usize>,
+    wmark: Option<u32>,
+    field: String,
+}
+
 /// A validated operation; VMAs by index in the process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -1199,28 +1222,36 @@ impl Resolver<'_> {
 
     fn topology(&self) -> Result<Topology, ScenarioError> {
         let m = &self.file.machine;
-        if m.node.is_empty() || m.node.len() > 64 {
+        let (raw, numactl_distance) = match &m.numactl {
+            Some(text) => self.numactl_nodes(text)?,
+            None => (self.spec_nodes()?, None),
+        };
+        if raw.is_empty() || raw.len() > 64 {
             return Err(ScenarioError {
                 line: None,
                 field: Some("machine.node".into()),
                 message: "a machine needs 1 to 64 nodes".into(),
             });
         }
+        if raw.iter().all(|n| n.pages == 0) {
+            return Err(ScenarioError {
+                line: None,
+                field: Some("machine.node".into()),
+                message: "no node has memory (mem_pages is 0 everywhere)".into(),
+            });
+        }
         let mut nodes = Vec::new();
         let mut cpu_node: Vec<Option<NodeId>> = Vec::new();
         let mut first_pfn = 0u32;
-        for (i, n) in m.node.iter().enumerate() {
-            let field = format!("machine.node[{i}]");
-            let pages = self.num(&n.mem_pages, &format!("{field}.mem_pages"), 1, 1 << 26)? as u32;
-            let wmark = match &n.high_wmark_pages {
-                Some(w) => self.num(w, &format!("{field}.high_wmark_pages"), 0, pages as i64)? as u32,
-                None => (pages / 64).max(1).min(pages),
-            };
+        for (i, n) in raw.iter().enumerate() {
+            let field = &n.field;
+            let pages = n.pages;
+            let wmark = n.wmark.unwrap_or((pages / 64).max(1).min(pages));
             let mut cpus = Vec::new();
-            for &c in n.cpus.get_ref() {
+            for &c in &n.cpus {
                 if !(0..crate::machine::cpumask::MAX_CPUS as i64).contains(&c) {
                     return Err(self.err(
-                        n.cpus.span(),
+                        n.cpus_span.clone(),
                         format!("{field}.cpus"),
                         format!(
                             "CPU id {c} is out of range 0..={} (the model runs machines of up to {} CPUs)",
@@ -1235,7 +1266,7 @@ impl Resolver<'_> {
                 }
                 if let Some(other) = cpu_node[c] {
                     return Err(self.err(
-                        n.cpus.span(),
+                        n.cpus_span.clone(),
                         format!("{field}.cpus"),
                         format!("CPU {c} is already on node {other}"),
                     ));
@@ -1245,7 +1276,7 @@ impl Resolver<'_> {
             }
             if first_pfn.checked_add(pages).is_none_or(|t| t > 1 << 28) {
                 return Err(self.err(
-                    n.mem_pages.span(),
+                    n.pages_span.clone(),
                     format!("{field}.mem_pages"),
                     "the machine has too much memory for the model (at most 2^28 pages)",
                 ));
@@ -1280,9 +1311,31 @@ impl Resolver<'_> {
             });
         }
         let nr = nodes.len();
-        let distance = match &m.distance {
-            None => (0..nr).map(|a| (0..nr).map(|b| if a == b { 10 } else { 20 }).collect()).collect(),
-            Some(d) => {
+        let distance = match (&m.distance, numactl_distance) {
+            (Some(d), Some(_)) => {
+                return Err(self.err(
+                    d.span(),
+                    "machine.distance",
+                    "the numactl text already gives the distances: leave machine.distance out",
+                ))
+            }
+            (None, Some(rows)) => {
+                for (a, row) in rows.iter().enumerate() {
+                    for (b, &v) in row.iter().enumerate() {
+                        if (a == b && v != 10) || (a != b && !(11..=254).contains(&v)) {
+                            let span = m.numactl.as_ref().map(|t| t.span()).unwrap_or_default();
+                            return Err(self.err(
+                                span,
+                                "machine.numactl",
+                                format!("node distance {a} -> {b} is {v}: the model needs 10 on the diagonal and 11..=254 elsewhere"),
+                            ));
+                        }
+                    }
+                }
+                rows
+            }
+            (None, None) => (0..nr).map(|a| (0..nr).map(|b| if a == b { 10 } else { 20 }).collect()).collect(),
+            (Some(d), None) => {
                 let rows = d.get_ref();
                 if rows.len() != nr || rows.iter().any(|r| r.len() != nr) {
                     return Err(self.err(
@@ -1315,6 +1368,97 @@ impl Resolver<'_> {
             cpu_node: cpu_nodes,
             tlb_entries,
         })
+    }
+
+    /// `[[machine.node]]` as written.
+    fn spec_nodes(&self) -> Result<Vec<RawNode>, ScenarioError> {
+        let m = &self.file.machine;
+        let mut out = Vec::new();
+        for (i, n) in m.node.iter().enumerate() {
+            let field = format!("machine.node[{i}]");
+            let pages = self.num(&n.mem_pages, &format!("{field}.mem_pages"), 0, 1 << 26)? as u32;
+            let wmark = match &n.high_wmark_pages {
+                Some(w) => Some(self.num(w, &format!("{field}.high_wmark_pages"), 0, i64::from(pages))? as u32),
+                None => None,
+            };
+            out.push(RawNode {
+                cpus: n.cpus.get_ref().clone(),
+                cpus_span: n.cpus.span(),
+                pages,
+                pages_span: n.mem_pages.span(),
+                wmark,
+                field,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The nodes and distances of a pasted `numactl --hardware` text, scaled by `mem_scale`.
+    #[allow(clippy::type_complexity)] // reason: nodes and the optional matrix, one private caller
+    fn numactl_nodes(&self, text: &Spanned<String>) -> Result<(Vec<RawNode>, Option<Vec<Vec<u32>>>), ScenarioError> {
+        let m = &self.file.machine;
+        let span = text.span();
+        if let Some(n) = m.node.first() {
+            return Err(self.err(
+                n.cpus.span(),
+                "machine.node",
+                "give the machine either as [[machine.node]] tables or as machine.numactl text, not both",
+            ));
+        }
+        let hw = crate::numactl::parse(text.get_ref()).map_err(|e| {
+            // The text's line N is N - 1 lines below the opening quotes; TOML drops a
+            // newline right after triple quotes.
+            let b = self.text.get(span.clone()).unwrap_or("").as_bytes();
+            let skip = usize::from(b.len() > 3 && b[3] == b'\n' && (b[0] == b'"' || b[0] == b'\''));
+            ScenarioError {
+                line: Some(line_of(self.text, span.start) + skip + e.line - 1),
+                field: Some("machine.numactl".into()),
+                message: format!("numactl text line {}: {}", e.line, e.message),
+            }
+        })?;
+        let total_mb: u64 = hw.nodes.iter().map(|n| n.size_mb).sum();
+        let suggest = (total_mb * 256).div_ceil(1 << 16).max(1);
+        let Some(scale) = &m.mem_scale else {
+            return Err(self.err(
+                span,
+                "machine.mem_scale",
+                format!(
+                    "a machine given as numactl text needs machine.mem_scale (real 4 KiB pages per simulated page): this one has {total_mb} MB, so mem_scale = {suggest} gives about 65,536 simulated pages"
+                ),
+            ));
+        };
+        let scale = self.num(scale, "machine.mem_scale", 1, 1 << 40)? as u64;
+        if hw.nodes.iter().all(|n| n.cpus.is_empty()) {
+            return Err(self.err(
+                span,
+                "machine.numactl",
+                "the numactl text lists no CPUs (an old numactl without `node N cpus:` lines?): describe the machine with [[machine.node]] instead",
+            ));
+        }
+        let mut out = Vec::new();
+        for (i, n) in hw.nodes.iter().enumerate() {
+            let pages = n.size_mb * 256 / scale;
+            if pages > 1 << 26 {
+                return Err(self.err(
+                    span.clone(),
+                    "machine.mem_scale",
+                    format!(
+                        "node {} ({} MB) would have {pages} simulated pages, above the model's 2^26 per node: raise mem_scale to at least {suggest}",
+                        n.id, n.size_mb
+                    ),
+                ));
+            }
+            out.push(RawNode {
+                cpus: n.cpus.iter().map(|&c| i64::from(c)).collect(),
+                cpus_span: span.clone(),
+                // A node with memory keeps at least one page at any scale.
+                pages: if n.size_mb > 0 { pages.max(1) as u32 } else { 0 },
+                pages_span: span.clone(),
+                wmark: None,
+                field: format!("machine.numactl node {} (model node {i})", n.id),
+            });
+        }
+        Ok((out, hw.distances))
     }
 
     fn knobs(&self) -> Result<Knobs, ScenarioError> {

@@ -1,0 +1,107 @@
+//! A scenario's machine given as pasted `numactl --hardware` text (`[machine] numactl`,
+//! `mem_scale`): real samples become runnable machines, and what cannot be run gets a
+//! message naming the scenario line and field.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
+
+use mmviz_engine::patches::ToggleSet;
+use mmviz_engine::{run, scenario};
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/numactl").join(name);
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// A scenario whose machine is `text` at `mem_scale`, one thread on `cpu` touching a
+/// 4-page heap on node `node`.
+fn with_machine(text: &str, scale: Option<u64>, thread: &str, node: u32) -> String {
+    let scale = scale.map(|s| format!("mem_scale = {s}\n")).unwrap_or_default();
+    format!(
+        "format = 1\nid = \"numactl-machine\"\ntitle = \"t\"\n[machine]\n{scale}numactl = '''\n{text}'''\n\
+         [[process]]\nname = \"p\"\n[[process.vma]]\nname = \"heap\"\npages = 4\nnode = {node}\n\
+         [[process.thread]]\n{thread}\nops = [{{ op = \"touch\", vma = \"heap\", write = true }}]\n"
+    )
+}
+
+#[test]
+fn a_real_two_socket_machine_runs_at_scale() {
+    let text = fixture("aws-c5n-18xlarge-2s-intel-72cpu.txt");
+    let s = scenario::parse(&with_machine(&text, Some(4096), "cpu = 20", 1), &[]).unwrap();
+    let t = &s.topology;
+    assert_eq!(t.nodes.len(), 2);
+    assert_eq!(t.nr_cpus(), 72);
+    assert_eq!(t.cpu_node[20], 1, "CPU 20 is on socket 1 as the sample says");
+    assert_eq!(t.cpu_node[40], 0, "and CPU 40 (a hyperthread sibling) on socket 0");
+    assert_eq!(t.distance, vec![vec![10, 21], vec![21, 10]]);
+    // mem_scale: S MB * 256 / 4096 simulated pages per node.
+    let hw = mmviz_engine::numactl::parse(&text).unwrap();
+    for (n, h) in t.nodes.iter().zip(&hw.nodes) {
+        assert_eq!(u64::from(n.mem_pages), h.size_mb * 256 / 4096);
+    }
+    let r = run::run(&s, &ToggleSet::default()).unwrap();
+    assert_eq!(r.value("accesses"), Some(4.0));
+}
+
+#[test]
+fn sparse_ids_are_renumbered_and_memoryless_or_cpuless_nodes_run() {
+    let s = scenario::parse(&with_machine(&fixture("edge-sparse-ids.txt"), Some(1), "node = 1", 2), &[]).unwrap();
+    assert_eq!(s.topology.nodes.len(), 3, "nodes 0, 2, 5 become 0, 1, 2");
+    assert!(s.topology.nodes[2].cpus.is_empty(), "node 5 (now 2) has memory but no CPU");
+    assert_eq!(s.topology.distance[1][2], 30, "the distance from node 2 to node 5");
+    run::run(&s, &ToggleSet::default()).unwrap();
+    // A memory-less node: its CPUs allocate on the nearest node with memory.
+    let s = scenario::parse(&with_machine(&fixture("edge-memoryless-cpuless.txt"), Some(64), "cpu = 5", 1), &[]).unwrap();
+    assert_eq!(s.topology.nodes[1].mem_pages, 0);
+    let r = run::run(&s, &ToggleSet::default()).unwrap();
+    assert_eq!(r.value("accesses"), Some(4.0));
+}
+
+#[test]
+fn what_cannot_be_run_is_named() {
+    let cases: Vec<(String, &str)> = vec![
+        (
+            with_machine(&fixture("aws-c5n-18xlarge-2s-intel-72cpu.txt"), None, "cpu = 0", 0),
+            "machine.mem_scale",
+        ),
+        (
+            with_machine(&fixture("edge-old-format.txt"), Some(1), "cpu = 0", 0),
+            "lists no CPUs",
+        ),
+        (
+            with_machine(&fixture("edge-sparse-ids.txt"), Some(1), "node = 2", 0),
+            "node 2 has no CPU",
+        ),
+        (
+            with_machine(&fixture("intel-xeon-max-9470c-2s-hbm-cpuless.txt"), Some(1), "cpu = 0", 0),
+            "2^26",
+        ),
+    ];
+    for (text, want) in &cases {
+        let e = scenario::parse(text, &[]).unwrap_err().to_string();
+        assert!(e.contains(want), "want `{want}` in: {e}");
+    }
+    // A parse error inside the text points at the scenario line it is on.
+    let bad = fixture("bad-garbage-line.txt");
+    let want = fixture("bad-garbage-line.expected-error.txt");
+    let inner: usize = want
+        .trim()
+        .strip_prefix("line ")
+        .unwrap()
+        .split(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let text = with_machine(&bad, Some(1), "cpu = 0", 0);
+    let e = scenario::parse(&text, &[]).unwrap_err();
+    // `numactl = '''` is line 6 of the scenario; the text starts on line 7.
+    assert_eq!(e.line, Some(6 + inner), "{e}");
+    assert!(e.to_string().contains(&format!("numactl text line {inner}")), "{e}");
+    let line = text.lines().nth(5 + inner).unwrap();
+    assert_eq!(line, bad.lines().nth(inner - 1).unwrap(), "the line named is the bad one");
+    // Both ways at once.
+    let both = with_machine(&fixture("edge-sparse-ids.txt"), Some(1), "cpu = 0", 0)
+        .replace("[[process]]", "[[machine.node]]\ncpus = [0]\nmem_pages = 4\n[[process]]");
+    let e = scenario::parse(&both, &[]).unwrap_err().to_string();
+    assert!(e.contains("not both"), "{e}");
+}
