@@ -882,7 +882,7 @@ describe('mmviz lab', () => {
     const lab = await newLab();
     await lab.openScenario(SCENARIO);
     const openDialog = async () => {
-      await lab.page.getByRole('button', { name: 'Machine from numactl…' }).click();
+      await lab.page.getByRole('button', { name: 'Machine…' }).click();
       const dialog = lab.page.getByRole('dialog', { name: 'Machine from numactl --hardware' });
       await dialog.waitFor();
       return dialog;
@@ -927,21 +927,37 @@ describe('mmviz lab', () => {
     dialog = await openDialog();
     assert.equal(await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).inputValue(), NUMACTL_BROKEN);
     await dialog.getByTestId('numactl-error').waitFor();
+    // A machine without the CPUs the scenario's threads run on: the engine's message (line and field), the text kept.
+    const TWO_CPUS = 'node 0 cpus: 0 1\nnode 0 size: 1000 MB\n';
+    await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).fill(TWO_CPUS);
+    await dialog.getByTestId('numactl-summary').filter({ hasText: '1 node, 2 CPUs' }).waitFor();
+    await dialog.getByRole('button', { name: 'Use this machine' }).click();
+    const lacking = dialog.getByTestId('machine-use-error');
+    await lacking.waitFor();
+    assert.match((await lacking.textContent()) ?? '', /line \d+, field `process\[0\]\.thread\[0\]\.cpu`: CPU 2 does not exist \(the machine has CPUs 0-1\)/);
+    assert.equal(await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).inputValue(), TWO_CPUS);
+    // The line is the rewritten scenario's: shown on demand, marked.
+    await lacking.getByText('The scenario text the line number refers to').click();
+    const marked = await lacking.locator('[class*="_scenarioMark_"]').textContent();
+    assert.match(marked ?? '', /^\s*\d+ {2}cpu = 2/);
+    await lab.screenshot('32f-numactl-use-refused');
     await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).fill(NUMACTL_REAL);
     await dialog.getByRole('table', { name: 'Nodes' }).waitFor();
+    await dialog.getByTestId('numactl-summary').filter({ hasText: '72 CPUs' }).waitFor();
     // "Use this machine": the scenario on the pasted machine, or the engine's message with the text kept.
     await dialog.getByRole('button', { name: 'Use this machine' }).click();
-    const refused = dialog.getByTestId('machine-use-error');
-    await Promise.race([refused.waitFor({ timeout: 60_000 }), dialog.waitFor({ state: 'hidden', timeout: 60_000 })]);
-    if (await refused.isVisible()) {
-      await lab.screenshot('32f-numactl-use-refused');
-      assert.match((await refused.textContent()) ?? '', /numactl|machine/);
-      assert.equal(await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).inputValue(), NUMACTL_REAL);
-    } else {
-      await lab.page.waitForFunction(() => /[#&]s=/.test(location.hash));
-      await lab.screenshot('32f-numactl-use');
-      assert.equal(await lab.page.getByRole('combobox', { name: 'Scenario' }).inputValue(), '__custom');
-    }
+    await dialog.waitFor({ state: 'hidden', timeout: 60_000 });
+    await lab.page.waitForFunction(() => /[#&]s=/.test(location.hash) && !document.querySelector('[role="progressbar"]'));
+    assert.equal(await lab.page.getByRole('combobox', { name: 'Scenario' }).inputValue(), '__custom');
+    // The machine drawn is the pasted one: two nodes of 36 CPUs, as ranges.
+    await lab.page.getByText('CPUs 0-17,36-53').waitFor();
+    await lab.page.getByText('CPUs 18-35,54-71').waitFor();
+    await lab.screenshot('32g-numactl-use');
+    // The link reopens it.
+    const link = await lab.copyLink();
+    await lab.openLink(link);
+    await lab.page.getByText('CPUs 0-17,36-53').waitFor();
+    assert.deepEqual(await lab.alerts(), []);
     await lab.page.close();
   });
 

@@ -32,9 +32,9 @@ export function cpuRanges(cpus: readonly number[]): string {
   return parts.join(',');
 }
 
-/** A node's simulated pages at `scale` real 4 KiB pages per simulated page. */
+/** A node's simulated pages at `scale` real 4 KiB pages per simulated page, as the engine counts them (a node with memory keeps at least one). */
 export function nodePages(sizeMb: number, scale: number): number {
-  return Math.floor((sizeMb * PAGES_PER_MB) / scale);
+  return sizeMb > 0 ? Math.max(1, Math.floor((sizeMb * PAGES_PER_MB) / scale)) : 0;
 }
 
 /** The machine's simulated pages at `scale`. */
@@ -210,7 +210,8 @@ export function scenarioOnMachine(scenarioText: string, numactlText: string, mem
     const title = !titled && section === null && !inside[i] ? /^(\s*title\s*=\s*")(.*)("\s*)$/.exec(line) : null;
     if (title) {
       titled = true;
-      out.push(`${title[1]}${title[2]} (on a pasted machine)${title[3]}`);
+      const marked = title[2]?.endsWith(' (on a pasted machine)') ? title[2] : `${title[2]} (on a pasted machine)`;
+      out.push(`${title[1]}${marked}${title[3]}`);
       return;
     }
     out.push(line);

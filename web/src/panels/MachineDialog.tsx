@@ -164,7 +164,7 @@ function MachineForm({ onClose }: { onClose: () => void }) {
   const ids = { text: useId(), status: useId(), scale: useId() };
   const area = useRef<HTMLDivElement>(null);
   const [scaleText, setScaleText] = useState<string | null>(null);
-  const [useError, setUseError] = useState<string | null>(null);
+  const [useError, setUseError] = useState<{ message: string; scenarioText: string } | null>(null);
   const [busy, setBusy] = useState(false);
 
   const chosen = parsed.kind === 'ok' ? chooseMemScale(parsed.hw) : 1;
@@ -184,14 +184,14 @@ function MachineForm({ onClose }: { onClose: () => void }) {
       // Read it first: the engine's message (line and field) is shown here, with the text kept.
       await s.engine.describe(scenarioText, s.paramOverrides);
     } catch (err) {
-      setUseError(errorMessage(err));
+      setUseError({ message: errorMessage(err), scenarioText });
       setBusy(false);
       return;
     }
     const opened = await s.open({ scenario: { kind: 'custom', text: scenarioText }, toggles: s.toggleOverrides, params: s.paramOverrides, step: 0 });
     setBusy(false);
     if (opened) onClose();
-    else setUseError('The scenario could not be run on this machine: see the message at the top of the page.');
+    else setUseError({ message: 'see the message at the top of the page.', scenarioText });
   };
 
   return (
@@ -212,7 +212,16 @@ function MachineForm({ onClose }: { onClose: () => void }) {
         <code>numactl --hardware</code> output
       </label>
       <div ref={area}>
-        <NumberedTextarea id={ids.text} text={text} onChange={setText} mark={mark} describedBy={ids.status} />
+        <NumberedTextarea
+          id={ids.text}
+          text={text}
+          onChange={(t) => {
+            setText(t);
+            setUseError(null);
+          }}
+          mark={mark}
+          describedBy={ids.status}
+        />
       </div>
       <div id={ids.status} className={styles.status}>
         {parsed.kind === 'empty' && <p className={styles.note}>Nothing pasted yet.</p>}
@@ -265,9 +274,23 @@ function MachineForm({ onClose }: { onClose: () => void }) {
       {useError && (
         <div className={styles.error} role="alert" data-testid="machine-use-error">
           <p className={styles.errorText}>
-            <strong>The scenario cannot run on this machine:</strong> {useError}
+            <strong>The scenario cannot run on this machine:</strong> {useError.message}
           </p>
-          <p className={styles.note}>Your pasted text is kept; edit the scenario (its threads name CPUs and nodes) or paste another machine.</p>
+          <p className={styles.note}>
+            {/unknown field `(numactl|mem_scale)`/.test(useError.message)
+              ? 'This build of the engine cannot run a scenario on pasted numactl text yet ([machine] numactl = ...): rebuild it from a newer mmviz. Your pasted text is kept.'
+              : 'Your pasted text is kept: edit the scenario (its threads name CPUs and nodes) or paste another machine.'}
+          </p>
+          <details className={styles.scenario}>
+            <summary>The scenario text the line number refers to</summary>
+            <pre className={styles.scenarioText}>
+              {useError.scenarioText.split('\n').map((l, i) => (
+                <span key={i} className={errorLine(useError.message) === i + 1 ? styles.scenarioMark : undefined}>
+                  {`${String(i + 1).padStart(4)}  ${l}\n`}
+                </span>
+              ))}
+            </pre>
+          </details>
         </div>
       )}
     </>
@@ -292,8 +315,15 @@ export function MachineDialogButton() {
   }, [open]);
   return (
     <>
-      <button type="button" className={styles.button} onClick={() => setOpen(true)} disabled={!hasScenario} aria-haspopup="dialog">
-        Machine from numactl…
+      <button
+        type="button"
+        className={styles.button}
+        onClick={() => setOpen(true)}
+        disabled={!hasScenario}
+        aria-haspopup="dialog"
+        title="Run this scenario on a real machine: paste its numactl --hardware output"
+      >
+        Machine…
       </button>
       <dialog ref={dialog} className={styles.dialog} aria-label="Machine from numactl --hardware" onClose={() => setOpen(false)}>
         {open && <MachineForm onClose={() => setOpen(false)} />}

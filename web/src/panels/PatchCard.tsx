@@ -18,7 +18,7 @@ export function HistoryTimeline({ patch, value }: { patch: PatchInfo; value: Tog
     <ol className={styles.timeline} aria-label={`History: ${formatHistory(patch)}`}>
       {steps.map((s, i) => {
         const next = steps[i + 1];
-        const when = s.from === '' ? (next ? `before ${next.from}` : 'every kernel') : `${s.from}${next ? '' : ' on'}`;
+        const when = s.from === '' ? (next ? `before ${next.from}` : 'every kernel') : `from ${s.from}`;
         return (
           <li key={`${s.from}:${s.value}`} className={s.value === now ? styles.stepCurrent : styles.step}>
             <span className={styles.when}>{when}</span> <span className={styles.value}>{s.value}</span>
