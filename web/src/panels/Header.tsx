@@ -12,6 +12,7 @@ function ScenarioPicker() {
   const scenarios = useAppStore((s) => s.scenarios);
   const scenario = useAppStore((s) => s.scenario);
   const openBuiltin = useAppStore((s) => s.openBuiltin);
+  const customTitle = useAppStore((s) => (s.scenario?.kind === 'custom' ? s.summary?.title : undefined));
   const value = scenario?.kind === 'builtin' ? scenario.id : scenario ? '__custom' : '';
   return (
     <label className={styles.field}>
@@ -20,7 +21,7 @@ function ScenarioPicker() {
         {value === '' && <option value="">—</option>}
         {scenario?.kind === 'custom' && (
           <option value="__custom" disabled>
-            Custom scenario (from the link)
+            {customTitle ? `Custom: ${customTitle}` : 'Custom scenario (from the link)'}
           </option>
         )}
         {scenarios.map((s) => (
