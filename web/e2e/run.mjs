@@ -889,6 +889,10 @@ describe('mmviz lab', () => {
     };
     let dialog = await openDialog();
     const box = dialog.getByRole('textbox', { name: 'numactl --hardware output' });
+    // The box has the focus, and keys typed there do not step the run behind the dialog.
+    assert.equal(await box.evaluate((b) => b === document.activeElement), true);
+    await lab.page.keyboard.press('End');
+    assert.equal((await lab.readStep()).step, 0);
     await box.fill(NUMACTL_REAL);
     await dialog.getByRole('table', { name: 'Nodes' }).waitFor();
     assert.equal(await dialog.getByTestId('numactl-summary').textContent(), '2 nodes, 72 CPUs, 189,300 MB (184.9 GiB)');

@@ -308,6 +308,8 @@ export function MachineDialogButton() {
     if (open && !d.open) {
       if (typeof d.showModal === 'function') d.showModal();
       else d.setAttribute('open', '');
+      // Straight to the box: pasting is what the dialog is for.
+      d.querySelector('textarea')?.focus();
     } else if (!open && d.open) {
       if (typeof d.close === 'function') d.close();
       else d.removeAttribute('open');
