@@ -18,6 +18,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const distDir = join(here, '..', 'dist');
 const SCENARIO = process.env.MMVIZ_E2E_SCENARIO ?? 'numa-hint-fault-101';
 const DELAY_MAP_TITLE = 'NUMA balancing: reduce TLB flush via delaying mapping on hint page fault';
+const FLUSH_MULTI_TITLE = 'x86/mm/tlb: Flush remote and local TLBs concurrently';
+// Real `numactl --hardware` output (AWS c5n.18xlarge; source in e2e/fixtures/README.md) and a broken one.
+const NUMACTL_REAL = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'numactl-aws-c5n-18xlarge-2s-intel-72cpu.txt'), 'utf8');
+const NUMACTL_BROKEN = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'numactl-bad-ragged-row.txt'), 'utf8');
 // The long run: the scale scenario at its default size (about 1.5 M steps, a
 // few seconds to prepare).
 const LONG_SCENARIO = 'numa-delay-map-scale';
@@ -817,6 +821,146 @@ describe('mmviz lab', () => {
     await linkedRow.waitFor({ timeout: 5_000 });
     assert.equal(await linkedRow.getByRole('button', { name: new RegExp(`^pfn ${p} on node`) }).count(), 1, 'the row of that pfn');
     await lab.screenshot('31d-frame-canvas-hover-links-pte-row', { fullPage: true });
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  it('the kernel picker sets every toggle of a version in one rebuild, and a link keeps it', async () => {
+    const lab = await newLab();
+    await lab.openScenario(SCENARIO);
+    const kernel = lab.page.getByRole('combobox', { name: 'Kernel' });
+    // The scenario's toggles are those of v5.13 (numa_delay_map and tlb_flush_multi on).
+    assert.equal(await kernel.inputValue(), 'v5.13');
+    const labels = await kernel.locator('option').allTextContents();
+    assert.equal(labels[0], 'custom');
+    const v512 = labels.find((l) => /\bv5\.12\b/.test(l));
+    assert.ok(v512, `an option covers v5.12: ${labels.join(' | ')}`);
+    await kernel.selectOption({ label: v512 });
+    await lab.page.waitForFunction(() => /[#&]t\.numa_delay_map=false(&|$)/.test(location.hash) && /[#&]t\.tlb_flush_multi=false(&|$)/.test(location.hash));
+    assert.equal(await lab.toggleSwitch(DELAY_MAP_TITLE).isChecked(), false);
+    assert.equal(await lab.toggleSwitch(FLUSH_MULTI_TITLE).isChecked(), false);
+    assert.notEqual(await kernel.inputValue(), 'v5.13');
+    assert.equal(await kernel.locator('option:checked').textContent(), v512);
+    // One rebuild for both toggles: the counters' comparison names them together.
+    const rebuilt = await lab.page.getByText(/^Rebuilt with/).textContent();
+    assert.match(rebuilt ?? '', /numa_delay_map=false, tlb_flush_multi=false/);
+    await lab.screenshot('32a-kernel-v5.12');
+    const counters = await lab.readCounters();
+    await lab.page.reload();
+    await lab.readout().waitFor();
+    await lab.waitForStep(0);
+    assert.equal(await lab.toggleSwitch(DELAY_MAP_TITLE).isChecked(), false);
+    assert.equal(await lab.toggleSwitch(FLUSH_MULTI_TITLE).isChecked(), false);
+    assert.equal(await lab.page.getByRole('combobox', { name: 'Kernel' }).locator('option:checked').textContent(), v512);
+    assert.deepEqual(await lab.readCounters(), counters);
+    // One toggle away from every kernel: "custom".
+    await lab.toggle(DELAY_MAP_TITLE, true);
+    assert.equal(await lab.page.getByRole('combobox', { name: 'Kernel' }).inputValue(), '__custom');
+    await lab.screenshot('32b-kernel-custom', { clip: { x: 0, y: 0, width: 1440, height: 220 } });
+    // The keyboard reaches it and picks a kernel too.
+    await lab.page.getByRole('combobox', { name: 'Kernel' }).focus();
+    await lab.page.keyboard.press('End');
+    await lab.page.waitForFunction(() => !/[#&]t\.(numa_delay_map|tlb_flush_multi)=/.test(location.hash));
+    assert.equal(await lab.toggleSwitch(FLUSH_MULTI_TITLE).isChecked(), true);
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  it('a patch card shows the toggle\u2019s history', async () => {
+    const lab = await newLab();
+    await lab.openScenario(SCENARIO);
+    await lab.page.getByRole('button', { name: `About the patch: ${DELAY_MAP_TITLE}` }).click();
+    const card = lab.page.getByRole('complementary', { name: `Patch: ${DELAY_MAP_TITLE}` });
+    const timeline = card.getByRole('list', { name: /^History: / });
+    assert.equal(await timeline.getAttribute('aria-label'), 'History: off before v5.13, on from v5.13');
+    await lab.screenshot('32c-patch-card-history');
+    await lab.page.keyboard.press('Escape');
+    await lab.page.close();
+  });
+
+  it('pasting numactl --hardware output previews the machine, and a broken paste names its line and keeps the text', async () => {
+    const lab = await newLab();
+    await lab.openScenario(SCENARIO);
+    const openDialog = async () => {
+      await lab.page.getByRole('button', { name: 'Machine…' }).click();
+      const dialog = lab.page.getByRole('dialog', { name: 'Machine from numactl --hardware' });
+      await dialog.waitFor();
+      return dialog;
+    };
+    let dialog = await openDialog();
+    const box = dialog.getByRole('textbox', { name: 'numactl --hardware output' });
+    // The box has the focus, and keys typed there do not step the run behind the dialog.
+    assert.equal(await box.evaluate((b) => b === document.activeElement), true);
+    await lab.page.keyboard.press('End');
+    assert.equal((await lab.readStep()).step, 0);
+    await box.fill(NUMACTL_REAL);
+    await dialog.getByRole('table', { name: 'Nodes' }).waitFor();
+    assert.equal(await dialog.getByTestId('numactl-summary').textContent(), '2 nodes, 72 CPUs, 189,300 MB (184.9 GiB)');
+    const rows = await dialog.getByRole('table', { name: 'Nodes' }).locator('tbody tr').allTextContents();
+    assert.match(rows[0] ?? '', /^00-17,36-53 \(36\)94,590 MB/);
+    assert.match(rows[1] ?? '', /^118-35,54-71 \(36\)94,710 MB/);
+    const distances = await dialog.getByRole('table', { name: 'Node distances' }).locator('tbody td').allTextContents();
+    assert.deepEqual(distances, ['10', '21', '21', '10']);
+    // 189,300 MB is 48.5 M real pages: 1,024 of them per simulated page keeps it under 65,536 (each node rounded down).
+    assert.equal(await dialog.getByRole('spinbutton', { name: 'Memory scale' }).inputValue(), '1024');
+    assert.match((await dialog.getByTestId('numactl-scale').textContent()) ?? '', /47,324 simulated pages/);
+    await lab.screenshot('32d-numactl-preview');
+    // Closed and opened again: the text is still there.
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    dialog = await openDialog();
+    assert.equal(await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).inputValue(), NUMACTL_REAL);
+    await dialog.getByRole('table', { name: 'Nodes' }).waitFor();
+
+    // A broken paste: the engine's error with its line, the line marked, the text kept.
+    await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).fill(NUMACTL_BROKEN);
+    const error = dialog.getByTestId('numactl-error');
+    await error.waitFor();
+    assert.match((await error.textContent()) ?? '', /^Line 8: distance row for node 1 has 1 values, the header names 2 nodes/);
+    assert.match((await error.getByRole('button').textContent()) ?? '', /^8\s*1:\s+20$/);
+    assert.equal(await dialog.locator('[class*="_gutterMark_"]').textContent(), '8');
+    await error.getByRole('button').click();
+    const selected = await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).evaluate((t) => t.value.slice(t.selectionStart, t.selectionEnd));
+    assert.equal(selected, '  1:  20');
+    await lab.screenshot('32e-numactl-error');
+    await lab.page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    // A reload keeps it too (sessionStorage).
+    await lab.page.reload();
+    await lab.readout().waitFor();
+    dialog = await openDialog();
+    assert.equal(await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).inputValue(), NUMACTL_BROKEN);
+    await dialog.getByTestId('numactl-error').waitFor();
+    // A machine without the CPUs the scenario's threads run on: the engine's message (line and field), the text kept.
+    const TWO_CPUS = 'node 0 cpus: 0 1\nnode 0 size: 1000 MB\n';
+    await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).fill(TWO_CPUS);
+    await dialog.getByTestId('numactl-summary').filter({ hasText: '1 node, 2 CPUs' }).waitFor();
+    await dialog.getByRole('button', { name: 'Use this machine' }).click();
+    const lacking = dialog.getByTestId('machine-use-error');
+    await lacking.waitFor();
+    assert.match((await lacking.textContent()) ?? '', /line \d+, field `process\[0\]\.thread\[0\]\.cpu`: CPU 2 does not exist \(the machine has CPUs 0-1\)/);
+    assert.equal(await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).inputValue(), TWO_CPUS);
+    // The line is the rewritten scenario's: shown on demand, marked.
+    await lacking.getByText('The scenario text the line number refers to').click();
+    const marked = await lacking.locator('[class*="_scenarioMark_"]').textContent();
+    assert.match(marked ?? '', /^\s*\d+ {2}cpu = 2/);
+    await lab.screenshot('32f-numactl-use-refused');
+    await dialog.getByRole('textbox', { name: 'numactl --hardware output' }).fill(NUMACTL_REAL);
+    await dialog.getByRole('table', { name: 'Nodes' }).waitFor();
+    await dialog.getByTestId('numactl-summary').filter({ hasText: '72 CPUs' }).waitFor();
+    // "Use this machine": the scenario on the pasted machine, or the engine's message with the text kept.
+    await dialog.getByRole('button', { name: 'Use this machine' }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: 60_000 });
+    await lab.page.waitForFunction(() => /[#&]s=/.test(location.hash) && !document.querySelector('[role="progressbar"]'));
+    assert.equal(await lab.page.getByRole('combobox', { name: 'Scenario' }).inputValue(), '__custom');
+    // The machine drawn is the pasted one: two nodes of 36 CPUs, as ranges.
+    await lab.page.getByText('CPUs 0-17,36-53').waitFor();
+    await lab.page.getByText('CPUs 18-35,54-71').waitFor();
+    await lab.screenshot('32g-numactl-use');
+    // The link reopens it.
+    const link = await lab.copyLink();
+    await lab.openLink(link);
+    await lab.page.getByText('CPUs 0-17,36-53').waitFor();
     assert.deepEqual(await lab.alerts(), []);
     await lab.page.close();
   });

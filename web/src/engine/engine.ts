@@ -5,7 +5,8 @@
 import type { FrameWindowRequest } from './bulk';
 import type { BuiltinView } from './generated/BuiltinView';
 import type { Progress } from './protocol';
-import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { KernelInfo } from '../base/kernels';
+import type { CounterSeries, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** A scenario that ships with the engine: id, title and TOML text. */
 export type BuiltinScenario = BuiltinView;
@@ -51,6 +52,12 @@ export interface SimEngine {
   builtinScenarios(): BuiltinScenario[];
   /** The mechanisms, in the engine's order: each one's toggles, counters, event kinds, ops and views (read when the engine started). */
   mechanisms(): MechanismInfo[];
+  /** The mainline versions at which some toggle changes, oldest first (the engine's `kernelVersions()`). */
+  kernelVersions(): string[];
+  /** The kernels the lab's picker offers, oldest first: the release before the first of `kernelVersions()` (all older kernels), then each of them, with the toggles each determines. */
+  kernels(): KernelInfo[];
+  /** Reads pasted `numactl --hardware` text; rejects with Error("line N: ...") when it cannot. */
+  parseNumactl(text: string): Promise<NumaHardware>;
   /** A scenario's summary without preparing its run: its toggle values and params are right, its totalSteps and chapters are not. */
   describe(scenarioText: string, params: Record<string, number>): Promise<ScenarioSummary>;
   /** Prepares a simulation (reporting progress); rejects with Error(message) on a bad scenario, unknown toggle or bad param. */

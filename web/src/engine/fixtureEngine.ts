@@ -8,7 +8,8 @@
 // new ArrayBuffer per call (so it can be transferred like the engine's).
 import { BULK_ARRAYS, BULK_LAYOUT, packBulk, type FrameBulk, type FrameWindowRequest } from './bulk';
 import { cancelledBy, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
-import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { KernelInfo } from '../base/kernels';
+import type { CounterSeries, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 // The files as scripts/record-fixtures.mjs stores them (without repeats; see there).
 type ScenarioRef = { builtin: string } | { text: string };
@@ -292,6 +293,13 @@ export interface FixtureEngineOptions {
   progressReports?: number;
   /** How long each call on a simulation takes. */
   seekDelayMs?: number;
+  /** The mechanisms to report instead of the recorded ones (e.g. with presets). */
+  mechanisms?: MechanismInfo[];
+  /** The kernel versions and kernels to report (none by default: the recordings have none). */
+  kernelVersions?: string[];
+  kernels?: KernelInfo[];
+  /** Reads numactl text (by default the fixture engine cannot and rejects). */
+  parseNumactl?: (text: string) => NumaHardware;
 }
 
 /** What the fixture engine was asked to do, for tests. */
@@ -353,7 +361,14 @@ export function createFixtureEngine(options: FixtureEngineOptions = {}): Fixture
     log,
     patches: () => STORED.patches,
     builtinScenarios: () => STORED.builtins,
-    mechanisms: () => STORED.mechanisms,
+    mechanisms: () => options.mechanisms ?? STORED.mechanisms,
+    kernelVersions: () => options.kernelVersions ?? [],
+    kernels: () => options.kernels ?? [],
+    parseNumactl: async (text) => {
+      await Promise.resolve();
+      if (!options.parseNumactl) throw new Error('the fixture engine cannot read numactl output: use the wasm engine');
+      return options.parseNumactl(text);
+    },
     describe: async (text, params) => {
       await Promise.resolve();
       throwRecordedError(text, {}, params, true);

@@ -20,6 +20,7 @@ const boolPatch: PatchInfo = {
   default: false,
   valueLabels: ['off', 'on'],
   listings: [{ before: listing('do_numa_page', 'old'), after: listing('do_numa_page', 'new') }],
+  history: [],
 };
 const enumPatch: PatchInfo = {
   ...boolPatch,

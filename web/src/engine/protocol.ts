@@ -14,12 +14,15 @@
 // their buffers in postMessage's transfer list.
 import type { FrameWindowRequest } from './bulk';
 import type { BuiltinScenario } from './engine';
-import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { KernelInfo } from '../base/kernels';
+import type { CounterSeries, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** Every method the worker answers: its argument tuple and its result. */
 export interface EngineMethods {
   /** Loads and initialises the wasm module; returns the registry and the mechanisms. The first call on every worker. */
-  init: { args: []; result: { patches: PatchInfo[]; scenarios: BuiltinScenario[]; mechanisms: MechanismInfo[] } };
+  init: { args: []; result: { patches: PatchInfo[]; scenarios: BuiltinScenario[]; mechanisms: MechanismInfo[]; kernelVersions: string[]; kernels: KernelInfo[] } };
+  /** Reads pasted `numactl --hardware` text (the engine's message names the line when it cannot). */
+  parseNumactl: { args: [text: string]; result: NumaHardware };
   /** Prepares a run; posts progress while it runs. Returns a handle for the other methods. */
   create: {
     args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>];
@@ -50,7 +53,7 @@ export interface EngineMethods {
 export type EngineMethod = keyof EngineMethods;
 
 /** The method names, for validating incoming calls. */
-export const ENGINE_METHODS: readonly EngineMethod[] = ['init', 'create', 'describe', 'step', 'seek', 'frameAt', 'frame', 'currentStep', 'events', 'counters', 'series', 'causeChain', 'free'];
+export const ENGINE_METHODS: readonly EngineMethod[] = ['init', 'parseNumactl', 'create', 'describe', 'step', 'seek', 'frameAt', 'frame', 'currentStep', 'events', 'counters', 'series', 'causeChain', 'free'];
 
 /** A call from the UI: one of the methods with its own argument tuple. */
 export type CallMessage = { [M in EngineMethod]: { type: 'call'; id: number; method: M; args: EngineMethods[M]['args'] } }[EngineMethod];

@@ -39,6 +39,12 @@ export interface RawWasmModule {
   builtinScenarios(): unknown;
   /** The mechanisms' metadata (`MechanismView[]`). */
   mechanisms(): unknown;
+  /** The mainline versions at which some toggle changes, oldest first (absent from older packages). */
+  kernelVersions?(): unknown;
+  /** `{id: value}` for every toggle `version` determines; throws a message for a bad version. */
+  kernelToggles?(version: string): unknown;
+  /** `numactl --hardware` text → `{nodes, distances}`; throws "line N: ..." (absent from older packages). */
+  parseNumactl?(text: string): unknown;
 }
 
 // scripts/build-wasm.sh runs wasm-bindgen with `--out-name mmviz`.

@@ -1,11 +1,11 @@
 // Mechanism metadata for unit tests that must not depend on the recorded engine's: small,
 // hand-written, in the shape of `SimEngine.mechanisms()`.
-import type { EventCategory, MechanismInfo } from './types';
+import type { EventCategory, MechanismInfo, PresetInfo } from './types';
 
 /** A mechanism with the given counters ([name, kernel?]), event kinds ([name, category]), toggles and plotted counters. */
 export function testMechanism(
   id: string,
-  parts: { counters?: readonly (string | [string, boolean])[]; events?: readonly [string, EventCategory][]; toggles?: readonly string[]; plots?: readonly string[] } = {},
+  parts: { counters?: readonly (string | [string, boolean])[]; events?: readonly [string, EventCategory][]; toggles?: readonly string[]; plots?: readonly string[]; presets?: readonly PresetInfo[] } = {},
 ): MechanismInfo {
   return {
     id,
@@ -17,5 +17,7 @@ export function testMechanism(
     costs: [],
     knobs: [],
     views: parts.plots !== undefined ? [{ id, title: `${id} view`, plots: [...parts.plots] }] : [],
+    presets: [...(parts.presets ?? [])],
+    metrics: [],
   };
 }

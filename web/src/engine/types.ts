@@ -91,3 +91,25 @@ export type FrameHeaderView = FrameHeader;
 
 /** Everything the panels draw for one step: the engine's header plus `bulk`, PTEs, frames and every CPU's TLB as typed arrays on one buffer (see bulk.ts; `pteWindow` / `frameWindow` say which part of the whole they hold). */
 export type Frame = FrameHeader & { bulk: FrameBulk };
+
+/** A mechanism's named preset (`--preset NAME`): the toggles it sets, kernel's first. */
+export type { PresetView as PresetInfo } from './generated/PresetView';
+
+/** One node of pasted `numactl --hardware` text, as the engine's `parseNumactl` reads it (serde, snake_case). */
+export interface NumaHardwareNode {
+  id: number;
+  /** CPU numbers, ascending; empty for a CPU-less node. */
+  cpus: number[];
+  /** `node N size:` in MB (0 for a memory-less node). */
+  size_mb: number;
+  /** `node N free:` in MB, or null when the line is missing. */
+  free_mb: number | null;
+}
+
+/** What `numactl --hardware` text says about a machine (`mmviz topology --numactl FILE --json`). */
+export interface NumaHardware {
+  /** Nodes in id order. */
+  nodes: NumaHardwareNode[];
+  /** `distances[i][j]`: from `nodes[i]` to `nodes[j]`; null without a distance table. */
+  distances: number[][] | null;
+}

@@ -13,7 +13,8 @@
 import { cancelledBy, errorMessage, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
 import { parseWorkerMessage, type CallMessage, type EngineMethod, type EngineMethods, type Progress } from './protocol';
 import type { FrameWindowRequest } from './bulk';
-import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { KernelInfo } from '../base/kernels';
+import type { CounterSeries, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** The part of a Worker the client needs; a fake in unit tests. */
 export interface WorkerPort {
@@ -172,6 +173,20 @@ class WorkerEngine implements SimEngine {
 
   mechanisms(): MechanismInfo[] {
     return this.registry.mechanisms;
+  }
+
+  kernelVersions(): string[] {
+    return this.registry.kernelVersions ?? [];
+  }
+
+  kernels(): KernelInfo[] {
+    return this.registry.kernels ?? [];
+  }
+
+  /** Asks the spare worker: parsing takes well under a millisecond. */
+  async parseNumactl(text: string): Promise<NumaHardware> {
+    const client = await this.spare;
+    return client.call('parseNumactl', [text]);
   }
 
   async create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options: CreateOptions = {}): Promise<SimHandle> {

@@ -6,7 +6,8 @@ import { errorMessage, type BuiltinScenario } from './engine';
 import { normalizeEvent, normalizeFrame, normalizeSeries, normalizeSummary, plainRecord, toPlain } from './normalize';
 import { parseCallMessage, type CallMessage, type EngineMethods, type WorkerMessage } from './protocol';
 import type { RawSimulation, RawWasmModule } from './raw';
-import type { Frame, MechanismInfo, PatchInfo, ScenarioSummary, ToggleValue } from './types';
+import type { Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, ToggleValue } from './types';
+import { versionsToAsk, type KernelInfo } from '../base/kernels';
 
 /** Reports how far a long call is: steps prepared so far, and the run's steps once known. */
 export type ProgressReporter = (done: number, total: number | null) => void;
@@ -61,6 +62,22 @@ export async function buildSimulation(
   }
 }
 
+/** The engine's kernel versions and the toggles of each (and of the release before the first); none from a package without them. */
+export function kernelsOf(mod: RawWasmModule): { kernelVersions: string[]; kernels: KernelInfo[] } {
+  if (!mod.kernelVersions || !mod.kernelToggles) return { kernelVersions: [], kernels: [] };
+  const listed = toPlain(mod.kernelVersions());
+  const kernelVersions = Array.isArray(listed) ? listed.filter((v): v is string => typeof v === 'string') : [];
+  const kernels: KernelInfo[] = [];
+  for (const version of versionsToAsk(kernelVersions)) {
+    try {
+      kernels.push({ version, toggles: plainRecord<ToggleValue>(toPlain(mod.kernelToggles(version))) });
+    } catch {
+      // A release the engine does not know (only the one before its first can be): not offered.
+    }
+  }
+  return { kernelVersions, kernels };
+}
+
 /** Posts a message; `transfer` lists buffers to move (not copy) to the other side. */
 export type PostMessage = (message: WorkerMessage, transfer?: ArrayBuffer[]) => void;
 
@@ -92,8 +109,14 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostM
           patches: toPlain(mod.patches()) as PatchInfo[],
           scenarios: toPlain(mod.builtinScenarios()) as BuiltinScenario[],
           mechanisms: toPlain(mod.mechanisms()) as MechanismInfo[],
+          ...kernelsOf(mod),
         };
         return result;
+      }
+      case 'parseNumactl': {
+        const parse = engine().parseNumactl;
+        if (!parse) throw new Error('this build of the engine cannot read numactl output: rebuild it with `npm run build:wasm`');
+        return toPlain(parse(call.args[0])) as NumaHardware;
       }
       case 'create': {
         const [text, toggles, params] = call.args;

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { writeUrlNow } from '../share/useUrlSync';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
+import { MachineDialogButton } from './MachineDialog';
 import { ParamInput } from './ParamInput';
 import { ToggleBar } from './ToggleBar';
 
@@ -11,6 +12,7 @@ function ScenarioPicker() {
   const scenarios = useAppStore((s) => s.scenarios);
   const scenario = useAppStore((s) => s.scenario);
   const openBuiltin = useAppStore((s) => s.openBuiltin);
+  const customTitle = useAppStore((s) => (s.scenario?.kind === 'custom' ? s.summary?.title : undefined));
   const value = scenario?.kind === 'builtin' ? scenario.id : scenario ? '__custom' : '';
   return (
     <label className={styles.field}>
@@ -19,7 +21,7 @@ function ScenarioPicker() {
         {value === '' && <option value="">—</option>}
         {scenario?.kind === 'custom' && (
           <option value="__custom" disabled>
-            Custom scenario (from the link)
+            {customTitle ? `Custom: ${customTitle}` : 'Custom scenario (from the link)'}
           </option>
         )}
         {scenarios.map((s) => (
@@ -90,6 +92,7 @@ export function Header() {
         )}
         <ScenarioPicker />
         <ParamList />
+        <MachineDialogButton />
         <CopyLink />
       </div>
       {summary && <ToggleBar />}

@@ -4,6 +4,7 @@
 // box builds objects only for the few TLB lines it draws. Dense machines (more
 // than DENSE_THRESHOLD frames, or TLB slots over all CPUs) draw their frames and
 // TLBs on canvases under the SVG instead (./dense).
+import { cpuRanges } from '../base/numactl';
 import { memo, useCallback, useEffect, useMemo, useState, type ReactElement } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
 import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
@@ -345,7 +346,7 @@ export function MachineView() {
         {topology.nodes.map((n, i) => {
           const nl = layout.nodes[i];
           if (!nl) return null;
-          const cpuText = n.cpus.length > 0 ? `CPUs ${n.cpus.join(', ')}` : 'no CPUs';
+          const cpuText = n.cpus.length > 0 ? `CPUs ${n.cpus.length > 4 ? cpuRanges(n.cpus) : n.cpus.join(', ')}` : 'no CPUs';
           return (
             <g key={n.id}>
               <rect x={nl.box.xPx} y={nl.box.yPx} width={nl.box.widthPx} height={nl.box.heightPx} rx={10} className={styles.node} />

@@ -1,6 +1,7 @@
 // Patch toggles: one switch (bool) or select (enum) per patch, named by the
 // patch title, with a patch card openable beside it.
 import { useId, useMemo, useState } from 'react';
+import { kernelOptions, matchingKernel, matchingPreset, presetChoices, presetToggles } from '../base/kernels';
 import type { PatchInfo, SimEvent, ToggleValue } from '../engine/types';
 import { useAppStore } from '../store/context';
 import { PatchCard } from './PatchCard';
@@ -48,6 +49,79 @@ function ToggleControl({ patch, value, onChange }: { patch: PatchInfo; value: To
   );
 }
 
+/** The value of the "custom" option of the kernel and preset pickers. */
+const CUSTOM = '__custom';
+
+/** "Kernel": custom, or a mainline version whose toggles are applied in one rebuild; shows the latest version the toggles equal. */
+export function KernelPicker({ toggles }: { toggles: Record<string, ToggleValue> }) {
+  const id = useId();
+  const kernels = useAppStore((s) => s.kernels);
+  const versions = useAppStore((s) => s.kernelVersions);
+  const setToggles = useAppStore((s) => s.setToggles);
+  const options = useMemo(() => kernelOptions(kernels, versions), [kernels, versions]);
+  if (options.length === 0) return null;
+  const current = matchingKernel(kernels, toggles);
+  return (
+    <span className={styles.picker}>
+      <label htmlFor={id} className={styles.title}>
+        Kernel
+      </label>
+      <select
+        id={id}
+        className={styles.select}
+        value={current ?? CUSTOM}
+        title="Sets every toggle as this mainline kernel has it; “custom” when the toggles match no kernel"
+        onChange={(e) => {
+          const picked = options.find((o) => o.version === e.target.value);
+          const kernel = kernels.find((k) => k.version === e.target.value);
+          if (picked && kernel) void setToggles(kernel.toggles, `kernel ${picked.label}`);
+        }}
+      >
+        <option value={CUSTOM}>custom</option>
+        {options.map((o) => (
+          <option key={o.version} value={o.version}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+}
+
+/** "Preset": the mechanisms' named presets (shown only when some mechanism declares one), each applied in one rebuild. */
+export function PresetPicker({ toggles }: { toggles: Record<string, ToggleValue> }) {
+  const id = useId();
+  const mechanisms = useAppStore((s) => s.mechanisms);
+  const setToggles = useAppStore((s) => s.setToggles);
+  const choices = useMemo(() => presetChoices(mechanisms), [mechanisms]);
+  if (choices.length === 0) return null;
+  const current = matchingPreset(choices, toggles);
+  const ambiguous = new Set(choices.map((c) => c.preset.name)).size < choices.length;
+  return (
+    <span className={styles.picker}>
+      <label htmlFor={id} className={styles.title}>
+        Preset
+      </label>
+      <select
+        id={id}
+        className={styles.select}
+        value={current ?? CUSTOM}
+        onChange={(e) => {
+          const c = choices.find((x) => x.key === e.target.value);
+          if (c) void setToggles(presetToggles(c.preset), `preset ${c.preset.name}`);
+        }}
+      >
+        <option value={CUSTOM}>custom</option>
+        {choices.map((c) => (
+          <option key={c.key} value={c.key} title={c.preset.doc}>
+            {ambiguous ? `${c.mechanism}: ${c.preset.name}` : c.preset.name}
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+}
+
 /** All toggles of the registry, the ones relevant to this run first. */
 export function ToggleBar() {
   const patches = useAppStore((s) => s.patches);
@@ -77,6 +151,10 @@ export function ToggleBar() {
 
   return (
     <div className={styles.bar}>
+      <span className={styles.pickers}>
+        <KernelPicker toggles={toggles} />
+        <PresetPicker toggles={toggles} />
+      </span>
       <span className={styles.heading}>Patches</span>
       <ul className={styles.list}>{relevant.map(item)}</ul>
       {other.length > 0 && (

@@ -151,6 +151,9 @@ function windowedEngine(options: { auto: boolean; knownEvents: boolean }) {
     patches: () => [],
     builtinScenarios: () => [{ id: 'big', title: 'big', text: 'big' }],
     mechanisms: () => [],
+    kernelVersions: () => [],
+    kernels: () => [],
+    parseNumactl: async () => Promise.reject(new Error('no numactl here')),
     describe: async () => summary(),
     create: async () => sim,
   };

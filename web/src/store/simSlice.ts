@@ -495,6 +495,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     patches: [],
     scenarios: [],
     mechanisms: [],
+    kernelVersions: [],
+    kernels: [],
     sim: null,
     scenario: null,
     scenarioText: '',
@@ -515,7 +517,14 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
 
     attachEngine: (engine) => {
       try {
-        set({ engine, patches: engine.patches(), scenarios: engine.builtinScenarios(), mechanisms: engine.mechanisms() });
+        set({
+          engine,
+          patches: engine.patches(),
+          scenarios: engine.builtinScenarios(),
+          mechanisms: engine.mechanisms(),
+          kernelVersions: engine.kernelVersions(),
+          kernels: engine.kernels(),
+        });
       } catch (err) {
         set({ engine });
         get().report(`The simulation engine failed to start: ${errorMessage(err)}`);
@@ -588,6 +597,18 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       const reason = `${patch?.id ?? id} ${before === undefined ? '' : toggleValueLabel(patch, before)} → ${toggleValueLabel(patch, value)}`;
       const label = `${scenarioName(s.scenario)} with ${patch?.id ?? id} ${toggleValueLabel(patch, value)}`;
       await rebuild(label, reason, { ...s.toggleOverrides, [id]: value }, s.paramOverrides);
+    },
+
+    setToggles: async (toggles, label) => {
+      const s = get();
+      if (!s.scenario || !s.summary) return;
+      const { toggles: checked, problems } = checkToggles(s.patches, toggles);
+      for (const problem of problems) s.report(`In ${label}, ${problem}.`, 'warning');
+      const changed = Object.entries(checked).filter(([id, v]) => s.summary?.toggles[id] !== v);
+      // Nothing to change: no rebuild (the picker already shows it).
+      if (changed.length === 0) return;
+      const reason = `${label} (${changed.map(([id, v]) => `${id}=${String(v)}`).join(', ')})`;
+      await rebuild(`${scenarioName(s.scenario)} with ${label}`, reason, { ...s.toggleOverrides, ...checked }, s.paramOverrides);
     },
 
     setParam: async (name, value) => {

@@ -3,6 +3,7 @@ import type { BuiltinScenario, SimEngine, SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
 import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
 import type { ScenarioRef, Selection, ShareState } from '../share/url';
+import type { KernelInfo } from '../base/kernels';
 import type { WindowRequest } from './bulkWindow';
 
 /** What to open: a scenario with toggle/param overrides at a step. */
@@ -45,6 +46,10 @@ export interface SimSlice {
   scenarios: BuiltinScenario[];
   /** The engine's mechanisms, in its order (read once when the engine is attached). */
   mechanisms: MechanismInfo[];
+  /** The engine's kernel versions (each changes some toggle), oldest first. */
+  kernelVersions: string[];
+  /** The kernels the picker offers with the toggles each determines, oldest first (`SimEngine.kernels()`). */
+  kernels: KernelInfo[];
   sim: SimHandle | null;
   scenario: ScenarioRef | null;
   scenarioText: string;
@@ -83,6 +88,8 @@ export interface SimSlice {
   /** Stops the running load, keeping the scenario shown (or opening the default when there is none). */
   cancelLoad: () => void;
   setToggle: (id: string, value: ToggleValue) => Promise<void>;
+  /** Sets several toggles in one rebuild (a kernel version, a preset); `label` names them for people ("kernel v5.12"). */
+  setToggles: (toggles: Record<string, ToggleValue>, label: string) => Promise<void>;
   /** Rebuilds with a param; false at once when the value is refused, else when the rebuild failed or was superseded. */
   setParam: (name: string, value: number) => Promise<boolean>;
   /** Asks for a step; resolves once the latest asked-for frame is shown. */
@@ -129,6 +136,9 @@ export interface UiSlice {
   dismissAll: () => void;
   select: (selection: Selection | null) => void;
   setHoverPfn: (pfn: number | null) => void;
+  /** The text in the "Machine from numactl --hardware" box (kept in sessionStorage, so nothing typed is lost on a reload). */
+  numactlText: string;
+  setNumactlText: (text: string) => void;
 }
 
 /** The whole store. */

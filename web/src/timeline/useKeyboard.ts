@@ -10,6 +10,8 @@ export function useKeyboard(): void {
     const onKey = (e: KeyboardEvent): void => {
       if (e.defaultPrevented) return;
       const target = e.target instanceof HTMLElement ? e.target : null;
+      // Keys in a modal dialog (the machine box) belong to it, not to the run behind it.
+      if (target?.closest('dialog[open]')) return;
       const command = commandForKey({
         key: e.key,
         altKey: e.altKey,

@@ -1,0 +1,335 @@
+// "Machine from numactl --hardware": a box to paste a real machine's `numactl --hardware`
+// output into, a live preview of what the engine reads from it (nodes, CPUs, sizes,
+// distances) or its error with the line marked, and "Use this machine", which opens the
+// current scenario as a custom one on that machine. The text lives in the store (and the
+// tab's sessionStorage): closing the dialog, an error or a reload loses nothing.
+import { useEffect, useId, useRef, useState } from 'react';
+import { chooseMemScale, cpuRanges, errorLine, errorWithoutLine, formatMb, MAX_MEM_SCALE, nodePages, scenarioOnMachine, simulatedPages } from '../base/numactl';
+import { errorMessage } from '../engine/engine';
+import type { NumaHardware } from '../engine/types';
+import { useAppStore, useAppStoreApi } from '../store/context';
+import styles from './MachineDialog.module.css';
+
+/** What the engine made of the text: nothing yet, the machine, or its message. */
+type Parsed = { kind: 'empty' } | { kind: 'ok'; hw: NumaHardware } | { kind: 'error'; message: string };
+
+/** How long typing must pause before the text is parsed again (ms). */
+const PARSE_DEBOUNCE_MS = 120;
+
+/** Parses the store's numactl text with the engine, the latest text only. */
+function useParsed(text: string): Parsed {
+  const engine = useAppStore((s) => s.engine);
+  // The result for the latest text parsed; while the engine reads newer text, the last one stays shown.
+  const [got, setGot] = useState<Parsed>({ kind: 'empty' });
+  const empty = text.trim() === '' || !engine;
+  useEffect(() => {
+    if (empty) return;
+    let stale = false;
+    const timer = setTimeout(() => {
+      engine.parseNumactl(text).then(
+        (hw) => {
+          if (!stale) setGot({ kind: 'ok', hw });
+        },
+        (err: unknown) => {
+          if (!stale) setGot({ kind: 'error', message: errorMessage(err) });
+        },
+      );
+    }, PARSE_DEBOUNCE_MS);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [empty, engine, text]);
+  return empty ? { kind: 'empty' } : got;
+}
+
+/** The pasted text's lines with their numbers beside it; `mark` is the 1-based line an error names. */
+function NumberedTextarea({ id, text, onChange, mark, describedBy }: { id: string; text: string; onChange: (t: string) => void; mark: number | null; describedBy: string }) {
+  const gutter = useRef<HTMLDivElement>(null);
+  const count = Math.max(1, text.split('\n').length);
+  return (
+    <div className={styles.editor}>
+      <div ref={gutter} className={styles.gutter} aria-hidden="true">
+        {Array.from({ length: count }, (_, i) => (
+          <div key={i} className={i + 1 === mark ? styles.gutterMark : undefined}>
+            {i + 1}
+          </div>
+        ))}
+      </div>
+      <textarea
+        id={id}
+        className={styles.textarea}
+        value={text}
+        wrap="off"
+        spellCheck={false}
+        autoComplete="off"
+        rows={14}
+        aria-invalid={mark !== null}
+        aria-describedby={describedBy}
+        placeholder={'$ numactl --hardware\navailable: 2 nodes (0-1)\nnode 0 cpus: 0 1 2 3\nnode 0 size: 16000 MB\n...'}
+        onChange={(e) => onChange(e.target.value)}
+        onScroll={(e) => {
+          if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
+        }}
+      />
+    </div>
+  );
+}
+
+/** Selects line `n` (1-based) of a textarea and scrolls it into view. */
+function selectLine(area: HTMLTextAreaElement | null, n: number): void {
+  if (!area) return;
+  const lines = area.value.split('\n');
+  const start = lines.slice(0, n - 1).reduce((sum, l) => sum + l.length + 1, 0);
+  const end = start + (lines[n - 1]?.length ?? 0);
+  area.focus();
+  area.setSelectionRange(start, end);
+  const lineHeight = parseFloat(getComputedStyle(area).lineHeight) || 20;
+  area.scrollTop = Math.max(0, (n - 3) * lineHeight);
+}
+
+/** The preview of a machine: its nodes and distances, and what the simulation makes of it at `scale`. */
+function MachinePreview({ hw, scale }: { hw: NumaHardware; scale: number }) {
+  const cpus = hw.nodes.reduce((n, node) => n + node.cpus.length, 0);
+  const mb = hw.nodes.reduce((n, node) => n + node.size_mb, 0);
+  return (
+    <div className={styles.preview}>
+      <p className={styles.summary} data-testid="numactl-summary">
+        {hw.nodes.length} node{hw.nodes.length === 1 ? '' : 's'}, {cpus} CPU{cpus === 1 ? '' : 's'}, {formatMb(mb)}
+      </p>
+      <table className={styles.table} aria-label="Nodes">
+        <thead>
+          <tr>
+            <th scope="col">Node</th>
+            <th scope="col">CPUs</th>
+            <th scope="col">Size</th>
+            <th scope="col">Free</th>
+            <th scope="col">Simulated pages</th>
+          </tr>
+        </thead>
+        <tbody>
+          {hw.nodes.map((n) => (
+            <tr key={n.id}>
+              <th scope="row">{n.id}</th>
+              <td className={styles.cpus}>
+                {cpuRanges(n.cpus)}
+                {n.cpus.length > 0 && <span className={styles.count}> ({n.cpus.length})</span>}
+              </td>
+              <td className={styles.num}>{formatMb(n.size_mb)}</td>
+              <td className={styles.num}>{n.free_mb === null ? '—' : formatMb(n.free_mb)}</td>
+              <td className={styles.num}>{nodePages(n.size_mb, scale).toLocaleString('en-US')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {hw.distances ? (
+        <table className={styles.table} aria-label="Node distances">
+          <caption className={styles.caption}>Distances (10 = local)</caption>
+          <thead>
+            <tr>
+              <th scope="col">from \ to</th>
+              {hw.nodes.map((n) => (
+                <th key={n.id} scope="col">
+                  {n.id}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {hw.distances.map((row, i) => (
+              <tr key={hw.nodes[i]?.id ?? i}>
+                <th scope="row">{hw.nodes[i]?.id ?? i}</th>
+                {row.map((d, j) => (
+                  <td key={j} className={i === j ? styles.local : styles.num}>
+                    {d}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className={styles.note}>No distance table in the text.</p>
+      )}
+    </div>
+  );
+}
+
+/** The dialog's body (rendered only while it is open). */
+function MachineForm({ onClose }: { onClose: () => void }) {
+  const store = useAppStoreApi();
+  const text = useAppStore((s) => s.numactlText);
+  const setText = useAppStore((s) => s.setNumactlText);
+  const parsed = useParsed(text);
+  const ids = { text: useId(), status: useId(), scale: useId() };
+  const area = useRef<HTMLDivElement>(null);
+  const [scaleText, setScaleText] = useState<string | null>(null);
+  const [useError, setUseError] = useState<{ message: string; scenarioText: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const chosen = parsed.kind === 'ok' ? chooseMemScale(parsed.hw) : 1;
+  const scaleValue = scaleText === null ? chosen : Number(scaleText);
+  const scaleOk = Number.isInteger(scaleValue) && scaleValue >= 1 && scaleValue <= MAX_MEM_SCALE;
+  const mark = parsed.kind === 'error' ? errorLine(parsed.message) : null;
+  const lines = text.split('\n');
+
+  const use = async (): Promise<void> => {
+    if (parsed.kind !== 'ok' || !scaleOk) return;
+    const s = store.getState();
+    if (!s.engine || !s.scenario) return;
+    const scenarioText = scenarioOnMachine(s.scenarioText, text, scaleValue);
+    setUseError(null);
+    setBusy(true);
+    try {
+      // Read it first: the engine's message (line and field) is shown here, with the text kept.
+      await s.engine.describe(scenarioText, s.paramOverrides);
+    } catch (err) {
+      setUseError({ message: errorMessage(err), scenarioText });
+      setBusy(false);
+      return;
+    }
+    const opened = await s.open({ scenario: { kind: 'custom', text: scenarioText }, toggles: s.toggleOverrides, params: s.paramOverrides, step: 0 });
+    setBusy(false);
+    if (opened) onClose();
+    else setUseError({ message: 'see the message at the top of the page.', scenarioText });
+  };
+
+  return (
+    <>
+      <div className={styles.head}>
+        <h2 className={styles.title}>
+          Machine from <code>numactl --hardware</code>
+        </h2>
+        <button type="button" className={styles.button} onClick={onClose}>
+          Close
+        </button>
+      </div>
+      <p className={styles.help}>
+        Paste what <code>numactl --hardware</code> prints on a real machine (a prompt line, ranges, odd spacing are fine). The current scenario then runs on its nodes,
+        CPUs and distances.
+      </p>
+      <label htmlFor={ids.text} className={styles.label}>
+        <code>numactl --hardware</code> output
+      </label>
+      <div ref={area}>
+        <NumberedTextarea
+          id={ids.text}
+          text={text}
+          onChange={(t) => {
+            setText(t);
+            setUseError(null);
+          }}
+          mark={mark}
+          describedBy={ids.status}
+        />
+      </div>
+      <div id={ids.status} className={styles.status}>
+        {parsed.kind === 'empty' && <p className={styles.note}>Nothing pasted yet.</p>}
+        {parsed.kind === 'error' && (
+          <div className={styles.error} role="alert" data-testid="numactl-error">
+            <p className={styles.errorText}>
+              {mark !== null ? <strong>Line {mark}:</strong> : <strong>Cannot read this:</strong>} {errorWithoutLine(parsed.message)}
+            </p>
+            {mark !== null && lines[mark - 1] !== undefined && (
+              <button
+                type="button"
+                className={styles.lineButton}
+                title="Select this line in the box"
+                onClick={() => selectLine(area.current?.querySelector('textarea') ?? null, mark)}
+              >
+                <span className={styles.lineNo}>{mark}</span>
+                <code className={styles.lineText}>{lines[mark - 1] === '' ? '(empty line)' : lines[mark - 1]}</code>
+              </button>
+            )}
+          </div>
+        )}
+        {parsed.kind === 'ok' && <MachinePreview hw={parsed.hw} scale={scaleOk ? scaleValue : chosen} />}
+      </div>
+      {parsed.kind === 'ok' && (
+        <div className={styles.use}>
+          <label htmlFor={ids.scale} className={styles.label}>
+            Memory scale
+          </label>
+          <input
+            id={ids.scale}
+            className={styles.scale}
+            type="number"
+            min={1}
+            max={MAX_MEM_SCALE}
+            step={1}
+            value={scaleText ?? String(chosen)}
+            aria-invalid={!scaleOk}
+            onChange={(e) => setScaleText(e.target.value)}
+          />
+          <span className={styles.scaleNote} data-testid="numactl-scale">
+            {scaleOk
+              ? `real 4 KiB pages per simulated page: ${simulatedPages(parsed.hw, scaleValue).toLocaleString('en-US')} simulated pages${scaleText === null ? ' (chosen to stay under 65,536)' : ''}`
+              : `a whole number from 1 to ${MAX_MEM_SCALE.toLocaleString('en-US')}`}
+          </span>
+          <button type="button" className={styles.primary} disabled={!scaleOk || busy} onClick={() => void use()}>
+            {busy ? 'Opening…' : 'Use this machine'}
+          </button>
+        </div>
+      )}
+      {useError && (
+        <div className={styles.error} role="alert" data-testid="machine-use-error">
+          <p className={styles.errorText}>
+            <strong>The scenario cannot run on this machine:</strong> {useError.message}
+          </p>
+          <p className={styles.note}>
+            {/unknown field `(numactl|mem_scale)`/.test(useError.message)
+              ? 'This build of the engine cannot run a scenario on pasted numactl text yet ([machine] numactl = ...): rebuild it from a newer mmviz. Your pasted text is kept.'
+              : 'Your pasted text is kept: edit the scenario (its threads name CPUs and nodes) or paste another machine.'}
+          </p>
+          <details className={styles.scenario}>
+            <summary>The scenario text the line number refers to</summary>
+            <pre className={styles.scenarioText}>
+              {useError.scenarioText.split('\n').map((l, i) => (
+                <span key={i} className={errorLine(useError.message) === i + 1 ? styles.scenarioMark : undefined}>
+                  {`${String(i + 1).padStart(4)}  ${l}\n`}
+                </span>
+              ))}
+            </pre>
+          </details>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** The header button and its modal dialog. */
+export function MachineDialogButton() {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [open, setOpen] = useState(false);
+  const hasScenario = useAppStore((s) => s.summary !== null);
+  useEffect(() => {
+    const d = dialog.current;
+    if (!d) return;
+    if (open && !d.open) {
+      if (typeof d.showModal === 'function') d.showModal();
+      else d.setAttribute('open', '');
+      // Straight to the box: pasting is what the dialog is for.
+      d.querySelector('textarea')?.focus();
+    } else if (!open && d.open) {
+      if (typeof d.close === 'function') d.close();
+      else d.removeAttribute('open');
+    }
+  }, [open]);
+  return (
+    <>
+      <button
+        type="button"
+        className={styles.button}
+        onClick={() => setOpen(true)}
+        disabled={!hasScenario}
+        aria-haspopup="dialog"
+        title="Run this scenario on a real machine: paste its numactl --hardware output"
+      >
+        Machine…
+      </button>
+      <dialog ref={dialog} className={styles.dialog} aria-label="Machine from numactl --hardware" onClose={() => setOpen(false)}>
+        {open && <MachineForm onClose={() => setOpen(false)} />}
+      </dialog>
+    </>
+  );
+}
