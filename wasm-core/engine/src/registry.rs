@@ -282,6 +282,8 @@ mechanisms! {
     Numa => numa,
     /// fork() and copy-on-write.
     Fork => fork,
+    /// The page allocator and per-CPU page lists.
+    PageAlloc => page_alloc,
 }
 
 impl Frame {

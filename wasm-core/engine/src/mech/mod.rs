@@ -7,3 +7,4 @@ pub mod core;
 pub mod fork;
 pub mod migrate;
 pub mod numa;
+pub mod page_alloc;
