@@ -8,7 +8,7 @@ use mmviz_engine::builtin;
 use mmviz_engine::counters::Counter;
 use mmviz_engine::engine::Sim;
 use mmviz_engine::numactl;
-use mmviz_engine::patches::{ToggleSet, ToggleValue};
+use mmviz_engine::patches::{self, Kernel, ToggleSet, ToggleValue};
 use mmviz_engine::run::{self, RunResult};
 use mmviz_engine::scenario::{self, Scenario};
 use mmviz_engine::simulation::Simulation;
@@ -29,15 +29,30 @@ struct Cli {
     cmd: Cmd,
 }
 
+/// How a run's toggles are chosen on top of the scenario's own: a kernel, then named
+/// presets, then single toggles (each later one wins).
+#[derive(clap::Args, Clone, Debug, Default)]
+struct Choice {
+    /// Set every toggle to a mainline kernel's behaviour, e.g. v4.17 (`compare`: a
+    /// comma-separated list to compare kernels).
+    #[arg(long, value_name = "VERSION")]
+    kernel: Option<String>,
+    /// Apply named presets (comma-separated, in order; `compare`: one run per name).
+    #[arg(long, value_name = "NAME[,NAME]")]
+    preset: Option<String>,
+    /// Set a toggle: ID=VALUE (repeatable).
+    #[arg(long = "set", value_name = "ID=VALUE")]
+    set: Vec<String>,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Run a scenario to the end and print its counters and metrics.
     Run {
         /// Scenario file, or the id of a built-in scenario.
         scenario: String,
-        /// Set a toggle: ID=VALUE (repeatable).
-        #[arg(long = "set", value_name = "ID=VALUE")]
-        set: Vec<String>,
+        #[command(flatten)]
+        choice: Choice,
         /// Override a scenario parameter: NAME=VALUE (repeatable).
         #[arg(long = "param", value_name = "NAME=VALUE")]
         param: Vec<String>,
@@ -48,16 +63,16 @@ enum Cmd {
         #[arg(long)]
         hash: bool,
     },
-    /// Run once per value of a toggle (off, on / each enum value) and compare.
+    /// Run once per value of a toggle (off, on / each enum value), per named preset
+    /// (`--preset A,B`) or per kernel (`--kernel vA,vB`), and compare.
     Compare {
         /// Scenario file or built-in id.
         scenario: String,
         /// The toggle to vary.
         #[arg(long)]
-        toggle: String,
-        /// Set other toggles: ID=VALUE (repeatable).
-        #[arg(long = "set", value_name = "ID=VALUE")]
-        set: Vec<String>,
+        toggle: Option<String>,
+        #[command(flatten)]
+        choice: Choice,
         /// Override a scenario parameter: NAME=VALUE (repeatable).
         #[arg(long = "param", value_name = "NAME=VALUE")]
         param: Vec<String>,
@@ -80,9 +95,8 @@ enum Cmd {
     Trace {
         /// Scenario file or built-in id.
         scenario: String,
-        /// Set a toggle: ID=VALUE (repeatable).
-        #[arg(long = "set", value_name = "ID=VALUE")]
-        set: Vec<String>,
+        #[command(flatten)]
+        choice: Choice,
         /// Override a scenario parameter: NAME=VALUE (repeatable).
         #[arg(long = "param", value_name = "NAME=VALUE")]
         param: Vec<String>,
@@ -154,13 +168,13 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
     match cmd {
         Cmd::Run {
             scenario,
-            set,
+            choice,
             param,
             json,
             hash,
         } => {
             let (name, s) = load(&scenario, &param)?;
-            let toggles = toggles(&set)?;
+            let toggles = toggles(&choice)?;
             let r = run::run(&s, &toggles).map_err(|e| bad(format!("{name}: {e}")))?;
             let event_hash = if hash {
                 Some(run::event_hash(&s, &toggles).map_err(|e| bad(format!("{name}: {e}")))?)
@@ -184,27 +198,10 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
         Cmd::Compare {
             scenario,
             toggle,
-            set,
+            choice,
             param,
             json,
-        } => {
-            let (name, s) = load(&scenario, &param)?;
-            let base = toggles(&set)?;
-            let runs = run::compare(&s, &base, &toggle).map_err(|e| bad(format!("{name}: {e}")))?;
-            if json {
-                let out = json!({
-                    "scenario": s.id,
-                    "toggle": toggle,
-                    "runs": runs.iter().map(|(_, r)| run_json(&s, r)).collect::<Vec<_>>(),
-                });
-                println!("{}", to_json(&out));
-            } else {
-                let cols: Vec<(String, &RunResult)> = runs.iter().map(|(v, r)| (format!("{toggle}={v}"), r)).collect();
-                let results: Vec<&RunResult> = runs.iter().map(|(_, r)| r).collect();
-                print!("{}", run::compare_table(&s.id, &cols, &rows(&results)));
-            }
-            Ok(())
-        }
+        } => compare(&scenario, toggle.as_deref(), &choice, &param, json),
         Cmd::Check { scenarios } => check(&scenarios),
         Cmd::Mechanisms { json } => {
             let ms = mmviz_engine::view::mechanism_views();
@@ -241,14 +238,14 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
         }
         Cmd::Trace {
             scenario,
-            set,
+            choice,
             param,
             from,
             limit,
         } => {
             let (_, s) = load(&scenario, &param)?;
             // Streams the run step by step: nothing is prepared or stored first.
-            let mut sim = Sim::new(&s, &toggles(&set)?, false);
+            let mut sim = Sim::new(&s, &toggles(&choice)?, false);
             while sim.st.step < from && sim.step().is_some() {}
             sim.recording = true;
             let mut printed = 0;
@@ -352,7 +349,7 @@ fn rows(results: &[&RunResult]) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Counter::all()
         .iter()
         .map(|c| c.name())
-        .chain(["sim_time_ns", "accesses_per_ms", "steps"])
+        .chain(["sim_time_ns", "accesses_per_ms", "throughput", "steps"])
         .collect();
     for r in results {
         for name in r.metrics.keys() {
@@ -381,15 +378,99 @@ fn run_json(s: &Scenario, r: &RunResult) -> Value {
     json!({ "scenario": s.id, "toggles": toggles, "counters": counters, "metrics": metrics, "steps": r.steps })
 }
 
-fn toggles(set: &[String]) -> Result<ToggleSet, Fail> {
+/// The explicit toggles of a `--kernel`/`--preset`/`--set` choice.
+fn toggles(choice: &Choice) -> Result<ToggleSet, Fail> {
     let mut t = ToggleSet::default();
-    for s in set {
-        let (id, v) = s
-            .split_once('=')
-            .ok_or_else(|| bad(format!("--set `{s}`: expected ID=VALUE, e.g. numa_delay_map=off")))?;
-        t.set_text(id.trim(), v.trim()).map_err(|e| bad(format!("--set {s}: {e}")))?;
+    if let Some(k) = &choice.kernel {
+        t.set_kernel(Kernel::parse(k).map_err(|e| bad(format!("--kernel: {e}")))?);
+    }
+    if let Some(p) = &choice.preset {
+        t.apply_presets(p).map_err(|e| bad(format!("--preset: {e}")))?;
+    }
+    for (id, v) in sets(&choice.set)? {
+        t.set(&id, v).map_err(|e| bad(format!("--set {id}: {e}")))?;
     }
     Ok(t)
+}
+
+/// `--set ID=VALUE` arguments, checked.
+fn sets(set: &[String]) -> Result<Vec<(String, ToggleValue)>, Fail> {
+    set.iter()
+        .map(|s| {
+            let (id, v) = s
+                .split_once('=')
+                .ok_or_else(|| bad(format!("--set `{s}`: expected ID=VALUE, e.g. numa_delay_map=off")))?;
+            let patch = patches::find(id.trim()).ok_or_else(|| {
+                bad(format!(
+                    "--set {s}: unknown toggle `{}` (known toggles: {})",
+                    id.trim(),
+                    patches::known_ids()
+                ))
+            })?;
+            let v = patch.parse_value(v).map_err(|e| bad(format!("--set {s}: {e}")))?;
+            Ok((id.trim().to_string(), v))
+        })
+        .collect()
+}
+
+/// Comma-separated names, trimmed, empties dropped.
+fn list(text: &str) -> Vec<&str> {
+    text.split(',').map(str::trim).filter(|n| !n.is_empty()).collect()
+}
+
+/// `mmviz compare`: one run per value of `--toggle`, per `--preset` name or per
+/// `--kernel` version (exactly one of them varies; the others set the base).
+fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[String], json: bool) -> Result<(), Fail> {
+    let (name, s) = load(scenario, param)?;
+    let presets = choice.preset.as_deref().map(list).unwrap_or_default();
+    let kernels = choice.kernel.as_deref().map(list).unwrap_or_default();
+    let fail = |e: mmviz_engine::simulation::Error| bad(format!("{name}: {e}"));
+    let (axis, cols, runs): (Value, Vec<String>, Vec<RunResult>) = if let Some(id) = toggle {
+        if presets.len() > 1 || kernels.len() > 1 {
+            return Err(bad("compare varies one thing: --toggle, or --preset A,B, or --kernel vA,vB"));
+        }
+        let runs = run::compare(&s, &toggles(choice)?, id).map_err(fail)?;
+        let cols = runs.iter().map(|(v, _)| format!("{id}={v}")).collect();
+        (json!({ "toggle": id }), cols, runs.into_iter().map(|(_, r)| r).collect())
+    } else if presets.len() > 1 || (presets.len() == 1 && kernels.len() <= 1) {
+        if kernels.len() > 1 {
+            return Err(bad("compare varies one thing: --preset A,B or --kernel vA,vB, not both"));
+        }
+        let base = toggles(&Choice {
+            preset: None,
+            ..choice.clone()
+        })?;
+        let runs = run::compare_presets(&s, &base, &presets, &sets(&choice.set)?).map_err(fail)?;
+        (json!({ "presets": presets }), presets.iter().map(|p| p.to_string()).collect(), runs)
+    } else if !kernels.is_empty() {
+        let mut runs = Vec::new();
+        for k in &kernels {
+            let t = toggles(&Choice {
+                kernel: Some((*k).to_string()),
+                ..choice.clone()
+            })?;
+            runs.push(run::run(&s, &t).map_err(fail)?);
+        }
+        (json!({ "kernels": kernels }), kernels.iter().map(|k| k.to_string()).collect(), runs)
+    } else {
+        return Err(bad(
+            "compare needs what to vary: --toggle ID, --preset A,B (named presets) or --kernel vA,vB (kernel versions)",
+        ));
+    };
+    if json {
+        let mut out = json!({ "scenario": s.id, "runs": runs.iter().map(|r| run_json(&s, r)).collect::<Vec<_>>() });
+        if let (Some(o), Some(a)) = (out.as_object_mut(), axis.as_object()) {
+            for (k, v) in a {
+                o.insert(k.clone(), v.clone());
+            }
+        }
+        println!("{}", to_json(&out));
+    } else {
+        let cols: Vec<(String, &RunResult)> = cols.into_iter().zip(runs.iter()).collect();
+        let results: Vec<&RunResult> = runs.iter().collect();
+        print!("{}", run::compare_table(&s.id, &cols, &rows(&results)));
+    }
+    Ok(())
 }
 
 fn params(param: &[String]) -> Result<Vec<(String, i64)>, Fail> {
@@ -468,14 +549,12 @@ fn check(args: &[String]) -> Result<(), Fail> {
         }
         for o in outcomes {
             let e = &o.expect;
-            let set = if e.set.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " [{}]",
-                    e.set.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
-                )
-            };
+            let label = e.choice.label();
+            let mut set = if label.is_empty() { String::new() } else { format!(" [{label}]") };
+            if let Some(vs) = &e.vs {
+                let l = vs.label();
+                set.push_str(&format!(" vs [{}]", if l.is_empty() { "scenario defaults" } else { &l }));
+            }
             let mut bounds = Vec::new();
             if let Some(x) = e.eq {
                 bounds.push(format!("= {x}"));

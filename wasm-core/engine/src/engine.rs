@@ -40,6 +40,8 @@ pub struct Config {
     /// DRAM access cost from a CPU of node `a` to memory on node `b`, at `a * nodes + b`
     /// ([`Sim::dram_ns`], worked out once).
     dram: Vec<u64>,
+    /// Simulated time at which the run stops (`window_ms`; `u64::MAX` when unset).
+    window_end: u64,
 }
 
 /// Everything that changes; cloned for checkpoints (the large parts share chunks).
@@ -404,12 +406,15 @@ impl Sim {
                 }
             }
         }
+        // The scenario's own kernel, then its own toggles, apply to every toggle the
+        // caller did not choose explicitly (`--set`, `--kernel`, a preset, a compare).
         let mut toggles = toggles.clone();
+        if let Some(k) = scenario.kernel {
+            toggles.default_kernel(k);
+        }
         for (id, v) in &scenario.toggles {
-            // Scenario defaults apply only where the caller left the registry default.
-            if toggles.get(id) == crate::patches::find(id).map(|p| p.default_value()).as_ref() {
-                let _ = toggles.set(id, v.clone());
-            }
+            // The parser checked both.
+            let _ = toggles.default_to(id, v.clone());
         }
         let nodes = topo.nodes.len();
         let dram = (0..nodes * nodes)
@@ -427,6 +432,7 @@ impl Sim {
             ops,
             toggles,
             dram,
+            window_end: scenario.knobs.get(crate::mech::core::WINDOW_NS).unwrap_or(u64::MAX),
         };
         let nr_tasks = tasks.len();
         // The vmstat worker of each CPU, and what each task holds (mm/page_alloc.rs).
@@ -600,6 +606,10 @@ impl Sim {
     #[inline(always)]
     fn step_with<R>(&mut self, keep: impl FnOnce(Ev) -> R) -> Option<(StepInfo, R, u64)> {
         let (time, cpu) = self.st.readyq.peek()?;
+        if time >= self.cfg.window_end {
+            // `window_ms`: the run is over, whatever is still working.
+            return None;
+        }
         let c = cpu as usize;
         // An interrupt first when it is due no later than the CPU's own work: what the
         // CPU does at `time` was worked out with it (`refresh_ready`).
@@ -921,8 +931,16 @@ impl Sim {
         self.check_stuck()
     }
 
+    /// Whether the run stopped at its `window_ms` window (work still left is not stuck).
+    pub fn window_closed(&self) -> bool {
+        self.st.readyq.peek().is_some_and(|(t, _)| t >= self.cfg.window_end)
+    }
+
     /// Errors if a CPU or user thread is left waiting when nothing can run.
     pub fn check_stuck(&self) -> Result<(), RunError> {
+        if self.window_closed() {
+            return Ok(());
+        }
         let mut stuck: Vec<String> = self
             .st
             .cpus

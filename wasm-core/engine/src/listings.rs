@@ -126,6 +126,7 @@ pub const USER_CODE: Listing = Listing {
         "E5" => "the computation is over: next operation",
         "E6" => "load or store: look the address up in this CPU's TLB; a miss makes the MMU walk",
         "E7" => "yield operation: sched_yield() -> schedule(); back on the run queue",
+        "E8" => "loop operation: back to the first operation (a benchmark's main loop)",
     ],
 };
 

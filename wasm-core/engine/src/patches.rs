@@ -106,6 +106,12 @@ pub struct Patch {
     pub value_labels: &'static [&'static str],
     /// Listings of the changed functions: `before` is the toggle off / first value.
     pub listings: &'static [ListingPair],
+    /// Which value mainline kernels have, as `(first version, value)` in version order,
+    /// the first from `""` (the oldest kernels). Empty for a bool toggle whose `on` is
+    /// what `version` introduced: off before it, on from it (always off when `version`
+    /// does not parse, e.g. "not merged"). A value no entry names (a proposal that was
+    /// never merged) is never chosen by a kernel preset.
+    pub history: &'static [(&'static str, &'static str)],
 }
 
 impl Patch {
@@ -139,10 +145,112 @@ impl Patch {
         }
     }
 
+    /// The value mainline kernel `k` has (see [`Patch::history`]); `None` for a toggle
+    /// whose history says nothing.
+    pub fn value_in(&self, k: Kernel) -> Option<ToggleValue> {
+        if self.history.is_empty() {
+            if self.kind != ToggleKind::Bool {
+                return None;
+            }
+            let on = Kernel::parse(self.version).is_ok_and(|v| k >= v);
+            return Some(ToggleValue::Bool(on));
+        }
+        let mut value = None;
+        for (from, v) in self.history {
+            if from.is_empty() || Kernel::parse(from).is_ok_and(|f| k >= f) {
+                value = self.parse_value(v).ok();
+            }
+        }
+        value
+    }
+
     /// Index of `value` among [`Patch::values`], if it is one of them.
     pub fn index_of(&self, value: &ToggleValue) -> Option<usize> {
         self.values().iter().position(|v| v == value)
     }
+}
+
+/// A mainline kernel version, `vMAJOR.MINOR` (a stable suffix such as `.3` or an `-rc2`
+/// is accepted and ignored: toggles change at major releases).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Kernel {
+    /// Major number.
+    pub major: u16,
+    /// Minor number.
+    pub minor: u16,
+}
+
+impl Kernel {
+    /// Parses `v5.12`, `5.12`, `v4.19.3` or `v6.7-rc1`.
+    pub fn parse(text: &str) -> Result<Kernel, String> {
+        let t = text.trim();
+        let bad = || format!("`{t}` is not a kernel version (expected vMAJOR.MINOR, e.g. v5.12)");
+        let body = t.strip_prefix('v').unwrap_or(t);
+        let body = body.split('-').next().unwrap_or("");
+        let mut parts = body.split('.');
+        let major = parts.next().and_then(|p| p.parse::<u16>().ok()).ok_or_else(bad)?;
+        let minor = parts.next().and_then(|p| p.parse::<u16>().ok()).ok_or_else(bad)?;
+        if parts.next().is_some_and(|p| p.parse::<u16>().is_err()) || parts.next().is_some() || !(2..=9).contains(&major) {
+            return Err(bad());
+        }
+        Ok(Kernel { major, minor })
+    }
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}.{}", self.major, self.minor)
+    }
+}
+
+/// Every version at which some toggle changes, in order: the kernels worth picking.
+pub fn kernel_versions() -> Vec<Kernel> {
+    let mut out: Vec<Kernel> = registry()
+        .iter()
+        .flat_map(|p| {
+            let own = if p.history.is_empty() {
+                vec![p.version]
+            } else {
+                p.history.iter().map(|(v, _)| *v).collect()
+            };
+            own.into_iter().filter_map(|v| Kernel::parse(v).ok())
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A named set of toggles (the rows of a patch series' published table): a kernel to
+/// start from, then toggles on top. Mechanisms declare them (`Mechanism::presets`).
+#[derive(Clone, Copy, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PresetDef {
+    /// Name (`--preset NAME`; a public contract like toggle ids).
+    pub name: &'static str,
+    /// What it is, e.g. the table row it reproduces.
+    pub doc: &'static str,
+    /// The kernel it starts from, if any.
+    pub kernel: Option<&'static str>,
+    /// Toggles set on top, `(id, value)`.
+    pub set: &'static [(&'static str, &'static str)],
+}
+
+/// Every declared preset, in registry order.
+pub fn presets() -> impl Iterator<Item = &'static PresetDef> {
+    crate::registry::MECHANISMS.iter().flat_map(|m| m.presets.iter())
+}
+
+/// Looks a preset up by name.
+pub fn find_preset(name: &str) -> Result<&'static PresetDef, String> {
+    presets().find(|p| p.name == name).ok_or_else(|| {
+        let known: Vec<&str> = presets().map(|p| p.name).collect();
+        if known.is_empty() {
+            format!("unknown preset `{name}` (no mechanism declares presets yet; --kernel vX.Y sets every toggle to a kernel's behaviour)")
+        } else {
+            format!("unknown preset `{name}` (known presets: {})", known.join(", "))
+        }
+    })
 }
 
 /// Looks a patch up by toggle id.
@@ -155,16 +263,20 @@ pub fn known_ids() -> String {
     registry().iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
 }
 
-/// The toggles in effect for one simulation, one value per registry entry.
+/// The toggles in effect for one simulation, one value per registry entry, and which
+/// of them were chosen explicitly (by `--set`, `--kernel`, a preset, a compare or an
+/// `[[expect]]`): a scenario's own `kernel` and `[toggles]` apply only to the others.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToggleSet {
     values: Vec<ToggleValue>,
+    explicit: Vec<bool>,
 }
 
 impl Default for ToggleSet {
     fn default() -> Self {
         ToggleSet {
             values: registry().iter().map(|p| p.default_value()).collect(),
+            explicit: vec![false; registry().len()],
         }
     }
 }
@@ -191,6 +303,7 @@ pub const NO_PATCH: Patch = Patch {
     default_index: 0,
     value_labels: &[],
     listings: &[],
+    history: &[],
 };
 
 /// A toggle: engine code reads toggles through these typed handles (an index into
@@ -257,6 +370,66 @@ impl ToggleSet {
             }
         };
         self.values[idx] = value;
+        self.explicit[idx] = true;
+        Ok(())
+    }
+
+    /// Whether toggle `id` was chosen explicitly.
+    pub fn is_explicit(&self, id: &str) -> bool {
+        registry().iter().position(|p| p.id == id).is_some_and(|i| self.explicit[i])
+    }
+
+    /// Sets every toggle with a history to what kernel `k` has, explicitly (`--kernel`).
+    pub fn set_kernel(&mut self, k: Kernel) {
+        for (i, p) in registry().iter().enumerate() {
+            if let Some(v) = p.value_in(k) {
+                self.values[i] = v;
+                self.explicit[i] = true;
+            }
+        }
+    }
+
+    /// Like [`ToggleSet::set_kernel`], but only where nothing was chosen explicitly and
+    /// without marking anything (a scenario's own `kernel`).
+    pub fn default_kernel(&mut self, k: Kernel) {
+        for (i, p) in registry().iter().enumerate() {
+            if !self.explicit[i] {
+                if let Some(v) = p.value_in(k) {
+                    self.values[i] = v;
+                }
+            }
+        }
+    }
+
+    /// Sets toggle `id` to `value` unless it was chosen explicitly (a scenario's own
+    /// `[toggles]`), without marking it.
+    pub fn default_to(&mut self, id: &str, value: ToggleValue) -> Result<(), String> {
+        let Some(i) = registry().iter().position(|p| p.id == id) else {
+            return Err(format!("unknown toggle `{id}` (known toggles: {})", known_ids()));
+        };
+        if !self.explicit[i] {
+            self.set(id, value)?;
+            self.explicit[i] = false;
+        }
+        Ok(())
+    }
+
+    /// Applies a named preset: its kernel first, then its toggles, all explicitly.
+    pub fn apply_preset(&mut self, p: &PresetDef) -> Result<(), String> {
+        if let Some(k) = p.kernel {
+            self.set_kernel(Kernel::parse(k).map_err(|e| format!("preset `{}`: {e}", p.name))?);
+        }
+        for (id, v) in p.set {
+            self.set_text(id, v).map_err(|e| format!("preset `{}`: {e}", p.name))?;
+        }
+        Ok(())
+    }
+
+    /// Applies a comma-separated list of preset names, in order (`--preset a,b`).
+    pub fn apply_presets(&mut self, names: &str) -> Result<(), String> {
+        for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            self.apply_preset(find_preset(name)?)?;
+        }
         Ok(())
     }
 

@@ -197,6 +197,33 @@ pub struct Mechanism {
     pub task_work: Option<TaskWork>,
     /// What its kernel threads do when woken (`kernel/kthread.rs`).
     pub kthreads: &'static [crate::kernel::kthread::KthreadDef],
+    /// Named toggle sets (the rows of a series' published table).
+    pub presets: &'static [crate::patches::PresetDef],
+    /// Metrics computed from a finished run (`mmviz run`, `[[expect]]`).
+    pub metrics: &'static [MetricDef],
+}
+
+/// A metric: a number computed from a run's final state (a ratio of counters, a share
+/// of time), named like a counter in `[[expect]]` and the CLI's output.
+#[derive(Clone, Copy)]
+pub struct MetricDef {
+    /// Name (unique across counters and metrics).
+    pub name: &'static str,
+    /// What it measures and how.
+    pub doc: &'static str,
+    /// Its value, or `None` when undefined for this run (a ratio over zero).
+    pub value: fn(&crate::engine::Sim) -> Option<f64>,
+}
+
+impl std::fmt::Debug for MetricDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MetricDef").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// Every declared metric, in registry order.
+pub fn metrics() -> impl Iterator<Item = &'static MetricDef> {
+    MECHANISMS.iter().flat_map(|m| m.metrics.iter())
 }
 
 /// The registry: one line per mechanism, `Variant => module`. It makes the [`Mech`]
@@ -527,6 +554,40 @@ mod tests {
         let mut names = HashSet::new();
         for o in ops() {
             assert!(names.insert(o.name), "operation {} declared twice", o.name);
+        }
+        // A metric shares the `[[expect]]` namespace with the counters.
+        let mut names: HashSet<&str> = COUNTERS.iter().map(|c| c.name).collect();
+        names.insert("steps");
+        for m in metrics() {
+            assert!(names.insert(m.name), "metric {} clashes with a counter or another metric", m.name);
+        }
+        let mut names = HashSet::new();
+        for p in crate::patches::presets() {
+            assert!(names.insert(p.name), "preset {} declared twice", p.name);
+        }
+    }
+
+    #[test]
+    fn toggle_histories_and_presets_name_real_versions_and_values() {
+        use crate::patches::{Kernel, ToggleKind};
+        for t in TOGGLES {
+            if t.history.is_empty() {
+                assert_eq!(t.kind, ToggleKind::Bool, "{}: an enum toggle needs a history", t.id);
+                continue;
+            }
+            assert_eq!(t.history[0].0, "", "{}: a history starts with the oldest kernels (\"\")", t.id);
+            let mut last = None;
+            for (from, v) in &t.history[1..] {
+                let k = Kernel::parse(from).unwrap_or_else(|e| panic!("{}: {e}", t.id));
+                assert!(last < Some(k), "{}: history out of order at {from}", t.id);
+                last = Some(k);
+                assert!(t.parse_value(v).is_ok(), "{}: `{v}` is not a value", t.id);
+            }
+            assert!(t.parse_value(t.history[0].1).is_ok(), "{}", t.id);
+        }
+        for p in crate::patches::presets() {
+            let mut set = crate::patches::ToggleSet::default();
+            set.apply_preset(p).unwrap_or_else(|e| panic!("{e}"));
         }
     }
 

@@ -3,9 +3,8 @@
 
 use crate::counters::{Counter, Counters};
 use crate::engine::Sim;
-use crate::mech::core::ACCESSES;
 use crate::patches::{self, ToggleSet, ToggleValue};
-use crate::scenario::{Expect, Scenario};
+use crate::scenario::{Expect, RunChoice, Scenario};
 use crate::simulation::Error;
 use std::collections::BTreeMap;
 
@@ -37,7 +36,7 @@ impl RunResult {
 
 /// Metric names per lock class, in `LockClass::ALL` order: acquisitions, contended
 /// acquisitions, wait ns, hold ns.
-const LOCK_METRICS: [[&str; 4]; 7] = [
+pub const LOCK_METRICS: [[&str; 4]; 7] = [
     ["lock_ptl_acquired", "lock_ptl_contended", "lock_ptl_wait_ns", "lock_ptl_hold_ns"],
     [
         "lock_page_lock_acquired",
@@ -81,10 +80,12 @@ const LOCK_METRICS: [[&str; 4]; 7] = [
 pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error> {
     let mut sim = Sim::new(scenario, toggles, false);
     sim.run_to_end().map_err(Error::Run)?;
-    let t = sim.now();
-    let acc = sim.st.counters.get(ACCESSES) as f64;
     let mut metrics = BTreeMap::new();
-    metrics.insert("sim_time_ns", t as f64);
+    for m in crate::registry::metrics() {
+        if let Some(v) = (m.value)(&sim) {
+            metrics.insert(m.name, v);
+        }
+    }
     // Lock statistics per class that was used (what /proc/lock_stat reports).
     for (class, names) in crate::core::LockClass::ALL.iter().zip(LOCK_METRICS) {
         let st = sim.st.locks.stats(*class);
@@ -94,7 +95,6 @@ pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error>
             }
         }
     }
-    metrics.insert("accesses_per_ms", if t == 0 { 0.0 } else { acc / (t as f64 / 1e6) });
     Ok(RunResult {
         toggles: sim.cfg.toggles.clone(),
         counters: sim.st.counters,
@@ -131,18 +131,37 @@ pub fn event_hash(scenario: &Scenario, toggles: &ToggleSet) -> Result<u64, Error
     Ok(h)
 }
 
-/// Runs once per value of toggle `id`, in declaration order.
+/// Runs once per value of toggle `id`, in declaration order, on top of `base`.
 pub fn compare(scenario: &Scenario, base: &ToggleSet, id: &str) -> Result<Vec<(ToggleValue, RunResult)>, Error> {
     let patch =
         patches::find(id).ok_or_else(|| Error::Toggle(format!("unknown toggle `{id}` (known toggles: {})", patches::known_ids())))?;
     let mut out = Vec::new();
     for v in patch.values() {
         let mut t = base.clone();
+        // Explicit: it wins over the scenario's own default.
         t.set(id, v.clone()).map_err(Error::Toggle)?;
-        // An explicit compare value must win over the scenario's own default.
-        let mut s = scenario.clone();
-        s.toggles.retain(|(k, _)| k != id);
-        out.push((v, run(&s, &t)?));
+        out.push((v, run(scenario, &t)?));
+    }
+    Ok(out)
+}
+
+/// Runs once per named preset, in the order given, each applied on top of `base`
+/// and then `set` (the CLI's `--set` wins over a preset).
+pub fn compare_presets(
+    scenario: &Scenario,
+    base: &ToggleSet,
+    names: &[&str],
+    set: &[(String, ToggleValue)],
+) -> Result<Vec<RunResult>, Error> {
+    let mut out = Vec::new();
+    for name in names {
+        let mut t = base.clone();
+        t.apply_preset(patches::find_preset(name).map_err(Error::Toggle)?)
+            .map_err(Error::Toggle)?;
+        for (id, v) in set {
+            t.set(id, v.clone()).map_err(Error::Toggle)?;
+        }
+        out.push(run(scenario, &t)?);
     }
     Ok(out)
 }
@@ -158,37 +177,31 @@ pub struct ExpectOutcome {
     pub ok: bool,
 }
 
-/// Runs every `[[expect]]` of `scenario` (each distinct toggle set once).
+/// Runs every `[[expect]]` of `scenario` (each distinct toggle choice once).
 pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
-    let mut cache: Vec<(Vec<(String, ToggleValue)>, RunResult)> = Vec::new();
-    let mut out = Vec::new();
-    for e in &scenario.expects {
-        let result = match cache.iter().find(|(k, _)| *k == e.set) {
+    let mut cache: Vec<(RunChoice, RunResult)> = Vec::new();
+    let mut measure = |choice: &RunChoice, e: &Expect| -> Result<f64, Error> {
+        let result = match cache.iter().find(|(k, _)| k == choice) {
             Some((_, r)) => r.clone(),
             None => {
-                let mut t = ToggleSet::default();
-                let mut s = scenario.clone();
-                for (id, v) in &e.set {
-                    t.set(id, v.clone()).map_err(Error::Toggle)?;
-                    s.toggles.retain(|(k, _)| k != id);
-                }
-                let r = run(&s, &t)?;
-                cache.push((e.set.clone(), r.clone()));
+                let t = choice.toggles().map_err(Error::Toggle)?;
+                let r = run(scenario, &t)?;
+                cache.push((choice.clone(), r.clone()));
                 r
             }
         };
         let num = result.value(&e.counter).unwrap_or(f64::NAN);
-        let value = match &e.per {
-            Some(p) => {
-                let d = result.value(p).unwrap_or(f64::NAN);
-                if d == 0.0 {
-                    f64::NAN
-                } else {
-                    num / d
-                }
-            }
+        Ok(match &e.per {
+            Some(p) => ratio(num, result.value(p).unwrap_or(f64::NAN)),
             None => num,
-        };
+        })
+    };
+    let mut out = Vec::new();
+    for e in &scenario.expects {
+        let mut value = measure(&e.choice, e)?;
+        if let Some(vs) = &e.vs {
+            value = ratio(value, measure(vs, e)?);
+        }
         let ok = !value.is_nan()
             && e.eq.is_none_or(|x| (value - x).abs() <= 1e-9 * x.abs().max(1.0))
             && e.min.is_none_or(|x| value >= x)
@@ -200,6 +213,15 @@ pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
         });
     }
     Ok(out)
+}
+
+/// `a / b`, NaN when `b` is 0 (an undefined ratio fails every expectation).
+fn ratio(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        f64::NAN
+    } else {
+        a / b
+    }
 }
 
 /// A plain-text comparison table in the style of the seeds' tables: one column per

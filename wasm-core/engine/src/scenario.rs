@@ -4,7 +4,7 @@
 //! `scenarios/README.md`, and as JSON Schema by [`json_schema`] for editors). Every
 //! error names the line and the field it is about.
 
-use crate::patches::{self, ToggleValue};
+use crate::patches::{self, Kernel, ToggleValue};
 use crate::topology::{CpuId, Node, NodeId, Topology};
 use schemars::generate::SchemaSettings;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
@@ -527,7 +527,18 @@ pub struct ExpectSpec {
     #[serde(default)]
     #[schemars(schema_with = "toggle_table_schema")]
     pub set: BTreeMap<String, Spanned<toml::Value>>,
-    /// A counter (`numa_pages_migrated`, ...) or a metric (`sim_time_ns`, `steps`, `accesses_per_ms`).
+    /// Run with every toggle as this mainline kernel has it (`"v5.12"`), before `preset`
+    /// and `set`.
+    #[schemars(with = "Option<String>")]
+    pub kernel: Option<Spanned<String>>,
+    /// Run with these named presets (comma-separated, applied in order), before `set`.
+    #[schemars(with = "Option<String>")]
+    pub preset: Option<Spanned<String>>,
+    /// Compare against a second run: the value becomes this run's over that run's (so
+    /// `min = 1.03, max = 1.08` reads "3 % to 8 % higher").
+    pub vs: Option<VsSpec>,
+    /// A counter (`numa_pages_migrated`, ...) or a metric (`sim_time_ns`, `steps`,
+    /// `throughput`, ...; `mmviz mechanisms` lists them).
     #[schemars(with = "String")]
     pub counter: Spanned<String>,
     /// Divide by this counter or metric.
@@ -539,6 +550,22 @@ pub struct ExpectSpec {
     pub min: Option<f64>,
     /// The value must be at most this.
     pub max: Option<f64>,
+}
+
+/// `[[expect]]`'s `vs`: the run to compare against, chosen like the expectation's own.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VsSpec {
+    /// Toggles by id.
+    #[serde(default)]
+    #[schemars(schema_with = "toggle_table_schema")]
+    pub set: BTreeMap<String, Spanned<toml::Value>>,
+    /// A mainline kernel (`"v5.12"`).
+    #[schemars(with = "Option<String>")]
+    pub kernel: Option<Spanned<String>>,
+    /// Named presets, comma-separated.
+    #[schemars(with = "Option<String>")]
+    pub preset: Option<Spanned<String>>,
 }
 
 /// A scenario file as written (format 1): a machine, processes with VMAs and threads,
@@ -568,6 +595,11 @@ pub struct ScenarioFile {
     /// Simulated costs in nanoseconds, overridden by name.
     #[serde(default)]
     pub costs: CostsSpec,
+    /// The mainline kernel the scenario models (`"v4.17"`): every toggle defaults to
+    /// that version's behaviour (before `[toggles]`); the CLI's `--kernel`, `--preset`
+    /// and `--set` and the lab win over it.
+    #[schemars(with = "Option<String>")]
+    pub kernel: Option<Spanned<String>>,
     /// The scenario's defaults for patch toggles, by id (`numa_delay_map = true`); the CLI's
     /// `--set` and the lab win over them.
     #[serde(default)]
@@ -728,6 +760,12 @@ pub enum Op {
     Yield,
     /// `exit()`: end the thread now, skipping any operations after this one.
     Exit,
+    /// Go back to the first operation, `times` more times (0: until the run's
+    /// `window_ms` ends).
+    Loop {
+        /// Further passes; 0 for no limit.
+        times: u32,
+    },
     /// A system call a mechanism declares: its index in `registry::ops()` and its arguments.
     Call {
         /// Index into `registry::ops()`.
@@ -806,6 +844,10 @@ pub struct Expect {
     pub name: String,
     /// Toggle settings for the run.
     pub set: Vec<(String, ToggleValue)>,
+    /// The run's kernel and presets (applied before `set`).
+    pub choice: RunChoice,
+    /// The run to divide by, if any.
+    pub vs: Option<RunChoice>,
     /// Counter or metric.
     pub counter: String,
     /// Divisor.
@@ -818,6 +860,48 @@ pub struct Expect {
     pub max: Option<f64>,
     /// Line in the file.
     pub line: usize,
+}
+
+/// How a run's toggles are chosen on top of the scenario's: a kernel, then named
+/// presets, then single toggles (each later one wins).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunChoice {
+    /// `kernel`.
+    pub kernel: Option<Kernel>,
+    /// `preset`, in order.
+    pub presets: Vec<String>,
+    /// `set`.
+    pub set: Vec<(String, ToggleValue)>,
+}
+
+impl RunChoice {
+    /// The explicit toggles of this choice (the scenario's own apply to the rest).
+    pub fn toggles(&self) -> Result<crate::patches::ToggleSet, String> {
+        let mut t = crate::patches::ToggleSet::default();
+        if let Some(k) = self.kernel {
+            t.set_kernel(k);
+        }
+        for p in &self.presets {
+            t.apply_preset(patches::find_preset(p)?)?;
+        }
+        for (id, v) in &self.set {
+            t.set(id, v.clone())?;
+        }
+        Ok(t)
+    }
+
+    /// A short label (`kernel=v5.12 preset=patch1 numa_delay_map=off`), empty for none.
+    pub fn label(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(k) = self.kernel {
+            parts.push(format!("kernel={k}"));
+        }
+        if !self.presets.is_empty() {
+            parts.push(format!("preset={}", self.presets.join(",")));
+        }
+        parts.extend(self.set.iter().map(|(k, v)| format!("{k}={v}")));
+        parts.join(" ")
+    }
 }
 
 /// A parameter after overrides.
@@ -854,6 +938,8 @@ pub struct Scenario {
     pub knobs: Knobs,
     /// Costs.
     pub costs: Costs,
+    /// The mainline kernel the scenario models, if it names one.
+    pub kernel: Option<Kernel>,
     /// Toggle defaults declared by the scenario.
     pub toggles: Vec<(String, ToggleValue)>,
     /// Parameters with values in effect.
@@ -866,8 +952,14 @@ pub struct Scenario {
     pub expects: Vec<Expect>,
 }
 
-/// Names of metrics an `[[expect]]` may name besides counters.
-pub const METRICS: &[&str] = &["sim_time_ns", "steps", "accesses_per_ms"];
+/// Names of metrics an `[[expect]]` may name besides counters: `steps`, the lock
+/// statistics per class and every mechanism's declared metrics.
+pub fn metric_names() -> Vec<&'static str> {
+    let mut out = vec!["steps"];
+    out.extend(crate::run::LOCK_METRICS.iter().flatten().copied());
+    out.extend(crate::registry::metrics().map(|m| m.name));
+    out
+}
 
 /// Parses and validates scenario text, with `params` (name, value) overriding defaults.
 pub fn parse(text: &str, params: &[(String, i64)]) -> Result<Scenario, ScenarioError> {
@@ -1031,6 +1123,7 @@ impl Resolver<'_> {
                 ));
             }
         }
+        let kernel = f.kernel.as_ref().map(|k| self.kernel(k, "kernel")).transpose()?;
         let mut toggles = Vec::new();
         for (id, v) in &f.toggles {
             toggles.push((id.clone(), self.toggle_value(id, v, &format!("toggles.{id}"))?));
@@ -1046,12 +1139,40 @@ impl Resolver<'_> {
             topology,
             knobs,
             costs,
+            kernel,
             toggles,
             params,
             processes,
             chapters,
             expects,
         })
+    }
+
+    fn kernel(&self, k: &Spanned<String>, field: &str) -> Result<Kernel, ScenarioError> {
+        Kernel::parse(k.get_ref()).map_err(|e| self.err(k.span(), field, e))
+    }
+
+    /// A run's kernel, presets and toggles (`[[expect]]` and its `vs`).
+    fn run_choice(
+        &self,
+        kernel: Option<&Spanned<String>>,
+        preset: Option<&Spanned<String>>,
+        set: &BTreeMap<String, Spanned<toml::Value>>,
+        field: &str,
+    ) -> Result<RunChoice, ScenarioError> {
+        let kernel = kernel.map(|k| self.kernel(k, &format!("{field}.kernel"))).transpose()?;
+        let mut presets = Vec::new();
+        if let Some(p) = preset {
+            for name in p.get_ref().split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                patches::find_preset(name).map_err(|e| self.err(p.span(), format!("{field}.preset"), e))?;
+                presets.push(name.to_string());
+            }
+        }
+        let mut out = Vec::new();
+        for (id, v) in set {
+            out.push((id.clone(), self.toggle_value(id, v, &format!("{field}.set.{id}"))?));
+        }
+        Ok(RunChoice { kernel, presets, set: out })
     }
 
     fn toggle_value(&self, id: &str, v: &Spanned<toml::Value>, field: &str) -> Result<ToggleValue, ScenarioError> {
@@ -1358,7 +1479,15 @@ impl Resolver<'_> {
                 let allowed = self.cpus_allowed(t, topo, &tf)?;
                 let mut ops = Vec::new();
                 for (oi, o) in t.ops.iter().enumerate() {
-                    ops.push(self.op(o, &vmas, &format!("{tf}.ops[{oi}]"))?);
+                    let op = self.op(o, &vmas, &format!("{tf}.ops[{oi}]"))?;
+                    if op == (Op::Loop { times: 0 }) && !self.file.knobs.values.contains_key("window_ms") {
+                        return Err(self.err(
+                            o.span.clone(),
+                            format!("{tf}.ops[{oi}]"),
+                            "a `loop` without `times` runs until the window ends: set `[knobs] window_ms` (or give `times`)",
+                        ));
+                    }
+                    ops.push(op);
                 }
                 threads.push(ThreadDef {
                     cpu: allowed[0],
@@ -1700,12 +1829,9 @@ impl Resolver<'_> {
         for (ei, e) in self.file.expect.iter().enumerate() {
             let f = format!("expect[{ei}]");
             let check_name = |n: &Spanned<String>, field: &str| -> Result<(), ScenarioError> {
-                if crate::counters::Counter::from_name(n.get_ref()).is_none() && !METRICS.contains(&n.get_ref().as_str()) {
-                    let known: Vec<&str> = crate::counters::Counter::all()
-                        .iter()
-                        .map(|c| c.name())
-                        .chain(METRICS.iter().copied())
-                        .collect();
+                let metrics = metric_names();
+                if crate::counters::Counter::from_name(n.get_ref()).is_none() && !metrics.contains(&n.get_ref().as_str()) {
+                    let known: Vec<&str> = crate::counters::Counter::all().iter().map(|c| c.name()).chain(metrics).collect();
                     return Err(self.err(
                         n.span(),
                         field,
@@ -1721,10 +1847,12 @@ impl Resolver<'_> {
             if e.eq.is_none() && e.min.is_none() && e.max.is_none() {
                 return Err(self.err(e.counter.span(), f, "an expectation needs `eq`, `min` or `max`"));
             }
-            let mut set = Vec::new();
-            for (id, v) in &e.set {
-                set.push((id.clone(), self.toggle_value(id, v, &format!("{f}.set.{id}"))?));
-            }
+            let choice = self.run_choice(e.kernel.as_ref(), e.preset.as_ref(), &e.set, &f)?;
+            let set = choice.set.clone();
+            let vs = match &e.vs {
+                Some(v) => Some(self.run_choice(v.kernel.as_ref(), v.preset.as_ref(), &v.set, &format!("{f}.vs"))?),
+                None => None,
+            };
             let line = line_of(self.text, e.counter.span().start);
             let name = e.name.clone().unwrap_or_else(|| {
                 let per = e.per.as_ref().map(|p| format!(" per {}", p.get_ref())).unwrap_or_default();
@@ -1733,6 +1861,8 @@ impl Resolver<'_> {
             out.push(Expect {
                 name,
                 set,
+                choice,
+                vs,
                 counter: e.counter.get_ref().clone(),
                 per: e.per.as_ref().map(|p| p.get_ref().clone()),
                 eq: e.eq,

@@ -146,7 +146,7 @@ impl ReadyQueue {
 
     /// The CPU that is ready earliest, ties by lower id, with its time.
     #[inline]
-    pub fn peek(&mut self) -> Option<(u64, CpuId)> {
+    pub fn peek(&self) -> Option<(u64, CpuId)> {
         self.heap.first().map(|&k| (time_of(k), k as CpuId))
     }
 

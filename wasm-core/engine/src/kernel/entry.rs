@@ -12,7 +12,7 @@ use crate::core::{Flow, Ret, Until};
 use crate::engine::{say, Sim};
 use crate::machine::pg;
 use crate::mech::core::ev as core_ev;
-use crate::mech::core::{ACCESSES, TLB_MISSES};
+use crate::mech::core::{ACCESSES, TLB_MISSES, WORKLOAD_OPS};
 use crate::mech::core::{FAULT_ENTRY_NS, PAGE_WALK_NS};
 use crate::mm::memory::HandleMmFault;
 use crate::registry::{Frame, Function};
@@ -52,6 +52,8 @@ pub struct UserMode {
     write: bool,
     /// What is left of a preempted computation, ns.
     left: u64,
+    /// Passes a `loop` operation has sent the thread back for.
+    loops: u32,
 }
 
 impl UserMode {
@@ -85,8 +87,11 @@ impl UserMode {
             Op::Access { repeat, .. } => u64::from(repeat),
             Op::Touch { vma, .. } => u64::from(sim.st.mms[mm as usize].vmas[vma as usize].pages),
             Op::Random { count, .. } => count,
-            Op::Sleep { .. } | Op::Compute { .. } | Op::Yield | Op::Exit | Op::Call { .. } => 1,
+            Op::Sleep { .. } | Op::Compute { .. } | Op::Yield | Op::Exit | Op::Call { .. } | Op::Loop { .. } => 1,
         };
+        if matches!(op, Op::Access { .. } | Op::Touch { .. } | Op::Random { .. } | Op::Call { .. }) {
+            sim.st.counters.inc(WORKLOAD_OPS);
+        }
         if self.done >= len {
             self.op += 1;
             self.done = 0;
@@ -184,6 +189,27 @@ impl UserMode {
                     sim.task_name(cpu)
                 ));
                 return (ev, Flow::Block(Until::Exit));
+            }
+            Op::Loop { times } => {
+                let task = sim.st.cpus[c].curr;
+                let again = times == 0 || self.loops < times;
+                let ev = if again {
+                    self.loops += 1;
+                    self.op = 0;
+                    self.done = 0;
+                    self.started = false;
+                    sim.st.tasks[task as usize].op_seq += 1;
+                    Ev::new(core_ev::CALL, "user code", "E8").say(say!(
+                        sim,
+                        "Thread {} goes back to its first operation (pass {})",
+                        sim.task_name(cpu),
+                        self.loops + 1
+                    ))
+                } else {
+                    self.advance(sim, task);
+                    Ev::new(core_ev::CALL, "user code", "E8").say(say!(sim, "Thread {} has made its last pass", sim.task_name(cpu)))
+                };
+                return (ev, Flow::Continue);
             }
             Op::Access { vma, page, write, .. } => (vma_start(sim, vma) + page, write),
             Op::Touch { vma, write } => (vma_start(sim, vma) + self.done as u32, write),
@@ -411,6 +437,18 @@ pub const OPS: &[OpDef] = &[
         doc: "sched_yield(): give the CPU to the next runnable task, if any.",
         args: &[],
         run: OpRun::User(|_| Op::Yield),
+    },
+    OpDef {
+        name: "loop",
+        doc: "Go back to the first operation: `times` more passes, or with no `times` until the \
+              run's `window_ms` ends (a benchmark's main loop; needs `window_ms` then).",
+        args: &[ArgDef::optional(
+            "times",
+            ArgKind::Int { min: 0, max: 1 << 31 },
+            0,
+            "Further passes (0 or absent: until the window ends).",
+        )],
+        run: OpRun::User(|a| Op::Loop { times: a[0] as u32 }),
     },
     OpDef {
         name: "exit",

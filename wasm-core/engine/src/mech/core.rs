@@ -2,9 +2,10 @@
 //! scheduler, locks, the reverse map and x86 TLB shootdowns. Every other mechanism
 //! builds on it.
 
+use crate::engine::Sim;
 use crate::knobs::KnobKind;
 use crate::listings as l;
-use crate::registry::{FunctionListings, Mechanism};
+use crate::registry::{FunctionListings, Mechanism, MetricDef};
 
 crate::frames! { Core;
     /// A user thread in user mode (the base of its stack).
@@ -53,6 +54,10 @@ crate::counters! { Core;
     /// Model only: tasks load balancing moved to another CPU (the sum of the tasks'
     /// `se.nr_migrations` in `/proc/PID/sched`, placement at fork excluded).
     model NR_MIGRATIONS => "nr_migrations",
+    /// Model only: workload operations completed (each access of `access`, `touch` and
+    /// `random`, each system-call operation such as `mremap` or `fork`); `throughput`
+    /// divides it by the simulated time.
+    model WORKLOAD_OPS => "workload_ops",
 }
 
 crate::costs! { Core;
@@ -101,7 +106,53 @@ crate::knobs! { Core;
     /// at its next return to user space after the slice ends.
     // Kept in ns (scale 1000).
     SCHED_SLICE_NS => "sched_slice_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, Some(3000),
+    /// A fixed simulated window in ms, the same for every run compared: the run stops when
+    /// simulated time reaches it (threads still working are simply cut off), and
+    /// `throughput` counts the work done inside it, as a benchmark that runs for a fixed
+    /// time measures. Unset: the run ends when every thread has finished.
+    // Kept in ns (scale 1,000,000).
+    WINDOW_NS => "window_ms", KnobKind::Int { min: 1, max: 1_000_000, scale: 1_000_000 }, None,
 }
+
+/// Simulated time of a run in ns: the window when one is set and the run reached it,
+/// else the latest CPU clock.
+pub fn run_time_ns(sim: &Sim) -> u64 {
+    match sim.cfg.knobs.get(WINDOW_NS) {
+        Some(w) if sim.window_closed() => w,
+        _ => sim.now(),
+    }
+}
+
+/// The core's metrics.
+const METRICS: &[MetricDef] = &[
+    MetricDef {
+        name: "sim_time_ns",
+        doc: "Simulated time of the run (the window when `window_ms` is set), ns.",
+        value: |sim| Some(run_time_ns(sim) as f64),
+    },
+    MetricDef {
+        name: "accesses_per_ms",
+        doc: "User memory accesses completed per simulated ms.",
+        value: |sim| {
+            let t = run_time_ns(sim);
+            Some(if t == 0 {
+                0.0
+            } else {
+                sim.st.counters.get(ACCESSES) as f64 / (t as f64 / 1e6)
+            })
+        },
+    },
+    MetricDef {
+        name: "throughput",
+        doc: "Workload operations completed per simulated second (`workload_ops` over the run \
+              time; with `window_ms`, over that fixed window, so runs compare like a benchmark's \
+              fixed-duration score).",
+        value: |sim| {
+            let t = run_time_ns(sim);
+            (t > 0).then(|| sim.st.counters.get(WORKLOAD_OPS) as f64 / (t as f64 / 1e9))
+        },
+    },
+];
 
 /// Event kinds.
 pub mod ev {
@@ -195,6 +246,8 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: None,
     kthreads: &[],
+    presets: &[],
+    metrics: METRICS,
     invariants: crate::invariants::CORE,
     // The lab's own panels (machine, page table, code, counters) draw the core.
     views: &[],

@@ -79,6 +79,8 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: None,
     kthreads: &[],
+    presets: &[],
+    metrics: &[],
     invariants: &[],
     views: &[ViewDef {
         id: "fork",

@@ -54,6 +54,7 @@ crate::toggles! { Numa;
             before: l::DO_NUMA_PAGE_V5_12,
             after: l::DO_NUMA_PAGE_V5_13,
         }],
+        history: &[],
     },
     /// `numa_skip_dirty_file` (v4.17, 09a913a7): leave dirty file pages alone in the NUMA scan.
     NUMA_SKIP_DIRTY_FILE = Patch {
@@ -85,6 +86,7 @@ crate::toggles! { Numa;
                 after: l::MIGRATE_MISPLACED_PAGE_V4_17,
             },
         ],
+        history: &[],
     },
 }
 
@@ -179,6 +181,8 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: Some(crate::kernel::sched::numa::task_work),
     kthreads: &[],
+    presets: &[],
+    metrics: &[],
     invariants: &[],
     views: &[ViewDef {
         id: "numa",

@@ -63,4 +63,12 @@ valueLabels: Array<string>,
 /**
  * Listings of the changed functions: `before` is the toggle off / first value.
  */
-listings: Array<ListingPair>, };
+listings: Array<ListingPair>, 
+/**
+ * Which value mainline kernels have, as `(first version, value)` in version order,
+ * the first from `""` (the oldest kernels). Empty for a bool toggle whose `on` is
+ * what `version` introduced: off before it, on from it (always off when `version`
+ * does not parse, e.g. "not merged"). A value no entry names (a proposal that was
+ * never merged) is never chosen by a kernel preset.
+ */
+history: Array<[string, string]>, };

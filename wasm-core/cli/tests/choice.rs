@@ -1,0 +1,97 @@
+//! `--kernel`, `--preset` and `--set` on `mmviz run` and `mmviz compare`, end to end:
+//! the JSON names what was chosen, `--set` wins over `--kernel`, and a bad choice is a
+//! one-line message with exit 2.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
+
+use serde_json::Value;
+use std::process::Command;
+
+fn mmviz(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mmviz")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn json(args: &[&str]) -> Value {
+    let (code, out, err) = mmviz(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn kernel_sets_every_toggle_and_set_wins_over_it() {
+    let v = json(&["run", "numa-hint-fault-101", "--kernel", "v5.12", "--json"]);
+    assert_eq!(v["toggles"]["numa_delay_map"], Value::Bool(false));
+    assert_eq!(v["toggles"]["numa_skip_dirty_file"], Value::Bool(true));
+    let v = json(&[
+        "run",
+        "numa-hint-fault-101",
+        "--kernel",
+        "v4.16",
+        "--set",
+        "numa_delay_map=on",
+        "--json",
+    ]);
+    assert_eq!(v["toggles"]["numa_delay_map"], Value::Bool(true));
+    assert_eq!(v["toggles"]["numa_skip_dirty_file"], Value::Bool(false));
+}
+
+#[test]
+fn compare_varies_kernels_in_the_order_given() {
+    let v = json(&["compare", "numa-hint-fault-101", "--kernel", "v5.13,v5.12", "--json"]);
+    assert_eq!(v["kernels"], serde_json::json!(["v5.13", "v5.12"]));
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs[0]["toggles"]["numa_delay_map"], Value::Bool(true));
+    assert_eq!(runs[1]["toggles"]["numa_delay_map"], Value::Bool(false));
+    let ipis = |r: &Value| r["counters"]["irq_tlb_count"].as_u64().unwrap();
+    assert!(ipis(&runs[1]) > ipis(&runs[0]), "v5.12 sends the shootdowns v5.13 avoids");
+    // A toggle compare on top of a kernel.
+    let v = json(&[
+        "compare",
+        "numa-hint-fault-101",
+        "--toggle",
+        "numa_delay_map",
+        "--kernel",
+        "v4.16",
+        "--json",
+    ]);
+    assert_eq!(v["toggle"], "numa_delay_map");
+    for r in v["runs"].as_array().unwrap() {
+        assert_eq!(r["toggles"]["numa_skip_dirty_file"], Value::Bool(false));
+    }
+}
+
+#[test]
+fn a_bad_choice_is_one_line_and_exit_2() {
+    for (args, want) in [
+        (
+            vec!["run", "numa-hint-fault-101", "--kernel", "five"],
+            "--kernel: `five` is not a kernel version",
+        ),
+        (vec!["run", "numa-hint-fault-101", "--preset", "nope"], "unknown preset `nope`"),
+        (
+            vec!["run", "numa-hint-fault-101", "--set", "numa_delay_map=maybe"],
+            "--set numa_delay_map=maybe",
+        ),
+        (vec!["compare", "numa-hint-fault-101"], "compare needs what to vary"),
+        (
+            vec![
+                "compare",
+                "numa-hint-fault-101",
+                "--toggle",
+                "numa_delay_map",
+                "--kernel",
+                "v5.12,v5.13",
+            ],
+            "compare varies one thing",
+        ),
+    ] {
+        let (code, _, err) = mmviz(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+}
