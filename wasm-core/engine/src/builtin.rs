@@ -30,7 +30,10 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("rmap-101"),
     builtin!("affinity-101"),
     builtin!("fork-cow-101"),
+    builtin!("pcp-101"),
     builtin!("numa-delay-map-scale"),
+    builtin!("pcp-exit-drain"),
+    builtin!("pcp-autotune"),
 ];
 
 /// Whether a scenario is a teaching one (`*-101`): small enough to record every step.

@@ -4,12 +4,14 @@
 //! merged as v3 for v6.7). The functions live in `mm/page_alloc.rs`, the workload shapes
 //! (short-lived processes, socket pairs) in `mm/pcp_workload.rs`.
 
+use crate::engine::Sim;
 use crate::kernel::kthread::KthreadDef;
 use crate::knobs::KnobKind;
 use crate::listings as l;
 use crate::machine::KthreadKind;
+use crate::patches::PresetDef;
 use crate::patches::{ListingPair, Patch, ToggleKind};
-use crate::registry::{FunctionListings, Invariant, Mechanism, ViewDef};
+use crate::registry::{FunctionListings, Invariant, Mechanism, MetricDef, ViewDef};
 
 crate::frames! { PageAlloc;
     /// `__alloc_pages` → `get_page_from_freelist` → `rmqueue_pcplist`.
@@ -59,6 +61,7 @@ crate::toggles! { PageAlloc;
         default_index: 1,
         value_labels: &["v6.6: any high-order free after freeing drains", "patch 1: two consecutive high-order frees"],
         listings: &[ListingPair { before: l::FREE_UNREF_PAGE_COMMIT_V6_6, after: l::FREE_UNREF_PAGE_COMMIT_P1 }],
+        history: &[],
     },
     /// Patches 2-3: keep up to `batch` pages before a free_high drain.
     PCP_FREE_HIGH_BATCH = Patch {
@@ -80,6 +83,7 @@ crate::toggles! { PageAlloc;
         default_index: 1,
         value_labels: &["off: drain at once", "on: keep up to batch pages when the LLC slice is large"],
         listings: &[ListingPair { before: l::ZONE_PCP_UPDATE_CACHEINFO_OFF, after: l::ZONE_PCP_UPDATE_CACHEINFO_ON }],
+        history: &[],
     },
     /// Patches 4-5: cap the free scaling, scale refills with `alloc_factor`.
     PCP_ALLOC_FACTOR = Patch {
@@ -100,6 +104,7 @@ crate::toggles! { PageAlloc;
         default_index: 1,
         value_labels: &["v6.6: refill batch pages", "patch 5: refill batch << alloc_factor"],
         listings: &[ListingPair { before: l::NR_PCP_ALLOC_V6_6, after: l::NR_PCP_ALLOC_P5 }],
+        history: &[],
     },
     /// Patches 6-7: `high` tuned between `high_min` and `high_max`.
     PCP_HIGH_AUTOTUNE = Patch {
@@ -123,6 +128,7 @@ crate::toggles! { PageAlloc;
         default_index: 1,
         value_labels: &["v6.6: high fixed", "patch 7: high tuned in [high_min, high_max]"],
         listings: &[ListingPair { before: l::DECAY_PCP_HIGH_OFF, after: l::DECAY_PCP_HIGH_P7 }],
+        history: &[],
     },
     /// Patch 8: ZONE_BELOW_HIGH.
     PCP_BELOW_HIGH = Patch {
@@ -142,6 +148,7 @@ crate::toggles! { PageAlloc;
         default_index: 1,
         value_labels: &["off: only ZONE_RECLAIM_ACTIVE limits high", "patch 8: ZONE_BELOW_HIGH"],
         listings: &[ListingPair { before: l::GET_PAGE_FROM_FREELIST_V6_6, after: l::GET_PAGE_FROM_FREELIST_P8 }],
+        history: &[],
     },
     /// Last patch (v2 patch 10, v3 patch 9): `free_count`.
     PCP_FREE_COUNT = Patch {
@@ -163,6 +170,7 @@ crate::toggles! { PageAlloc;
         default_index: 1,
         value_labels: &["free_factor", "free_count"],
         listings: &[ListingPair { before: l::NR_PCP_FREE_V6_6, after: l::NR_PCP_FREE_P10 }],
+        history: &[],
     },
 }
 
@@ -189,14 +197,14 @@ crate::counters! { PageAlloc;
     model PCP_ALLOC_HITS => "pcp_alloc_hits",
     /// Model only: the most pages ever parked on all PCPs at once.
     model PCP_PAGES_PEAK => "pcp_pages_peak",
+    /// Model only: the highest `high` any PCP reached.
+    model PCP_HIGH_PEAK => "pcp_high_peak",
     /// Model only: first touches of a new page that found it cache hot (same LLC, < 2 ms).
     model PAGE_TOUCH_HOT => "page_touch_hot",
     /// Model only: first touches of a new page that found it cold.
     model PAGE_TOUCH_COLD => "page_touch_cold",
     /// Model only: short-lived processes that exited (`process_cycle`).
     model EXITS => "exits",
-    /// Model only: workload operations completed (faults, exits, messages received).
-    model PCP_WORKLOAD_OPS => "pcp_workload_ops",
     /// Model only: simulated time when the last workload operation completed, ns.
     model PCP_WORKLOAD_NS => "pcp_workload_ns",
 }
@@ -236,6 +244,9 @@ crate::knobs! { PageAlloc;
     VMSTAT_INTERVAL_NS => "vmstat_interval_ms", KnobKind::Int { min: 1, max: 100_000, scale: 1_000_000 }, Some(1000),
     /// `process_cycle`: chance in percent that a slab free is followed by a second one.
     SLAB_PAIR_PERCENT => "slab_pair_percent", KnobKind::Int { min: 0, max: 100, scale: 1 }, Some(25),
+    /// `process_cycle`: when set above `pages`, each process faults a number of pages drawn
+    /// uniformly from `pages` to this (kbuild's compilers vary in size).
+    PROCESS_PAGES_MAX => "process_pages_max", KnobKind::Int { min: 0, max: 1 << 24, scale: 1 }, None,
     /// `sock_pair`: messages between role swaps.
     SOCK_PHASE_MSGS => "sock_phase_msgs", KnobKind::Int { min: 1, max: 1 << 30, scale: 1 }, Some(2000),
 }
@@ -301,33 +312,137 @@ fn memory_adds_up(sim: &crate::engine::Sim) -> Result<(), String> {
     Ok(())
 }
 
-/// Metrics (computed from a run's counters and lock statistics).
-pub mod metrics {
-    use crate::counters::Counters;
+fn pct(a: u64, b: u64) -> Option<f64> {
+    (b > 0).then(|| 100.0 * a as f64 / b as f64)
+}
 
-    fn pct(a: u64, b: u64) -> Option<f64> {
-        (b > 0).then(|| 100.0 * a as f64 / b as f64)
-    }
-
-    /// Zone-lock spinning as a share of the CPU time of `cpus` CPUs over the workload.
-    pub fn zone_lock_contention_pct(c: &Counters, cpus: u64) -> Option<f64> {
-        pct(c.get(super::ZONE_LOCK_WAIT_NS), c.get(super::PCP_WORKLOAD_NS) * cpus)
-    }
-    /// PCP allocations served without a refill.
-    pub fn pcp_hit_pct(c: &Counters) -> Option<f64> {
-        pct(c.get(super::PCP_ALLOC_HITS), c.get(super::PCP_ALLOCS))
-    }
-    /// Cold first touches of new pages (the LLC miss-rate proxy).
-    pub fn cache_miss_pct(c: &Counters) -> Option<f64> {
-        let cold = c.get(super::PAGE_TOUCH_COLD);
-        pct(cold, cold + c.get(super::PAGE_TOUCH_HOT))
-    }
-    /// Workload operations per simulated second.
-    pub fn throughput(c: &Counters) -> Option<f64> {
-        let ns = c.get(super::PCP_WORKLOAD_NS);
-        (ns > 0).then(|| c.get(super::PCP_WORKLOAD_OPS) as f64 * 1e9 / ns as f64)
+/// The workload's time: the window when one closed the run, else when its last operation
+/// completed (the vmstat worker may go on decaying `high` long after).
+fn workload_ns(sim: &Sim) -> u64 {
+    let run = crate::mech::core::run_time_ns(sim);
+    match sim.st.counters.get(PCP_WORKLOAD_NS) {
+        0 => run,
+        w => w.min(run),
     }
 }
+
+/// CPUs that run user threads.
+fn user_cpus(sim: &Sim) -> u64 {
+    let mut m = crate::machine::CpuMask::EMPTY;
+    for t in sim.st.tasks.iter().filter(|t| t.mm().is_some()) {
+        m.set(t.cpu);
+    }
+    m.iter().count() as u64
+}
+
+/// The metrics of the PCP series' tables.
+const METRICS: &[MetricDef] = &[
+    MetricDef {
+        name: "zone_lock_contention_pct",
+        doc: "Time CPUs spun on a zone lock, as a percentage of the CPU time of the CPUs running user threads               over the workload (the tables' spin-lock contention cycles%).",
+        value: |sim| pct(sim.st.counters.get(ZONE_LOCK_WAIT_NS), workload_ns(sim) * user_cpus(sim)),
+    },
+    MetricDef {
+        name: "pcp_high_final",
+        doc: "The highest `high` of any PCP when the run ends (auto-tuning: back at high_min once decayed).",
+        value: |sim| sim.st.page_alloc.pcp.iter().map(|p| p.high).max().map(f64::from),
+    },
+    MetricDef {
+        name: "pcp_high_min",
+        doc: "The lowest `high_min` of any PCP.",
+        value: |sim| sim.st.page_alloc.pcp.iter().map(|p| p.high_min).min().map(f64::from),
+    },
+    MetricDef {
+        name: "pcp_decay_ms",
+        doc: "Simulated time from the workload's last operation to the end of the run (the vmstat worker \
+              decaying `high` and draining), ms.",
+        value: |sim| {
+            let end = crate::mech::core::run_time_ns(sim);
+            Some(end.saturating_sub(sim.st.counters.get(PCP_WORKLOAD_NS)) as f64 / 1e6)
+        },
+    },
+    MetricDef {
+        name: "pcp_hit_pct",
+        doc: "PCP-eligible allocations served from the lists without a refill, %.",
+        value: |sim| pct(sim.st.counters.get(PCP_ALLOC_HITS), sim.st.counters.get(PCP_ALLOCS)),
+    },
+    MetricDef {
+        name: "cache_miss_pct",
+        doc: "First touches of a new page that found it cold (not touched within 2 ms on the same LLC), %:               the proxy for the tables' cache miss rate.",
+        value: |sim| {
+            let cold = sim.st.counters.get(PAGE_TOUCH_COLD);
+            pct(cold, cold + sim.st.counters.get(PAGE_TOUCH_HOT))
+        },
+    },
+];
+
+/// The rows of the series' v2 tables (seed 004): `base` is v6.6, each row adds patches.
+const PRESETS: &[PresetDef] = &[
+    PresetDef {
+        name: "base",
+        doc: "v6.6, before the PCP series (the tables' base row)",
+        kernel: Some("v6.6"),
+        set: &[],
+    },
+    PresetDef {
+        name: "patch1",
+        doc: "base + patch 1 (PCPF_PREV_FREE_HIGH_ORDER)",
+        kernel: Some("v6.6"),
+        set: &[("pcp_prev_free_high_order", "on")],
+    },
+    PresetDef {
+        name: "patch3",
+        doc: "patch1 + patches 2-3 (PCPF_FREE_HIGH_BATCH)",
+        kernel: Some("v6.6"),
+        set: &[("pcp_prev_free_high_order", "on"), ("pcp_free_high_batch", "on")],
+    },
+    PresetDef {
+        name: "patch5",
+        doc: "patch3 + patches 4-5 (SCALE_MAX, alloc_factor)",
+        kernel: Some("v6.6"),
+        set: &[
+            ("pcp_prev_free_high_order", "on"),
+            ("pcp_free_high_batch", "on"),
+            ("pcp_alloc_factor", "on"),
+        ],
+    },
+    PresetDef {
+        name: "patch7",
+        doc: "patch5 + patches 6-7 (high auto-tuning)",
+        kernel: Some("v6.6"),
+        set: &[
+            ("pcp_prev_free_high_order", "on"),
+            ("pcp_free_high_batch", "on"),
+            ("pcp_alloc_factor", "on"),
+            ("pcp_high_autotune", "on"),
+        ],
+    },
+    PresetDef {
+        name: "patch9",
+        doc: "patch7 + patch 8 (ZONE_BELOW_HIGH); v2's patch 9 (count_min, dropped in v3) is not modelled",
+        kernel: Some("v6.6"),
+        set: &[
+            ("pcp_prev_free_high_order", "on"),
+            ("pcp_free_high_batch", "on"),
+            ("pcp_alloc_factor", "on"),
+            ("pcp_high_autotune", "on"),
+            ("pcp_below_high", "on"),
+        ],
+    },
+    PresetDef {
+        name: "patch10",
+        doc: "the whole v2 series (free_count): what v6.7 merged",
+        kernel: Some("v6.6"),
+        set: &[
+            ("pcp_prev_free_high_order", "on"),
+            ("pcp_free_high_batch", "on"),
+            ("pcp_alloc_factor", "on"),
+            ("pcp_high_autotune", "on"),
+            ("pcp_below_high", "on"),
+            ("pcp_free_count", "on"),
+        ],
+    },
+];
 
 /// The page allocator's declaration.
 pub const MECHANISM: Mechanism = Mechanism {
@@ -386,6 +501,8 @@ pub const MECHANISM: Mechanism = Mechanism {
         kind: KthreadKind::Vmstat,
         work: crate::mm::page_alloc::vmstat_work,
     }],
+    presets: PRESETS,
+    metrics: METRICS,
     invariants: &[
         Invariant {
             name: "PCP count equals the pages on its lists",

@@ -35,7 +35,7 @@ use crate::mech::page_alloc::ev;
 use crate::registry::{Frame, Function};
 use crate::topology::{CpuId, NodeId, Topology};
 use crate::trace::Ev;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 /// `NR_PAGE_ORDERS` (orders 0..=10).
 pub const NR_ORDERS: usize = 11;
@@ -120,14 +120,24 @@ impl Rules {
     }
 }
 
-/// The buddy free area of one zone: free blocks by order and migratetype, lowest pfn first.
+/// No page (the end of a free list).
+const NIL: u32 = u32::MAX;
+
+/// The buddy free area of one zone: free blocks by order and migratetype, each list a
+/// doubly linked list threaded through per-page arrays as the kernel threads `page->lru`
+/// (no allocation while stepping). A freed block goes to the head of its list and
+/// `__rmqueue_smallest` takes the head; at boot the lowest blocks are at the heads.
 #[derive(Clone, Debug, Default)]
 pub struct Buddy {
-    /// `free_area[order].free_list[mt]`.
-    lists: Vec<[BTreeSet<u32>; MIGRATE_PCPTYPES]>,
+    /// `free_area[order].free_list[mt]`: the first block's pfn, or `NIL`.
+    heads: Vec<[u32; MIGRATE_PCPTYPES]>,
+    /// Blocks per list.
+    lens: Vec<[u32; MIGRATE_PCPTYPES]>,
     /// Per page of the zone: 0, or 1 + the order of the free block starting there, and
     /// its migratetype in the high nibble.
     head: Vec<u8>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
     start: u32,
     end: u32,
     /// Free pages in the buddy lists (`NR_FREE_PAGES`).
@@ -136,51 +146,88 @@ pub struct Buddy {
 
 impl Buddy {
     fn new(start: u32, pages: u32) -> Buddy {
+        let n = pages as usize;
         let mut b = Buddy {
-            lists: vec![Default::default(); NR_ORDERS],
-            head: vec![0; pages as usize],
+            heads: vec![[NIL; MIGRATE_PCPTYPES]; NR_ORDERS],
+            lens: vec![[0; MIGRATE_PCPTYPES]; NR_ORDERS],
+            head: vec![0; n],
+            next: vec![NIL; n],
+            prev: vec![NIL; n],
             start,
             end: start + pages,
             nr_free: 0,
         };
+        let mut blocks = Vec::new();
         let mut pfn = start;
         while pfn < b.end {
             let mut o = NR_ORDERS - 1;
             while o > 0 && (pfn % (1 << o) != 0 || pfn + (1 << o) > b.end) {
                 o -= 1;
             }
-            b.insert(pfn, o as u8, MT_MOVABLE);
+            blocks.push((pfn, o as u8));
             pfn += 1 << o;
+        }
+        // Highest first, so that each list's head is its lowest block.
+        for &(pfn, o) in blocks.iter().rev() {
+            b.insert(pfn, o, MT_MOVABLE);
         }
         b
     }
 
+    fn idx(&self, pfn: u32) -> usize {
+        (pfn - self.start) as usize
+    }
+
     fn insert(&mut self, pfn: u32, order: u8, mt: u8) {
-        self.lists[order as usize][mt as usize].insert(pfn);
-        self.head[(pfn - self.start) as usize] = (order + 1) | (mt << 4);
+        let (o, t) = (order as usize, mt as usize);
+        let i = self.idx(pfn);
+        let old = self.heads[o][t];
+        self.next[i] = old;
+        self.prev[i] = NIL;
+        if old != NIL {
+            let j = self.idx(old);
+            self.prev[j] = pfn;
+        }
+        self.heads[o][t] = pfn;
+        self.lens[o][t] += 1;
+        self.head[i] = (order + 1) | (mt << 4);
         self.nr_free += 1 << order;
     }
 
     fn remove(&mut self, pfn: u32) -> Option<(u8, u8)> {
-        let h = *self.head.get((pfn.checked_sub(self.start)?) as usize)?;
+        let i = (pfn.checked_sub(self.start)?) as usize;
+        let h = *self.head.get(i)?;
         if h == 0 {
             return None;
         }
         let (order, mt) = ((h & 0xf) - 1, h >> 4);
-        self.lists[order as usize][mt as usize].remove(&pfn);
-        self.head[(pfn - self.start) as usize] = 0;
+        let (o, t) = (order as usize, mt as usize);
+        let (p, n) = (self.prev[i], self.next[i]);
+        if p == NIL {
+            self.heads[o][t] = n;
+        } else {
+            let j = self.idx(p);
+            self.next[j] = n;
+        }
+        if n != NIL {
+            let j = self.idx(n);
+            self.prev[j] = p;
+        }
+        self.lens[o][t] -= 1;
+        self.head[i] = 0;
         self.nr_free -= 1 << order;
         Some((order, mt))
     }
 
     /// `__rmqueue`: the smallest fitting block of `mt` (else of another migratetype,
-    /// `__rmqueue_fallback`), split down to `order` (`expand`). Lowest pfn first.
+    /// `__rmqueue_fallback`), split down to `order` (`expand`).
     pub fn take(&mut self, order: u8, mt: u8) -> Option<u32> {
         let mt = mt.min(MIGRATE_PCPTYPES as u8 - 1);
         let found = (order as usize..NR_ORDERS)
-            .find_map(|o| self.lists[o][mt as usize].first().map(|&p| (p, o)))
+            .find_map(|o| Some(self.heads[o][mt as usize]).filter(|&p| p != NIL).map(|p| (p, o)))
             .or_else(|| {
-                (order as usize..NR_ORDERS).find_map(|o| (0..MIGRATE_PCPTYPES).find_map(|t| self.lists[o][t].first().map(|&p| (p, o))))
+                (order as usize..NR_ORDERS)
+                    .find_map(|o| (0..MIGRATE_PCPTYPES).find_map(|t| Some(self.heads[o][t]).filter(|&p| p != NIL).map(|p| (p, o))))
             });
         let (pfn, mut o) = found?;
         self.remove(pfn);
@@ -199,7 +246,7 @@ impl Buddy {
             if buddy < self.start || buddy + (1 << order) > self.end {
                 break;
             }
-            let h = self.head[(buddy - self.start) as usize];
+            let h = self.head[self.idx(buddy)];
             if h == 0 || (h & 0xf) - 1 != order {
                 break;
             }
@@ -210,9 +257,9 @@ impl Buddy {
         self.insert(pfn, order, mt);
     }
 
-    /// Free blocks of `order` and above (for the views).
+    /// Free blocks of `order` (for the views).
     pub fn blocks(&self, order: usize) -> usize {
-        self.lists.get(order).map_or(0, |l| l.iter().map(BTreeSet::len).sum())
+        self.lens.get(order).map_or(0, |l| l.iter().map(|&n| n as usize).sum())
     }
 }
 
@@ -660,11 +707,20 @@ fn zone_lock(zone: usize) -> LockId {
 /// (`Sim::alloc_page`: the migration target and the scenario's pre-populated pages),
 /// preferring `nid`, then the nearest nodes when `fallback`.
 pub fn alloc_sync(pa: &mut PageAlloc, topo: &Topology, nid: NodeId, fallback: bool) -> Option<u32> {
-    let mut order = vec![nid];
-    if fallback {
-        order.extend(topo.nodes_by_distance(nid).into_iter().filter(|&n| n != nid));
+    let take = |pa: &mut PageAlloc, n: NodeId| {
+        let z = pa.zone_of_node.get(n as usize).copied().flatten()?;
+        let pfn = pa.zones[z as usize].buddy.take(0, MT_MOVABLE)?;
+        pa.order[pfn as usize] = 0;
+        Some(pfn)
+    };
+    if let Some(p) = take(pa, nid) {
+        return Some(p);
     }
-    for n in order {
+    if !fallback {
+        return None;
+    }
+    // Only when the preferred node is full (nodes_by_distance allocates its list).
+    for n in topo.nodes_by_distance(nid) {
         let Some(z) = pa.zone_of_node.get(n as usize).copied().flatten() else {
             continue;
         };
@@ -718,6 +774,14 @@ fn arm_vmstat(sim: &mut Sim, cpu: CpuId) {
     sim.st.page_alloc.vmstat_armed[c] = true;
     let now = sim.clock(cpu);
     crate::kernel::sched::core::wake_up_process(sim, now, task);
+}
+
+/// Keeps `pcp_high_peak` at the highest `high` seen.
+fn note_high(sim: &mut Sim, high: u32) {
+    let peak = sim.st.counters.get(m::PCP_HIGH_PEAK);
+    if u64::from(high) > peak {
+        sim.st.counters.add(m::PCP_HIGH_PEAK, u64::from(high) - peak);
+    }
 }
 
 fn note_pcp_delta(sim: &mut Sim, delta: i64) {
@@ -906,6 +970,8 @@ impl Function for AllocPages {
                     &r,
                 );
                 self.pc = Ap::Refilled;
+                let high = sim.st.page_alloc.pcp[pi].high;
+                note_high(sim, high);
                 let pcp = &sim.st.page_alloc.pcp[pi];
                 let ev = Ev::new(ev::PCP_REFILL, "nr_pcp_alloc", "NA1").say(say!(
                     sim,
@@ -1196,17 +1262,19 @@ impl Function for FreeUnrefPage {
         let high = nr_pcp_high(pcp, &zone, free_high, &r);
         let (count, batch, ff, fc) = (pcp.count, pcp.batch, pcp.free_factor, pcp.free_count);
         let n = if count >= high { nr_pcp_free(pcp, high, free_high, &r) } else { 0 };
+        let new_high = pcp.high;
+        note_high(sim, new_high);
         note_pcp_delta(sim, 1 << self.order);
         sim.charge(cpu, sim.cfg.costs[m::PCP_HIT_NS]);
-        let recent = if r.free_count {
-            format!("free_count {fc}")
+        let (recent, rv) = if r.free_count {
+            ("free_count", fc)
         } else {
-            format!("free_factor {ff}")
+            ("free_factor", u32::from(ff))
         };
         if n == 0 {
             let ev = Ev::new(ev::PCP_FREE, F, "FC4").pfn(self.pfn).say(say!(
                 sim,
-                "CPU {cpu} frees an order-{} page (pfn {}) to the head of its list {pindex}: count {count} < high {high} (batch {batch}, {recent})",
+                "CPU {cpu} frees an order-{} page (pfn {}) to the head of its list {pindex}: count {count} < high {high} (batch {batch}, {recent} {rv})",
                 self.order,
                 self.pfn
             ));
@@ -1219,7 +1287,7 @@ impl Function for FreeUnrefPage {
         let line = if free_high { "FC3" } else { "FC5" };
         let ev = Ev::new(ev::PCP_FREE, F, line).pfn(self.pfn).say(say!(
             sim,
-            "CPU {cpu} frees an order-{} page (pfn {}): count {count} >= high {high}{}: free_pcppages_bulk frees {n} pages ({recent})",
+            "CPU {cpu} frees an order-{} page (pfn {}): count {count} >= high {high}{}: free_pcppages_bulk frees {n} pages ({recent} {rv})",
             self.order,
             self.pfn,
             if free_high {

@@ -62,7 +62,7 @@ fn touch(sim: &mut Sim, cpu: CpuId, pfn: u32, count: bool) -> bool {
 /// One workload operation completed: counted, and the time of the last one kept.
 fn op_done(sim: &mut Sim, cpu: CpuId) {
     sim.st.page_alloc.ops_done += 1;
-    sim.st.counters.inc(m::PCP_WORKLOAD_OPS);
+    sim.st.counters.inc(crate::mech::core::WORKLOAD_OPS);
     let now = sim.clock(cpu);
     let before = sim.st.counters.get(m::PCP_WORKLOAD_NS);
     if now > before {
@@ -95,6 +95,8 @@ pub struct ProcessCycle {
     pc: Pc,
     pgd: u32,
     pfn: u32,
+    /// `pages` as given (the low end of `process_pages_max`'s range).
+    base: u32,
 }
 
 impl ProcessCycle {
@@ -109,6 +111,7 @@ impl ProcessCycle {
             pc: Pc::Fork,
             pgd: NO_PAGE,
             pfn: NO_PAGE,
+            base: 0,
         })
     }
 
@@ -126,6 +129,12 @@ impl Function for ProcessCycle {
             Pc::Fork => {
                 if self.rounds == 0 {
                     return (Ev::new(core_ev::RETURN, F, "PC9"), Flow::Return(Ret::Unit));
+                }
+                if self.base == 0 {
+                    self.base = self.pages.max(1);
+                }
+                if let Some(max) = sim.cfg.knobs.get(m::PROCESS_PAGES_MAX).map(|v| v as u32).filter(|&v| v > self.base) {
+                    self.pages = sim.st.rng.random_range(self.base..=max);
                 }
                 self.pc = Pc::PgdDone;
                 sim.charge(cpu, sim.cfg.costs[m::PROCESS_NS]);
