@@ -260,6 +260,8 @@ pub mod ev {
         PCP_REFILL => "pcp_refill", Alloc,
         /// A free to the PCP.
         PCP_FREE => "pcp_free", Alloc,
+        /// `free_unref_page_commit` decided free_high: the PCP is drained.
+        FREE_HIGH => "free_high", Alloc,
         /// A PCP drain (`free_pcppages_bulk`, `drain_all_pages`).
         PCP_DRAIN => "pcp_drain", Alloc,
         /// The zone lock was taken.

@@ -1284,8 +1284,8 @@ impl Function for FreeUnrefPage {
             sim.st.counters.inc(m::PCP_FREE_HIGH);
         }
         self.pc = Fp::Drained;
-        let line = if free_high { "FC3" } else { "FC5" };
-        let ev = Ev::new(ev::PCP_FREE, F, line).pfn(self.pfn).say(say!(
+        let (kind, line) = if free_high { (ev::FREE_HIGH, "FC3") } else { (ev::PCP_FREE, "FC5") };
+        let ev = Ev::new(kind, F, line).pfn(self.pfn).say(say!(
             sim,
             "CPU {cpu} frees an order-{} page (pfn {}): count {count} >= high {high}{}: free_pcppages_bulk frees {n} pages ({recent} {rv})",
             self.order,
