@@ -34,6 +34,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("numa-delay-map-scale"),
     builtin!("pcp-exit-drain"),
     builtin!("pcp-autotune"),
+    builtin!("pcp-unix-pairs"),
 ];
 
 /// Whether a scenario is a teaching one (`*-101`): small enough to record every step.

@@ -247,6 +247,10 @@ crate::knobs! { PageAlloc;
     /// `process_cycle`: when set above `pages`, each process faults a number of pages drawn
     /// uniformly from `pages` to this (kbuild's compilers vary in size).
     PROCESS_PAGES_MAX => "process_pages_max", KnobKind::Int { min: 0, max: 1 << 24, scale: 1 }, None,
+    /// `sock_pair`: the receiver's skb head is an order-0 page allocation and free per message
+    /// (the spec's recipe; default on); off: it comes from a slab cache and the page
+    /// allocator never sees it (kmalloc'd heads, as AF_UNIX's large writes have).
+    SOCK_HEAD_PAGE => "sock_head_page", KnobKind::Bool, Some(1),
     /// `sock_pair`: messages between role swaps.
     SOCK_PHASE_MSGS => "sock_phase_msgs", KnobKind::Int { min: 1, max: 1 << 30, scale: 1 }, Some(2000),
 }

@@ -348,6 +348,14 @@ impl Function for SockPair {
                 }
                 self.pc = Sp::HeadFree;
                 sim.charge(cpu, sim.cfg.costs[m::SOCK_MSG_NS]);
+                if !sim.cfg.knobs.on(m::SOCK_HEAD_PAGE) {
+                    self.pfn = NO_PAGE;
+                    let ev = Ev::new(ev::PCP_WORKLOAD, F, "SP5").say(say!(
+                        sim,
+                        "The receiver on CPU {cpu} takes a message (its skb head comes from a slab cache)"
+                    ));
+                    return (ev, Flow::Continue);
+                }
                 let ev = Ev::new(ev::PCP_WORKLOAD, F, "SP5").say(say!(
                     sim,
                     "The receiver on CPU {cpu} takes a message: the skb head is an order-0 allocation"
