@@ -35,6 +35,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("pcp-exit-drain"),
     builtin!("pcp-autotune"),
     builtin!("pcp-unix-pairs"),
+    builtin!("pcp-kbuild"),
 ];
 
 /// Whether a scenario is a teaching one (`*-101`): small enough to record every step.
