@@ -35,6 +35,11 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("numa-delay-map-scale"),
     builtin!("mremap-2mb"),
     builtin!("mremap-mixed"),
+    builtin!("pcp-101"),
+    builtin!("pcp-exit-drain"),
+    builtin!("pcp-autotune"),
+    builtin!("pcp-unix-pairs"),
+    builtin!("pcp-kbuild"),
 ];
 
 /// Whether a scenario is a teaching one (`*-101`): small enough to record every step.

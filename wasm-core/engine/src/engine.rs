@@ -71,6 +71,9 @@ pub struct State {
     pub free_count: Vec<u32>,
     /// Per node (`pg_data_t`): the v4.17 NUMA-migration rate-limit window.
     pub numa_pgdat: Vec<crate::mm::migrate::NumaPgdat>,
+    /// Zones, buddy lists and per-CPU page lists (`mm/page_alloc.rs`): a frame in the free
+    /// map is on a buddy list or a PCP list.
+    pub page_alloc: crate::mm::page_alloc::PageAlloc,
     /// Held locks and lock statistics.
     pub locks: Locks,
     /// Counters.
@@ -178,6 +181,11 @@ impl Sim {
             free.set(p);
         }
         let mut free_count: Vec<u32> = topo.nodes.iter().map(|n| n.mem_pages).collect();
+        let mut page_alloc = crate::mm::page_alloc::PageAlloc::new(
+            &topo,
+            &crate::mm::page_alloc::Rules::from_toggles(toggles),
+            &crate::mech::page_alloc::overrides(&scenario.knobs),
+        );
         let mut mms = Vec::new();
         let mut roots: Vec<RmapRoot> = Vec::new();
         let mut page_cache: Vec<Vec<u32>> = Vec::new();
@@ -234,7 +242,7 @@ impl Sim {
                             }
                             None => {
                                 // Populate on the requested node, falling back by distance when full.
-                                let Some(pfn) = alloc_on(&topo, &mut free, &mut free_count, node, true) else {
+                                let Some(pfn) = alloc_on(&topo, &mut page_alloc, &mut free, &mut free_count, node, true) else {
                                     break;
                                 };
                                 *frames.get_mut(pfn) = Page {
@@ -439,6 +447,16 @@ impl Sim {
             window_end: scenario.knobs.get(crate::mech::core::WINDOW_NS).unwrap_or(u64::MAX),
         };
         let nr_tasks = tasks.len();
+        // The vmstat worker of each CPU, and what each task holds (mm/page_alloc.rs).
+        page_alloc.vmstat_task = (0..nr_cpus)
+            .map(|c| {
+                tasks
+                    .iter()
+                    .position(|t| t.kind == TaskKind::Kernel(KthreadKind::Vmstat) && usize::from(t.home) == c)
+                    .map_or(u16::MAX, |i| i as u16)
+            })
+            .collect();
+        page_alloc.held = vec![Vec::new(); nr_tasks];
         let mut sim = Sim {
             cfg: Rc::new(cfg),
             st: State {
@@ -453,6 +471,7 @@ impl Sim {
                 free,
                 numa_pgdat: vec![Default::default(); free_count.len()],
                 free_count,
+                page_alloc,
                 // Each CPU holds a handful of locks at most (PTL, page lock, rmap locks).
                 locks: Locks::with_capacity(8 * nr_cpus + 8, nr_tasks),
                 counters: Counters::default(),
@@ -905,7 +924,14 @@ impl Sim {
     }
 
     pub(crate) fn alloc_page(&mut self, nid: NodeId, fallback: bool) -> Option<u32> {
-        let pfn = alloc_on(&self.cfg.topo, &mut self.st.free, &mut self.st.free_count, nid, fallback)?;
+        let pfn = alloc_on(
+            &self.cfg.topo,
+            &mut self.st.page_alloc,
+            &mut self.st.free,
+            &mut self.st.free_count,
+            nid,
+            fallback,
+        )?;
         *self.st.frames.get_mut(pfn) = Page {
             flags: 0,
             mapcount: 0,
@@ -917,12 +943,15 @@ impl Sim {
         Some(pfn)
     }
 
-    /// Returns a page to the free memory of its node.
+    /// Returns a page to the free memory of its node: straight to its zone's buddy lists
+    /// (`free_one_page` without the zone lock's animation; the PCP path is
+    /// `mm::page_alloc::FreeUnrefPage`).
     pub(crate) fn free_page(&mut self, pfn: u32) {
         *self.st.frames.get_mut(pfn) = Page::FREE;
         self.st.free.set(pfn);
         let nid = self.page_nid(pfn);
         self.st.free_count[nid as usize] += 1;
+        crate::mm::page_alloc::free_sync(&mut self.st.page_alloc, &self.cfg.topo, pfn);
     }
 
     /// Runs to the end without keeping events (counters only).
@@ -977,22 +1006,21 @@ fn who(task: &Task) -> crate::profile::Who {
     }
 }
 
-/// Takes the lowest free pfn on `nid`, or on the nearest node with memory when `fallback`.
-fn alloc_on(topo: &Topology, free: &mut FreeMap, count: &mut [u32], nid: NodeId, fallback: bool) -> Option<u32> {
-    let take = |free: &mut FreeMap, count: &mut [u32], n: NodeId| {
-        let node = &topo.nodes[n as usize];
-        let pfn = free.lowest(node.first_pfn, node.first_pfn + node.mem_pages)?;
-        free.clear(pfn);
-        count[n as usize] -= 1;
-        Some(pfn)
-    };
-    if let Some(p) = take(free, count, nid) {
-        return Some(p);
-    }
-    if !fallback {
-        return None;
-    }
-    topo.nodes_by_distance(nid).into_iter().find_map(|n| take(free, count, n))
+/// Takes an order-0 page from the buddy lists of `nid`'s zone, or of the nearest node
+/// with memory when `fallback` (`mm::page_alloc::alloc_sync`: the synchronous entry,
+/// without the zone lock's animation).
+fn alloc_on(
+    topo: &Topology,
+    pa: &mut crate::mm::page_alloc::PageAlloc,
+    free: &mut FreeMap,
+    count: &mut [u32],
+    nid: NodeId,
+    fallback: bool,
+) -> Option<u32> {
+    let pfn = crate::mm::page_alloc::alloc_sync(pa, topo, nid, fallback)?;
+    free.clear(pfn);
+    count[topo.pfn_to_nid(pfn) as usize] -= 1;
+    Some(pfn)
 }
 
 #[cfg(test)]

@@ -784,3 +784,257 @@ pub const DO_MMAP: Listing = Listing {
     follows: "Linux v4.9 mm/mmap.c do_mmap, simplified",
     lines: lines!["MM1" => "down_write(mmap_sem); addr = get_unmapped_area(len); mmap_region: a new VMA, no PTE; up_write"],
 };
+
+// ---- page allocator and per-CPU page lists (mech/page_alloc.rs), Linux v6.6 / v6.7 ----
+
+/// `__alloc_pages` → `rmqueue` → `rmqueue_pcplist` → `__rmqueue_pcplist`.
+pub const ALLOC_PAGES: Listing = Listing {
+    function: "alloc_pages",
+    follows: "Linux v6.6/v6.7 mm/page_alloc.c (__alloc_pages, rmqueue, rmqueue_pcplist, __rmqueue_pcplist)",
+    lines: lines![
+        "AP1" => "rmqueue: if !pcp_allowed_order(order): page = rmqueue_buddy(zone, order)  -- zone lock, one block",
+        "AP2" => "rmqueue_pcplist: pcp = this CPU's pageset, trylock; v6.6: free_factor >>= 1; v6.7: free_count >>= 1",
+        "AP3" => "list = pcp->lists[order_to_pindex(mt, order)]; if list not empty: page = head of list, count -= 1 << order",
+        "AP4" => "list empty: n = nr_pcp_alloc(pcp, zone, order); rmqueue_bulk(zone, order, n, list); if still empty: rmqueue_buddy",
+        "AP9" => "unlock; count PGALLOC (pgalloc_normal += 1 << order); return page",
+    ],
+};
+
+/// `get_page_from_freelist` before patch 8.
+pub const GET_PAGE_FROM_FREELIST_V6_6: Listing = Listing {
+    function: "get_page_from_freelist",
+    follows: "Linux v6.6 mm/page_alloc.c",
+    lines: lines![
+        "G1" => "for each zone of the zonelist (preferred node first):",
+        "G2" => "  if !zone_watermark_fast(zone, order, low watermark): next zone; else page = rmqueue(zone, order)",
+        "G3" => "no zone passes: slow path; __alloc_pages_direct_reclaim: drain_all_pages(NULL) after a failed attempt",
+        "G5" => "retry get_page_from_freelist",
+        "G4" => "still nothing: the allocation fails",
+    ],
+};
+
+/// `get_page_from_freelist` with patch 8's `ZONE_BELOW_HIGH`.
+pub const GET_PAGE_FROM_FREELIST_P8: Listing = Listing {
+    function: "get_page_from_freelist",
+    follows: "Linux v6.7 mm/page_alloc.c (57c0419c5f0e, patch 8 of the PCP series)",
+    lines: lines![
+        "G1" => "for each zone: if !ZONE_BELOW_HIGH and zone_watermark_fast(zone, order, HIGH watermark): take this zone",
+        "G2" => "  else: set ZONE_BELOW_HIGH (high stops growing); check the LOW watermark as before; page = rmqueue(zone, order)",
+        "G3" => "no zone passes: slow path; __alloc_pages_direct_reclaim: drain_all_pages(NULL) after a failed attempt",
+        "G5" => "retry get_page_from_freelist",
+        "G4" => "still nothing: the allocation fails",
+    ],
+};
+
+/// v6.6's refill count (inline in `__rmqueue_pcplist`).
+pub const NR_PCP_ALLOC_V6_6: Listing = Listing {
+    function: "nr_pcp_alloc",
+    follows: "Linux v6.6 mm/page_alloc.c (__rmqueue_pcplist, before nr_pcp_alloc existed)",
+    lines: lines![
+        "NA1" => "batch = READ_ONCE(pcp->batch); n = batch; if batch > 1: n = max(batch >> order, 2)",
+        "NA2" => "(v6.6 with patch 7 alone: high grows by n on each refill, see decay_pcp_high)",
+    ],
+};
+
+/// `nr_pcp_alloc` with patch 5's `alloc_factor` (and patch 7/8's growth of `high`).
+pub const NR_PCP_ALLOC_P5: Listing = Listing {
+    function: "nr_pcp_alloc",
+    follows: "Linux v6.7 mm/page_alloc.c nr_pcp_alloc (c0a242394cb9, patch 5; growth from patches 7-8)",
+    lines: lines![
+        "NA1" => "high = pcp->high = clamp(pcp->high, high_min, high_max); if high < batch: return 1",
+        "NA2" => "b = order ? batch : batch << alloc_factor; if tuning and !ZONE_BELOW_HIGH: high = pcp->high = min(high + b, high_max)",
+        "NA3" => "order 0: max_nr = max(high - count - batch, batch); if b <= max_nr and alloc_factor < SCALE_MAX: alloc_factor++; b = min(b, max_nr)",
+        "NA4" => "if b > 1: b = max(b >> order, 2); return b",
+    ],
+};
+
+/// `rmqueue_bulk`.
+pub const RMQUEUE_BULK: Listing = Listing {
+    function: "rmqueue_bulk",
+    follows: "Linux v6.6 mm/page_alloc.c",
+    lines: lines![
+        "RB1" => "spin_lock_irqsave(&zone->lock)  -- other CPUs refilling or draining this zone spin here",
+        "RB2" => "repeat count times: page = __rmqueue(zone, order, mt) (smallest fitting block, split down); list_add_tail(page, list)",
+        "RB3" => "NR_FREE_PAGES -= i << order; spin_unlock_irqrestore(&zone->lock); return i",
+    ],
+};
+
+/// `rmqueue_buddy`.
+pub const RMQUEUE_BUDDY: Listing = Listing {
+    function: "rmqueue_buddy",
+    follows: "Linux v6.6 mm/page_alloc.c",
+    lines: lines![
+        "RD1" => "spin_lock_irqsave(&zone->lock)",
+        "RD2" => "page = __rmqueue(zone, order, mt); spin_unlock_irqrestore(&zone->lock); return page",
+    ],
+};
+
+/// `free_unref_page`.
+pub const FREE_UNREF_PAGE: Listing = Listing {
+    function: "free_unref_page",
+    follows: "Linux v6.6 mm/page_alloc.c (free_the_page, free_unref_page)",
+    lines: lines![
+        "FU1" => "if !pcp_allowed_order(order) or isolated: free_one_page(zone, page, order)  -- zone lock",
+        "FU2" => "pcp_spin_trylock(zone->per_cpu_pageset); free_unref_page_commit(zone, pcp, page, mt, order)",
+    ],
+};
+
+/// `free_unref_page_commit` in v6.6 (f26b3fa04611's free_high).
+pub const FREE_UNREF_PAGE_COMMIT_V6_6: Listing = Listing {
+    function: "free_unref_page_commit",
+    follows: "Linux v6.6 mm/page_alloc.c (free_high from f26b3fa04611)",
+    lines: lines![
+        "FC1" => "count PGFREE; list_add(page, &pcp->lists[pindex]) at the head; pcp->count += 1 << order",
+        "FC2" => "free_high = free_factor > 0 && 1 <= order <= PAGE_ALLOC_COSTLY_ORDER",
+        "FC4" => "high = nr_pcp_high(pcp, zone, free_high)  (0 when free_high); if count < high: return",
+        "FC3" => "free_high: free_pcppages_bulk(zone, nr_pcp_free(..) = count, pcp, pindex)  -- the whole PCP",
+        "FC5" => "count >= high: free_pcppages_bulk(zone, nr_pcp_free(pcp, high, false), pcp, pindex)",
+        "FC9" => "return",
+    ],
+};
+
+/// `free_unref_page_commit` with patch 1 (and the later patches' changes to the decision).
+pub const FREE_UNREF_PAGE_COMMIT_P1: Listing = Listing {
+    function: "free_unref_page_commit",
+    follows: "Linux v6.7 mm/page_alloc.c (ca71fe1ad922, patch 1; patches 3, 5, 8 and the last patch noted)",
+    lines: lines![
+        "FC1" => "[p5] alloc_factor >>= 1; count PGFREE; list_add at the head of lists[pindex]; count += 1 << order",
+        "FC2" => "if 1 <= order <= 3: free_high = recent && (flags & PREV_FREE_HIGH_ORDER); flags |= PREV  else: flags &= ~PREV  \
+                  (recent: free_factor > 0, or [last patch] free_count >= batch; [p3] && (!FREE_HIGH_BATCH || count >= batch))",
+        "FC4" => "[last patch] free_count += 1 << order (capped); high = nr_pcp_high(pcp, zone, batch, free_high); if count < high: return",
+        "FC3" => "free_high: free_pcppages_bulk(zone, nr_pcp_free(..), pcp, pindex)  -- all, or [p7] at most batch << 5",
+        "FC5" => "count >= high: free_pcppages_bulk(zone, nr_pcp_free(pcp, batch, high, false), pcp, pindex)",
+        "FC9" => "[p8] if ZONE_BELOW_HIGH and zone_watermark_ok(zone, 0, high watermark): clear ZONE_BELOW_HIGH",
+    ],
+};
+
+/// `nr_pcp_free` before the last patch (v6.6, with patch 4's cap and patch 7's changes).
+pub const NR_PCP_FREE_V6_6: Listing = Listing {
+    function: "nr_pcp_free",
+    follows: "Linux v6.6 mm/page_alloc.c (patch 4 and patch 7 noted)",
+    lines: lines![
+        "NF1" => "if free_high: return count  ([p7] min(count, batch << SCALE_MAX))",
+        "NF2" => "if high < batch: return 1",
+        "NF3" => "b = batch << free_factor; if b < high - batch ([p7] <=) [p4] and free_factor < SCALE_MAX: free_factor++",
+        "NF4" => "return clamp(b, batch, high - batch)",
+    ],
+};
+
+/// `nr_pcp_free` with the last patch's `free_count`.
+pub const NR_PCP_FREE_P10: Listing = Listing {
+    function: "nr_pcp_free",
+    follows: "Linux v6.7 mm/page_alloc.c (6ccdcb6d3a74, the last patch of the series)",
+    lines: lines![
+        "NF1" => "if free_high: return min(count, batch << SCALE_MAX)",
+        "NF2" => "if high < batch: return 1",
+        "NF3" => "(free_factor is gone: free_count counts the pages freed since the last allocations)",
+        "NF4" => "return clamp(free_count, batch, high - batch)",
+    ],
+};
+
+/// `zone_pcp_update_cacheinfo` absent.
+pub const ZONE_PCP_UPDATE_CACHEINFO_OFF: Listing = Listing {
+    function: "zone_pcp_update_cacheinfo",
+    follows: "Linux v6.6 (the function does not exist yet)",
+    lines: lines![
+        "ZC1" => "(v6.6: no PCPF_FREE_HIGH_BATCH; free_high drains as soon as it is decided)",
+    ],
+};
+
+/// `zone_pcp_update_cacheinfo` (patch 3).
+pub const ZONE_PCP_UPDATE_CACHEINFO_ON: Listing = Listing {
+    function: "zone_pcp_update_cacheinfo",
+    follows: "Linux v6.7 mm/page_alloc.c (362d37a106dd, patch 3; cacheinfo from patch 2)",
+    lines: lines![
+        "ZC1" => "for each CPU: if (per_cpu_data_slice_size(cpu) >> PAGE_SHIFT) > 3 * pcp->batch: flags |= PCPF_FREE_HIGH_BATCH else clear it",
+    ],
+};
+
+/// `free_one_page`.
+pub const FREE_ONE_PAGE: Listing = Listing {
+    function: "free_one_page",
+    follows: "Linux v6.6 mm/page_alloc.c",
+    lines: lines![
+        "FO1" => "spin_lock_irqsave(&zone->lock)",
+        "FO2" => "__free_one_page(page, pfn, zone, order, mt)  -- merge with free buddies; spin_unlock_irqrestore",
+    ],
+};
+
+/// `free_pcppages_bulk`.
+pub const FREE_PCPPAGES_BULK: Listing = Listing {
+    function: "free_pcppages_bulk",
+    follows: "Linux v6.6 mm/page_alloc.c",
+    lines: lines![
+        "FB1" => "count = min(pcp->count, count); spin_lock_irqsave(&zone->lock)",
+        "FB2" => "from lists[pindex] round-robin: while the list has pages and count > 0: page = list tail (coldest); pcp->count -= 1 << order",
+        "FB3" => "  __free_one_page(page, order) merges it into the buddy lists; spin_unlock_irqrestore(&zone->lock)",
+    ],
+};
+
+/// `drain_all_pages`.
+pub const DRAIN_ALL_PAGES: Listing = Listing {
+    function: "drain_all_pages",
+    follows: "Linux v6.6 mm/page_alloc.c (__drain_all_pages, drain_pages_zone; simplified: the caller drains each CPU)",
+    lines: lines![
+        "DA1" => "for each CPU whose pcp->count != 0: drain_pages_zone(cpu, zone) -> free_pcppages_bulk(zone, count, pcp, 0)",
+        "DA2" => "return",
+    ],
+};
+
+/// `decay_pcp_high` absent (v6.6: `high` is fixed).
+pub const DECAY_PCP_HIGH_OFF: Listing = Listing {
+    function: "decay_pcp_high",
+    follows: "Linux v6.6 mm/vmstat.c refresh_cpu_vm_stats (no decay)",
+    lines: lines![
+        "DH0" => "vmstat_update every sysctl_stat_interval: refresh_cpu_vm_stats(true)",
+        "DH1" => "(v6.6: high is fixed, nothing to decay)",
+        "DH2" => "(remote zones: drain_zone_pages when expire reaches 0)",
+        "DH3" => "re-arm only if something changed",
+    ],
+};
+
+/// `decay_pcp_high` (patch 7, v3's ×7/8).
+pub const DECAY_PCP_HIGH_P7: Listing = Listing {
+    function: "decay_pcp_high",
+    follows: "Linux v6.7 mm/page_alloc.c decay_pcp_high, called from mm/vmstat.c refresh_cpu_vm_stats (51a755c56dc0; v1/v2 decayed by 1/5)",
+    lines: lines![
+        "DH0" => "vmstat_update every sysctl_stat_interval: refresh_cpu_vm_stats(true) -> for each zone: decay_pcp_high(zone, pcp)",
+        "DH1" => "if high > high_min: high = max3(count - (batch << SCALE_MAX), high - high / 8, high_min); todo++ while high > high_min",
+        "DH2" => "if count > high: pcp_spin_lock; free_pcppages_bulk(zone, count - high, pcp, 0); todo++",
+        "DH3" => "return todo: vmstat_update re-arms itself while there is more to decay",
+    ],
+};
+
+/// The short-lived process workload shape.
+pub const PROCESS_CYCLE: Listing = Listing {
+    function: "process_cycle",
+    follows: "mmviz workload shape: the calls of fork, faults and exit (Linux v6.6 call stacks from the patch-1 changelog)",
+    lines: lines![
+        "PC1" => "copy_process -> mm_init -> mm_alloc_pgd -> pgd_alloc: __get_free_pages(PGD_ALLOCATION_ORDER)  (order 1 with PTI)",
+        "PC2" => "per page: handle_mm_fault -> do_anonymous_page -> alloc_page_vma(GFP_HIGHUSER_MOVABLE)",
+        "PC3" => "  map it, the store touches it (cache hot or cold)",
+        "PC4" => "  sometimes: a slab cache allocates an order 1-3 page, and frees old slab pages (one, or two in a row)",
+        "PC5" => "do_exit -> exit_mm -> mmput -> exit_mmap -> unmap_vmas; tlb_finish_mmu -> release_pages -> free_unref_page_list",
+        "PC6" => "  free_unref_page_commit(order 0) for each page, no allocation in between",
+        "PC7" => "__mmdrop -> mm_free_pgd -> free_pages(pgd, PGD_ALLOCATION_ORDER)",
+        "PC8" => "the process is gone",
+        "PC9" => "next process on this CPU, or return",
+    ],
+};
+
+/// The socket pair workload shape.
+pub const SOCK_PAIR: Listing = Listing {
+    function: "sock_pair",
+    follows: "mmviz workload shape: unix_stream_sendmsg / unix_stream_read_generic (Linux v6.6), skb frag pages of SKB_FRAG_PAGE_ORDER",
+    lines: lines![
+        "SP1" => "sender: the socket's send buffer is full: wait",
+        "SP2" => "sender: per frag: alloc_pages(order 3) (skb_page_frag_refill)",
+        "SP3" => "sender: copy_from_user into the page; queue the skb; wake the receiver",
+        "SP4" => "receiver: nothing queued: wait",
+        "SP5" => "receiver: dequeue the skb; its head is an order-0 allocation",
+        "SP6" => "receiver: consume_skb frees the head",
+        "SP7" => "receiver: copy_to_user from each frag, then put_page: free_unref_page(order 3) on the receiver's CPU",
+        "SP8" => "message done; every sock_phase_msgs messages the two sides swap roles",
+        "SP9" => "return",
+    ],
+};

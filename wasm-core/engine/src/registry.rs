@@ -332,6 +332,8 @@ mechanisms! {
     Writeback => writeback,
     /// mremap, its flush regimes and LATENCY_LIMIT.
     Mremap => mremap,
+    /// The page allocator and per-CPU page lists.
+    PageAlloc => page_alloc,
 }
 
 impl Frame {

@@ -9,3 +9,4 @@ pub mod migrate;
 pub mod mremap;
 pub mod numa;
 pub mod writeback;
+pub mod page_alloc;

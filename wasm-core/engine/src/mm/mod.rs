@@ -6,6 +6,8 @@ pub mod mmap;
 pub mod mprotect;
 pub mod mremap;
 pub mod page_writeback;
+pub mod page_alloc;
+pub mod pcp_workload;
 pub mod pgtable_generic;
 pub mod rmap;
 pub mod truncate;
