@@ -8,5 +8,5 @@ pub mod fork;
 pub mod migrate;
 pub mod mremap;
 pub mod numa;
-pub mod writeback;
 pub mod page_alloc;
+pub mod writeback;
