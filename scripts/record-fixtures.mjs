@@ -54,8 +54,8 @@ function customText(wasm) {
  * for, and the steps whose frames are kept (negative: from the end, -1 is the last step).
  */
 const RUNS = [
-  { name: 'hint-101', scenario: SCENARIO, toggles: {}, params: {}, frames: [...range(0, 20), 37, -4, -3, -2, -1] },
-  { name: 'hint-101-delay-off', scenario: SCENARIO, toggles: { numa_delay_map: false }, params: {}, frames: [...range(0, 8), 160, -1] },
+  { name: 'hint-101', scenario: SCENARIO, toggles: {}, params: {}, frames: [...range(0, 20), 38, -4, -3, -2, -1] },
+  { name: 'hint-101-delay-off', scenario: SCENARIO, toggles: { numa_delay_map: false }, params: {}, frames: [...range(0, 8), 161, -1] },
   { name: 'hint-101-pages-2', scenario: SCENARIO, toggles: {}, params: { pages: 2 }, frames: [0, 1, 7, -1] },
   { name: 'rmap-101', scenario: 'rmap-101', toggles: {}, params: {}, frames: [...range(0, 4), -1] },
   { name: 'custom', scenario: { custom: true }, toggles: {}, params: {}, frames: [0, 3] },

@@ -48,9 +48,11 @@ test('the engine fixtures the unit tests read are what the engine records today'
   for (const [name, text] of Object.entries(fresh)) {
     assert.ok(have[name] === text, `web/src/engine/fixtures/${name} differs from a fresh recording from the engine: ${rerecord}`);
   }
-  // They are read by every unit test run: keep them small (record only the steps the tests visit).
+  // They are read by every unit test run: keep them small (record only the steps the tests
+  // visit). They grow with the registry (every mechanism's listings ride along in the patch
+  // registry and each summary): 480 KB with 4 mechanisms, 627 KB with 7.
   const bytes = Object.values(fresh).reduce((n, text) => n + Buffer.byteLength(text), 0);
-  assert.ok(bytes < 512 * 1024, `the fixtures take ${Math.round(bytes / 1024)} KB; keep them under 512 KB`);
+  assert.ok(bytes < 768 * 1024, `the fixtures take ${Math.round(bytes / 1024)} KB; keep them under 768 KB`);
 });
 
 test('wasm errors are real Error objects with the engine message', () => {

@@ -52,27 +52,27 @@ afterEach(() => {
 describe('App with the fixture engine', () => {
   it('renders the lab and steps with the transport buttons', async () => {
     await renderApp();
-    expect(readout()).toBe('step 0 / 160');
+    expect(readout()).toBe('step 0 / 161');
     expect(screen.getByRole('combobox', { name: 'Scenario' })).toHaveProperty('value', 'numa-hint-fault-101');
     expect(screen.getByText('FAKE ENGINE')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     await settle();
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     await settle();
-    expect(readout()).toBe('step 2 / 160');
+    expect(readout()).toBe('step 2 / 161');
     fireEvent.click(screen.getByRole('button', { name: 'Step back' }));
     await settle();
-    expect(readout()).toBe('step 1 / 160');
+    expect(readout()).toBe('step 1 / 161');
     fireEvent.click(screen.getByRole('button', { name: 'Last step' }));
     await settle();
-    expect(readout()).toBe('step 160 / 160');
+    expect(readout()).toBe('step 161 / 161');
     expect(screen.getByRole('button', { name: 'Step forward' })).toHaveProperty('disabled', true);
     fireEvent.click(screen.getByRole('button', { name: 'First step' }));
     await settle();
-    expect(readout()).toBe('step 0 / 160');
+    expect(readout()).toBe('step 0 / 161');
     fireEvent.change(screen.getByRole('slider', { name: 'Step' }), { target: { value: '12' } });
     await settle();
-    expect(readout()).toBe('step 12 / 160');
+    expect(readout()).toBe('step 12 / 161');
   });
 
   it('plays and pauses with one button that changes its name', async () => {
@@ -110,10 +110,10 @@ describe('App with the fixture engine', () => {
     await settle();
     fireEvent.keyDown(document.body, { key: 'ArrowRight' });
     await settle();
-    expect(readout()).toBe('step 2 / 160');
+    expect(readout()).toBe('step 2 / 161');
     fireEvent.keyDown(document.body, { key: 'End' });
     await settle();
-    expect(readout()).toBe('step 160 / 160');
+    expect(readout()).toBe('step 161 / 161');
     fireEvent.keyDown(document.body, { key: 'Home' });
     await settle();
     fireEvent.keyDown(document.body, { key: 'PageDown' });
@@ -136,11 +136,11 @@ describe('App with the fixture engine', () => {
     await settle();
     // numa-hint-fault-101 turns numa_delay_map on; off, its run is longer.
     expect(store.getState().summary?.toggles.numa_delay_map).toBe(false);
-    expect(readout()).toBe('step 160 / 180');
+    expect(readout()).toBe('step 161 / 181');
     expect(screen.getByText(/Rebuilt with/)).toBeTruthy();
     expect(screen.getAllByText(/\(was \d+\)/).length).toBeGreaterThan(0);
     const counter = (name: string, step: number) => fixtureRun(name).frames.get(step)?.header.counters.nr_tlb_remote_flush_received;
-    const [off, on] = [counter('hint-101-delay-off', 160), counter('hint-101', 160)];
+    const [off, on] = [counter('hint-101-delay-off', 161), counter('hint-101', 161)];
     expect(off).toBeGreaterThan(on ?? Infinity);
     const row = screen.getByRole('rowheader', { name: 'nr_tlb_remote_flush_received' }).closest('tr') as HTMLElement;
     expect(within(row).getAllByRole('cell')[0]?.textContent).toBe(`${off} (was ${on})`);
@@ -166,8 +166,8 @@ describe('App with the fixture engine', () => {
   });
 
   it('shows the code listing with the current line, a diff, and says when no kernel code runs', async () => {
-    // Step 36 of numa-hint-fault-101 is do_numa_page's first line (N1), a function numa_delay_map changes.
-    await renderApp('#v=1&sc=numa-hint-fault-101&step=37');
+    // Step 37 of numa-hint-fault-101 is do_numa_page's first line (N1), a function numa_delay_map changes.
+    await renderApp('#v=1&sc=numa-hint-fault-101&step=38');
     expect(store.getState().frame?.code).toEqual({ function: 'do_numa_page', line: 'N1' });
     const current = document.querySelector('[aria-current="true"]');
     expect(current?.textContent).toContain('take the PTE lock');
@@ -185,7 +185,7 @@ describe('App with the fixture engine', () => {
     fireEvent.click(within(alert).getByRole('button', { name: /^Dismiss/ }));
     await settle();
     expect(screen.queryByRole('alert')).toBeNull();
-    expect(readout()).toBe('step 0 / 160');
+    expect(readout()).toBe('step 0 / 161');
   });
 
   it('highlights a frame from the page table', async () => {
@@ -248,10 +248,10 @@ describe('loading in the background', () => {
     // First run: the steps prepared count up, the bar cannot know its end.
     let bar = screen.getByRole('progressbar', { name: 'Running numa-hint-fault-101' });
     expect(bar.getAttribute('aria-valuenow')).toBeNull();
-    expect(bar.getAttribute('aria-valuetext')).toBe('80 steps prepared, 0.5 s elapsed');
+    expect(bar.getAttribute('aria-valuetext')).toBe('81 steps prepared, 0.5 s elapsed');
     await settle(600);
     expect(screen.queryByRole('progressbar')).toBeNull();
-    expect(readout()).toBe('step 0 / 160');
+    expect(readout()).toBe('step 0 / 161');
     // The same run again: the bar fills towards the length it had the first time.
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     await settle();
@@ -259,7 +259,7 @@ describe('loading in the background', () => {
     await settle(500);
     bar = screen.getByRole('progressbar', { name: 'Running numa-hint-fault-101' });
     expect(bar.getAttribute('aria-valuenow')).toBe('50');
-    expect(bar.getAttribute('aria-valuetext')).toBe('50%: 80 of about 160 steps, 0.5 s elapsed');
+    expect(bar.getAttribute('aria-valuetext')).toBe('50%: 81 of about 161 steps, 0.5 s elapsed');
     await settle(600);
     expect(screen.queryByRole('progressbar')).toBeNull();
   });
@@ -268,14 +268,14 @@ describe('loading in the background', () => {
     vi.useFakeTimers();
     await renderApp('', { createDelayMs: 3000 });
     await settle(3000);
-    expect(readout()).toBe('step 0 / 160');
+    expect(readout()).toBe('step 0 / 161');
     fireEvent.change(screen.getByRole('combobox', { name: 'Scenario' }), { target: { value: 'rmap-101' } });
     await settle(100);
     expect(screen.getByRole('progressbar', { name: 'Running rmap-101' })).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     fireEvent.keyDown(document.body, { key: 'ArrowRight' });
     await settle();
-    expect(readout()).toBe('step 2 / 160');
+    expect(readout()).toBe('step 2 / 161');
     fireEvent.click(screen.getByRole('button', { name: /The scanner marks PROT_NONE/ }));
     await settle();
     expect(store.getState().step).toBe(store.getState().summary?.chapters[1]?.step);
@@ -333,7 +333,7 @@ describe('URL sync while loading', () => {
     expect(window.location.hash).toBe('#v=1&sc=rmap-101&step=4');
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     await settle(400);
-    expect(readout()).toBe('step 2 / 160');
+    expect(readout()).toBe('step 2 / 161');
     expect(window.location.hash).toMatch(/&sc=numa-hint-fault-101&.*step=2$/);
   });
 });

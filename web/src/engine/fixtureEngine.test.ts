@@ -62,7 +62,7 @@ describe('fixture engine', () => {
     expect(f8.cpus.map((c) => tlbCount(f8.bulk, c.id))).toEqual([0, 0, 2, 2]);
     for (const e of tlbEntries(f8.bulk, 3)) expect(pteAt(f8.bulk, f8.bulk.pteVpn.indexOf(e.vpn)).pfn).toBe(e.pfn);
     // NUMA hinting: every PTE PROT_NONE, every TLB flushed.
-    const f37 = await sim.frameAt(37);
+    const f37 = await sim.frameAt(38);
     expect(Array.from({ length: 4 }, (_, i) => pteAt(f37.bulk, i).kind)).toEqual(['protnone', 'protnone', 'protnone', 'protnone']);
     expect(f37.cpus.map((c) => tlbCount(f37.bulk, c.id))).toEqual([0, 0, 0, 0]);
     // Only the default window was recorded.
