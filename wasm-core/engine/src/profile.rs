@@ -54,12 +54,17 @@ impl Profile {
     }
 
     /// Charges `cpu`'s time up to `now` to `who` and to every function on `stack`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn charge(&mut self, cpu: usize, now: u64, who: Who, stack: &Stack<Frame>) {
-        let from = self.accounted[cpu];
-        if now <= from {
-            return;
+        // Most calls find nothing new to charge (a call or return costs no time).
+        if now > self.accounted[cpu] {
+            self.charge_slow(cpu, now, who, stack);
         }
+    }
+
+    #[inline(never)]
+    fn charge_slow(&mut self, cpu: usize, now: u64, who: Who, stack: &Stack<Frame>) {
+        let from = self.accounted[cpu];
         self.accounted[cpu] = now;
         let d = now - from;
         match who {
