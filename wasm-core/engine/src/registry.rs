@@ -170,7 +170,16 @@ pub struct ViewDef {
     pub title: &'static str,
     /// Counter names plotted by default (checked against the counters by a test).
     pub plots: &'static [&'static str],
+    /// What the panel draws besides counters: a snapshot of the mechanism's state at the
+    /// current step (its own serialisable struct, typed for the web by ts-rs), or None
+    /// when the view has none or the run has nothing of it (no zone, no mremap yet). The
+    /// frame carries it under the view's id (`FrameHeader::views`); it is built only when
+    /// a frame is asked for, never on the step path.
+    pub state: Option<ViewState>,
 }
+
+/// Builds a view's state snapshot (see [`ViewDef::state`]).
+pub type ViewState = fn(&crate::engine::Sim) -> Option<serde_json::Value>;
 
 /// A mechanism's task_work hook: the event and the function to call, if its work is due.
 pub type TaskWork = fn(&mut Sim, CpuId) -> Option<(Ev, Frame)>;

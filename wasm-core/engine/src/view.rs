@@ -303,6 +303,11 @@ pub struct FrameHeader {
     pub pte_window: BulkWindow,
     /// Which frames the bulk arrays hold (`offset` is the first pfn).
     pub frame_window: BulkWindow,
+    /// View id -> the state its panel draws at this step (`ViewDef::state`; the panel
+    /// knows the shape, declared beside the mechanism and typed by ts-rs). Only views
+    /// with something to show are present.
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
+    pub views: BTreeMap<&'static str, serde_json::Value>,
 }
 
 impl SummaryView {
@@ -513,7 +518,17 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>, window: &FrameWindow, bulk: 
         }),
         pte_window,
         frame_window,
+        views: view_states(sim),
     })
+}
+
+/// Every mechanism view's state snapshot at `sim`'s current step (see `ViewDef::state`).
+pub fn view_states(sim: &Sim) -> BTreeMap<&'static str, serde_json::Value> {
+    crate::registry::MECHANISMS
+        .iter()
+        .flat_map(|m| m.views)
+        .filter_map(|v| Some((v.id, (v.state?)(sim)?)))
+        .collect()
 }
 
 /// One entry of the patch registry as the UI sees it, with its values and default.

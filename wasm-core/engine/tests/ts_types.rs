@@ -40,6 +40,7 @@ fn generate() -> BTreeMap<String, String> {
     // A frame's header (with CpuView and BulkWindow) and the window a frame call takes.
     FrameHeader::export_all(&cfg).unwrap();
     FrameWindow::export_all(&cfg).unwrap();
+    // Mechanism panels' state snapshots (`ViewDef::state`, `FrameHeader::views`), one line each.
     let files = read_ts(&dir)
         .into_iter()
         .map(|(name, text)| {

@@ -104,6 +104,7 @@ function frameFor(step: number, window: FrameWindowRequest | undefined): Frame {
     code: null,
     pteWindow: { total: all.length, offset: pteOffset, count: ptes.length },
     frameWindow: { total: 2 * NODE_PAGES, offset: pfnStart, count: frames.length },
+    views: {},
     bulk,
   };
 }

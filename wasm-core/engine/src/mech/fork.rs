@@ -86,5 +86,6 @@ pub const MECHANISM: Mechanism = Mechanism {
         id: "fork",
         title: "fork and copy-on-write",
         plots: &["cow_copies", "pgreuse"],
+        state: None,
     }],
 };

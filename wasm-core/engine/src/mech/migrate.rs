@@ -76,5 +76,6 @@ pub const MECHANISM: Mechanism = Mechanism {
         id: "migrate",
         title: "Page migration",
         plots: &["pgmigrate_success", "pgmigrate_fail"],
+        state: None,
     }],
 };

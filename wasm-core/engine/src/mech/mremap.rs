@@ -262,5 +262,6 @@ pub const MECHANISM: Mechanism = Mechanism {
         // Its own counters only: a view naming core counters would take over the plots of
         // every scenario in which they move (the lab prefers the last-registered view).
         plots: &["mremap_calls", "mremap_flush_ops", "mremap_flush_ptl", "mremap_flush_deferred"],
+        state: None,
     }],
 };

@@ -301,5 +301,6 @@ pub const MECHANISM: Mechanism = Mechanism {
             "tlb_ipi_numa_race",
             "tlb_ipi_numa_pending",
         ],
+        state: None,
     }],
 };

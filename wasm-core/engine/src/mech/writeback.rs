@@ -106,5 +106,6 @@ pub const MECHANISM: Mechanism = Mechanism {
         id: "writeback",
         title: "Writeback",
         plots: &["nr_dirtied", "nr_written", "mkclean_ptes", "lost_writes"],
+        state: None,
     }],
 };

@@ -51,4 +51,10 @@ pteWindow: BulkWindow,
 /**
  * Which frames the bulk arrays hold (`offset` is the first pfn).
  */
-frameWindow: BulkWindow, };
+frameWindow: BulkWindow, 
+/**
+ * View id -> the state its panel draws at this step (`ViewDef::state`; the panel
+ * knows the shape, declared beside the mechanism and typed by ts-rs). Only views
+ * with something to show are present.
+ */
+views: Record<string, unknown>, };
