@@ -75,8 +75,8 @@ pub enum NumOrParam {
 
 /// What a `"$name"` reference looks like in the schema. The parser itself accepts any
 /// `$`-prefixed key of `[params]`; the schema asks for identifier-like names so editors
-/// can flag a stray quote or a missing `$`.
-const PARAM_REF_PATTERN: &str = r"^\$[A-Za-z_][A-Za-z0-9_]*$";
+/// can flag a stray quote or a missing `$`. `{i}` / `{p}` are a copy's index (`count`).
+const PARAM_REF_PATTERN: &str = r"^(\$[A-Za-z_][A-Za-z0-9_]*|\{[ip]\})$";
 
 impl JsonSchema for NumOrParam {
     fn schema_name() -> Cow<'static, str> {
@@ -85,7 +85,7 @@ impl JsonSchema for NumOrParam {
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "description": "A whole number, or \"$name\" naming an entry of [params] whose value is used instead.",
+            "description": "A whole number, or \"$name\" naming an entry of [params] whose value is used instead, or, in a table with `count`, \"{i}\" (\"{p}\" in a [[process]]) for the copy's index.",
             "anyOf": [
                 { "type": "integer" },
                 { "type": "string", "pattern": PARAM_REF_PATTERN },
@@ -460,6 +460,10 @@ pub struct VmaSpec {
     /// cache too). Default 100 for a `dirty = true` file VMA, else 0.
     #[schemars(with = "Option<NumOrParam>")]
     pub dirty_pct: Option<Num>,
+    /// Make this many VMAs from this table: copy `i` (from 0) has every `{i}` in its
+    /// `name`, `file` and `node` replaced by `i` (`name = "r{i}"`). Default: one, as written.
+    #[schemars(with = "Option<NumOrParam>")]
+    pub count: Option<Num>,
 }
 
 fn default_kind() -> Spanned<String> {
@@ -485,6 +489,11 @@ pub struct ThreadSpec {
     /// Operations, run in order; the thread exits after the last.
     #[serde(default)]
     pub ops: Vec<OpSpec>,
+    /// Make this many threads from this table: copy `i` (from 0) has every `{i}` in
+    /// `cpu`, `node` and its operations' text replaced by `i` (`cpu = "{i}"`,
+    /// `vma = "r{i}"`). Default: one, as written.
+    #[schemars(with = "Option<NumOrParam>")]
+    pub count: Option<Num>,
 }
 
 /// `[[process]]`: one process (one mm); pids are 1, 2, ... in file order.
@@ -506,6 +515,11 @@ pub struct ProcessSpec {
     #[serde(default)]
     #[schemars(with = "bool", extend("default" = false))]
     pub forked: Option<Spanned<bool>>,
+    /// Make this many processes from this table: copy `p` (from 0) has every `{p}` in its
+    /// name, its VMAs' and threads' fields and its operations' text replaced by `p`
+    /// (`name = "worker{p}"`). Not for a forked process. Default: one, as written.
+    #[schemars(with = "Option<NumOrParam>")]
+    pub count: Option<Num>,
 }
 
 /// `[[chapter]]`: where a lecture chapter starts: at operation `op` of a thread
@@ -999,12 +1013,100 @@ pub fn metric_names() -> Vec<&'static str> {
 /// Parses and validates scenario text, with `params` (name, value) overriding defaults.
 pub fn parse(text: &str, params: &[(String, i64)]) -> Result<Scenario, ScenarioError> {
     let file: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
-    Resolver {
+    let resolver = Resolver {
         text,
         file: &file,
         params: BTreeMap::new(),
+    };
+    let resolved = resolver.params(params)?;
+    let resolver = Resolver {
+        params: resolved.iter().map(|p| (p.name.clone(), p.value)).collect(),
+        ..resolver
+    };
+    // `count` makes copies of processes, VMAs and threads once the params are known; the
+    // rest resolves the expanded file (copies keep their table's place for messages).
+    let expanded = ScenarioFile {
+        process: resolver.expand()?,
+        ..file.clone()
+    };
+    Resolver {
+        file: &expanded,
+        ..resolver
     }
-    .resolve(params)
+    .resolve(resolved)
+}
+
+/// Replaces every `{key}` in `s` by `index`.
+fn subst(s: &str, key: &str, index: i64) -> String {
+    s.replace(key, &index.to_string())
+}
+
+/// `{key}` replaced in a string.
+fn subst_spanned(s: &Spanned<String>, key: &str, index: i64) -> Spanned<String> {
+    Spanned::new(s.span(), subst(s.get_ref(), key, index))
+}
+
+/// `{key}` replaced in a `"$param"`/`"{i}"` number: a text that becomes a whole number is one.
+fn subst_num(n: &Num, key: &str, index: i64) -> Num {
+    match n.get_ref() {
+        NumOrParam::Param(text) if text.contains(key) => {
+            let text = subst(text, key, index);
+            let v = text.parse::<i64>().map_or(NumOrParam::Param(text), NumOrParam::Int);
+            Spanned::new(n.span(), v)
+        }
+        _ => n.clone(),
+    }
+}
+
+/// `{key}` replaced in every string of an operation's fields.
+fn subst_op(o: &OpSpec, key: &str, index: i64) -> OpSpec {
+    fn value(v: &toml::Value, key: &str, index: i64) -> toml::Value {
+        match v {
+            toml::Value::String(s) => {
+                let s = subst(s, key, index);
+                // A field that was all index (`cpu = "{i}"`) is a number now.
+                s.parse::<i64>().map_or(toml::Value::String(s), toml::Value::Integer)
+            }
+            toml::Value::Array(a) => toml::Value::Array(a.iter().map(|x| value(x, key, index)).collect()),
+            toml::Value::Table(t) => toml::Value::Table(t.iter().map(|(k, x)| (k.clone(), value(x, key, index))).collect()),
+            other => other.clone(),
+        }
+    }
+    OpSpec {
+        span: o.span.clone(),
+        fields: o
+            .fields
+            .iter()
+            .map(|(k, v)| {
+                let new = match v.get_ref() {
+                    // Only text that names the index changes (a plain "3" stays a string).
+                    toml::Value::String(s) if !s.contains(key) => v.get_ref().clone(),
+                    other => value(other, key, index),
+                };
+                (k.clone(), Spanned::new(v.span(), new))
+            })
+            .collect(),
+        names: o.names.clone(),
+        op: o.op.clone(),
+    }
+}
+
+fn subst_vma(v: &VmaSpec, key: &str, index: i64) -> VmaSpec {
+    VmaSpec {
+        name: subst_spanned(&v.name, key, index),
+        file: v.file.as_ref().map(|f| subst_spanned(f, key, index)),
+        node: v.node.as_ref().map(|n| subst_num(n, key, index)),
+        ..v.clone()
+    }
+}
+
+fn subst_thread(t: &ThreadSpec, key: &str, index: i64) -> ThreadSpec {
+    ThreadSpec {
+        cpu: t.cpu.as_ref().map(|n| subst_num(n, key, index)),
+        node: t.node.as_ref().map(|n| subst_num(n, key, index)),
+        ops: t.ops.iter().map(|o| subst_op(o, key, index)).collect(),
+        ..t.clone()
+    }
 }
 
 fn toml_error(text: &str, e: &toml::de::Error) -> ScenarioError {
@@ -1083,7 +1185,8 @@ impl Resolver<'_> {
         Ok(v)
     }
 
-    fn resolve(mut self, overrides: &[(String, i64)]) -> Result<Scenario, ScenarioError> {
+    /// The `[params]` with the caller's overrides applied (and checked).
+    fn params(&self, overrides: &[(String, i64)]) -> Result<Vec<Param>, ScenarioError> {
         let f = self.file;
         if *f.format.get_ref() != 1 {
             return Err(self.err(
@@ -1142,8 +1245,102 @@ impl Resolver<'_> {
             }
             p.value = *v;
         }
-        self.params = params.iter().map(|p| (p.name.clone(), p.value)).collect();
+        Ok(params)
+    }
 
+    /// The processes with every `count` expanded: processes first (`{p}`), then each
+    /// one's VMAs and threads (`{i}`). An index left in a name after that is an error.
+    fn expand(&self) -> Result<Vec<ProcessSpec>, ScenarioError> {
+        const MAX: i64 = 1024;
+        let mut out = Vec::new();
+        for (pi, p) in self.file.process.iter().enumerate() {
+            let pf = format!("process[{pi}]");
+            let copies = match &p.count {
+                None => None,
+                Some(n) if p.forked.as_ref().is_some_and(|f| *f.get_ref()) => {
+                    return Err(self.err(
+                        n.span(),
+                        format!("{pf}.count"),
+                        "a forked process is made by its `fork` operation, one at a time: no `count`",
+                    ))
+                }
+                Some(n) => Some(self.num(n, &format!("{pf}.count"), 0, MAX)?),
+            };
+            let procs: Vec<ProcessSpec> = match copies {
+                None => vec![p.clone()],
+                Some(c) => (0..c)
+                    .map(|k| ProcessSpec {
+                        name: subst_spanned(&p.name, "{p}", k),
+                        vma: p.vma.iter().map(|v| subst_vma(v, "{p}", k)).collect(),
+                        thread: p.thread.iter().map(|t| subst_thread(t, "{p}", k)).collect(),
+                        count: None,
+                        ..p.clone()
+                    })
+                    .collect(),
+            };
+            for mut q in procs {
+                let mut vmas = Vec::new();
+                for (vi, v) in q.vma.iter().enumerate() {
+                    match &v.count {
+                        None => vmas.push(v.clone()),
+                        Some(n) => {
+                            let c = self.num(n, &format!("{pf}.vma[{vi}].count"), 0, MAX)?;
+                            vmas.extend((0..c).map(|k| VmaSpec {
+                                count: None,
+                                ..subst_vma(v, "{i}", k)
+                            }));
+                        }
+                    }
+                }
+                let mut threads = Vec::new();
+                for (ti, t) in q.thread.iter().enumerate() {
+                    match &t.count {
+                        None => threads.push(t.clone()),
+                        Some(n) => {
+                            let c = self.num(n, &format!("{pf}.thread[{ti}].count"), 0, MAX)?;
+                            threads.extend((0..c).map(|k| ThreadSpec {
+                                count: None,
+                                ..subst_thread(t, "{i}", k)
+                            }));
+                        }
+                    }
+                }
+                for key in ["{p}", "{i}"] {
+                    let mut left = std::iter::once(&q.name).chain(vmas.iter().map(|v| &v.name));
+                    if let Some(name) = left.find(|n| n.get_ref().contains(key)) {
+                        return Err(self.err(
+                            name.span(),
+                            pf.clone(),
+                            format!(
+                                "`{key}` in `{}` is replaced only in a table with `count` ({} for {})",
+                                name.get_ref(),
+                                if key == "{p}" {
+                                    "a [[process]]"
+                                } else {
+                                    "a [[process.vma]] or [[process.thread]]"
+                                },
+                                if key == "{p}" { "the process index" } else { "the copy's index" }
+                            ),
+                        ));
+                    }
+                }
+                q.vma = vmas;
+                q.thread = threads;
+                out.push(q);
+            }
+        }
+        if out.len() > 1000 {
+            return Err(ScenarioError {
+                line: None,
+                field: Some("process".into()),
+                message: format!("at most 1000 processes (the `count`s make {})", out.len()),
+            });
+        }
+        Ok(out)
+    }
+
+    fn resolve(self, params: Vec<Param>) -> Result<Scenario, ScenarioError> {
+        let f = self.file;
         let topology = self.topology()?;
         let knobs = self.knobs()?;
         let mut costs = Costs::default();
@@ -2099,6 +2296,65 @@ ops = [ { op = "touch", vma = "heap" }, { op = "scan" } ]
             assert_eq!(e.line, Some(text.lines().count()), "{bad}");
             assert!(e.message.contains(says), "{bad}: {e}");
         }
+    }
+
+    /// `count` makes copies with `{p}` / `{i}` replaced; a leftover index, a forked process
+    /// with `count` and an out-of-range count are refused with their place.
+    #[test]
+    fn count_makes_processes_vmas_and_threads_with_their_index() {
+        let text = r#"
+format = 1
+id = "gen"
+title = "gen"
+[params.n]
+default = 3
+min = 0
+max = 8
+[machine]
+tlb_entries = 8
+[[machine.node]]
+cpus = [0, 1, 2, 3]
+mem_pages = 256
+[[process]]
+name = "w{p}"
+count = 2
+[[process.vma]]
+name = "r{i}"
+count = "$n"
+pages = 4
+[[process.thread]]
+count = "$n"
+cpu = "{i}"
+ops = [ { op = "touch", vma = "r{i}" } ]
+"#;
+        let s = parse(text, &[]).unwrap();
+        assert_eq!(s.processes.len(), 2);
+        assert_eq!(s.processes[1].name, "w1");
+        let names: Vec<&str> = s.processes[0].vmas.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["r0", "r1", "r2"]);
+        let cpus: Vec<_> = s.processes[0].threads.iter().map(|t| t.cpu).collect();
+        assert_eq!(cpus, [0, 1, 2]);
+        // Thread 2 touches its own VMA.
+        assert!(
+            matches!(s.processes[0].threads[2].ops[0], Op::Touch { vma: 2, .. }),
+            "{:?}",
+            s.processes[0].threads[2].ops[0]
+        );
+        // `n = 0`: no VMAs, no threads.
+        let s = parse(text, &[("n".into(), 0)]).unwrap();
+        assert!(s.processes[0].vmas.is_empty() && s.processes[0].threads.is_empty());
+        // A CPU the machine lacks, from the index: named at the thread's `cpu`.
+        let e = parse(text, &[("n".into(), 5)]).unwrap_err();
+        assert!(e.to_string().contains("cpu"), "{e}");
+        // `{i}` without `count`.
+        let e = parse(&text.replacen("count = \"$n\"\npages", "pages", 1), &[]).unwrap_err();
+        assert!(
+            e.to_string().contains("{i}") && e.line == Some(line_of(text, text.find("name = \"r{i}\"").unwrap() + 8)),
+            "{e}"
+        );
+        // Out of range.
+        let e = parse(&text.replacen("count = 2", "count = 5000", 1), &[]).unwrap_err();
+        assert!(e.to_string().contains("process[0].count"), "{e}");
     }
 
     #[test]

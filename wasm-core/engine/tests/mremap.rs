@@ -75,6 +75,28 @@ fn dirty_costs_thirty_to_sixty_percent_of_deferred_throughput() {
     assert!((0.30..=0.60).contains(&drop), "dirty is {:.1} % below deferred", drop * 100.0);
 }
 
+/// The drop is the IPIs: it follows how many other CPUs run the mm, not a constant. One
+/// thread has no one to interrupt (the flush is local), and each thread added puts one more
+/// CPU in the mask of every flush, so `dirty` falls further behind `deferred`.
+#[test]
+fn the_throughput_drop_grows_with_the_threads_sharing_the_mm() {
+    let drop = |threads: i64| {
+        let rate = |flush| {
+            let r = run_of("mremap-2mb", &[("threads", threads), ("loops", 9)], flush, true);
+            r.value("mremap_calls").unwrap() / r.value("sim_time_ns").unwrap()
+        };
+        1.0 - rate("dirty") / rate("deferred")
+    };
+    let drops: Vec<f64> = [1, 2, 4, 8].into_iter().map(drop).collect();
+    assert!(drops[0] < 0.05, "one thread, local flushes only: {drops:?}");
+    assert!(drops.windows(2).all(|w| w[1] > w[0] + 0.05), "each doubling costs more: {drops:?}");
+    // Remote flushes: none with one thread; with T threads one per flush op.
+    let r = run_of("mremap-2mb", &[("threads", 1), ("loops", 2)], "dirty", true);
+    assert_eq!(r.value("nr_tlb_remote_flush"), Some(0.0));
+    let r = run_of("mremap-2mb", &[("threads", 8), ("loops", 2)], "dirty", true);
+    assert_eq!(r.value("nr_tlb_remote_flush"), r.value("mremap_flush_ops"));
+}
+
 #[test]
 fn the_race_loses_a_write_under_deferred_only() {
     for flush in REGIMES {
@@ -181,7 +203,14 @@ fn bad_input_names_the_field() {
         assert!(e.contains("process[0]"), "{to}: {e}");
     }
     // A huge region or dirty share in the 2 MiB scenario's parameters.
-    for (p, v) in [("pages", 1 << 40), ("dirty_pct", 101), ("pages", 0), ("loops", -1)] {
+    for (p, v) in [
+        ("pages", 1 << 40),
+        ("dirty_pct", 101),
+        ("pages", 0),
+        ("loops", -1),
+        ("threads", 0),
+        ("threads", 9),
+    ] {
         let e = scenario::parse(builtin::find("mremap-2mb").unwrap().text, &[(p.into(), v)])
             .unwrap_err()
             .to_string();
