@@ -26,6 +26,7 @@ macro_rules! builtin {
 /// Every built-in scenario, teaching ones first.
 pub const BUILTINS: &[Builtin] = &[
     builtin!("numa-hint-fault-101"),
+    builtin!("numa-dirty-file-101"),
     builtin!("sched-101"),
     builtin!("rmap-101"),
     builtin!("affinity-101"),

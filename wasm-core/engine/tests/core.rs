@@ -29,8 +29,9 @@ fn every_event_line_exists_in_the_listing_its_toggles_select() {
     for b in BUILTINS {
         for t in toggle_sets() {
             let mut s = scenario::parse(b.text, &[]).unwrap();
-            // Explicit toggles must win over the scenario's own defaults here.
+            // Explicit toggles must win over the scenario's own defaults (and kernel) here.
             s.toggles.clear();
+            s.kernel = None;
             let mut sim = Sim::new(&s, &t, false);
             let mut seen = BTreeSet::new();
             while let Some(e) = sim.step_event() {
