@@ -305,3 +305,40 @@ fn a_v4_17_kernel_has_the_rate_limit_and_v4_19_not() {
     while sim.step().is_some() {}
     assert_eq!(counter(&sim, "numa_pages_migrated"), 2);
 }
+
+/// Spec A.8, swept: thread 1's touch slides across thread 0's migration. Under the new flow
+/// (v5.13) it meets, in time order: a present PTE (before the scan), the PROT_NONE PTE while
+/// thread 0 has not unmapped yet (race (b): it maps the page, the unmap IPIs CPU 3), the
+/// migration entry (race (a): it waits, no IPI), and the migrated PTE. Under the old flow
+/// thread 0 maps the page at once, so thread 1 never hint-faults and every unmap IPIs.
+#[test]
+fn the_thread_race_windows_follow_the_migration_steps() {
+    let text = mmviz_engine::builtin::find("numa-thread-race-101").unwrap().text;
+    let at = |kernel: &str, offset: i64| {
+        let mut s = scenario::parse(text, &[("offset_ns".into(), offset)]).unwrap();
+        s.kernel = Some(mmviz_engine::patches::Kernel::parse(kernel).unwrap());
+        let mut sim = Sim::new(&s, &ToggleSet::default(), false);
+        sim.run_to_end().unwrap();
+        (
+            counter(&sim, "numa_hint_faults"),
+            counter(&sim, "tlb_ipi_numa_race"),
+            counter(&sim, "migrate_isolate_fail"),
+            counter(&sim, "tlb_ipi_numa_mapped"),
+        )
+    };
+    let mut outcomes: Vec<&str> = Vec::new();
+    for offset in (0..=8000).step_by(100) {
+        let outcome = match at("v5.13", offset) {
+            (1, 0, 0, 0) => "no race",
+            (2, 1, 1, 0) => "maps it: IPI",
+            (2, 0, 1, 0) => "waits: no IPI",
+            other => panic!("offset {offset}: unexpected counters {other:?}"),
+        };
+        if outcomes.last() != Some(&outcome) {
+            outcomes.push(outcome);
+        }
+        let (faults, race, _, mapped) = at("v5.12", offset);
+        assert_eq!((faults, race, mapped), (1, 0, 1), "old flow at offset {offset}");
+    }
+    assert_eq!(outcomes, ["no race", "maps it: IPI", "waits: no IPI", "no race"]);
+}
