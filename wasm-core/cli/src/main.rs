@@ -79,6 +79,14 @@ enum Cmd {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Print a table like a patch series' results instead: one row per run, one column
+        /// per named counter or metric; counts relative to the first run (= 100.0),
+        /// percentages (`*_pct`) as they are.
+        #[arg(long, value_name = "NAME[,NAME]")]
+        columns: Option<String>,
+        /// Also list the counters that are 0 in every run.
+        #[arg(long)]
+        all: bool,
     },
     /// Check the [[expect]] assertions of scenario files or folders (default: the built-ins).
     Check {
@@ -201,7 +209,9 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             choice,
             param,
             json,
-        } => compare(&scenario, toggle.as_deref(), &choice, &param, json),
+            columns,
+            all,
+        } => compare(&scenario, toggle.as_deref(), &choice, &param, &CompareOut { json, columns, all }),
         Cmd::Check { scenarios } => check(&scenarios),
         Cmd::Mechanisms { json } => {
             let ms = mmviz_engine::view::mechanism_views();
@@ -418,9 +428,23 @@ fn list(text: &str) -> Vec<&str> {
     text.split(',').map(str::trim).filter(|n| !n.is_empty()).collect()
 }
 
+/// How `mmviz compare` prints.
+struct CompareOut {
+    json: bool,
+    columns: Option<String>,
+    all: bool,
+}
+
 /// `mmviz compare`: one run per value of `--toggle`, per `--preset` name or per
 /// `--kernel` version (exactly one of them varies; the others set the base).
-fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[String], json: bool) -> Result<(), Fail> {
+fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[String], out: &CompareOut) -> Result<(), Fail> {
+    // A bad column name is found before the runs.
+    let columns = out.columns.as_deref().map(list).unwrap_or_default();
+    if let Some(bad_name) = columns.iter().find(|c| !run::is_value_name(c)) {
+        return Err(bad(format!(
+            "--columns: `{bad_name}` is neither a counter nor a metric (`mmviz mechanisms` lists them)"
+        )));
+    }
     let (name, s) = load(scenario, param)?;
     let presets = choice.preset.as_deref().map(list).unwrap_or_default();
     let kernels = choice.kernel.as_deref().map(list).unwrap_or_default();
@@ -457,7 +481,7 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
             "compare needs what to vary: --toggle ID, --preset A,B (named presets) or --kernel vA,vB (kernel versions)",
         ));
     };
-    if json {
+    if out.json {
         let mut out = json!({ "scenario": s.id, "runs": runs.iter().map(|r| run_json(&s, r)).collect::<Vec<_>>() });
         if let (Some(o), Some(a)) = (out.as_object_mut(), axis.as_object()) {
             for (k, v) in a {
@@ -468,7 +492,16 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
     } else {
         let cols: Vec<(String, &RunResult)> = cols.into_iter().zip(runs.iter()).collect();
         let results: Vec<&RunResult> = runs.iter().collect();
-        print!("{}", run::compare_table(&s.id, &cols, &rows(&results)));
+        if columns.is_empty() {
+            let mut names = rows(&results);
+            if !out.all {
+                // Counters no run moved say nothing about the difference.
+                names.retain(|n| Counter::from_name(n).is_none() || results.iter().any(|r| r.value(n).is_some_and(|v| v != 0.0)));
+            }
+            print!("{}", run::compare_table(&s.id, &cols, &names));
+        } else {
+            print!("{}", run::runs_table(&s.id, &cols, &columns));
+        }
     }
     Ok(())
 }

@@ -83,6 +83,17 @@ fn a_bad_choice_is_one_line_and_exit_2() {
                 "numa-hint-fault-101",
                 "--toggle",
                 "numa_delay_map",
+                "--columns",
+                "irq_tlb_count,nope",
+            ],
+            "--columns: `nope`",
+        ),
+        (
+            vec![
+                "compare",
+                "numa-hint-fault-101",
+                "--toggle",
+                "numa_delay_map",
                 "--kernel",
                 "v5.12,v5.13",
             ],
@@ -94,4 +105,29 @@ fn a_bad_choice_is_one_line_and_exit_2() {
         assert!(err.contains(want), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
+}
+
+/// `--columns` prints the changelog's shape: a row per run, counts relative to the first
+/// run, percentages as they are; the default table leaves out counters no run moved.
+#[test]
+fn compare_columns_print_one_row_per_run() {
+    let (code, out, err) = mmviz(&[
+        "compare",
+        "numa-hint-fault-101",
+        "--toggle",
+        "numa_delay_map",
+        "--columns",
+        "irq_tlb_count,numa_pages_migrated,local_hint_fault_pct",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    let cells = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(cells(lines[2]), ["numa_delay_map=off", "100.0", "100.0", "0.0"], "{out}");
+    // The patch removes 4 of the 5 shootdowns; the same pages move.
+    assert_eq!(cells(lines[3]), ["numa_delay_map=on", "20.0", "100.0", "0.0"], "{out}");
+    let (_, table, _) = mmviz(&["compare", "numa-hint-fault-101", "--toggle", "numa_delay_map"]);
+    assert!(table.contains("irq_tlb_count") && !table.contains("pgmigrate_fail"), "{table}");
+    let (_, all, _) = mmviz(&["compare", "numa-hint-fault-101", "--toggle", "numa_delay_map", "--all"]);
+    assert!(all.contains("pgmigrate_fail"), "{all}");
 }

@@ -258,9 +258,73 @@ pub fn compare_table(title: &str, runs: &[(String, &RunResult)], rows: &[&str]) 
     out
 }
 
+/// Whether `name` is a counter or a metric some run may report (core, lock or declared).
+pub fn is_value_name(name: &str) -> bool {
+    Counter::from_name(name).is_some() || crate::scenario::metric_names().contains(&name)
+}
+
+/// A table shaped like a patch series' results: one row per run, one column per counter
+/// or metric. Counts and rates are shown relative to the first run (= 100.0), metrics that
+/// are already percentages (`*_pct`) as they are, so a row reads like the changelog's.
+/// A value a run does not have is `-`.
+pub fn runs_table(title: &str, runs: &[(String, &RunResult)], columns: &[&str]) -> String {
+    let label_w = runs.iter().map(|(l, _)| l.len()).max().unwrap_or(4).max(title.len().min(40));
+    let widths: Vec<usize> = columns.iter().map(|c| c.len().max(8)).collect();
+    let mut out = format!("{title:<label_w$}");
+    for (c, w) in columns.iter().zip(&widths) {
+        out.push_str(&format!("  {c:>w$}"));
+    }
+    out.push('\n');
+    out.push_str(&"-".repeat(label_w));
+    for w in &widths {
+        out.push_str(&format!("  {}", "-".repeat(*w)));
+    }
+    out.push('\n');
+    for (label, r) in runs {
+        out.push_str(&format!("{label:<label_w$}"));
+        for (c, w) in columns.iter().zip(&widths) {
+            let base = runs.first().and_then(|(_, b)| b.value(c));
+            let cell = match (r.value(c), base) {
+                (Some(v), _) if c.ends_with("_pct") => format!("{v:.1}"),
+                (Some(v), Some(b)) if b != 0.0 => format!("{:.1}", 100.0 * v / b),
+                (Some(v), Some(_)) if v == 0.0 => "100.0".into(),
+                (Some(_), _) => "n/a".into(),
+                (None, _) => "-".into(),
+            };
+            out.push_str(&format!("  {cell:>w$}"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_runs_table_is_relative_to_the_first_run_except_percentages() {
+        let s = crate::scenario::parse(crate::builtin::find("sched-101").unwrap().text, &[]).unwrap();
+        let mut a = run(&s, &crate::patches::ToggleSet::default()).unwrap();
+        let mut b = a.clone();
+        a.metrics.remove("zone_lock_contention_pct");
+        let ctxt = Counter::from_name("ctxt").unwrap();
+        b.counters.add(ctxt, a.counters.get(ctxt));
+        b.metrics.insert("zone_lock_contention_pct", 12.5);
+        let t = runs_table(
+            "sched-101",
+            &[("base".into(), &a), ("twice".into(), &b)],
+            &["ctxt", "zone_lock_contention_pct", "steps"],
+        );
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4, "{t}");
+        assert!(
+            lines[2].starts_with("base") && lines[2].contains("100.0") && lines[2].contains(" - "),
+            "{t}"
+        );
+        assert!(lines[3].contains("200.0") && lines[3].contains("12.5"), "{t}");
+        assert!(is_value_name("pgfree") && is_value_name("throughput") && !is_value_name("nope"));
+    }
 
     #[test]
     fn lock_metric_names_follow_the_lock_class_names() {
