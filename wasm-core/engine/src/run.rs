@@ -287,7 +287,7 @@ pub fn runs_table(title: &str, runs: &[(String, &RunResult)], columns: &[&str]) 
             let cell = match (r.value(c), base) {
                 (Some(v), _) if c.ends_with("_pct") => format!("{v:.1}"),
                 (Some(v), Some(b)) if b != 0.0 => format!("{:.1}", 100.0 * v / b),
-                (Some(v), Some(_)) if v == 0.0 => "100.0".into(),
+                (Some(0.0), Some(_)) => "100.0".into(),
                 (Some(_), _) => "n/a".into(),
                 (None, _) => "-".into(),
             };
