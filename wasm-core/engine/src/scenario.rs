@@ -1342,7 +1342,7 @@ impl Resolver<'_> {
     fn resolve(self, params: Vec<Param>) -> Result<Scenario, ScenarioError> {
         let f = self.file;
         let topology = self.topology()?;
-        let knobs = self.knobs()?;
+        let knobs = self.knobs(&topology)?;
         let mut costs = Costs::default();
         for (name, n) in &f.costs.values {
             let field = format!("costs.{name}");
@@ -1670,8 +1670,14 @@ impl Resolver<'_> {
         Ok((out, hw.distances))
     }
 
-    fn knobs(&self) -> Result<Knobs, ScenarioError> {
+    fn knobs(&self, topo: &Topology) -> Result<Knobs, ScenarioError> {
         let mut knobs = Knobs::default();
+        // check_numabalancing_enable (mm/mempolicy.c, v5.12): the default applies only
+        // when more than one node is online; a one-node machine runs without NUMA
+        // balancing unless told otherwise (the `numa_balancing=` override).
+        if topo.nodes.len() < 2 && !self.file.knobs.values.contains_key("numa_balancing") {
+            knobs.set("numa_balancing", 0);
+        }
         for (name, v) in &self.file.knobs.values {
             let field = format!("knobs.{name}");
             let Some(def) = crate::registry::KNOBS.iter().find(|k| k.name == name) else {
@@ -2278,6 +2284,19 @@ ops = [ { op = "touch", vma = "heap" }, { op = "scan" } ]
         assert_eq!(e.field.as_deref(), Some("costs.ipi_sned_ns"));
         assert_eq!(e.line, Some(text.lines().count()));
         assert!(e.message.contains("unknown cost `ipi_sned_ns`"), "{e}");
+    }
+
+    /// check_numabalancing_enable: the default (on) needs two online nodes; one node runs
+    /// without NUMA balancing unless the scenario asks for it.
+    #[test]
+    fn numa_balancing_is_on_by_default_only_with_two_nodes() {
+        let one = MINI
+            .replacen("[[machine.node]]\ncpus = [2, 3]\nmem_pages = 16\n", "", 1)
+            .replacen("cpu = 2", "cpu = 1", 1);
+        assert!(parse(MINI, &[]).unwrap().knobs.on(crate::mech::numa::NUMA_BALANCING));
+        assert!(!parse(&one, &[]).unwrap().knobs.on(crate::mech::numa::NUMA_BALANCING));
+        let asked = format!("{one}\n[knobs]\nnuma_balancing = true\n");
+        assert!(parse(&asked, &[]).unwrap().knobs.on(crate::mech::numa::NUMA_BALANCING));
     }
 
     #[test]

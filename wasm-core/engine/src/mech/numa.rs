@@ -160,8 +160,10 @@ crate::costs! { Numa;
 }
 
 crate::knobs! { Numa;
-    /// `kernel.numa_balancing` (default on): off stops the automatic scanner. A PROT_NONE
-    /// PTE (from an explicit `scan` operation) still faults into `do_numa_page`, as in v5.12.
+    /// `kernel.numa_balancing` (default on when the machine has more than one node, as
+    /// `check_numabalancing_enable` decides at boot; off on one node unless set): off stops
+    /// the automatic scanner. A PROT_NONE PTE (from an explicit `scan` operation) still
+    /// faults into `do_numa_page`, as in v5.12.
     NUMA_BALANCING => "numa_balancing", KnobKind::Bool, Some(1),
     /// Legacy name, kept for scenarios: when set, both `numa_balancing_scan_delay_ms` and
     /// `numa_balancing_scan_period_min_ms` take this value (the scanner starts at this period
