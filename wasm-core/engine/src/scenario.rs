@@ -1036,6 +1036,9 @@ pub fn parse(text: &str, params: &[(String, i64)]) -> Result<Scenario, ScenarioE
     .resolve(resolved)
 }
 
+/// The most copies one `count` makes.
+const MAX_COPIES: i64 = 1024;
+
 /// Replaces every `{key}` in `s` by `index`.
 fn subst(s: &str, key: &str, index: i64) -> String {
     s.replace(key, &index.to_string())
@@ -1248,10 +1251,30 @@ impl Resolver<'_> {
         Ok(params)
     }
 
+    /// `items` with each one that has a `count` replaced by that many `copy(item, k)`.
+    fn copies<T: Clone>(
+        &self,
+        items: &[T],
+        field: &str,
+        count: impl Fn(&T) -> Option<&Num>,
+        copy: impl Fn(&T, i64) -> T,
+    ) -> Result<Vec<T>, ScenarioError> {
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match count(item) {
+                None => out.push(item.clone()),
+                Some(n) => {
+                    let c = self.num(n, &format!("{field}[{i}].count"), 0, MAX_COPIES)?;
+                    out.extend((0..c).map(|k| copy(item, k)));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The processes with every `count` expanded: processes first (`{p}`), then each
     /// one's VMAs and threads (`{i}`). An index left in a name after that is an error.
     fn expand(&self) -> Result<Vec<ProcessSpec>, ScenarioError> {
-        const MAX: i64 = 1024;
         let mut out = Vec::new();
         for (pi, p) in self.file.process.iter().enumerate() {
             let pf = format!("process[{pi}]");
@@ -1264,7 +1287,7 @@ impl Resolver<'_> {
                         "a forked process is made by its `fork` operation, one at a time: no `count`",
                     ))
                 }
-                Some(n) => Some(self.num(n, &format!("{pf}.count"), 0, MAX)?),
+                Some(n) => Some(self.num(n, &format!("{pf}.count"), 0, MAX_COPIES)?),
             };
             let procs: Vec<ProcessSpec> = match copies {
                 None => vec![p.clone()],
@@ -1279,32 +1302,24 @@ impl Resolver<'_> {
                     .collect(),
             };
             for mut q in procs {
-                let mut vmas = Vec::new();
-                for (vi, v) in q.vma.iter().enumerate() {
-                    match &v.count {
-                        None => vmas.push(v.clone()),
-                        Some(n) => {
-                            let c = self.num(n, &format!("{pf}.vma[{vi}].count"), 0, MAX)?;
-                            vmas.extend((0..c).map(|k| VmaSpec {
-                                count: None,
-                                ..subst_vma(v, "{i}", k)
-                            }));
-                        }
-                    }
-                }
-                let mut threads = Vec::new();
-                for (ti, t) in q.thread.iter().enumerate() {
-                    match &t.count {
-                        None => threads.push(t.clone()),
-                        Some(n) => {
-                            let c = self.num(n, &format!("{pf}.thread[{ti}].count"), 0, MAX)?;
-                            threads.extend((0..c).map(|k| ThreadSpec {
-                                count: None,
-                                ..subst_thread(t, "{i}", k)
-                            }));
-                        }
-                    }
-                }
+                let vmas = self.copies(
+                    &q.vma,
+                    &format!("{pf}.vma"),
+                    |v| v.count.as_ref(),
+                    |v, k| VmaSpec {
+                        count: None,
+                        ..subst_vma(v, "{i}", k)
+                    },
+                )?;
+                let threads = self.copies(
+                    &q.thread,
+                    &format!("{pf}.thread"),
+                    |t| t.count.as_ref(),
+                    |t, k| ThreadSpec {
+                        count: None,
+                        ..subst_thread(t, "{i}", k)
+                    },
+                )?;
                 for key in ["{p}", "{i}"] {
                     let mut left = std::iter::once(&q.name).chain(vmas.iter().map(|v| &v.name));
                     if let Some(name) = left.find(|n| n.get_ref().contains(key)) {
