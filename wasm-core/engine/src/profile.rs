@@ -12,6 +12,9 @@
 use crate::core::Stack;
 use crate::registry::{Frame, NR_FUNCTIONS};
 
+/// The function name of a user thread's bottom frame (`UserMode`).
+const USER_CODE: &str = "user code";
+
 /// Accumulated time, ns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Profile {
@@ -69,27 +72,36 @@ impl Profile {
         let d = now - from;
         match who {
             Who::Idle => self.idle_ns += d,
-            Who::Kthread => self.kthread_ns += d,
-            Who::User => {
-                if stack.len() > 1 {
-                    self.sys_ns += d;
-                } else {
-                    self.user_ns += d;
+            Who::Kthread => {
+                self.kthread_ns += d;
+                for f in stack.iter() {
+                    self.fn_ns[f.fn_index() as usize] += d;
                 }
             }
-        }
-        if who != Who::Idle {
-            for f in stack.iter() {
-                self.fn_ns[f.fn_index() as usize] += d;
+            // A user thread's stack starts with its user code, which is therefore charged
+            // everything the thread gets (`time_in` adds it up): only the kernel functions
+            // above it are charged here, and a thread in user mode charges no function.
+            Who::User if stack.len() > 1 => {
+                self.sys_ns += d;
+                for f in stack.iter().skip(1) {
+                    self.fn_ns[f.fn_index() as usize] += d;
+                }
             }
+            Who::User => self.user_ns += d,
         }
     }
 
     /// Time spent in `function` and its callees, ns (0 for a function no frame runs).
     pub fn time_in(&self, function: &str) -> u64 {
-        crate::registry::frame_functions()
+        let own = crate::registry::frame_functions()
             .position(|f| f == function)
-            .map_or(0, |i| self.fn_ns[i])
+            .map_or(0, |i| self.fn_ns[i]);
+        // User code is at the bottom of every user thread's stack (see `charge_slow`).
+        if function == USER_CODE {
+            own + self.user_ns + self.sys_ns
+        } else {
+            own
+        }
     }
 
     /// Every CPU's busy time (all but idle), ns.

@@ -202,6 +202,9 @@ fn the_profile_charges_every_cpu_nanosecond_once_and_sees_the_flush_wait() {
         // Inclusive: the migration contains its unmap, which contains the flush.
         let (mig, unmap) = (p.time_in("migrate_misplaced_page"), p.time_in("try_to_unmap"));
         assert!(mig >= unmap && unmap > 0, "delay {delay}: {mig} {unmap}");
+        // User code is at the bottom of every user thread's stack: it contains all their time.
+        assert_eq!(p.time_in("user code"), p.user_ns + p.sys_ns, "delay {delay}");
+        assert!(p.time_in("user code") > mig);
         shares.push(p.share_pct("try_to_unmap").unwrap());
         // An unprofiled run charges nothing.
         let mut quiet = Sim::new(&s, &t, false);
