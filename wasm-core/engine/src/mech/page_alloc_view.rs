@@ -379,6 +379,29 @@ mod tests {
         assert!(max_count > 0, "the PCP filled at some step");
     }
 
+    /// pcp-101's exit (the e2e test reads the same steps in the lab): at step 237 CPU 0
+    /// holds zone 0's lock to drain 8 of its 32 pages; at step 238 24 are left, the lock free.
+    #[test]
+    fn pcp_101_drain_at_known_steps() {
+        let mut sim = sim_of("pcp-101");
+        while sim.st.step < 237 {
+            sim.step().expect("a step");
+        }
+        let v = view(&sim);
+        assert_eq!((v.pcps[0].count, v.pcps[0].high, v.pcps[0].batch), (32, 32, 8));
+        assert_eq!(v.pcps[0].in_function, "free_pcppages_bulk");
+        assert_eq!(v.zones[0].lock.holder, Some(0));
+        assert_eq!(v.zones[0].lock.holder_task.as_deref(), Some("1/0"));
+        assert!(v.zones[0].lock.waiters.is_empty());
+        sim.step().expect("a step");
+        let v = view(&sim);
+        assert_eq!(v.pcps[0].count, 24);
+        assert_eq!(v.zones[0].pcp_pages, 24);
+        assert_eq!(v.zones[0].lock.holder, None);
+        // The lists add up to count.
+        assert_eq!(v.pcps[0].lists.iter().sum::<u32>(), 24);
+    }
+
     #[test]
     fn no_state_without_the_workload() {
         let sim = sim_of("numa-hint-fault-101");

@@ -37,7 +37,8 @@ export function PcpPanel(props: MechanismPanelProps) {
   h.record(frame.step, v);
 
   const act = activityOf(frame.event);
-  const followed = follow && act ? pageOfCpu(act.cpu, v.cpusListed) : null;
+  const acting = frame.event?.cpu ?? null;
+  const followed = follow && acting !== null ? pageOfCpu(acting, v.cpusListed) : null;
   const pg = cpuPage(v.cpusListed, followed ?? page);
   const rows = v.pcps.filter((p) => p.cpu >= pg.first && p.cpu <= pg.last);
   const max = scaleMax(rows, v.autotune);
@@ -113,6 +114,7 @@ export function PcpPanel(props: MechanismPanelProps) {
               row={r}
               v={v}
               max={max}
+              acting={acting === r.cpu}
               activity={act && act.cpu === r.cpu ? act.activity : null}
               spark={span ? sparkPaths(h, r, span, sparkMax) : null}
             />
@@ -159,15 +161,15 @@ function ZoneCard({ zone: z, totals }: { zone: PcpZoneView; totals: PcpView['tot
         <dd data-testid="pcp-zone-pcp-pages">{formatCount(z.pcpPages)}</dd>
         <dt className={styles.freeKey}>buddy free</dt>
         <dd>{formatCount(z.buddyFree)}</dd>
-        <dt>wmark min/low/high</dt>
-        <dd>{z.wmark.map(formatCount).join(' / ')}</dd>
-        <dt>batch · high_min · high_max</dt>
+        <dt>watermarks min/low/high</dt>
+        <dd>{z.wmark.map(formatCount).join('/')}</dd>
+        <dt>batch · high_min–max</dt>
         <dd>
-          {formatCount(z.batch)} · {formatCount(z.highMin)} · {formatCount(z.highMax)}
+          {formatCount(z.batch)} · {formatCount(z.highMin)}–{formatCount(z.highMax)}
         </dd>
         {totals && (
           <>
-            <dt>Σ high (all CPUs) · largest</dt>
+            <dt>Σ high, all CPUs · largest</dt>
             <dd>
               {formatCount(totals.high)} · {formatCount(totals.highPeak)}
             </dd>
@@ -184,7 +186,7 @@ function ZoneCard({ zone: z, totals }: { zone: PcpZoneView; totals: PcpView['tot
         {z.freeBlocks.map((n, o) => (
           <div key={o} className={styles.freeCol} title={`order ${o}: ${formatCount(n)} free block${n === 1 ? '' : 's'} (${formatCount(n * 2 ** o)} pages)`}>
             <span className={styles.freeN}>{n > 999 ? `${Math.round(n / 1000)}k` : n}</span>
-            <span className={styles.freeBar} style={{ height: `${n === 0 ? 0 : 4 + (30 * Math.log1p(n)) / Math.log1p(maxBlocks)}px` }} />
+            <span className={styles.freeBar} style={{ height: `${n === 0 ? 0 : 4 + (24 * Math.log1p(n)) / Math.log1p(maxBlocks)}px` }} />
             <span className={styles.freeO}>{o}</span>
           </div>
         ))}
@@ -217,11 +219,35 @@ function ZoneCard({ zone: z, totals }: { zone: PcpZoneView; totals: PcpView['tot
   );
 }
 
-function PagesetRow({ row: r, v, max, activity, spark }: { row: PcpCpuView; v: PcpView; max: number; activity: Activity | null; spark: { high: string; count: string; n: number } | null }) {
+function PagesetRow({
+  row: r,
+  v,
+  max,
+  acting,
+  activity,
+  spark,
+}: {
+  row: PcpCpuView;
+  v: PcpView;
+  max: number;
+  acting: boolean;
+  activity: Activity | null;
+  spark: { high: string; count: string; n: number } | null;
+}) {
   const x = (pages: number) => (Math.min(pages, max) / max) * BAR_W;
   const segs = segments(r.lists, v.lists);
   const title = segs.map((s) => `order ${s.order} ${s.migratetype}: ${formatCount(s.pages)} pages`).join('\n') || 'empty';
-  const cls = [styles.row, activity ? styles.acting : '', r.spinning ? styles.spinning : ''].filter(Boolean).join(' ');
+  // The acting CPU's row (or the only one) spells its fields out; the others in a tooltip.
+  const details = [
+    v.autotune ? `range ${formatCount(r.highMin)}-${formatCount(r.highMax)}` : '',
+    `free_factor ${r.freeFactor}`,
+    `free_count ${formatCount(r.freeCount)}`,
+    `alloc_factor ${r.allocFactor}`,
+    r.flags.join(', '),
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  const cls = [styles.row, acting ? styles.acting : '', r.spinning ? styles.spinning : ''].filter(Boolean).join(' ');
   return (
     <tr className={cls} data-testid={`pcp-row-${r.cpu}-${r.zone}`} data-count={r.count} data-high={r.high}>
       <th scope="row" className={styles.who}>
@@ -235,8 +261,8 @@ function PagesetRow({ row: r, v, max, activity, spark }: { row: PcpCpuView; v: P
           </div>
         )}
       </th>
-      <td>
-        <svg className={styles.bar} viewBox={`0 0 ${BAR_W} ${BAR_H}`} width={BAR_W} height={BAR_H} role="img" aria-label={`count ${r.count}, high ${r.high}, batch ${r.batch}`}>
+      <td className={styles.barCell}>
+        <svg className={styles.bar} viewBox={`0 0 ${BAR_W} ${BAR_H}`} preserveAspectRatio="none" role="img" aria-label={`count ${r.count}, high ${r.high}, batch ${r.batch}`}>
           <title>{title}</title>
           <rect x={0} y={4} width={BAR_W} height={BAR_H - 8} className={styles.track} />
           {segs.map((s) => (
@@ -248,17 +274,9 @@ function PagesetRow({ row: r, v, max, activity, spark }: { row: PcpCpuView; v: P
           <line x1={Math.min(x(r.high), BAR_W - 1.5)} x2={Math.min(x(r.high), BAR_W - 1.5)} y1={0} y2={BAR_H} className={styles.lineHigh} />
         </svg>
       </td>
-      <td className={styles.nums}>
+      <td className={styles.nums} title={details}>
         <span className={styles.count}>{formatCount(r.count)}</span> / <span className={styles.high}>{formatCount(r.high)}</span> / {formatCount(r.batch)}
-        <div className={styles.small}>
-          {v.autotune && (
-            <>
-              range {formatCount(r.highMin)}-{formatCount(r.highMax)} ·{' '}
-            </>
-          )}
-          free_factor {r.freeFactor} · free_count {formatCount(r.freeCount)} · alloc_factor {r.allocFactor}
-          {r.flags.length > 0 && <> · {r.flags.join(', ')}</>}
-        </div>
+        {(acting || v.pcps.length === 1) && <div className={styles.small}>{details}</div>}
       </td>
       <td>
         {spark && (
