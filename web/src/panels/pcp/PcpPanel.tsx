@@ -5,6 +5,8 @@
 // refill or drain, and a sparkline of high and count over the steps visited. Everything
 // but the sparklines comes from the frame's `views.pcp` (mech/page_alloc_view.rs), built
 // from the engine at that step; the sparklines are the frames this run has shown, by step.
+// (The CPU cell of a row is a plain cell, not a row header: the page's row headers are the
+// counters table's, which the e2e helper reads.)
 import { useId, useState } from 'react';
 import { formatCount } from '../../base/format';
 import type { PcpCpuView } from '../../engine/generated/PcpCpuView';
@@ -250,7 +252,7 @@ function PagesetRow({
   const cls = [styles.row, acting ? styles.acting : '', r.spinning ? styles.spinning : ''].filter(Boolean).join(' ');
   return (
     <tr className={cls} data-testid={`pcp-row-${r.cpu}-${r.zone}`} data-count={r.count} data-high={r.high}>
-      <th scope="row" className={styles.who}>
+      <td className={styles.who}>
         CPU {r.cpu}
         {v.zones.length > 1 ? <span className={styles.soft}> · z{r.zone}</span> : null}
         {r.inFunction && <div className={styles.func}>{r.inFunction}</div>}
@@ -260,7 +262,7 @@ function PagesetRow({
             {ACTIVITY_LABEL[activity]}
           </div>
         )}
-      </th>
+      </td>
       <td className={styles.barCell}>
         <svg className={styles.bar} viewBox={`0 0 ${BAR_W} ${BAR_H}`} preserveAspectRatio="none" role="img" aria-label={`count ${r.count}, high ${r.high}, batch ${r.batch}`}>
           <title>{title}</title>
