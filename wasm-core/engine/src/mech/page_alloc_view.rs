@@ -402,6 +402,29 @@ mod tests {
         assert_eq!(v.pcps[0].lists.iter().sum::<u32>(), 24);
     }
 
+    /// A machine of 80 CPUs: the first 64 are listed, every CPU is in the totals.
+    #[test]
+    fn a_big_machine_is_capped_and_totalled() {
+        let cpus: Vec<String> = (0..80).map(|c| c.to_string()).collect();
+        let text = crate::builtin::find("pcp-101")
+            .expect("builtin")
+            .text
+            .replace("cpus = [0]\n", &format!("cpus = [{}]\n", cpus.join(", ")));
+        let sc = crate::scenario::parse(&text, &[]).expect("parse");
+        let mut sim = Sim::new(&sc, &crate::patches::ToggleSet::default(), false);
+        for _ in 0..100 {
+            sim.step();
+        }
+        let v = view(&sim);
+        assert_eq!((v.nr_cpus, v.cpus_listed), (80, MAX_CPUS as u16));
+        assert_eq!(v.pcps.len(), MAX_CPUS);
+        assert_eq!(v.totals[0].count, sim.st.page_alloc.pcp.iter().map(|p| p.count).sum::<u32>());
+        assert_eq!(
+            v.totals[0].high,
+            sim.st.page_alloc.pcp.iter().map(|p| u64::from(p.high)).sum::<u64>()
+        );
+    }
+
     #[test]
     fn no_state_without_the_workload() {
         let sim = sim_of("numa-hint-fault-101");
