@@ -972,3 +972,96 @@ describe('mmviz lab', () => {
     assert.deepEqual(pageErrors, []);
   });
 });
+
+describe('PCP panel (page allocator)', () => {
+  /** Scrolls the page so that the panel's top is just below the sticky header. */
+  async function scrollToPanel(pcp) {
+    await pcp.evaluate((el) => {
+      const stage = document.querySelector('section[aria-label="Current step"]');
+      const below = stage ? stage.getBoundingClientRect().height : 0;
+      window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - below - 8);
+    });
+  }
+
+  /** The PCP panel, scrolled into view. */
+  async function pcpPanel(lab) {
+    const pcp = lab.page.locator('section[data-view="pcp"]');
+    await pcp.waitFor({ timeout: 60_000 });
+    await scrollToPanel(pcp);
+    return pcp;
+  }
+
+  it('pcp-101: the exit drain step by step, with the zone lock held, then released', async () => {
+    const lab = await newLab();
+    await lab.page.setViewportSize({ width: 1280, height: 800 });
+    await lab.openScenario(undefined, 'v=1&sc=pcp-101&step=237');
+    await lab.waitForStep(237);
+    const pcp = await pcpPanel(lab);
+    const row = pcp.getByTestId('pcp-row-0-0');
+    // Step 237: CPU 0 took zone 0's lock to free 8 pages of its full PCP (count 32 = high 32).
+    assert.equal(await row.getAttribute('data-count'), '32');
+    assert.equal(await row.getAttribute('data-high'), '32');
+    assert.match((await pcp.getByTestId('pcp-lock-0').textContent()) ?? '', /held by CPU 0 \(1\/0\)/);
+    assert.match((await row.textContent()) ?? '', /free_pcppages_bulk/);
+    assert.match((await row.getByTestId('pcp-activity').textContent()) ?? '', /zone lock/);
+    await lab.screenshot('40a-pcp-101-mid-exit-lock-held');
+    // One step on: the drain is done, 24 pages left, the lock free.
+    await lab.stepForward();
+    await scrollToPanel(pcp);
+    assert.equal(await row.getAttribute('data-count'), '24');
+    assert.match((await pcp.getByTestId('pcp-lock-0').textContent()) ?? '', /free$/);
+    assert.match((await row.getByTestId('pcp-activity').textContent()) ?? '', /drain \(free_pcppages_bulk\)/);
+    assert.equal(await pcp.getByTestId('pcp-zone-pcp-pages').textContent(), '24');
+    await lab.screenshot('40b-pcp-101-mid-exit-drained');
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  it('pcp-autotune: high raised far above high_min under load', async () => {
+    const lab = await newLab();
+    await lab.page.setViewportSize({ width: 1280, height: 800 });
+    await lab.openScenario(undefined, 'v=1&sc=pcp-autotune&step=1000');
+    await lab.waitForStep(1000, 180_000);
+    const pcp = await pcpPanel(lab);
+    const row = pcp.getByTestId('pcp-row-0-0');
+    assert.equal(await row.getAttribute('data-high'), '1144');
+    assert.match((await row.textContent()) ?? '', /range 640-8,192/);
+    await lab.stepTo(30_000);
+    assert.equal(await row.getAttribute('data-high'), '6688');
+    assert.equal(await row.getAttribute('data-count'), '6030');
+    // Two steps seen: the sparkline has a line for high.
+    assert.equal(await row.locator('polyline').count(), 2);
+    await scrollToPanel(pcp);
+    await lab.screenshot('40c-pcp-autotune-high-raised');
+    await lab.page.close();
+  });
+
+  it('pcp-unix-pairs: 32 CPUs paged 8 at a time, the zone locks with their queues', async () => {
+    const lab = await newLab();
+    await lab.page.setViewportSize({ width: 1280, height: 800 });
+    await lab.openScenario(undefined, 'v=1&sc=pcp-unix-pairs&step=88739');
+    await lab.waitForStep(88_739, 180_000);
+    const pcp = await pcpPanel(lab);
+    // CPU 14 found zone 0's lock held by CPU 0: nine tasks wait for it, ten for zone 1's (held by CPU 17).
+    assert.match((await pcp.getByTestId('pcp-lock-0').textContent()) ?? '', /held by CPU 0 \(1\/0\) · 9 waiting/);
+    assert.match((await pcp.getByTestId('pcp-lock-1').textContent()) ?? '', /held by CPU 17 \(9\/1\) · 10 waiting/);
+    // Following the acting CPU (14): page 2 of 4.
+    assert.equal(await pcp.getByTestId('pcp-page').textContent(), 'page 2/4');
+    assert.equal(await pcp.locator('tbody tr').count(), 16);
+    await lab.screenshot('40d-pcp-unix-pairs');
+    // The pagesets of CPUs 8-15: CPU 14 (the acting one) spins on zone 0's lock.
+    const acting = pcp.getByTestId('pcp-row-14-0');
+    assert.match((await acting.textContent()) ?? '', /spinning on zone lock/);
+    await acting.evaluate((el) => el.scrollIntoView({ block: 'end' }));
+    await lab.screenshot('40e-pcp-unix-pairs-pagesets');
+    await pcp.getByRole('button', { name: 'Next CPUs' }).click();
+    assert.equal(await pcp.getByTestId('pcp-page').textContent(), 'page 3/4');
+    await pcp.getByTestId('pcp-row-16-1').waitFor();
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  it('raised no page errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});

@@ -9,4 +9,5 @@ pub mod migrate;
 pub mod mremap;
 pub mod numa;
 pub mod page_alloc;
+pub mod page_alloc_view;
 pub mod writeback;

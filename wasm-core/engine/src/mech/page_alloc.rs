@@ -523,6 +523,6 @@ pub const MECHANISM: Mechanism = Mechanism {
         id: "pcp",
         title: "Per-CPU page lists and the zone lock",
         plots: &["pcp_free_high", "zone_lock_acquired", "pcp_alloc_zone_pages", "pcp_pages_peak"],
-        state: None,
+        state: Some(crate::mech::page_alloc_view::state),
     }],
 };
