@@ -240,11 +240,7 @@ pub fn compare_table(title: &str, runs: &[(String, &RunResult)], rows: &[&str]) 
         out.push_str(&format!("{:<name_w$}", row));
         for (i, (_, r)) in runs.iter().enumerate() {
             let v = r.value(row).unwrap_or(f64::NAN);
-            let num = if v.fract() == 0.0 && v.abs() < 1e15 {
-                format!("{}", v as i64)
-            } else {
-                format!("{v:.2}")
-            };
+            let num = table_number(v);
             let cell = match (i, base) {
                 (0, _) => num,
                 (_, Some(b)) if b != 0.0 => format!("{num} ({:>+8.2}%)", (v - b) / b * 100.0),
@@ -256,6 +252,19 @@ pub fn compare_table(title: &str, runs: &[(String, &RunResult)], rows: &[&str]) 
         out.push('\n');
     }
     out
+}
+
+/// A value as the tables print it: whole numbers as they are, others with two decimals,
+/// or four significant digits when that would show nothing (`0.0012`, not `0.00`).
+fn table_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else if v.abs() < 0.01 {
+        let digits = (3 - v.abs().log10().floor() as i32).clamp(2, 12) as usize;
+        format!("{v:.digits$}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 /// Whether `name` is a counter or a metric some run may report (core, lock or declared).
@@ -324,6 +333,10 @@ mod tests {
         );
         assert!(lines[3].contains("200.0") && lines[3].contains("12.5"), "{t}");
         assert!(is_value_name("pgfree") && is_value_name("throughput") && !is_value_name("nope"));
+        assert_eq!(
+            [0.0012, 0.5, 3.0, 1234.5678, 0.000_012_34].map(table_number),
+            ["0.001200", "0.50", "3", "1234.57", "0.00001234"]
+        );
     }
 
     #[test]
