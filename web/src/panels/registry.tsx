@@ -7,6 +7,7 @@
 import type { ReactNode } from 'react';
 import type { MechanismInfo, MechanismViewInfo } from '../engine/types';
 import { MechanismPanel } from './MechanismPanel';
+import { MremapPanel } from './mremap/MremapPanel';
 
 /** What every mechanism panel is given: the mechanism and the view of it to draw (the rest it reads from the store). */
 export interface MechanismPanelProps {
@@ -22,7 +23,9 @@ export type MechanismPanelComponent = (props: MechanismPanelProps) => ReactNode;
  *   numa: NumaPanel,
  * Views not listed get the generic MechanismPanel.
  */
-export const PANELS: Readonly<Record<string, MechanismPanelComponent>> = {};
+export const PANELS: Readonly<Record<string, MechanismPanelComponent>> = {
+  mremap: MremapPanel,
+};
 
 /** The component that draws view `viewId`: the registered one, else the generic MechanismPanel. */
 export function panelFor(viewId: string, panels: Readonly<Record<string, MechanismPanelComponent>> = PANELS): MechanismPanelComponent {
