@@ -978,7 +978,11 @@ describe('mremap panel', () => {
   /** A lecture screen (1280x800) scrolled to the panel, then a screenshot. */
   async function shoot(lab, name) {
     await lab.page.setViewportSize({ width: 1280, height: 800 });
-    await panelOf(lab).scrollIntoViewIfNeeded();
+    // Its top just below the sticky step header.
+    await panelOf(lab).evaluate((el) => {
+      el.scrollIntoView({ block: 'start' });
+      window.scrollBy(0, -230);
+    });
     await lab.screenshot(name);
   }
 
@@ -1035,6 +1039,22 @@ describe('mremap panel', () => {
     assert.match(await panel.getByTestId('anon-explain').first().textContent(), /lands in the same physical page/);
     assert.equal(await panel.getByRole('list', { name: 'Findings' }).getByText('Lost write (detected):').count(), 0);
     await shoot(lab, '43-mremap-race-101-2018-anon');
+    await lab.page.close();
+  });
+
+  it('draws mremap-2mb with 8 PTEs per cell, the running mremap and the thread waiting for mmap_lock', async () => {
+    const lab = await newLab();
+    // A quarter into the run: thread 1/0 moves its 512-page region, 1/3 sleeps on mmap_lock.
+    await lab.openScenario(undefined, 'v=1&sc=mremap-2mb&step=32879');
+    await lab.waitForStep(32879, 120_000);
+    const panel = panelOf(lab);
+    await panel.getByTestId('mremap-move').first().waitFor();
+    assert.equal(await panel.getByTestId('mremap-move').count(), 4);
+    assert.match(await panel.textContent(), /512 pages: each cell stands for 8 PTEs \(at most 64 cells per range\)/);
+    assert.match(await panel.getByTestId('phase').first().textContent(), /^1\/0 on CPU \d+: move_ptes/);
+    assert.match(await panel.getByTestId('lock-mmap_lock').first().textContent(), /held by 1\/0 .*waiting: 1\/3/);
+    assert.equal(await panel.getByTestId('old-cell').count(), 4 * 64);
+    await shoot(lab, '44-mremap-2mb');
     await lab.page.close();
   });
 });

@@ -631,8 +631,10 @@ pub fn mremap_view(sim: &crate::engine::Sim) -> Option<MremapView> {
             new_cells,
         });
     }
-    // VMAs an earlier call moved (and still mapped, at the same length).
-    for (mm, m) in st.mms.iter().enumerate() {
+    // VMAs an earlier call moved (and still mapped, at the same length; munmap and mmap
+    // also leave `prev` behind, so a run without an mremap call has none).
+    let any_call = st.counters.get(MREMAP_CALLS) > 0;
+    for (mm, m) in st.mms.iter().enumerate().filter(|_| any_call) {
         let mm = mm as u16;
         for (vi, v) in m.vmas.iter().enumerate() {
             let vi = vi as u16;

@@ -17,6 +17,9 @@ import type { MechanismPanelProps } from '../registry';
 import { anonStaleExplanation, decisionInfo, findingSteps, phaseText, regimeRule, vpnHex, type Finding } from './mremapModel';
 import styles from './MremapPanel.module.css';
 
+/** Counters shown in the panel's header line (the plots and the counters table have them all). */
+const HEADLINE = ['mremap_calls', 'mremap_flush_ops', 'mremap_flush_ptl', 'mremap_flush_deferred', 'stale_tlb_stores', 'lost_writes'];
+
 /** Why a lost write happens, in one sentence. */
 const LOST_WRITE_WHY =
   'A store through the stale, writable and dirty TLB entry of the old address reached the page after page_mkclean had cleaned it (the rmap walk finds only the new PTE): the page was dropped clean, and the file never got that store.';
@@ -202,6 +205,13 @@ export function MremapPanel({ mechanism, view }: MechanismPanelProps) {
       <p className={styles.rule} data-testid="regime-rule">
         {regimeRule(regime)}
       </p>
+      <p className={styles.counters} data-testid="mremap-counters">
+        {HEADLINE.filter((c) => c in frame.counters).map((c) => (
+          <span key={c} className={frame.event?.counterDeltas[c] ? styles.changed : undefined}>
+            <code>{c}</code> {frame.counters[c]}
+          </span>
+        ))}
+      </p>
       {(lost.length > 0 || staleStores.length > 0) && (
         <ul className={styles.findings} aria-label="Findings">
           <FindingList label="Lost write (detected):" findings={lost} onSeek={onSeek} current={frame.step} />
@@ -209,7 +219,7 @@ export function MremapPanel({ mechanism, view }: MechanismPanelProps) {
           {lost.length > 0 && <li className={styles.findingWhy}>{LOST_WRITE_WHY}</li>}
         </ul>
       )}
-      {!state && <p className={styles.soft}>No mremap under way or done at this step.</p>}
+      {!state && <p className={styles.soft}>No mremap under way, and no VMA an mremap moved is still mapped.</p>}
       {state?.moves.map((m) => (
         <Move key={`${m.pid}/${m.vma}`} move={m} regime={regime} {...nameOf(m)} />
       ))}

@@ -28,11 +28,11 @@ describe('mremap panel model', () => {
     expect(phaseText({ phase: 'move_ptes', flushing: null, active: false })).toBe('done');
   });
 
-  it('finds the exact step of a finding in the events when they cover the run', () => {
+  it('finds the exact frame of a finding in the events when they cover the run (the frame after the event)', () => {
     const events = [event(3, {}), event(7, { lost_writes: 1 }), event(9, { stale_tlb_stores: 1, lost_writes: 2 })];
     expect(findingSteps(null, 'lost_writes', events, true)).toEqual([
-      { step: 7, exact: true, count: 1 },
-      { step: 9, exact: true, count: 2 },
+      { step: 8, exact: true, count: 1 },
+      { step: 10, exact: true, count: 2 },
     ]);
     expect(findingSteps(null, 'lost_writes', events, true, 1)).toHaveLength(1);
   });

@@ -72,7 +72,7 @@ export function phaseText(move: Pick<MremapMoveView, 'phase' | 'flushing' | 'act
   }
 }
 
-/** Where a counter went up: the step, exact when `exact`, else the last step of the sample interval it went up in. */
+/** Where a counter went up: the frame step that first shows it, exact when `exact`, else the last step of the sample interval it went up in. */
 export interface Finding {
   step: number;
   exact: boolean;
@@ -96,7 +96,8 @@ export function findingSteps(
     const out: Finding[] = [];
     for (const e of events) {
       const d = e.counterDeltas[counter] ?? 0;
-      if (d > 0) out.push({ step: e.step, exact: true, count: d });
+      // The frame after event `e` is frame `e.step + 1`: the first to show the counter up.
+      if (d > 0) out.push({ step: e.step + 1, exact: true, count: d });
       if (out.length >= limit) break;
     }
     return out;
