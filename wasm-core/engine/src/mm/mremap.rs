@@ -75,7 +75,7 @@ impl Regime {
 pub enum Decision {
     /// `deferred` (v4.8): `move_ptes` never flushes.
     Deferred,
-    /// Not present and dirty (`dirty`, `dirty_file_or_swapcache`): `need_flush`.
+    /// Not both present and dirty (`dirty`, `dirty_file_or_swapcache`): `need_flush`.
     NotDirty,
     /// Not present (`present`): nothing to flush.
     NotPresent,

@@ -20,6 +20,9 @@ import styles from './MremapPanel.module.css';
 /** Counters shown in the panel's header line (the plots and the counters table have them all). */
 const HEADLINE = ['mremap_calls', 'mremap_flush_ops', 'mremap_flush_ptl', 'mremap_flush_deferred', 'stale_tlb_stores', 'lost_writes'];
 
+/** CPUs listed in the stale window at most (a big machine has many). */
+const STALE_CPUS_SHOWN = 8;
+
 /** Why a lost write happens, in one sentence. */
 const LOST_WRITE_WHY =
   'A store through the stale, writable and dirty TLB entry of the old address reached the page after page_mkclean had cleaned it (the rmap walk finds only the new PTE): the page was dropped clean, and the file never got that store.';
@@ -78,7 +81,7 @@ function Cells({ move, side }: { move: MremapMoveView; side: 'old' | 'new' }) {
                 {d.badge}
               </span>
             )}
-            {side === 'old' && c.nrStale > 0 && <span className={styles.staleCpus}>CPU {c.stale.join(',')}</span>}
+            {side === 'old' && c.nrStale > 0 && <span className={styles.staleCpus}>{c.nrStale === 1 ? `CPU ${c.stale[0]}` : `${c.nrStale} CPUs`}</span>}
           </li>
         );
       })}
@@ -86,17 +89,17 @@ function Cells({ move, side }: { move: MremapMoveView; side: 'old' | 'new' }) {
   );
 }
 
-function flushLine(move: MremapMoveView): string | null {
+function flushLine(move: MremapMoveView, regime: string): string | null {
   if (!move.active) return null;
   if (move.flushing === 'ptl') return 'Now: flush_tlb_range of this extent, forced under the PTL.';
   if (move.flushing === 'deferred') return 'Now: the deferred flush of the whole old range (every PTL dropped).';
-  if (move.extent?.force) return 'A moved PTE forced a flush: it comes before the PTL is dropped.';
+  if (move.extent?.force) return regime === 'present' ? 'A moved PTE forces a flush of this extent: before either PTL is dropped.' : 'A moved PTE forces a flush of this extent: after the new PTL is dropped, before the old one is.';
   if (move.needFlush) return 'need_flush: the old translations stay until one flush of the whole range at the end.';
   return null;
 }
 
 function Move({ move, processName, vmaName, regime }: { move: MremapMoveView; processName: string; vmaName: string; regime: string }) {
-  const flush = flushLine(move);
+  const flush = flushLine(move, regime);
   const anon = anonStaleExplanation(regime, move.file);
   const hasStale = move.oldCells.some((c) => c.nrStale > 0);
   return (
@@ -231,7 +234,7 @@ export function MremapPanel({ mechanism, view }: MechanismPanelProps) {
             <p className={styles.soft}>No CPU's TLB holds an old translation.</p>
           ) : (
             <ul className={styles.staleList}>
-              {state.staleCpus.map((c) => (
+              {state.staleCpus.slice(0, STALE_CPUS_SHOWN).map((c) => (
                 <li key={c.cpu} data-testid="stale-cpu">
                   <strong>CPU {c.cpu}</strong>: {c.entries} old translation(s)
                   {c.dirty > 0 ? `, ${c.dirty} writable+dirty (a store changes the page without a fault)` : ''}; {cpuDoing(frame.cpus, c.cpu)}
@@ -240,6 +243,7 @@ export function MremapPanel({ mechanism, view }: MechanismPanelProps) {
               ))}
             </ul>
           )}
+          {state.staleCpus.length > STALE_CPUS_SHOWN && <p className={styles.note}>{state.staleCpus.length - STALE_CPUS_SHOWN} more CPUs hold old translations (the first {STALE_CPUS_SHOWN} are listed).</p>}
           <button type="button" className={styles.link} onClick={showMachineView}>
             IPIs: see the machine view ↑
           </button>
