@@ -1063,5 +1063,88 @@ describe('PCP panel (page allocator)', () => {
 
   it('raised no page errors', () => {
     assert.deepEqual(pageErrors, []);
+describe('mremap panel', () => {
+  const panelOf = (lab) => lab.page.locator('section[data-view="mremap"]');
+  /** A lecture screen (1280x800) scrolled to the panel, then a screenshot. */
+  async function shoot(lab, name) {
+    await lab.page.setViewportSize({ width: 1280, height: 800 });
+    // Its top just below the sticky step header.
+    await panelOf(lab).evaluate((el) => {
+      el.scrollIntoView({ block: 'start' });
+      window.scrollBy(0, -230);
+    });
+    await lab.screenshot(name);
+  }
+
+  it('shows mremap-101 mid-move: both PTLs held, PTEs moving, forced-flush badges, the stale window', async () => {
+    const lab = await newLab();
+    // Step 20 (v4.19): two of the four PTEs are at the new address, under both PTLs, before the flush.
+    await lab.openScenario(undefined, 'v=1&sc=mremap-101&step=20');
+    await lab.waitForStep(20);
+    const panel = panelOf(lab);
+    await panel.waitFor();
+    await panel.getByTestId('mremap-move').first().waitFor();
+    assert.match(await panel.getByTestId('regime-rule').textContent(), /^v4\.19\+/);
+    assert.match(await panel.getByTestId('phase').first().textContent(), /1\/0 on CPU 0: move_ptes/);
+    assert.match(await panel.getByTestId('moved').first().textContent(), /2\/4 moved/);
+    for (const lock of ['mmap_lock', 'old PTL', 'new PTL']) assert.match(await panel.getByTestId(`lock-${lock}`).first().textContent(), /held by 1\/0 \(CPU 0\)/);
+    assert.deepEqual(await panel.getByTestId('decision').allTextContents(), ['F', 'F']);
+    assert.match(await panel.getByTestId('stale-cpu').first().textContent(), /^CPU 0: 2 old translation/);
+    await shoot(lab, '40-mremap-101-mid-move');
+    // One step on: the third PTE moves.
+    await lab.stepForward();
+    assert.match(await panel.getByTestId('moved').first().textContent(), /3\/4 moved/);
+    assert.deepEqual(await panel.getByTestId('decision').allTextContents(), ['F', 'F', 'F']);
+    await lab.page.close();
+  });
+
+  it('flags the lost write of mremap-race-101 under deferred with a button to its step', async () => {
+    const lab = await newLab();
+    await lab.openScenario(undefined, 'v=1&sc=mremap-race-101&step=40');
+    await lab.waitForStep(40);
+    const panel = panelOf(lab);
+    const findings = panel.getByRole('list', { name: 'Findings' });
+    await findings.waitFor();
+    const lost = findings.getByRole('button', { name: /^step \d+$/ }).first();
+    const label = await lost.textContent();
+    const step = Number(label.replace('step ', ''));
+    assert.ok(step > 40, label);
+    // The stale window is open: CPU 0 holds the old address writable and dirty during the delay.
+    assert.match(await panel.getByTestId('stale-window').textContent(), /CPU 0: 1 old translation\(s\), 1 writable\+dirty/);
+    await shoot(lab, '41-mremap-race-101-stale-window');
+    await lost.click();
+    await lab.waitForStep(step);
+    assert.match(await findings.textContent(), /the file never got that store/);
+    assert.equal(await lab.readCounter('lost_writes'), 1);
+    await shoot(lab, '42-mremap-race-101-lost-write');
+    await lab.page.close();
+  });
+
+  it('explains why the anonymous page\'s stale store is harmless under the 2018 rule', async () => {
+    const lab = await newLab();
+    await lab.openScenario(undefined, 'v=1&sc=mremap-race-101&t.mremap_flush=dirty_file_or_swapcache&step=40');
+    await lab.waitForStep(40);
+    const panel = panelOf(lab);
+    await panel.getByTestId('anon-explain').first().waitFor();
+    assert.match(await panel.getByTestId('anon-explain').first().textContent(), /lands in the same physical page/);
+    assert.equal(await panel.getByRole('list', { name: 'Findings' }).getByText('Lost write (detected):').count(), 0);
+    await shoot(lab, '43-mremap-race-101-2018-anon');
+    await lab.page.close();
+  });
+
+  it('draws mremap-2mb with 8 PTEs per cell, the running mremap and the thread waiting for mmap_lock', async () => {
+    const lab = await newLab();
+    // A quarter into the run: thread 1/0 moves its 512-page region, 1/3 sleeps on mmap_lock.
+    await lab.openScenario(undefined, 'v=1&sc=mremap-2mb&step=32879');
+    await lab.waitForStep(32879, 120_000);
+    const panel = panelOf(lab);
+    await panel.getByTestId('mremap-move').first().waitFor();
+    assert.equal(await panel.getByTestId('mremap-move').count(), 4);
+    assert.match(await panel.textContent(), /512 pages: each cell stands for 8 PTEs \(at most 64 cells per range\)/);
+    assert.match(await panel.getByTestId('phase').first().textContent(), /^1\/0 on CPU \d+: move_ptes/);
+    assert.match(await panel.getByTestId('lock-mmap_lock').first().textContent(), /held by 1\/0 .*waiting: 1\/3/);
+    assert.equal(await panel.getByTestId('old-cell').count(), 4 * 64);
+    await shoot(lab, '44-mremap-2mb');
+    await lab.page.close();
   });
 });

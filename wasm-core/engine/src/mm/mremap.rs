@@ -68,6 +68,78 @@ impl Regime {
     }
 }
 
+/// What `move_ptes` decides for one moved PTE under a regime (spec C.3): force a flush of
+/// the extent under the PTL, or leave it to `need_flush` (the deferred flush). Pure, so the
+/// mremap panel re-derives the badge of the PTEs of the extent being moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// `deferred` (v4.8): `move_ptes` never flushes.
+    Deferred,
+    /// Not both present and dirty (`dirty`, `dirty_file_or_swapcache`): `need_flush`.
+    NotDirty,
+    /// Not present (`present`): nothing to flush.
+    NotPresent,
+    /// `dirty`: present and dirty: force.
+    ForceDirty,
+    /// `present`: present: force.
+    ForcePresent,
+    /// `dirty_file_or_swapcache`: a dirty file page: force.
+    ForceFile,
+    /// `dirty_file_or_swapcache`: a dirty anon page `trylock_page` cannot lock: force.
+    ForceLocked,
+    /// `dirty_file_or_swapcache`: a dirty anon page in the swap cache: force.
+    ForceSwapcache,
+    /// `dirty_file_or_swapcache`: a dirty anon page outside the swap cache: `need_flush`.
+    AnonNotSwapcache,
+}
+
+impl Decision {
+    /// The decision for `pte` (as `ptep_get_and_clear` returned it) mapping `page`.
+    pub fn of(regime: Regime, pte: Pte, page: &crate::machine::Page) -> Decision {
+        let present = !pte.is_migration();
+        match regime {
+            Regime::Deferred => Decision::Deferred,
+            Regime::Dirty if present && pte.dirty() => Decision::ForceDirty,
+            Regime::Dirty => Decision::NotDirty,
+            Regime::Present if present => Decision::ForcePresent,
+            Regime::Present => Decision::NotPresent,
+            Regime::DirtyFileOrSwapcache if !(present && pte.dirty()) => Decision::NotDirty,
+            Regime::DirtyFileOrSwapcache if page.has(pg::FILE) => Decision::ForceFile,
+            Regime::DirtyFileOrSwapcache if page.has(pg::LOCKED) => Decision::ForceLocked,
+            Regime::DirtyFileOrSwapcache if page.has(pg::SWAPCACHE) => Decision::ForceSwapcache,
+            Regime::DirtyFileOrSwapcache => Decision::AnonNotSwapcache,
+        }
+    }
+
+    /// Whether it forces a flush of the extent under the PTL.
+    pub fn force(self) -> bool {
+        matches!(
+            self,
+            Decision::ForceDirty | Decision::ForcePresent | Decision::ForceFile | Decision::ForceLocked | Decision::ForceSwapcache
+        )
+    }
+
+    /// Whether `should_force_flush` called `trylock_page` to reach it.
+    pub fn tried_lock(self) -> bool {
+        matches!(self, Decision::ForceLocked | Decision::ForceSwapcache | Decision::AnonNotSwapcache)
+    }
+
+    /// The narration's badge.
+    pub fn badge(self) -> &'static str {
+        match self {
+            Decision::Deferred => "deferred: never flushed here",
+            Decision::NotDirty => "not dirty: need_flush",
+            Decision::NotPresent => "not present",
+            Decision::ForceDirty => "present+dirty: FORCE",
+            Decision::ForcePresent => "present: FORCE",
+            Decision::ForceFile => "dirty file page: FORCE",
+            Decision::ForceLocked => "dirty anon, trylock_page fails: FORCE (assume the worst)",
+            Decision::ForceSwapcache => "dirty anon in swap cache: FORCE",
+            Decision::AnonNotSwapcache => "dirty anon, not in swap cache: need_flush (a stale store lands in the same page)",
+        }
+    }
+}
+
 /// `mm->mmap_lock` of mm `mm`.
 pub fn mmap_lock(mm: u16) -> LockId {
     LockId {
@@ -135,6 +207,19 @@ impl SysMremap {
             failed: false,
             pc: Sm::Lock,
         })
+    }
+}
+
+impl SysMremap {
+    /// Read-only, for the panel: the VMA index being moved.
+    pub fn vma(&self) -> u16 {
+        self.vma
+    }
+
+    /// Read-only, for the panel: the new start once `sys_mremap` has checked its arguments
+    /// under mmap_lock (None before, and when the call failed).
+    pub fn new_start(&self) -> Option<u32> {
+        (self.pc != Sm::Lock && !self.failed).then_some(self.new)
     }
 }
 
@@ -239,6 +324,18 @@ pub struct MoveVma {
     /// The new VMA's index while both exist.
     copy: u16,
     pc: Mv,
+}
+
+impl MoveVma {
+    /// Read-only, for the panel: what it does next: "copy_vma", "move_page_tables" (the
+    /// copy is made) or "do_munmap" (every PTE is moved).
+    pub fn next(&self) -> &'static str {
+        match self.pc {
+            Mv::Copy => "copy_vma",
+            Mv::Move => "move_page_tables",
+            Mv::Unmap => "do_munmap",
+        }
+    }
 }
 
 impl MoveVma {
@@ -356,6 +453,14 @@ impl MovePageTables {
             need_flush: false,
             pc: Mp::Extent,
         })
+    }
+}
+
+impl MovePageTables {
+    /// Read-only, for the panel: `(old start, new start, pages, pages handed to extents so
+    /// far, need_flush)`.
+    pub fn progress(&self) -> (u32, u32, u32, u32, bool) {
+        (self.old, self.new, self.len, self.done, self.need_flush)
     }
 }
 
@@ -508,6 +613,14 @@ impl MovePtes {
 }
 
 impl MovePtes {
+    /// Read-only, for the panel: `(old start, new start, pages, PTEs looked at so far,
+    /// force_flush)` of this extent.
+    pub fn progress(&self) -> (u32, u32, u32, u32, bool) {
+        (self.old, self.new, u32::from(self.n), u32::from(self.i), self.force)
+    }
+}
+
+impl MovePtes {
     /// Counts and calls one flush of this extent, under the PTL.
     fn flush(&mut self, sim: &mut Sim, line: &'static str, why: &str) -> (Ev, Flow<Frame>) {
         sim.st.counters.inc(MREMAP_FLUSH_OPS);
@@ -584,42 +697,12 @@ impl Function for MovePtes {
                 m.set_pte(to, pte);
                 sim.charge(cpu, 2 * sim.cfg.costs[PTE_WRITE_NS]);
                 sim.st.counters.inc(MREMAP_PTES_MOVED);
-                let present = !pte.is_migration();
                 let page = *sim.st.frames.get(pte.pfn());
-                let (force, badge) = match regime {
-                    Regime::Deferred => (false, "deferred: never flushed here".to_string()),
-                    Regime::Dirty => {
-                        let f = present && pte.dirty();
-                        (
-                            f,
-                            if f {
-                                "present+dirty: FORCE".into()
-                            } else {
-                                "not dirty: need_flush".into()
-                            },
-                        )
-                    }
-                    Regime::Present => (present, if present { "present: FORCE".into() } else { "not present".into() }),
-                    Regime::DirtyFileOrSwapcache => {
-                        if !(present && pte.dirty()) {
-                            (false, "not dirty: need_flush".into())
-                        } else if page.has(pg::FILE) {
-                            (true, "dirty file page: FORCE".into())
-                        } else {
-                            sim.charge(cpu, sim.cfg.costs[TRYLOCK_PAGE_NS]);
-                            if page.has(pg::LOCKED) {
-                                (true, "dirty anon, trylock_page fails: FORCE (assume the worst)".into())
-                            } else if page.has(pg::SWAPCACHE) {
-                                (true, "dirty anon in swap cache: FORCE".into())
-                            } else {
-                                (
-                                    false,
-                                    "dirty anon, not in swap cache: need_flush (a stale store lands in the same page)".into(),
-                                )
-                            }
-                        }
-                    }
-                };
+                let decision = Decision::of(regime, pte, &page);
+                if decision.tried_lock() {
+                    sim.charge(cpu, sim.cfg.costs[TRYLOCK_PAGE_NS]);
+                }
+                let (force, badge) = (decision.force(), decision.badge());
                 self.force |= force;
                 let ev = Ev::new(mr_ev::PTE_MOVE, F, "MT4").pte(pid, to).pfn(pte.pfn()).say(say!(
                     sim,
