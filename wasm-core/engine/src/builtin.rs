@@ -42,6 +42,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("pcp-autotune"),
     builtin!("pcp-unix-pairs"),
     builtin!("pcp-kbuild"),
+    builtin!("pcp-sctp"),
 ];
 
 /// Whether a scenario is a teaching one (`*-101`): small enough to record every step.

@@ -5,9 +5,10 @@
 
 use mmviz_engine::builtin;
 use mmviz_engine::engine::Sim;
-use mmviz_engine::mech::page_alloc::{EXITS, PCP_FREE_HIGH};
+use mmviz_engine::mech::page_alloc::{EXITS, PCP_FREE_HIGH, PCP_HIGH_PEAK, PCP_REFILLS, ZONE_LOCK_ACQUIRED};
 use mmviz_engine::mm::page_alloc::{
-    decay_pcp_high, free_high_decision, nr_pcp_free, order_to_pindex, pindex_to_order, zone_batchsize, zone_highsize, Pcp, Rules,
+    decay_pcp_high, drain_blocks, free_high_decision, nr_pcp_free, order_to_pindex, pindex_to_order, zone_batchsize, zone_highsize, Pcp,
+    Rules,
 };
 use mmviz_engine::patches::ToggleSet;
 use mmviz_engine::{invariants, run, scenario};
@@ -186,4 +187,183 @@ ops = [{ op = "process_cycle", pages = 300, rounds = 3 }]
         // Or the scenario format refuses such a node, with a message.
         Err(e) => assert!(!e.to_string().is_empty()),
     }
+}
+
+/// One run of `pcp-exit-drain` on v6.6 with patch 1 `on` or off: (free_high per exit,
+/// zone-lock acquisitions, refills).
+fn exit_drain(pages: i64, pti: i64, patch1: bool) -> (f64, u64, u64) {
+    let b = builtin::find("pcp-exit-drain").unwrap();
+    let params = [
+        ("pages".to_string(), pages),
+        ("pti".to_string(), pti),
+        ("processes".to_string(), 20),
+    ];
+    let s = scenario::parse(b.text, &params).unwrap();
+    let mut t = ToggleSet::default();
+    t.set_kernel(mmviz_engine::patches::Kernel::parse("v6.6").unwrap());
+    t.set_text("pcp_prev_free_high_order", if patch1 { "on" } else { "off" }).unwrap();
+    let r = run::run(&s, &t).unwrap();
+    let exits = r.counters.get(EXITS);
+    assert_eq!(exits, 20, "pages {pages} pti {pti}");
+    (
+        r.counters.get(PCP_FREE_HIGH) as f64 / exits as f64,
+        r.counters.get(ZONE_LOCK_ACQUIRED),
+        r.counters.get(PCP_REFILLS),
+    )
+}
+
+#[test]
+fn exit_drain_sweep_over_pages_and_pti_moves_as_the_kernel_would() {
+    // Spec A.7 / S-A1: with PTI the PGD is order 1. v6.6: the exit's order-0 frees raise
+    // free_factor whenever the PCP reaches high (367), so the PGD free is free_high at every
+    // exit, whatever the process size; patch 1 never. Without PTI the PGD is order 0: no
+    // free_high either way, and patch 1 has nothing to change.
+    let mut lock_off = Vec::new();
+    for pages in [500, 2000, 8000] {
+        let (fh_off, lock_v66, refills_v66) = exit_drain(pages, 1, false);
+        let (fh_on, lock_p1, refills_p1) = exit_drain(pages, 1, true);
+        assert!((0.9..=1.0).contains(&fh_off), "pages {pages}: v6.6 free_high per exit {fh_off}");
+        assert_eq!(fh_on, 0.0, "pages {pages}: patch 1 free_high per exit");
+        // The PCP survives the exit with patch 1: the next process refills less.
+        assert!(
+            lock_p1 < lock_v66,
+            "pages {pages}: zone lock {lock_p1} (patch 1) vs {lock_v66} (v6.6)"
+        );
+        assert!(refills_p1 < refills_v66, "pages {pages}: refills {refills_p1} vs {refills_v66}");
+        // What patch 1 saves per exit is the refills of what the PCP held when the PGD was
+        // freed (the exit's drains leave count between batch and high: 1 to 367 / 63 = 5.8
+        // refills), whatever the process size.
+        let saved = (refills_v66 - refills_p1) as f64 / 20.0;
+        assert!((1.0..=5.9).contains(&saved), "pages {pages}: {saved} refills saved per exit");
+        let (fh_nopti_off, lock_nopti_off, _) = exit_drain(pages, 0, false);
+        let (fh_nopti_on, lock_nopti_on, _) = exit_drain(pages, 0, true);
+        assert_eq!(fh_nopti_off, 0.0, "pages {pages}: an order-0 PGD never drains");
+        assert_eq!(fh_nopti_on, 0.0);
+        assert_eq!(
+            lock_nopti_off, lock_nopti_on,
+            "pages {pages}: without PTI the toggle changes nothing"
+        );
+        // Without PTI the PCP survives every exit, as with patch 1.
+        assert!(lock_nopti_off < lock_v66, "pages {pages}: {lock_nopti_off} vs {lock_v66}");
+        lock_off.push(lock_v66);
+    }
+    // Zone-lock acquisitions grow with the pages each process faults and frees.
+    assert!(lock_off.windows(2).all(|w| w[0] < w[1]), "{lock_off:?}");
+}
+
+#[test]
+fn a_drain_holds_the_zone_lock_per_block_not_per_page() {
+    // free_pcppages_bulk calls __free_one_page once per block: 8 order-3 pages are 8 blocks
+    // (64 pages); a walk from pindex takes the lists round-robin.
+    let mut p = pcp(0, 367);
+    for pfn in 0..8 {
+        p.lists[order_to_pindex(1, 3)].push_front(pfn * 8);
+    }
+    for pfn in 0..10 {
+        p.lists[order_to_pindex(1, 0)].push_front(1000 + pfn);
+    }
+    p.count = 64 + 10;
+    assert_eq!(drain_blocks(&p, 64, order_to_pindex(1, 3)), 8);
+    assert_eq!(drain_blocks(&p, 74, order_to_pindex(1, 3)), 18);
+    // From the order-0 list: 10 pages, then ceil(54 / 8) = 7 order-3 blocks.
+    assert_eq!(drain_blocks(&p, 64, order_to_pindex(1, 0)), 17);
+    assert_eq!(drain_blocks(&p, 1000, 0), 18);
+}
+
+/// `pcp-101` with `from` replaced by `to` in its text.
+fn pcp101_with(from: &str, to: &str) -> Result<scenario::Scenario, String> {
+    let b = builtin::find("pcp-101").unwrap();
+    assert!(b.text.contains(from), "{from}");
+    scenario::parse(&b.text.replace(from, to), &[]).map_err(|e| e.to_string())
+}
+
+#[test]
+fn high_overrides_out_of_range_are_refused_with_the_field_named() {
+    for bad in ["pcp_high_min = -1", "pcp_high_min = 99999999", "pcp_high_min = \"many\""] {
+        let err = pcp101_with("pcp_high_min = 32", bad).unwrap_err();
+        assert!(err.contains("pcp_high_min"), "{bad}: {err}");
+    }
+    let err = pcp101_with("pcp_high_min = 32", "pcp_high_min = 32\npcp_high_max = -5").unwrap_err();
+    assert!(err.contains("pcp_high_max"), "{err}");
+    let err = pcp101_with("pcp_batch = 8", "pcp_batch = 1024").unwrap_err();
+    assert!(err.contains("pcp_batch"), "{err}");
+}
+
+#[test]
+fn odd_but_legal_sizes_behave_sensibly() {
+    let steps = |s: &scenario::Scenario, t: &ToggleSet| {
+        let mut sim = Sim::new(s, t, false);
+        while sim.step().is_some() {
+            invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.st.step));
+        }
+    };
+    let v67 = ToggleSet::default();
+    // high_max below high_min: the range collapses to high_min (no auto-tuning), as
+    // zone_set_pageset_high_and_batch's max(high_min, high_max) would leave it.
+    let s = pcp101_with("pcp_high_min = 32", "pcp_high_min = 32\npcp_high_max = 10").unwrap();
+    let r = run::run(&s, &v67).unwrap();
+    assert_eq!(r.counters.get(EXITS), 2);
+    assert_eq!(r.counters.get(PCP_HIGH_PEAK), 32);
+    steps(&s, &v67);
+    // high 0: the PCP is effectively off (every free drains at once); the run finishes.
+    let s = pcp101_with("pcp_high_min = 32", "pcp_high_min = 0").unwrap();
+    for t in [ToggleSet::default(), {
+        let mut t = ToggleSet::default();
+        t.set_kernel(mmviz_engine::patches::Kernel::parse("v6.6").unwrap());
+        t
+    }] {
+        let r = run::run(&s, &t).unwrap();
+        assert_eq!(r.counters.get(EXITS), 2);
+        steps(&s, &t);
+    }
+    // percpu_pagelist_high_fraction 1-7 is below the sysctl's minimum: taken as 8.
+    let s = pcp101_with("pcp_high_min = 32", "percpu_pagelist_high_fraction = 3").unwrap();
+    let r = run::run(&s, &v67).unwrap();
+    assert_eq!(r.counters.get(EXITS), 2);
+    // batch 1: one page per refill and per drain.
+    let s = pcp101_with("pcp_batch = 8", "pcp_batch = 1").unwrap();
+    let r = run::run(&s, &v67).unwrap();
+    assert_eq!(r.counters.get(EXITS), 2);
+    steps(&s, &v67);
+}
+
+#[test]
+fn a_machine_without_memory_is_refused_with_a_message() {
+    let err = pcp101_with("mem_pages = 1024", "mem_pages = 0").unwrap_err();
+    assert!(err.contains("mem_pages"), "{err}");
+}
+
+#[test]
+fn a_cpu_less_node_s_zone_splits_high_over_every_online_cpu() {
+    let text = r#"
+format = 1
+id = "cpuless"
+title = "t"
+kernel = "v6.6"
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0, 1]
+mem_pages = 65536
+[[machine.node]]
+cpus = []
+mem_pages = 65536
+[[process]]
+name = "p"
+[[process.thread]]
+cpu = 0
+ops = [{ op = "process_cycle", pages = 300, rounds = 3 }]
+"#;
+    let s = scenario::parse(text, &[]).unwrap();
+    let sim = Sim::new(&s, &ToggleSet::default(), false);
+    let pa = &sim.st.page_alloc;
+    assert_eq!(pa.zones.len(), 2);
+    // Node 0's zone splits its low watermark over its 2 CPUs, the CPU-less node's over
+    // both online CPUs (zone_highsize: nr_split_cpus 0 -> num_online_cpus()).
+    for z in &pa.zones {
+        let want = zone_highsize(z.managed, z.wmark[1], z.batch, 2, 2, 0);
+        assert_eq!(z.high_min, want, "zone of node {}", z.nid);
+    }
+    let r = run::run(&s, &ToggleSet::default()).unwrap();
+    assert_eq!(r.counters.get(EXITS), 3);
 }

@@ -214,7 +214,8 @@ crate::costs! { PageAlloc;
     PCP_HIT_NS => "pcp_hit_ns" = 80,
     /// Zone lock held: the fixed part of one section (spec A.10.4: about 0.2 us).
     ZONE_LOCK_NS => "zone_lock_ns" = 200,
-    /// Zone lock held: per page moved (spec A.10.4: 30-40 ns).
+    /// Zone lock held: per block moved, one `__rmqueue` or `__free_one_page` whatever the
+    /// block's order (spec A.10.4: 30-40 ns, measured with order-0 pages).
     ZONE_LOCK_PAGE_NS => "zone_lock_page_ns" = 35,
     /// First store to a cache-hot page.
     PAGE_HOT_NS => "page_hot_ns" = 400,

@@ -18,8 +18,11 @@
 //! `free_unref_page_commit`), [`FreePcppagesBulk`] and [`FreeOnePage`] (under the zone lock),
 //! [`DrainAllPages`] (direct reclaim's drain) and [`VmstatUpdate`] (the vmstat worker's
 //! `refresh_cpu_vm_stats` → `decay_pcp_high`). The zone lock is a contended spinlock whose hold
-//! time is `zone_lock_ns + zone_lock_page_ns × pages moved` (spec A.10.4: about 0.2 µs + 35 ns
-//! per page).
+//! time is `zone_lock_ns + zone_lock_page_ns × blocks moved` (spec A.10.4: about 0.2 µs + 35 ns
+//! per page, measured with order-0 pages). The work under the lock is per *block*, whatever its
+//! order: `rmqueue_bulk` calls `__rmqueue` once per block and `free_pcppages_bulk` calls
+//! `__free_one_page` once per block (v6.6/v6.7 `mm/page_alloc.c`), so an order-3 page costs
+//! what an order-0 page costs, not eight times it.
 //!
 //! Left out: DMA32 and Movable zones, CMA and HIGHATOMIC, pageblock migratetype ownership
 //! (a block stolen by another migratetype is simply taken), compaction, kswapd (so
@@ -1040,15 +1043,36 @@ impl Zone {
     }
 }
 
-/// The zone-lock hold time of a section moving `pages` pages.
-fn hold_ns(sim: &Sim, pages: u32) -> u64 {
-    sim.cfg.costs[m::ZONE_LOCK_NS] + sim.cfg.costs[m::ZONE_LOCK_PAGE_NS] * u64::from(pages)
+/// The zone-lock hold time of a section moving `blocks` blocks (one `__rmqueue` or
+/// `__free_one_page` each, whatever their order).
+fn hold_ns(sim: &Sim, blocks: u32) -> u64 {
+    sim.cfg.costs[m::ZONE_LOCK_NS] + sim.cfg.costs[m::ZONE_LOCK_PAGE_NS] * u64::from(blocks)
+}
+
+/// The blocks `free_pcppages_bulk(n, pindex)` will free from `pcp`: its round-robin walk
+/// from `pindex`, tail pages first, until `n` pages are freed.
+pub fn drain_blocks(pcp: &Pcp, n: u32, pindex: usize) -> u32 {
+    let mut left = i64::from(n.min(pcp.count));
+    let mut blocks = 0;
+    for k in 0..NR_PCP_LISTS {
+        if left <= 0 {
+            break;
+        }
+        let p = (pindex + k) % NR_PCP_LISTS;
+        let size = 1i64 << pindex_to_order(p);
+        let len = pcp.lists[p].len() as i64;
+        // Pages are taken from this list until it is empty or `left` is used up.
+        let take = len.min((left + size - 1) / size);
+        blocks += take as u32;
+        left -= take * size;
+    }
+    blocks
 }
 
 /// Takes the zone lock (or queues), counting the acquisition and the time spun.
-fn take_zone_lock(sim: &mut Sim, cpu: CpuId, zone: u16, pages: u32, waiting: &mut u64) -> bool {
+fn take_zone_lock(sim: &mut Sim, cpu: CpuId, zone: u16, blocks: u32, waiting: &mut u64) -> bool {
     let id = zone_lock(zone as usize);
-    let ns = hold_ns(sim, pages);
+    let ns = hold_ns(sim, blocks);
     let now = sim.clock(cpu);
     if sim.lock(cpu, id, ns) {
         if *waiting != u64::MAX {
@@ -1095,17 +1119,18 @@ impl Function for RmqueueBulk {
     fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "rmqueue_bulk";
         if !self.locked {
-            if !take_zone_lock(sim, cpu, self.zone, self.n << self.order, &mut self.waiting) {
+            if !take_zone_lock(sim, cpu, self.zone, self.n, &mut self.waiting) {
                 let ev = Ev::new(core_ev::LOCK_WAIT, F, "RB1").say(say!(sim, "CPU {cpu} finds zone {}'s lock held: it spins", self.zone));
                 return (ev, Flow::Block(Until::Lock(zone_lock(self.zone as usize))));
             }
             self.locked = true;
             let ev = Ev::new(ev::ZONE_LOCK, F, "RB1").say(say!(
                 sim,
-                "CPU {cpu} takes zone {}'s lock to move {} pages ({} ns held)",
+                "CPU {cpu} takes zone {}'s lock to move {} order-{} blocks ({} ns held)",
                 self.zone,
-                self.n << self.order,
-                hold_ns(sim, self.n << self.order)
+                self.n,
+                self.order,
+                hold_ns(sim, self.n)
             ));
             return (ev, Flow::Continue);
         }
@@ -1163,7 +1188,7 @@ impl Function for RmqueueBuddy {
     fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "rmqueue_buddy";
         if !self.locked {
-            if !take_zone_lock(sim, cpu, self.zone, 1 << self.order, &mut self.waiting) {
+            if !take_zone_lock(sim, cpu, self.zone, 1, &mut self.waiting) {
                 let ev = Ev::new(core_ev::LOCK_WAIT, F, "RD1").say(say!(sim, "CPU {cpu} spins on zone {}'s lock", self.zone));
                 return (ev, Flow::Block(Until::Lock(zone_lock(self.zone as usize))));
             }
@@ -1329,7 +1354,7 @@ impl Function for FreeOnePage {
     fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "free_one_page";
         if !self.locked {
-            if !take_zone_lock(sim, cpu, self.zone, 1 << self.order, &mut self.waiting) {
+            if !take_zone_lock(sim, cpu, self.zone, 1, &mut self.waiting) {
                 let ev = Ev::new(core_ev::LOCK_WAIT, F, "FO1").say(say!(sim, "CPU {cpu} spins on zone {}'s lock", self.zone));
                 return (ev, Flow::Block(Until::Lock(zone_lock(self.zone as usize))));
             }
@@ -1383,17 +1408,18 @@ impl Function for FreePcppagesBulk {
         let pi = sim.st.page_alloc.pcp_index(self.owner, z);
         if !self.locked {
             self.n = self.n.min(sim.st.page_alloc.pcp[pi].count);
-            if !take_zone_lock(sim, cpu, self.zone, self.n, &mut self.waiting) {
+            let blocks = drain_blocks(&sim.st.page_alloc.pcp[pi], self.n, self.pindex as usize);
+            if !take_zone_lock(sim, cpu, self.zone, blocks, &mut self.waiting) {
                 let ev = Ev::new(core_ev::LOCK_WAIT, F, "FB1").say(say!(sim, "CPU {cpu} spins on zone {}'s lock", self.zone));
                 return (ev, Flow::Block(Until::Lock(zone_lock(z))));
             }
             self.locked = true;
             let ev = Ev::new(ev::ZONE_LOCK, F, "FB1").say(say!(
                 sim,
-                "CPU {cpu} takes zone {}'s lock to free {} pages ({} ns held)",
+                "CPU {cpu} takes zone {}'s lock to free {} pages ({blocks} blocks, {} ns held)",
                 self.zone,
                 self.n,
-                hold_ns(sim, self.n)
+                hold_ns(sim, blocks)
             ));
             return (ev, Flow::Continue);
         }
