@@ -10,7 +10,6 @@
 //! [`MAX_CPUS`] CPUs are listed one by one, and `totals` sums every CPU's pagesets per zone
 //! so nothing is hidden from the totals.
 
-use crate::core::{LockClass, LockId};
 use crate::engine::Sim;
 use crate::mm::page_alloc::{self as pa, PCPF_FREE_HIGH_BATCH, PCPF_PREV_FREE_HIGH_ORDER};
 use crate::registry::Frame;
@@ -180,15 +179,6 @@ fn uses_pcp(sim: &Sim) -> bool {
         .any(|op| matches!(op, crate::scenario::Op::Call { op, .. } if ours(*op)))
 }
 
-fn zone_lock_id(z: usize) -> LockId {
-    // As `mm::page_alloc::zone_lock` names it.
-    LockId {
-        class: LockClass::ZoneLock,
-        a: z as u32,
-        b: 0,
-    }
-}
-
 fn list_pages(p: &pa::Pcp) -> Vec<u32> {
     p.lists
         .iter()
@@ -237,7 +227,7 @@ pub fn view(sim: &Sim) -> PcpView {
         .enumerate()
         .map(|(z, zone)| {
             let pcp_pages: u32 = a.pcp.iter().skip(z).step_by(nz.max(1)).map(|p| p.count).sum();
-            let id = zone_lock_id(z);
+            let id = pa::zone_lock(z);
             let holder = st.locks.holder(id);
             ZoneLockView {
                 holder,
@@ -285,7 +275,7 @@ pub fn view(sim: &Sim) -> PcpView {
                 alloc_factor: p.alloc_factor,
                 lists: list_pages(p),
                 in_function: func,
-                spinning: wait == Some(crate::machine::Wait::Lock(zone_lock_id(z))),
+                spinning: wait == Some(crate::machine::Wait::Lock(pa::zone_lock(z))),
             });
         }
     }

@@ -698,7 +698,7 @@ pub fn watermark_ok(zone: &Zone, w: usize, pages: u32) -> bool {
     zone.buddy.nr_free >= zone.wmark[w] + pages
 }
 
-fn zone_lock(zone: usize) -> LockId {
+pub(crate) fn zone_lock(zone: usize) -> LockId {
     LockId {
         class: LockClass::ZoneLock,
         a: zone as u32,
