@@ -1063,6 +1063,9 @@ describe('PCP panel (page allocator)', () => {
 
   it('raised no page errors', () => {
     assert.deepEqual(pageErrors, []);
+  });
+});
+
 describe('mremap panel', () => {
   const panelOf = (lab) => lab.page.locator('section[data-view="mremap"]');
   /** A lecture screen (1280x800) scrolled to the panel, then a screenshot. */
