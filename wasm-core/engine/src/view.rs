@@ -403,8 +403,9 @@ pub fn op_index(sim: &Sim, task: usize) -> Option<u16> {
     sim.st.stacks.get(task)?.iter().next()?.user_mode().map(|u| u.op_index())
 }
 
-/// Bytes of `st` not shared with `prev` (frames and PTE tables are copy-on-write
-/// chunks; everything else is counted whole). An estimate for the memory benchmark.
+/// Bytes of `st` not shared with `prev` (frames, PTE tables and the page allocator's
+/// per-page arrays are copy-on-write chunks; everything else is counted whole). An
+/// estimate for the memory benchmark.
 pub fn state_bytes(st: &State, prev: Option<&State>) -> usize {
     use std::mem::size_of;
     let frames = match prev {
@@ -438,7 +439,8 @@ pub fn state_bytes(st: &State, prev: Option<&State>) -> usize {
         .iter()
         .map(|m| size_of::<crate::machine::Mm>() + m.vmas.len() * size_of::<crate::machine::Vma>() + m.pgtable.pmds().count() * 16)
         .sum();
-    frames + tables + cpus + stacks + tasks + mms + (st.frames.len() as usize).div_ceil(8) + size_of::<State>()
+    let page_alloc = st.page_alloc.unshared_bytes(prev.map(|p| &p.page_alloc));
+    frames + tables + cpus + stacks + tasks + mms + page_alloc + (st.frames.len() as usize).div_ceil(8) + size_of::<State>()
 }
 
 /// Builds the frame view of `sim`'s current state (`event` produced it): fills `bulk`

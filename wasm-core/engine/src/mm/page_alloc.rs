@@ -30,7 +30,7 @@
 //! operation is atomic within one step), the NUMA remote-zone `expire` drain, and the v2-only
 //! `count_min` (patch 9 of v2, dropped in v3).
 
-use crate::core::{Flow, LockClass, LockId, Ret, Until};
+use crate::core::{ChunkedVec, Flow, LockClass, LockId, Ret, Until};
 use crate::engine::{say, Sim, NO_PAGE};
 use crate::mech::core::ev as core_ev;
 use crate::mech::page_alloc as m;
@@ -138,9 +138,9 @@ pub struct Buddy {
     lens: Vec<[u32; MIGRATE_PCPTYPES]>,
     /// Per page of the zone: 0, or 1 + the order of the free block starting there, and
     /// its migratetype in the high nibble.
-    head: Vec<u8>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    head: ChunkedVec<u8>,
+    next: ChunkedVec<u32>,
+    prev: ChunkedVec<u32>,
     start: u32,
     end: u32,
     /// Free pages in the buddy lists (`NR_FREE_PAGES`).
@@ -153,9 +153,9 @@ impl Buddy {
         let mut b = Buddy {
             heads: vec![[NIL; MIGRATE_PCPTYPES]; NR_ORDERS],
             lens: vec![[0; MIGRATE_PCPTYPES]; NR_ORDERS],
-            head: vec![0; n],
-            next: vec![NIL; n],
-            prev: vec![NIL; n],
+            head: ChunkedVec::new(n, 0),
+            next: ChunkedVec::new(n, NIL),
+            prev: ChunkedVec::new(n, NIL),
             start,
             end: start + pages,
             nr_free: 0,
@@ -335,9 +335,9 @@ pub struct PageAlloc {
     /// PCPs at `cpu * zones.len() + zone`.
     pub pcp: Vec<Pcp>,
     /// Per page: (last touch in ns / 1024 + 1, or 0 if never; the node, our LLC).
-    touch: Vec<(u32, u8)>,
+    touch: ChunkedVec<(u32, u8)>,
     /// Pages allocated as order-k blocks: the order of each head page.
-    pub order: Vec<u8>,
+    pub order: ChunkedVec<u8>,
     /// The vmstat worker of each CPU (task index) and whether its work is queued.
     pub vmstat_task: Vec<u16>,
     /// `vmstat_update` queued on the CPU.
@@ -498,8 +498,8 @@ impl PageAlloc {
             zones,
             zone_of_node,
             pcp,
-            touch: vec![(0, 0); pages],
-            order: vec![0; pages],
+            touch: ChunkedVec::new(pages, (0, 0)),
+            order: ChunkedVec::new(pages, 0),
             vmstat_armed: vec![false; topo.nr_cpus()],
             slab: vec![Vec::new(); topo.nr_cpus()],
             ..PageAlloc::default()
@@ -523,6 +523,24 @@ impl PageAlloc {
     fn add_pcp_pages(&mut self, n: i64) -> u32 {
         self.pcp_pages = (i64::from(self.pcp_pages) + n).max(0) as u32;
         self.pcp_pages
+    }
+
+    /// Bytes of the per-page arrays (buddy links, cache-hot stamps, orders) not shared
+    /// with `prev` (all of them without one): what a checkpoint of them costs.
+    pub fn unshared_bytes(&self, prev: Option<&PageAlloc>) -> usize {
+        fn of<T: Copy>(a: &ChunkedVec<T>, b: Option<&ChunkedVec<T>>) -> usize {
+            a.unshared_bytes(b.unwrap_or(&ChunkedVec::default()))
+        }
+        let buddies: usize = self
+            .zones
+            .iter()
+            .enumerate()
+            .map(|(i, z)| {
+                let p = prev.and_then(|p| p.zones.get(i)).map(|z| &z.buddy);
+                of(&z.buddy.head, p.map(|b| &b.head)) + of(&z.buddy.next, p.map(|b| &b.next)) + of(&z.buddy.prev, p.map(|b| &b.prev))
+            })
+            .sum();
+        buddies + of(&self.touch, prev.map(|p| &p.touch)) + of(&self.order, prev.map(|p| &p.order))
     }
 
     /// Records a touch of `pfn` at `now` from `node`; returns whether the page was cache
