@@ -198,7 +198,8 @@ fn the_schema_defaults_are_the_parsers() {
             .as_u64()
             .unwrap_or_else(|| panic!("{pointer} has no whole-number default"))
     };
-    let text = "format = 1\nid = \"bare\"\ntitle = \"Bare\"\n[machine]\n[[machine.node]]\ncpus = [0]\nmem_pages = 4\n";
+    // Two nodes: NUMA balancing's default applies only with more than one (the knob's doc).
+    let text = "format = 1\nid = \"bare\"\ntitle = \"Bare\"\n[machine]\n[[machine.node]]\ncpus = [0]\nmem_pages = 4\n[[machine.node]]\ncpus = [1]\nmem_pages = 4\n";
     let s = scenario::parse(text, &[]).unwrap();
     let knobs = "/definitions/KnobsSpec/properties";
     assert_eq!(default("/properties/seed"), s.seed);
