@@ -1039,12 +1039,12 @@ describe('PCP panel (page allocator)', () => {
   it('pcp-unix-pairs: 32 CPUs paged 8 at a time, the zone locks with their queues', async () => {
     const lab = await newLab();
     await lab.page.setViewportSize({ width: 1280, height: 800 });
-    await lab.openScenario(undefined, 'v=1&sc=pcp-unix-pairs&step=88066');
-    await lab.waitForStep(88_066, 180_000);
+    await lab.openScenario(undefined, 'v=1&sc=pcp-unix-pairs&step=87480');
+    await lab.waitForStep(87_480, 180_000);
     const pcp = await pcpPanel(lab);
-    // CPU 14 finds zone 0's lock held by CPU 0 and queues behind three others; three wait for zone 1's (held by CPU 16).
-    assert.match((await pcp.getByTestId('pcp-lock-0').textContent()) ?? '', /held by CPU 0 \(1\/0\) · 4 waiting: CPU 3 \(2\/1\)/);
-    assert.match((await pcp.getByTestId('pcp-lock-1').textContent()) ?? '', /held by CPU 16 \(9\/0\) · 3 waiting/);
+    // CPU 14 finds zone 0's lock held by CPU 2 and queues behind two others; four wait for zone 1's (held by CPU 21).
+    assert.match((await pcp.getByTestId('pcp-lock-0').textContent()) ?? '', /held by CPU 2 \(2\/0\) · 3 waiting: CPU 7 \(4\/1\)/);
+    assert.match((await pcp.getByTestId('pcp-lock-1').textContent()) ?? '', /held by CPU 21 \(11\/1\) · 4 waiting/);
     // Following the acting CPU (14): page 2 of 4.
     assert.equal(await pcp.getByTestId('pcp-page').textContent(), 'page 2/4');
     assert.equal(await pcp.locator('tbody tr').count(), 16);

@@ -1025,15 +1025,15 @@ pub const PROCESS_CYCLE: Listing = Listing {
 /// The socket pair workload shape.
 pub const SOCK_PAIR: Listing = Listing {
     function: "sock_pair",
-    follows: "mmviz workload shape: unix_stream_sendmsg / unix_stream_read_generic (Linux v6.6), skb frag pages of SKB_FRAG_PAGE_ORDER",
+    follows: "mmviz workload shape: unix_stream_sendmsg -> sock_alloc_send_pskb -> alloc_skb_with_frags, unix_stream_read_generic -> consume_skb (Linux v6.6)",
     lines: lines![
         "SP1" => "sender: the socket's send buffer is full: wait",
-        "SP2" => "sender: per frag: alloc_pages(order 3) (skb_page_frag_refill)",
+        "SP2" => "sender: per skb of the write (SKB_MAX_HEAD(0) + 32 KiB at most): alloc_pages for its paged part, order 3 down to what the rest still fills",
         "SP3" => "sender: copy_from_user into the page; queue the skb; wake the receiver",
         "SP4" => "receiver: nothing queued: wait",
-        "SP5" => "receiver: dequeue the skb; its head is an order-0 allocation",
+        "SP5" => "receiver: dequeue the skbs of one write (with sock_head_page: an order-0 head allocation)",
         "SP6" => "receiver: consume_skb frees the head",
-        "SP7" => "receiver: copy_to_user from each frag, then put_page: free_unref_page(order 3) on the receiver's CPU",
+        "SP7" => "receiver: copy_to_user from each frag; consume_skb -> skb_release_data: free_unref_page(order) of each frag page on the receiver's CPU",
         "SP8" => "message done; every sock_phase_msgs messages the two sides swap roles",
         "SP9" => "return",
     ],

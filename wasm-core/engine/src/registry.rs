@@ -683,6 +683,18 @@ mod tests {
     }
 
     #[test]
+    fn every_operation_fits_its_arguments() {
+        for op in ops() {
+            assert!(
+                op.args.len() <= crate::scenario::MAX_OP_ARGS,
+                "{} takes {} arguments",
+                op.name,
+                op.args.len()
+            );
+        }
+    }
+
+    #[test]
     fn the_frame_stays_small() {
         assert!(std::mem::size_of::<Frame>() <= 48, "{} bytes", std::mem::size_of::<Frame>());
     }

@@ -371,8 +371,11 @@ pub struct ArgDef {
 /// An optional argument left out (a `scan` of every VMA).
 pub const NO_ARG: u64 = u64::MAX;
 
-/// An operation's argument values, in the order its [`OpDef`] declares them.
-pub type OpArgs = [u64; 4];
+/// Arguments an operation can take at most.
+pub const MAX_OP_ARGS: usize = 6;
+
+/// An operation's arguments, in the order of its [`OpDef::args`].
+pub type OpArgs = [u64; MAX_OP_ARGS];
 
 /// How an operation runs.
 #[derive(Clone, Copy, Debug)]
@@ -2084,7 +2087,7 @@ impl Resolver<'_> {
                 ));
             }
         }
-        let mut args: OpArgs = [0; 4];
+        let mut args: OpArgs = [0; MAX_OP_ARGS];
         let mut vma: Option<u16> = None;
         for (i, a) in def.args.iter().enumerate() {
             let field = format!("{f}.{}", a.name);
@@ -2507,7 +2510,7 @@ ops = [ { op = "access", vma = "heap", page = 0, write = true } ]
             s.processes[0].threads[0].ops[1],
             Op::Call {
                 op: fork,
-                args: [1, 0, 0, 0]
+                args: [1, 0, 0, 0, 0, 0]
             }
         );
     }

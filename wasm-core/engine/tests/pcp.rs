@@ -367,3 +367,46 @@ ops = [{ op = "process_cycle", pages = 300, rounds = 3 }]
     let r = run::run(&s, &ToggleSet::default()).unwrap();
     assert_eq!(r.counters.get(EXITS), 3);
 }
+
+/// `pcp-unix-pairs` for `ms` simulated ms with writes of `bytes`, under a preset: free_high
+/// drains per write and throughput.
+fn unix_pairs(bytes: i64, preset: &str, ms: u32) -> (f64, f64) {
+    let b = builtin::find("pcp-unix-pairs").unwrap();
+    let text = b.text.replace("window_ms = 30", &format!("window_ms = {ms}"));
+    let s = scenario::parse(&text, &[("bytes".to_string(), bytes)]).unwrap();
+    let mut t = ToggleSet::default();
+    t.apply_preset(mmviz_engine::patches::find_preset(preset).unwrap()).unwrap();
+    let r = run::run(&s, &t).unwrap();
+    let ops = r.counters.get(mmviz_engine::mech::core::WORKLOAD_OPS) as f64;
+    assert!(ops > 100.0, "{bytes} {preset}: {ops} writes");
+    (r.counters.get(PCP_FREE_HIGH) as f64 / ops, ops)
+}
+
+#[test]
+fn patch_1_spares_a_write_s_drains_as_far_as_its_pages_have_an_order_0_one() {
+    use mmviz_engine::mm::pcp_workload::message_page_order;
+    for bytes in [61_440, 65_536, 131_072] {
+        // What the free order says: in the base kernel every order 1-3 free drains (once
+        // free_factor is up); with patch 1 only one that follows another order 1-3 free
+        // (the last page of the previous write included).
+        let orders: Vec<u8> = (0..).map_while(|i| message_page_order(bytes, false, i)).collect();
+        let high = |o: u8| (1..=3).contains(&o);
+        let base = orders.iter().filter(|&&o| high(o)).count() as f64;
+        let p1 = (0..orders.len())
+            .filter(|&i| high(orders[i]) && high(orders[(i + orders.len() - 1) % orders.len()]))
+            .count() as f64;
+        let (fb, ob) = unix_pairs(i64::from(bytes), "base", 6);
+        let (f1, o1) = unix_pairs(i64::from(bytes), "patch1", 6);
+        let want = p1 / base;
+        assert!(
+            (f1 / fb - want).abs() < 0.06,
+            "{bytes} bytes {orders:?}: drains per write {f1:.3} / {fb:.3}, want {want:.3}"
+        );
+        // Fewer drains, more writes; none spared, the same.
+        if want < 0.99 {
+            assert!(o1 > ob * 1.05, "{bytes}: {o1} writes with patch 1, {ob} without");
+        } else {
+            assert!((o1 / ob - 1.0).abs() < 0.01, "{bytes}: {o1} writes with patch 1, {ob} without");
+        }
+    }
+}

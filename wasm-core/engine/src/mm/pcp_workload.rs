@@ -12,10 +12,16 @@
 //!   page-table work is the `page_fault_ns` cost); what matters here is the order of
 //!   allocations and frees the allocator sees.
 //! - [`SockPair`] (`sock_pair`): one side of an AF_UNIX (lmbench3 `bw_unix`) or SCTP stream
-//!   pair: the sender allocates `frags` order-3 skb frag pages per message
-//!   (`SKB_FRAG_PAGE_ORDER`) and copies into them; the receiver copies out, allocates and
-//!   frees an order-0 skb head and frees the frag pages on its own CPU. The two threads swap
-//!   roles every `sock_phase_msgs` messages (the benchmark's context switches).
+//!   pair. The sender allocates the pages one `write` of `bytes` needs and copies into them;
+//!   the receiver copies out and frees them on its own CPU, in the order the skbs were
+//!   queued. The pages' orders come from the kernel's arithmetic, [`message_page_order`]:
+//!   an AF_UNIX stream write is cut into skbs of at most `SKB_MAX_HEAD(0)` +
+//!   `UNIX_SKB_FRAGS_SZ` bytes whose paged part `alloc_skb_with_frags` fills with the
+//!   largest order that the rest still fills (a 64 KiB write: orders 3 | 2, 1, 0); a linear
+//!   skb (SCTP's DATA chunk) is one `kmalloc_large` block. With `sock_head_page` the
+//!   receiver also allocates and frees an order-0 head per message (the spec's recipe). The
+//!   two threads swap roles every `sock_phase_msgs` messages (the benchmark's context
+//!   switches).
 //!
 //! A page's first store (`copy`) costs `page_hot_ns` when its last touch was within 2 ms on
 //! the same LLC (here: node), else `page_cold_ns`: the cache-miss proxy of spec A.9.
@@ -32,8 +38,17 @@ use crate::topology::CpuId;
 use crate::trace::Ev;
 use rand::Rng;
 
-/// `SKB_FRAG_PAGE_ORDER`: skb frag pages are order 3 (32 KiB).
-pub const SKB_FRAG_PAGE_ORDER: u8 = 3;
+/// `get_order(UNIX_SKB_FRAGS_SZ)`: AF_UNIX asks `alloc_skb_with_frags` for order-3 (32 KiB)
+/// pages at most (net/unix/af_unix.c, v6.6).
+pub const UNIX_FRAG_ORDER: u8 = 3;
+/// `UNIX_SKB_FRAGS_SZ`: the paged bytes of one AF_UNIX stream skb, 32 KiB.
+pub const UNIX_SKB_FRAGS_SZ: u32 = 32768;
+/// `SKB_MAX_HEAD(0)`: a page less the aligned `struct skb_shared_info` (320 bytes on x86-64),
+/// the linear bytes of one skb: 4096 - 320.
+pub const SKB_MAX_HEAD: u32 = 3776;
+/// Bytes a linear skb's buffer holds besides the payload: protocol headers (`MAX_HEADER`,
+/// the SCTP common and chunk headers) and the aligned `skb_shared_info`.
+pub const LINEAR_SKB_OVERHEAD: u32 = 512;
 /// Messages a socket holds before the sender waits (AF_UNIX `wmem_default` 212,992 bytes
 /// over 64 KiB writes: about 4).
 pub const SOCK_QUEUE_MSGS: usize = 4;
@@ -48,7 +63,10 @@ fn touch(sim: &mut Sim, cpu: CpuId, pfn: u32, count: bool) -> bool {
     let node = sim.cpu_node(cpu);
     let hot = sim.st.page_alloc.touch(pfn, now, node);
     if count {
-        sim.st.counters.inc(if hot { m::PAGE_TOUCH_HOT } else { m::PAGE_TOUCH_COLD });
+        // Weighted by the block's pages: the copy touches every line of it, so an order-3
+        // block weighs eight times an order-0 page in the miss rate.
+        let pages = 1u64 << sim.st.page_alloc.order[pfn as usize];
+        sim.st.counters.add(if hot { m::PAGE_TOUCH_HOT } else { m::PAGE_TOUCH_COLD }, pages);
     }
     let ns = if hot {
         sim.cfg.costs[m::PAGE_HOT_NS]
@@ -267,6 +285,54 @@ impl Function for ProcessCycle {
 }
 
 /// Where [`SockPair`] is.
+/// The order of the `i`-th page (from 0) that one `write` of `bytes` allocates, or `None`
+/// past its last page.
+///
+/// Paged (`linear == false`), as `unix_stream_sendmsg` and `alloc_skb_with_frags` in Linux
+/// v6.6 cut a stream write: each skb takes `size = min(rest, SKB_MAX_HEAD(0) +
+/// UNIX_SKB_FRAGS_SZ)` bytes (the `sk_sndbuf / 2` cap is larger with the default buffer);
+/// its paged part is `min(size, PAGE_ALIGN(size - SKB_MAX_HEAD(0)))`, the head the rest; the
+/// paged part is filled from order 3 down, an order used only while `PAGE_ALIGN(left)` still
+/// fills it. Linear: one block of `get_order(bytes + overhead)` (`kmalloc_reserve` of more
+/// than `KMALLOC_MAX_CACHE_SIZE` → `kmalloc_large`; smaller heads come from slab caches and
+/// are no page-allocator call, so a linear write under 8 KiB has no page at all).
+pub fn message_page_order(bytes: u32, linear: bool, i: u32) -> Option<u8> {
+    const PAGE: u32 = 4096;
+    let align = |n: u32| n.div_ceil(PAGE) * PAGE;
+    if linear {
+        let need = bytes + LINEAR_SKB_OVERHEAD;
+        if i > 0 || need <= 2 * PAGE {
+            return None;
+        }
+        let pages = need.div_ceil(PAGE);
+        return Some(pages.next_power_of_two().trailing_zeros() as u8);
+    }
+    let mut rest = bytes;
+    let mut n = 0;
+    while rest > 0 {
+        let size = rest.min(SKB_MAX_HEAD + UNIX_SKB_FRAGS_SZ);
+        let mut data = size.min(align(size.saturating_sub(SKB_MAX_HEAD)));
+        let mut order = UNIX_FRAG_ORDER;
+        while data > 0 {
+            while order > 0 && align(data) < PAGE << order {
+                order -= 1;
+            }
+            if n == i {
+                return Some(order);
+            }
+            n += 1;
+            data -= data.min(PAGE << order);
+        }
+        rest -= size;
+    }
+    None
+}
+
+/// How many pages one `write` of `bytes` allocates (see [`message_page_order`]).
+pub fn message_pages(bytes: u32, linear: bool) -> u32 {
+    (0..).take_while(|&i| message_page_order(bytes, linear, i).is_some()).count() as u32
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sp {
     Next,
@@ -279,6 +345,11 @@ enum Sp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SockPair {
     pair: u16,
+    /// Bytes per `write`.
+    bytes: u32,
+    /// A linear skb (one `kmalloc_large` block) instead of a paged one.
+    linear: bool,
+    /// Pages per message, from `bytes`.
     frags: u8,
     role: u8,
     pc: Sp,
@@ -290,11 +361,13 @@ pub struct SockPair {
 }
 
 impl SockPair {
-    /// `msgs` messages of `frags` frag pages over pair `pair`; `role` 0 sends first.
-    pub fn frame(pair: u16, frags: u8, msgs: u32, role: u8) -> Frame {
+    /// `msgs` writes of `bytes` over pair `pair`; `role` 0 sends first.
+    pub fn frame(pair: u16, bytes: u32, linear: bool, msgs: u32, role: u8) -> Frame {
         Frame::from(SockPair {
             pair,
-            frags: frags.max(1),
+            bytes,
+            linear,
+            frags: message_pages(bytes, linear).clamp(1, 255) as u8,
             role,
             pc: Sp::Next,
             frag: 0,
@@ -302,6 +375,11 @@ impl SockPair {
             done: 0,
             pfn: NO_PAGE,
         })
+    }
+
+    /// The order of the page the sender allocates next.
+    fn order(&self) -> u8 {
+        message_page_order(self.bytes, self.linear, u32::from(self.frag)).unwrap_or(0)
     }
 
     /// The socket of the current phase and whether this side sends in it.
@@ -332,13 +410,15 @@ impl Function for SockPair {
                         return (ev, Flow::Block(Until::Sleep(until)));
                     }
                     self.pc = Sp::Sent;
+                    let order = self.order();
                     let ev = Ev::new(ev::PCP_WORKLOAD, F, "SP2").say(say!(
                         sim,
-                        "The sender on CPU {cpu} allocates an order-{SKB_FRAG_PAGE_ORDER} skb frag page (frag {} of {})",
+                        "The sender on CPU {cpu} allocates an order-{order} page (page {} of {} for a {}-byte write)",
                         self.frag + 1,
-                        self.frags
+                        self.frags,
+                        self.bytes
                     ));
-                    return (ev, Flow::Call(AllocPages::frame(node, SKB_FRAG_PAGE_ORDER, MT_MOVABLE)));
+                    return (ev, Flow::Call(AllocPages::frame(node, order, MT_MOVABLE)));
                 }
                 // Receiving: a whole message must be queued.
                 if sim.st.page_alloc.pipes[q].len() < usize::from(self.frags) {
@@ -366,7 +446,7 @@ impl Function for SockPair {
                 self.pc = Sp::Next;
                 if self.pfn != NO_PAGE {
                     touch(sim, cpu, self.pfn, true);
-                    sim.st.page_alloc.pipes[q].push_back((self.pfn, SKB_FRAG_PAGE_ORDER));
+                    sim.st.page_alloc.pipes[q].push_back((self.pfn, self.order()));
                 }
                 self.frag += 1;
                 if self.frag >= self.frags {
@@ -441,16 +521,62 @@ pub const OPS: &[OpDef] = &[
     },
     OpDef {
         name: "sock_pair",
-        doc: "One side of a stream socket pair (AF_UNIX / SCTP shape): `msgs` messages of `frags` order-3 skb frag pages; the sides swap sender and receiver every `sock_phase_msgs` messages.",
+        doc: "One side of a stream socket pair (AF_UNIX / SCTP shape): `msgs` writes of `bytes`, whose pages the sender allocates and the receiver frees (orders as the kernel cuts the write: a 64 KiB AF_UNIX write is orders 3, 2, 1, 0); the sides swap sender and receiver every `sock_phase_msgs` messages.",
         args: &[
             ArgDef::required("pair", ArgKind::Int { min: 0, max: 4095 }, "The pair (both sides name the same one)."),
-            ArgDef::optional("frags", ArgKind::Int { min: 1, max: 64 }, 2, "Order-3 frag pages per message (64 KiB writes: 2)."),
+            ArgDef::optional(
+                "bytes",
+                ArgKind::Int { min: 8192, max: 262_144 },
+                65536,
+                "Bytes per write (lmbench3 bw_unix: 64 KiB; netperf SCTP_STREAM: the 16 KiB send buffer).",
+            ),
+            ArgDef::optional(
+                "linear",
+                ArgKind::Bool,
+                0,
+                "false: an AF_UNIX stream write, paged skbs (unix_stream_sendmsg -> alloc_skb_with_frags); true: one linear skb per write, a kmalloc_large block (SCTP's DATA chunk).",
+            ),
             ArgDef::required("msgs", ArgKind::Int { min: 0, max: 1 << 30 }, "Messages this side handles (sent and received)."),
             ArgDef::optional("role", ArgKind::Int { min: 0, max: 1 }, 0, "0: sends first; 1: receives first."),
         ],
         run: OpRun::Call {
-            start: |a| SockPair::frame(a[0] as u16, a[1] as u8, a[2] as u32, a[3] as u8),
+            start: |a| SockPair::frame(a[0] as u16, a[1] as u32, a[2] != 0, a[3] as u32, a[4] as u8),
             says: "streams messages over a socket pair",
         },
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn orders(bytes: u32, linear: bool) -> Vec<u8> {
+        (0..).map_while(|i| message_page_order(bytes, linear, i)).collect()
+    }
+
+    #[test]
+    fn a_write_is_cut_into_pages_as_the_kernel_cuts_it() {
+        // 64 KiB AF_UNIX write: skb 1 has 3,776 head bytes and 32 KiB paged (one order-3
+        // page); skb 2 has the other 28,992 bytes: 320 head bytes and 28 KiB paged, filled
+        // by orders 2, 1 and 0.
+        assert_eq!(orders(65536, false), vec![3, 2, 1, 0]);
+        // 36,544 bytes fill one skb exactly.
+        assert_eq!(orders(SKB_MAX_HEAD + UNIX_SKB_FRAGS_SZ, false), vec![3]);
+        // 8 KiB: no head bytes, one order-1 page.
+        assert_eq!(orders(8192, false), vec![1]);
+        // 128 KiB: three full skbs and 21,440 bytes (20 KiB paged: orders 2 and 0).
+        assert_eq!(orders(131072, false), vec![3, 3, 3, 2, 0]);
+        assert_eq!(message_pages(65536, false), 4);
+        // SCTP's 16 KiB message: one linear skb, kmalloc_large of order 3.
+        assert_eq!(orders(16384, true), vec![3]);
+        // Over 8 KiB but under 16 KiB with headers: order 2.
+        assert_eq!(orders(12000, true), vec![2]);
+        // Every allowed size has at least one page, and no more than an skb's frags allow.
+        for bytes in (8192..=262_144).step_by(1000) {
+            for linear in [false, true] {
+                let n = message_pages(bytes, linear);
+                assert!((1..=64).contains(&n), "{bytes} {linear}: {n}");
+            }
+        }
+    }
+}
