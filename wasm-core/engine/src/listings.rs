@@ -984,11 +984,13 @@ pub const DRAIN_ALL_PAGES: Listing = Listing {
 /// `decay_pcp_high` absent (v6.6: `high` is fixed).
 pub const DECAY_PCP_HIGH_OFF: Listing = Listing {
     function: "decay_pcp_high",
-    follows: "Linux v6.6 mm/vmstat.c refresh_cpu_vm_stats (no decay)",
+    follows: "Linux v6.6 mm/vmstat.c vmstat_update -> refresh_cpu_vm_stats (no decay; the remote-pageset expire drain)",
     lines: lines![
         "DH0" => "vmstat_update every sysctl_stat_interval: refresh_cpu_vm_stats(true)",
         "DH1" => "(v6.6: high is fixed, nothing to decay)",
-        "DH2" => "(remote zones: drain_zone_pages when expire reaches 0)",
+        "DH2" => "(no decay, so no drain of the excess)",
+        "DX1" => "per zone: this CPU changed its statistics: expire = 3; a pageset of another node's zone with pages: expire -= 1 (a change)",
+        "DX2" => "  expire reached 0: drain_zone_pages(zone, pcp): free_pcppages_bulk(zone, min(count, batch))",
         "DH3" => "re-arm only if something changed",
     ],
 };
@@ -996,12 +998,14 @@ pub const DECAY_PCP_HIGH_OFF: Listing = Listing {
 /// `decay_pcp_high` (patch 7, v3's ×7/8).
 pub const DECAY_PCP_HIGH_P7: Listing = Listing {
     function: "decay_pcp_high",
-    follows: "Linux v6.7 mm/page_alloc.c decay_pcp_high, called from mm/vmstat.c refresh_cpu_vm_stats (51a755c56dc0; v1/v2 decayed by 1/5)",
+    follows: "Linux v6.7 mm/page_alloc.c decay_pcp_high, called from mm/vmstat.c refresh_cpu_vm_stats (51a755c56dc0; v1/v2 decayed by 1/5), then the remote-pageset expire drain",
     lines: lines![
         "DH0" => "vmstat_update every sysctl_stat_interval: refresh_cpu_vm_stats(true) -> for each zone: decay_pcp_high(zone, pcp)",
         "DH1" => "if high > high_min: high = max3(count - (batch << SCALE_MAX), high - high / 8, high_min); todo++ while high > high_min",
         "DH2" => "if count > high: pcp_spin_lock; free_pcppages_bulk(zone, count - high, pcp, 0); todo++",
-        "DH3" => "return todo: vmstat_update re-arms itself while there is more to decay",
+        "DX1" => "per zone: this CPU changed its statistics: expire = 3; a pageset of another node's zone with pages: expire -= 1 (a change)",
+        "DX2" => "  expire reached 0: drain_zone_pages(zone, pcp): free_pcppages_bulk(zone, min(count, batch))",
+        "DH3" => "return todo: vmstat_update re-arms itself while there is more to decay or expire",
     ],
 };
 

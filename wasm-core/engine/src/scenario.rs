@@ -146,8 +146,13 @@ pub struct MachineSpec {
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     /// CPU ids on this node; over all nodes they must be 0..N-1, each exactly once.
-    #[schemars(with = "Vec<i64>")]
-    pub cpus: Spanned<Vec<i64>>,
+    /// Give either this or `nr_cpus`.
+    #[schemars(with = "Option<Vec<i64>>")]
+    pub cpus: Option<Spanned<Vec<i64>>>,
+    /// How many CPUs this node has (0 to 1024, or `"$param"`), numbered on from the
+    /// previous nodes' CPUs; instead of `cpus`.
+    #[schemars(with = "Option<NumOrParam>")]
+    pub nr_cpus: Option<Num>,
     /// 4 KiB frames of memory on this node (0 to 2^26; 0 is a memory-less node, and
     /// some node must have memory).
     #[schemars(with = "NumOrParam")]
@@ -1600,17 +1605,35 @@ impl Resolver<'_> {
     /// `[[machine.node]]` as written.
     fn spec_nodes(&self) -> Result<Vec<RawNode>, ScenarioError> {
         let m = &self.file.machine;
-        let mut out = Vec::new();
+        let mut out: Vec<RawNode> = Vec::new();
         for (i, n) in m.node.iter().enumerate() {
             let field = format!("machine.node[{i}]");
             let pages = self.num(&n.mem_pages, &format!("{field}.mem_pages"), 0, 1 << 26)? as u32;
+            let (cpus, cpus_span) = match (&n.cpus, &n.nr_cpus) {
+                (Some(c), None) => (c.get_ref().clone(), c.span()),
+                (None, Some(k)) => {
+                    let k = self.num(k, &format!("{field}.nr_cpus"), 0, 1024)?;
+                    let first = out.iter().flat_map(|r| r.cpus.iter().map(|&c| c + 1)).max().unwrap_or(0);
+                    ((first..first + k).collect(), n.mem_pages.span())
+                }
+                (Some(c), Some(_)) => {
+                    return Err(self.err(c.span(), format!("{field}.cpus"), "give `cpus` or `nr_cpus`, not both"));
+                }
+                (None, None) => {
+                    return Err(self.err(
+                        n.mem_pages.span(),
+                        field,
+                        "a node needs its CPUs: `cpus = [...]` (ids) or `nr_cpus = N` (numbered on from the previous nodes; `cpus = []` for none)",
+                    ));
+                }
+            };
             let wmark = match &n.high_wmark_pages {
                 Some(w) => Some(self.num(w, &format!("{field}.high_wmark_pages"), 0, i64::from(pages))? as u32),
                 None => None,
             };
             out.push(RawNode {
-                cpus: n.cpus.get_ref().clone(),
-                cpus_span: n.cpus.span(),
+                cpus,
+                cpus_span,
                 pages,
                 pages_span: n.mem_pages.span(),
                 wmark,
@@ -1627,7 +1650,7 @@ impl Resolver<'_> {
         let span = text.span();
         if let Some(n) = m.node.first() {
             return Err(self.err(
-                n.cpus.span(),
+                n.mem_pages.span(),
                 "machine.node",
                 "give the machine either as [[machine.node]] tables or as machine.numactl text, not both",
             ));
@@ -2333,6 +2356,34 @@ ops = [ { op = "touch", vma = "heap" }, { op = "scan" } ]
             assert_eq!(e.line, Some(text.lines().count()), "{bad}");
             assert!(e.message.contains(says), "{bad}: {e}");
         }
+    }
+
+    /// `nr_cpus` numbers CPUs on; both or neither of `cpus`/`nr_cpus` is an error.
+    #[test]
+    fn nr_cpus_numbers_a_node_s_cpus_on_from_the_previous_nodes() {
+        let text = |a: &str, b: &str| {
+            format!(
+                "format = 1\nid = \"n\"\ntitle = \"t\"\n[params.c]\ndefault = 3\nmin = 1\nmax = 8\n[machine]\n[[machine.node]]\n{a}\nmem_pages = 64\n[[machine.node]]\n{b}\nmem_pages = 64\n[[process]]\nname = \"p\"\n[[process.thread]]\ncpu = 0\nops = []\n"
+            )
+        };
+        let s = parse(&text("nr_cpus = \"$c\"", "nr_cpus = 2"), &[]).unwrap();
+        assert_eq!(s.topology.nodes[0].cpus, vec![0, 1, 2]);
+        assert_eq!(s.topology.nodes[1].cpus, vec![3, 4]);
+        let s = parse(&text("cpus = [0, 1]", "nr_cpus = \"$c\""), &[("c".into(), 4)]).unwrap();
+        assert_eq!(s.topology.nodes[1].cpus, vec![2, 3, 4, 5]);
+        // Both, or neither: an error naming the node.
+        let e = parse(&text("cpus = [0]\nnr_cpus = 1", "nr_cpus = 1"), &[]).unwrap_err();
+        assert!(
+            e.to_string().contains("machine.node[0].cpus") && e.to_string().contains("not both"),
+            "{e}"
+        );
+        let e = parse(&text("", "nr_cpus = 1"), &[]).unwrap_err();
+        assert!(
+            e.to_string().contains("machine.node[0]") && e.to_string().contains("nr_cpus"),
+            "{e}"
+        );
+        let e = parse(&text("nr_cpus = 2000", "nr_cpus = 1"), &[]).unwrap_err();
+        assert!(e.to_string().contains("machine.node[0].nr_cpus"), "{e}");
     }
 
     /// `count` makes copies with `{p}` / `{i}` replaced; a leftover index, a forked process

@@ -298,12 +298,12 @@ fn odd_but_legal_sizes_behave_sensibly() {
         }
     };
     let v67 = ToggleSet::default();
-    // high_max below high_min: the range collapses to high_min (no auto-tuning), as
-    // zone_set_pageset_high_and_batch's max(high_min, high_max) would leave it.
+    // high_max below high_min: v6.7 keeps both (zone_set_pageset_high_and_batch takes no
+    // max), and nr_pcp_high's clamp(high, high_min, high_max) lets high_max win.
     let s = pcp101_with("pcp_high_min = 32", "pcp_high_min = 32\npcp_high_max = 10").unwrap();
     let r = run::run(&s, &v67).unwrap();
     assert_eq!(r.counters.get(EXITS), 2);
-    assert_eq!(r.counters.get(PCP_HIGH_PEAK), 32);
+    assert_eq!(r.counters.get(PCP_HIGH_PEAK), 32, "high starts at high_min");
     steps(&s, &v67);
     // high 0: the PCP is effectively off (every free drains at once); the run finishes.
     let s = pcp101_with("pcp_high_min = 32", "pcp_high_min = 0").unwrap();
@@ -409,4 +409,135 @@ fn patch_1_spares_a_write_s_drains_as_far_as_its_pages_have_an_order_0_one() {
             assert!((o1 / ob - 1.0).abs() < 0.01, "{bytes}: {o1} writes with patch 1, {ob} without");
         }
     }
+}
+
+/// A socket pair whose receiver runs on the other node: it frees the sender's pages into
+/// its pageset of a remote zone. Returns, per pageset of `cpu 1` for zone 0 (node 0's),
+/// its count when the workload ended and at the end of the run, and the simulated time
+/// between the two.
+fn remote_pageset(receiver_node: u8, batch: u32) -> (u32, u32, u64) {
+    let cpu1_node = if receiver_node == 0 { "cpus = [0, 1]" } else { "cpus = [0]" };
+    let other = if receiver_node == 0 { "cpus = [2]" } else { "cpus = [1]" };
+    let text = format!(
+        r#"
+format = 1
+id = "remote-pageset"
+title = "t"
+kernel = "v6.7"
+[knobs]
+sock_head_page = false
+pcp_batch = {batch}
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+{cpu1_node}
+mem_pages = 65536
+[[machine.node]]
+{other}
+mem_pages = 65536
+[[process]]
+name = "pair"
+[[process.thread]]
+cpu = 0
+ops = [{{ op = "sock_pair", pair = 0, msgs = 40, role = 0 }}]
+[[process.thread]]
+cpu = 1
+ops = [{{ op = "sock_pair", pair = 0, msgs = 40, role = 1 }}]
+"#
+    );
+    let s = scenario::parse(&text, &[]).unwrap();
+    let mut sim = Sim::new(&s, &ToggleSet::default(), false);
+    let pi = sim.st.page_alloc.pcp_index(1, 0);
+    let mut at_end = None;
+    let mut emptied = None;
+    while sim.step().is_some() {
+        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.st.step));
+        let count = sim.st.page_alloc.pcp[pi].count;
+        // The pair is done within a millisecond; the vmstat workers run once a second.
+        if sim.now() < 1_000_000 {
+            at_end = Some((count, sim.now()));
+        } else if emptied.is_none() && count == 0 {
+            emptied = Some(sim.now());
+        }
+        assert!(sim.now() < 60_000_000_000, "the run does not end");
+    }
+    let (count, t) = at_end.unwrap();
+    assert!(sim.st.counters.get(mmviz_engine::mech::core::WORKLOAD_OPS) >= 40);
+    (count, sim.st.page_alloc.pcp[pi].count, emptied.unwrap_or(0).saturating_sub(t))
+}
+
+#[test]
+fn a_pageset_of_a_remote_zone_drains_a_batch_after_three_idle_vmstat_intervals() {
+    // The receiver (CPU 1) on node 1 keeps node 0's pages on its pageset for node 0's
+    // zone; nothing local drains it once the pair stops, but refresh_cpu_vm_stats counts
+    // `expire` down from 3 and drains a batch at 0, again and again until it is empty.
+    let (left, end, waited) = remote_pageset(1, 63);
+    assert!(left > 0, "the receiver's remote pageset holds pages when the pair stops");
+    assert_eq!(end, 0, "{left} pages left after the workload, {end} at the end");
+    // The worker folds the last drain's diff at its next interval (expire 3), then counts
+    // down at the two after it and drains at the third: 3 to 4 intervals of 1 s.
+    assert!(
+        (2_000_000_000..=4_000_000_000).contains(&waited),
+        "drained {waited} ns after the pair stopped"
+    );
+    // The countdown itself: local zones never expire; a remote one counts 3, 2, 1 and
+    // drains at 0; an empty pageset has nothing to expire.
+    let mut p = pcp(10, 367);
+    p.expire = 3;
+    assert_eq!(mmviz_engine::mm::page_alloc::expire_remote_pcp(&mut p.clone(), true), None);
+    assert_eq!(mmviz_engine::mm::page_alloc::expire_remote_pcp(&mut p, false), Some(false));
+    assert_eq!(mmviz_engine::mm::page_alloc::expire_remote_pcp(&mut p, false), Some(false));
+    assert_eq!(mmviz_engine::mm::page_alloc::expire_remote_pcp(&mut p, false), Some(true));
+    assert_eq!(mmviz_engine::mm::page_alloc::expire_remote_pcp(&mut p, false), None);
+    p.expire = 3;
+    p.count = 0;
+    assert_eq!(mmviz_engine::mm::page_alloc::expire_remote_pcp(&mut p, false), None);
+    // On the same node the pageset is local: it keeps its pages.
+    let (left, end, _) = remote_pageset(0, 63);
+    assert!(left > 0);
+    assert_eq!(end, left, "a local pageset is never expired");
+}
+
+/// `pcp-kbuild` with `cpus_per_node`, `groups` and `workers` over 60 ms: (free_high, exits,
+/// context switches).
+fn kbuild(cpus: i64, groups: i64, workers: i64, preset: &str) -> (u64, u64, u64) {
+    let b = builtin::find("pcp-kbuild").unwrap();
+    let params = [
+        ("cpus_per_node".to_string(), cpus),
+        ("groups".to_string(), groups),
+        ("workers".to_string(), workers),
+        ("window_ms".to_string(), 60),
+    ];
+    let s = scenario::parse(b.text, &params).unwrap();
+    let mut t = ToggleSet::default();
+    t.apply_preset(mmviz_engine::patches::find_preset(preset).unwrap()).unwrap();
+    let r = run::run(&s, &t).unwrap();
+    (
+        r.counters.get(PCP_FREE_HIGH),
+        r.counters.get(EXITS),
+        r.counters.get(mmviz_engine::mech::core::CTXT),
+    )
+}
+
+#[test]
+fn kbuild_shapes_keep_patch_1_s_effect_and_share_cpus_between_workers() {
+    for (cpus, groups, workers) in [(2, 1, 4), (4, 2, 4), (2, 2, 4)] {
+        let (fb, eb, _) = kbuild(cpus, groups, workers, "base");
+        let (f1, _, _) = kbuild(cpus, groups, workers, "patch1");
+        assert!(eb > 0 && fb > 0, "{cpus}/{groups}/{workers}: {eb} exits, {fb} free_high");
+        assert!(
+            f1 as f64 <= 0.3 * fb as f64,
+            "{cpus}/{groups}/{workers}: free_high {f1} with patch 1, {fb} without"
+        );
+    }
+    // Twice the workers on the same CPUs: they take turns at each compiler's exit, so the
+    // CPUs get through about as many compilers as before, with context switches.
+    let (_, one, ctxt1) = kbuild(2, 1, 4, "base");
+    let (_, two, ctxt2) = kbuild(2, 2, 4, "base");
+    assert_eq!(ctxt1, 0, "one worker per CPU never switches");
+    assert!(ctxt2 > 0, "two workers per CPU switch");
+    assert!(
+        (two as f64) >= 0.75 * one as f64 && (two as f64) <= 1.25 * one as f64,
+        "{one} exits alone, {two} shared"
+    );
 }

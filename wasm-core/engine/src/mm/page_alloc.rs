@@ -17,7 +17,7 @@
 //! [`RmqueueBuddy`] (under `zone->lock`), [`FreeUnrefPage`] (`free_unref_page` →
 //! `free_unref_page_commit`), [`FreePcppagesBulk`] and [`FreeOnePage`] (under the zone lock),
 //! [`DrainAllPages`] (direct reclaim's drain) and [`VmstatUpdate`] (the vmstat worker's
-//! `refresh_cpu_vm_stats` → `decay_pcp_high`). The zone lock is a contended spinlock whose hold
+//! `refresh_cpu_vm_stats` → `decay_pcp_high`, and the remote-zone `expire` drain). The zone lock is a contended spinlock whose hold
 //! time is `zone_lock_ns + zone_lock_page_ns × blocks moved` (spec A.10.4: about 0.2 µs + 35 ns
 //! per page, measured with order-0 pages). The work under the lock is per *block*, whatever its
 //! order: `rmqueue_bulk` calls `__rmqueue` once per block and `free_pcppages_bulk` calls
@@ -27,8 +27,9 @@
 //! Left out: DMA32 and Movable zones, CMA and HIGHATOMIC, pageblock migratetype ownership
 //! (a block stolen by another migratetype is simply taken), compaction, kswapd (so
 //! `ZONE_RECLAIM_ACTIVE` is never set by the model), `pcp->lock` trylock failures (a PCP
-//! operation is atomic within one step), the NUMA remote-zone `expire` drain, and the v2-only
-//! `count_min` (patch 9 of v2, dropped in v3).
+//! operation is atomic within one step), zone statistics other than the free-page count
+//! (which alone re-arms a pageset's `expire`), and the v2-only `count_min` (patch 9 of v2,
+//! dropped in v3).
 
 use crate::core::{ChunkedVec, Flow, LockClass, LockId, Ret, Until};
 use crate::engine::{say, Sim, NO_PAGE};
@@ -310,6 +311,12 @@ pub struct Pcp {
     pub free_count: u32,
     /// Refill scaling exponent (patch 5).
     pub alloc_factor: u8,
+    /// `expire`: vmstat intervals left before a remote zone's pageset drains a batch
+    /// (`refresh_cpu_vm_stats` sets 3 when this CPU changed the zone's statistics).
+    pub expire: u8,
+    /// This CPU changed the zone's free-page count since its last `refresh_cpu_vm_stats`
+    /// (a nonzero `vm_stat_diff`).
+    pub stat_diff: bool,
     /// Page heads per list: the hottest at the front.
     pub lists: [VecDeque<u32>; NR_PCP_LISTS],
 }
@@ -444,11 +451,15 @@ pub fn sizing(z_managed: u32, low: u32, node_cpus: u32, online: u32, autotune: b
     if !autotune || o.fraction != 0 {
         high_max = high_min;
     }
-    Sizing {
-        batch,
-        high_min,
-        high_max: high_max.max(high_min),
-    }
+    // No max(): v6.7 keeps both as computed (a tiny zone's high_max may be the smaller),
+    // and the kernel's clamp() then lets high_max win; see [`kclamp`].
+    Sizing { batch, high_min, high_max }
+}
+
+/// The kernel's `clamp(val, lo, hi)`: `min(max(val, lo), hi)`, so with `hi < lo` the
+/// result is `hi` (Rust's `clamp` would panic).
+pub fn kclamp(v: u32, lo: u32, hi: u32) -> u32 {
+    v.max(lo).min(hi)
 }
 
 impl PageAlloc {
@@ -511,6 +522,13 @@ impl PageAlloc {
         cpu as usize * self.zones.len() + z
     }
 
+    /// Whether zone `z` is on `cpu`'s own node (`zone_to_nid(zone) == numa_node_id()`).
+    pub fn zone_is_local(&self, topo: &Topology, cpu: CpuId, z: usize) -> bool {
+        self.zones
+            .get(z)
+            .is_none_or(|zone| Some(&zone.nid) == topo.cpu_node.get(cpu as usize))
+    }
+
     /// The zone holding `pfn`.
     pub fn zone_of_pfn(&self, topo: &Topology, pfn: u32) -> Option<usize> {
         self.zone_of_node
@@ -565,7 +583,7 @@ pub fn nr_pcp_alloc(pcp: &mut Pcp, zone: &Zone, order: u8, r: &Rules) -> u32 {
         return if base > 1 { (base >> order).max(2) } else { base };
     }
     if r.autotune {
-        pcp.high = pcp.high.clamp(pcp.high_min, pcp.high_max);
+        pcp.high = kclamp(pcp.high, pcp.high_min, pcp.high_max);
     }
     let mut high = pcp.high;
     if high < base {
@@ -641,7 +659,7 @@ pub fn nr_pcp_high(pcp: &mut Pcp, zone: &Zone, free_high: bool, r: &Rules) -> u3
         return pcp.high;
     }
     let fc = recent_freed(pcp, r);
-    let high = pcp.high.clamp(pcp.high_min, pcp.high_max);
+    let high = kclamp(pcp.high, pcp.high_min, pcp.high_max);
     pcp.high = high;
     if high == 0 {
         return 0;
@@ -664,7 +682,7 @@ pub fn nr_pcp_high(pcp: &mut Pcp, zone: &Zone, free_high: bool, r: &Rules) -> u3
     if pcp.count >= high {
         let need = fc.saturating_add(batch);
         if pcp.high < need {
-            pcp.high = need.clamp(pcp.high_min, pcp.high_max);
+            pcp.high = kclamp(need, pcp.high_min, pcp.high_max);
         }
     }
     high
@@ -785,8 +803,15 @@ fn mark(sim: &mut Sim, pfn: u32, order: u8, in_use: bool) {
 
 /// Queues the CPU's vmstat work if auto-tuning has something for it to do.
 fn arm_vmstat(sim: &mut Sim, cpu: CpuId) {
+    let tuning = sim.cfg.toggles.on(m::PCP_HIGH_AUTOTUNE);
+    arm_vmstat_for(sim, cpu, tuning);
+}
+
+/// Queues the CPU's vmstat work (`vmstat_shepherd` finding a CPU with statistics to fold)
+/// if `needed` and it is not queued yet.
+fn arm_vmstat_for(sim: &mut Sim, cpu: CpuId, needed: bool) {
     let c = cpu as usize;
-    if !sim.cfg.toggles.on(m::PCP_HIGH_AUTOTUNE) || sim.st.page_alloc.vmstat_armed.get(c) != Some(&false) {
+    if !needed || sim.st.page_alloc.vmstat_armed.get(c) != Some(&false) {
         return;
     }
     let Some(&task) = sim.st.page_alloc.vmstat_task.get(c) else {
@@ -1098,6 +1123,16 @@ fn take_zone_lock(sim: &mut Sim, cpu: CpuId, zone: u16, blocks: u32, waiting: &m
             *waiting = u64::MAX;
         }
         sim.st.counters.inc(m::ZONE_LOCK_ACQUIRED);
+        // Whatever is done under the lock changes NR_FREE_PAGES: this CPU's diff for the
+        // zone, which the next refresh_cpu_vm_stats folds (and, for a remote zone, arms
+        // the pageset's expire).
+        let pi = sim.st.page_alloc.pcp_index(cpu, zone as usize);
+        if let Some(p) = sim.st.page_alloc.pcp.get_mut(pi) {
+            p.stat_diff = true;
+        }
+        if !sim.st.page_alloc.zone_is_local(&sim.cfg.topo, cpu, zone as usize) {
+            arm_vmstat_for(sim, cpu, true);
+        }
         true
     } else {
         if *waiting == u64::MAX {
@@ -1514,15 +1549,20 @@ impl Function for DrainAllPages {
     }
 }
 
-/// The vmstat worker's `vmstat_update` → `refresh_cpu_vm_stats` → `decay_pcp_high`
-/// (patch 7, v3 decay ×7/8), every `vmstat_interval_ms`: it waits for the interval, decays
-/// `high` of each of its CPU's PCPs and drains the excess; the work is queued again while
-/// there is more to do.
+/// The vmstat worker's `vmstat_update` → `refresh_cpu_vm_stats(true)`, every
+/// `vmstat_interval_ms`: it waits for the interval, then for each zone folds this CPU's
+/// statistics (a pageset whose zone changed gets `expire = 3`, "3 seconds idle till
+/// flush"), decays `high` and drains the excess (patch 7, v3 decay ×7/8), and for a zone
+/// of another node counts `expire` down and, at 0, drains a batch (`drain_zone_pages`).
+/// The work is queued again while there is more to do (`vmstat_update` re-queues itself
+/// when `refresh_cpu_vm_stats` reports changes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VmstatUpdate {
     cpu: CpuId,
     pc: u8,
     zone: u16,
+    /// For the current zone: 0 decay next, 1 expire next.
+    part: u8,
     todo: bool,
 }
 
@@ -1533,9 +1573,25 @@ impl VmstatUpdate {
             cpu,
             pc: 0,
             zone: 0,
+            part: 0,
             todo: false,
         })
     }
+}
+
+/// `refresh_cpu_vm_stats`' remote-pageset step for one pageset (Linux v6.6/v6.7
+/// mm/vmstat.c): `None` when there is nothing to expire (or the zone is local, which
+/// clears `expire`), else whether it is time to drain; counting down is a change (`todo`).
+pub fn expire_remote_pcp(pcp: &mut Pcp, local: bool) -> Option<bool> {
+    if pcp.expire == 0 || pcp.count == 0 {
+        return None;
+    }
+    if local {
+        pcp.expire = 0;
+        return None;
+    }
+    pcp.expire -= 1;
+    Some(pcp.expire == 0)
 }
 
 /// `Mechanism::kthreads`' work for the vmstat workers.
@@ -1559,11 +1615,19 @@ impl Function for VmstatUpdate {
             return (ev, Flow::Block(Until::Sleep(until)));
         }
         let nz = sim.st.page_alloc.zones.len() as u16;
-        if self.zone < nz {
+        if self.zone < nz && self.part == 0 {
             let z = self.zone;
-            self.zone += 1;
+            self.part = 1;
             let pi = sim.st.page_alloc.pcp_index(self.cpu, z as usize);
+            let tuning = sim.cfg.toggles.on(m::PCP_HIGH_AUTOTUNE);
             let pcp = &mut sim.st.page_alloc.pcp[pi];
+            // Fold this CPU's diff: 3 seconds idle till flush.
+            if std::mem::take(&mut pcp.stat_diff) {
+                pcp.expire = 3;
+            }
+            if !tuning {
+                return self.step(sim, cpu);
+            }
             let old = pcp.high;
             let (drain, todo) = decay_pcp_high(pcp);
             self.todo |= todo;
@@ -1585,6 +1649,38 @@ impl Function for VmstatUpdate {
             }
             return (ev, Flow::Continue);
         }
+        if self.zone < nz {
+            let z = self.zone;
+            self.zone += 1;
+            self.part = 0;
+            let pi = sim.st.page_alloc.pcp_index(self.cpu, z as usize);
+            let local = sim.st.page_alloc.zone_is_local(&sim.cfg.topo, self.cpu, z as usize);
+            let pcp = &mut sim.st.page_alloc.pcp[pi];
+            let Some(now) = expire_remote_pcp(pcp, local) else {
+                return self.step(sim, cpu);
+            };
+            self.todo = true;
+            let (expire, count, batch) = (pcp.expire, pcp.count, pcp.batch);
+            sim.charge(cpu, 100);
+            if !now {
+                let ev = Ev::new(ev::PCP_DECAY, F, "DX1").say(say!(
+                    sim,
+                    "refresh_cpu_vm_stats on CPU {}: its pageset of node {}'s zone holds {count} pages and nothing changed there: expire {} -> {expire}",
+                    self.cpu,
+                    sim.st.page_alloc.zones[z as usize].nid,
+                    expire + 1
+                ));
+                return (ev, Flow::Continue);
+            }
+            let n = count.min(batch);
+            let ev = Ev::new(ev::PCP_DRAIN, F, "DX2").say(say!(
+                sim,
+                "refresh_cpu_vm_stats on CPU {}: the pageset of node {}'s zone expired: drain_zone_pages frees {n} of its {count} pages",
+                self.cpu,
+                sim.st.page_alloc.zones[z as usize].nid
+            ));
+            return (ev, Flow::Call(FreePcppagesBulk::frame(z, self.cpu, n, 0)));
+        }
         let c = self.cpu as usize;
         if let Some(a) = sim.st.page_alloc.vmstat_armed.get_mut(c) {
             *a = self.todo;
@@ -1594,9 +1690,9 @@ impl Function for VmstatUpdate {
             "vmstat_update on CPU {}: {}",
             self.cpu,
             if self.todo {
-                "more to decay: queued again"
+                "more to do (decay or expire): queued again"
             } else {
-                "every high is back at high_min: not queued again"
+                "nothing changed: not queued again"
             }
         ));
         (ev, Flow::Return(Ret::Unit))

@@ -271,6 +271,13 @@ impl Function for ProcessCycle {
                 self.done = 0;
                 self.pgd = NO_PAGE;
                 self.pc = Pc::Fork;
+                // The compiler is gone: do_exit ends in schedule(), so a task waiting on
+                // this CPU (another worker's compiler, a kworker) runs before the next one.
+                if !sim.st.cpus[cpu as usize].rq.is_empty() {
+                    let ev = Ev::new(core_ev::SLEEP, F, "PC9")
+                        .say(say!(sim, "The compiler has exited: CPU {cpu} runs the next task waiting for it"));
+                    return (ev, Flow::Block(Until::Resched));
+                }
                 (Ev::new(core_ev::RETURN, F, "PC9"), Flow::Continue)
             }
         }
@@ -284,7 +291,6 @@ impl Function for ProcessCycle {
     }
 }
 
-/// Where [`SockPair`] is.
 /// The order of the `i`-th page (from 0) that one `write` of `bytes` allocates, or `None`
 /// past its last page.
 ///
@@ -333,6 +339,7 @@ pub fn message_pages(bytes: u32, linear: bool) -> u32 {
     (0..).take_while(|&i| message_page_order(bytes, linear, i).is_some()).count() as u32
 }
 
+/// Where [`SockPair`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sp {
     Next,
