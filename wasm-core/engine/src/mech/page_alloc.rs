@@ -183,7 +183,11 @@ crate::counters! { PageAlloc;
     model PCP_FREE_HIGH => "pcp_free_high",
     /// Model only: zone-lock acquisitions (`rmqueue_bulk`, `rmqueue_buddy`, `free_pcppages_bulk`, `free_one_page`).
     model ZONE_LOCK_ACQUIRED => "zone_lock_acquired",
-    /// Model only: time CPUs spun on a zone lock, ns.
+    /// Model only: time CPUs spun on a zone lock, ns, from the first failed attempt to the
+    /// acquisition, the zone-lock contention metric's numerator. The core's
+    /// `lock_zone_lock_wait_ns` cuts a wait differently (at each release that wakes the
+    /// spinner, a lost retry starting a new one); the two differed by 0.13 % in
+    /// `pcp-unix-pairs` (`mmviz run pcp-unix-pairs --preset base`, 2026-11-23).
     model ZONE_LOCK_WAIT_NS => "zone_lock_wait_ns",
     /// Model only: pages taken from the buddy lists (`alloc_zone` in the series' tables).
     model PCP_ALLOC_ZONE_PAGES => "pcp_alloc_zone_pages",
