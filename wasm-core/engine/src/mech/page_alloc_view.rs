@@ -133,6 +133,8 @@ pub struct PcpCpuView {
     pub flags: Vec<&'static str>,
     /// v6.6 `free_factor`.
     pub free_factor: u8,
+    /// `expire`: vmstat intervals before a remote zone's pageset drains a batch (0: none pending).
+    pub expire: u8,
     /// `free_count` (patch 10).
     pub free_count: u32,
     /// `alloc_factor` (patch 5).
@@ -271,6 +273,7 @@ pub fn view(sim: &Sim) -> PcpView {
                 batch: p.batch,
                 flags,
                 free_factor: p.free_factor,
+                expire: p.expire,
                 free_count: p.free_count,
                 alloc_factor: p.alloc_factor,
                 lists: list_pages(p),

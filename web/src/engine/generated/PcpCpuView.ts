@@ -42,6 +42,10 @@ flags: Array<string>,
  */
 freeFactor: number, 
 /**
+ * `expire`: vmstat intervals before a remote zone's pageset drains a batch (0: none pending).
+ */
+expire: number, 
+/**
  * `free_count` (patch 10).
  */
 freeCount: number, 

@@ -19,7 +19,7 @@ const LISTS = [
 function pcp(cpu: number, count: number, high: number): PcpCpuView {
   const lists = Array.from({ length: 13 }, () => 0);
   lists[1] = count;
-  return { cpu, zone: 0, count, high, highMin: 32, highMax: 128, batch: 8, flags: [], freeFactor: 0, freeCount: 0, allocFactor: 1, lists, inFunction: cpu === 1 ? 'rmqueue_bulk' : '', spinning: cpu === 0 };
+  return { cpu, zone: 0, count, high, highMin: 32, highMax: 128, batch: 8, flags: [], freeFactor: 0, expire: cpu === 1 ? 2 : 0, freeCount: 0, allocFactor: 1, lists, inFunction: cpu === 1 ? 'rmqueue_bulk' : '', spinning: cpu === 0 };
 }
 
 const VIEW: PcpView = {
@@ -78,7 +78,7 @@ describe('PCP panel', () => {
     expect(row1.textContent).toMatch(/rmqueue_bulk/);
     expect(screen.getByTestId('pcp-activity').textContent).toBe('refill (rmqueue_bulk)');
     // The acting CPU's row spells its fields out.
-    expect(row1.textContent).toMatch(/range 32-128 · free_factor 0 · free_count 0 · alloc_factor 1/);
+    expect(row1.textContent).toMatch(/range 32-128 · free_factor 0 · free_count 0 · alloc_factor 1 · expire 2/);
     expect(screen.getByTestId('pcp-row-0-0').textContent).toMatch(/spinning on zone lock/);
     expect(screen.getByTestId('pcp-zone-pcp-pages').textContent).toBe('18');
     // No row headers: the page's row headers are the counters table's.

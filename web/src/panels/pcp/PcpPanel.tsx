@@ -246,6 +246,7 @@ function PagesetRow({
     `free_count ${formatCount(r.freeCount)}`,
     `alloc_factor ${r.allocFactor}`,
     r.flags.join(', '),
+    r.expire > 0 ? `expire ${r.expire}` : '',
   ]
     .filter(Boolean)
     .join(' · ');

@@ -20,6 +20,7 @@ function row(cpu: number, zone: number, count: number, high: number, over: Parti
     batch: 63,
     flags: [],
     freeFactor: 0,
+    expire: 0,
     freeCount: 0,
     allocFactor: 0,
     lists: Array.from({ length: 13 }, (_, i) => (i === 1 ? count : 0)),
