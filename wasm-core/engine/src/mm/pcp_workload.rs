@@ -24,7 +24,11 @@
 //!   switches).
 //!
 //! A page's first store (`copy`) costs `page_hot_ns` when its last touch was within 2 ms on
-//! the same LLC (here: node), else `page_cold_ns`: the cache-miss proxy of spec A.9.
+//! the same LLC (here: node), else `page_cold_ns`: the cache-miss proxy of spec A.9. The
+//! cost is per block, whatever its order (the copy's length is not in the cost model; the
+//! socket scenarios' per-message protocol cost, `sock_msg_ns`, carries it), while the
+//! `page_touch_hot`/`_cold` counts weigh a block by its pages, as a miss rate over the
+//! lines copied would.
 
 use crate::core::{Flow, Ret, Until};
 use crate::engine::{say, Sim, NO_PAGE};
