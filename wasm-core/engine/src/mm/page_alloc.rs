@@ -17,12 +17,13 @@
 //! [`RmqueueBuddy`] (under `zone->lock`), [`FreeUnrefPage`] (`free_unref_page` →
 //! `free_unref_page_commit`), [`FreePcppagesBulk`] and [`FreeOnePage`] (under the zone lock),
 //! [`DrainAllPages`] (direct reclaim's drain) and [`VmstatUpdate`] (the vmstat worker's
-//! `refresh_cpu_vm_stats` → `decay_pcp_high`, and the remote-zone `expire` drain). The zone lock is a contended spinlock whose hold
-//! time is `zone_lock_ns + zone_lock_page_ns × blocks moved` (spec A.10.4: about 0.2 µs + 35 ns
-//! per page, measured with order-0 pages). The work under the lock is per *block*, whatever its
-//! order: `rmqueue_bulk` calls `__rmqueue` once per block and `free_pcppages_bulk` calls
-//! `__free_one_page` once per block (v6.6/v6.7 `mm/page_alloc.c`), so an order-3 page costs
-//! what an order-0 page costs, not eight times it.
+//! `refresh_cpu_vm_stats` → `decay_pcp_high`, and the remote-zone `expire` drain). The zone
+//! lock is a contended spinlock whose hold time is `zone_lock_ns + zone_lock_page_ns ×
+//! blocks moved` (spec A.10.4: about 0.2 µs + 35 ns per page, measured with order-0 pages).
+//! The work under the lock is per *block*, whatever its order: `rmqueue_bulk` calls
+//! `__rmqueue` once per block and `free_pcppages_bulk` calls `__free_one_page` once per
+//! block (v6.6/v6.7 `mm/page_alloc.c`), so an order-3 page costs what an order-0 page
+//! costs, not eight times it.
 //!
 //! Left out: DMA32 and Movable zones, CMA and HIGHATOMIC, pageblock migratetype ownership
 //! (a block stolen by another migratetype is simply taken), compaction, kswapd (so
@@ -1665,7 +1666,7 @@ impl Function for VmstatUpdate {
             if !now {
                 let ev = Ev::new(ev::PCP_DECAY, F, "DX1").say(say!(
                     sim,
-                    "refresh_cpu_vm_stats on CPU {}: its pageset of node {}'s zone holds {count} pages and nothing changed there: expire {} -> {expire}",
+                    "refresh_cpu_vm_stats on CPU {}: its pageset of node {}'s zone (another node's) holds {count} pages: expire {} -> {expire} (3 again whenever this CPU changes that zone's free pages)",
                     self.cpu,
                     sim.st.page_alloc.zones[z as usize].nid,
                     expire + 1
