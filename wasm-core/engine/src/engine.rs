@@ -91,6 +91,11 @@ pub struct State {
     /// What each CPU does at the time the ready queue holds for it, computed with that
     /// time (`refresh_ready`), so a step does not work it out a second time.
     ready_next: Vec<Next>,
+    /// Whether each CPU had tasks queued at its last ready-queue refresh.
+    cpu_queued: Vec<bool>,
+    /// Per node: CPUs with tasks queued (a busy CPU alone on its run queue balances only
+    /// while this is above 0).
+    pub node_queued: Vec<u16>,
 }
 
 /// A running simulation.
@@ -117,6 +122,9 @@ enum Next {
     Timer,
     /// The scheduler tick that preempts user code whose slice is over.
     Tick,
+    /// The periodic load balancing of a CPU running user code alone while another CPU
+    /// of its node has tasks queued (`rebalance_domains` at `next_balance`).
+    Balance,
 }
 
 /// Why a run could not finish.
@@ -173,6 +181,7 @@ impl Sim {
     /// Builds the initial state of `scenario` under `toggles`.
     pub fn new(scenario: &Scenario, toggles: &ToggleSet, recording: bool) -> Sim {
         let topo = scenario.topology.clone();
+        let nr_nodes_ids = topo.nodes.iter().map(|n| n.id as usize + 1).max().unwrap_or(1);
         let nr_cpus = topo.nr_cpus();
         let total = topo.total_pages();
         let mut frames = Frames::new(total);
@@ -400,6 +409,20 @@ impl Sim {
                 inbox: VecDeque::with_capacity(nr_cpus),
                 acks_pending: 0,
                 acks_last: 0,
+                sd: {
+                    // sd_init: balance_interval = the domain's CPUs (ms); the first
+                    // periodic balance one busy interval (× busy_factor 16) into the run.
+                    let ms = topo
+                        .nodes
+                        .iter()
+                        .find(|n| n.id == topo.cpu_node[c])
+                        .map_or(1, |n| n.cpus.len().max(1) as u32);
+                    crate::machine::cpu::SdState {
+                        next_balance: u64::from(ms) * 16 * 1_000_000,
+                        balance_interval_ms: ms,
+                        nr_balance_failed: 0,
+                    }
+                },
             })
             .collect();
         // At time 0 each CPU already runs the first user thread placed on it; a thread
@@ -481,6 +504,8 @@ impl Sim {
                 readyq: ReadyQueue::new(nr_cpus),
                 touched: CpuMask::first(nr_cpus),
                 ready_next: vec![Next::Work; nr_cpus],
+                cpu_queued: vec![false; nr_cpus],
+                node_queued: vec![0; nr_nodes_ids],
             },
             recording,
             profiling: false,
@@ -530,6 +555,13 @@ impl Sim {
         let mut best = match c.wait {
             // User code is preempted at the end of its slice when another task waits.
             Wait::Busy(until) if c.slice_end < until && !c.rq.is_empty() => Some((c.slice_end.max(c.clock), Next::Tick)),
+            // Alone on its run queue, it balances at next_balance while its node has
+            // tasks waiting elsewhere.
+            Wait::Busy(until)
+                if c.sd.next_balance < until && c.rq.is_empty() && self.st.node_queued.get(c.node as usize).is_some_and(|&q| q > 0) =>
+            {
+                Some((c.sd.next_balance.max(c.clock), Next::Balance))
+            }
             _ => self.work_time(c).map(|w| (w, Next::Work)),
         };
         for (t, next) in [(timer, Next::Timer), (ipi, Next::Ipi)] {
@@ -548,11 +580,36 @@ impl Sim {
         self.st.touched.set(cpu);
     }
 
-    /// Puts every touched CPU at its new place in the ready queue.
+    /// Puts every touched CPU at its new place in the ready queue (again while that
+    /// touches more: a node's first or last queued task changes its CPUs' balancing).
     fn refresh_ready(&mut self) {
-        let touched = std::mem::take(&mut self.st.touched);
-        for c in touched.iter() {
-            self.refresh_one(c);
+        while !self.st.touched.is_empty() {
+            let touched = std::mem::take(&mut self.st.touched);
+            for c in touched.iter() {
+                self.refresh_one(c);
+            }
+        }
+    }
+
+    /// Keeps `node_queued` up to date with `cpu`'s run queue; when a node gets its first
+    /// CPU with tasks queued or loses its last, its CPUs' ready times change (they balance
+    /// only while some CPU has tasks waiting), so they are touched.
+    fn note_queued(&mut self, cpu: CpuId) {
+        let c = cpu as usize;
+        let q = !self.st.cpus[c].rq.is_empty();
+        if q == self.st.cpu_queued[c] {
+            return;
+        }
+        self.st.cpu_queued[c] = q;
+        let n = self.st.cpus[c].node as usize;
+        let before = self.st.node_queued[n];
+        self.st.node_queued[n] = if q { before + 1 } else { before.saturating_sub(1) };
+        if (before == 0) != (self.st.node_queued[n] == 0) {
+            for other in 0..self.st.cpus.len() {
+                if other != c && self.st.cpus[other].node as usize == n {
+                    self.st.touched.set(other as CpuId);
+                }
+            }
         }
     }
 
@@ -560,6 +617,7 @@ impl Sim {
     #[inline]
     fn refresh_one(&mut self, cpu: CpuId) {
         let c = cpu as usize;
+        self.note_queued(cpu);
         match self.ready_time(&self.st.cpus[c]) {
             Some((t, next)) => {
                 self.st.ready_next[c] = next;
@@ -573,6 +631,7 @@ impl Sim {
     #[inline]
     fn refresh_top(&mut self, cpu: CpuId) {
         let c = cpu as usize;
+        self.note_queued(cpu);
         match self.ready_time(&self.st.cpus[c]) {
             Some((t, next)) => {
                 self.st.ready_next[c] = next;
@@ -656,6 +715,9 @@ impl Sim {
         } else if next == Next::Tick {
             let ev = crate::kernel::sched::core::scheduler_tick(self, cpu, task);
             (ev.kind, keep(ev), NO_CAUSE)
+        } else if next == Next::Balance {
+            let ev = crate::kernel::sched::core::rebalance(self, cpu);
+            (ev.kind, keep(ev), NO_CAUSE)
         } else if let Wait::Busy(_) = self.st.cpus[c].wait {
             self.st.cpus[c].wait = Wait::None;
             self.run_top(cpu, task, keep)
@@ -669,9 +731,7 @@ impl Sim {
         let step = self.st.step;
         self.st.step += 1;
         self.refresh_top(cpu);
-        if !self.st.touched.is_empty() {
-            self.refresh_ready();
-        }
+        self.refresh_ready();
         Some((
             StepInfo {
                 step,

@@ -543,11 +543,12 @@ pub const WP_PAGE_COPY: Listing = Listing {
 /// Moving queued tasks between CPUs.
 pub const LOAD_BALANCE: Listing = Listing {
     function: "load_balance",
-    follows: "Linux v5.12 kernel/sched/fair.c (newidle_balance, nohz idle balance), simplified",
+    follows: "Linux v5.12 kernel/sched/fair.c (newidle_balance, nohz idle balance, rebalance_domains -> load_balance), simplified",
     lines: lines![
         "LB1" => "newidle_balance: this CPU is about to idle: find the busiest run queue with a queued task allowed here",
         "LB2" => "scheduler_tick on a busy CPU with queued tasks: kick an idle allowed CPU (nohz_balancer_kick)",
         "LB3" => "detach_task(p) from the busiest queue (a queued task, never the running one); set_task_cpu(p, this_cpu); attach_task(p)",
+        "LB4" => "rebalance_domains on a busy CPU at next_balance: busiest CPU of the node; imbalance = min(busiest - avg, avg - this); move a queued task if load >> nr_balance_failed <= imbalance, else nr_balance_failed++",
     ],
 };
 

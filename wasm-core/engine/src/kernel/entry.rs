@@ -109,8 +109,12 @@ impl UserMode {
                 return (work.0, Flow::Call(work.1));
             }
         }
-        // The tick's load balancing: an idle CPU may take a task queued here.
+        // The tick's load balancing: an idle CPU may take a task queued here; a CPU
+        // running alone balances periodically while its node has tasks waiting.
         if let Some(ev) = crate::kernel::sched::core::tick_balance(sim, cpu) {
+            return (ev, Flow::Continue);
+        }
+        if let Some(ev) = crate::kernel::sched::core::maybe_rebalance(sim, cpu) {
             return (ev, Flow::Continue);
         }
         // need_resched: the slice is over and another task waits for this CPU.

@@ -76,4 +76,19 @@ pub struct Cpu {
     pub acks_pending: u16,
     /// Time of the latest acknowledgement received.
     pub acks_last: u64,
+    /// This CPU's node-level scheduling domain's balancing state.
+    pub sd: SdState,
+}
+
+/// The load-balancing state of a CPU's node-level `struct sched_domain` (one level: the
+/// node is the LLC; kernel/sched/topology.c `sd_init`, v5.12).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SdState {
+    /// `rq->next_balance`, ns.
+    pub next_balance: u64,
+    /// `sd->balance_interval`, ms (between `min_interval` = the node's CPUs and twice that).
+    pub balance_interval_ms: u32,
+    /// `sd->nr_balance_failed`: balancing attempts in a row that found an imbalance and
+    /// moved nothing.
+    pub nr_balance_failed: u32,
 }

@@ -261,6 +261,8 @@ pub mod ev {
         SWITCH => "context_switch", Sched,
         /// Load balancing moves a queued task to another CPU.
         TASK_MIGRATE => "task_migrate", Sched,
+        /// Periodic load balancing that moves nothing (balanced, or not yet: nr_balance_failed).
+        LOAD_BALANCE => "load_balance", Sched,
         /// A line that calls another modelled function.
         CALL => "call", Other,
         /// A function returns to its caller.

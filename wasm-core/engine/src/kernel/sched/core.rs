@@ -314,6 +314,111 @@ pub(crate) fn newidle_balance(sim: &mut Sim, cpu: CpuId) -> Option<(u16, CpuId)>
     Some((t, from))
 }
 
+/// `sd->busy_factor`: a busy CPU balances this many times less often (16 since v5.10).
+const BUSY_FACTOR: u32 = 16;
+/// `sd->imbalance_pct` of a cache-sharing level: the busiest must carry 17 % more load.
+const IMBALANCE_PCT: u64 = 117;
+/// `sd->cache_nice_tries` of a cache-sharing level; active balancing after `+ 2` more
+/// failures.
+const CACHE_NICE_TRIES: u32 = 1;
+/// `NICE_0_LOAD` (`SCHED_CAPACITY_SCALE`): the load of one always-runnable nice-0 task.
+const NICE_0_LOAD: u64 = 1024;
+
+/// The periodic balancing of `this`, a CPU running a task alone while another CPU of its
+/// node has tasks queued, at its `next_balance` (`rebalance_domains` → `load_balance`,
+/// kernel/sched/fair.c v5.12). One domain level, the node; a task's load is `NICE_0_LOAD`
+/// (every task here is always runnable when not asleep) and a CPU's load is `nr_running`
+/// of them. The next attempt is `balance_interval × busy_factor` ms later.
+///
+/// The busiest CPU of the node with a queued task allowed on `this` (equal loads: the
+/// first after `this` in the ring of the domain's groups, as `update_sd_pick_busiest`
+/// keeps the first). Balanced (`nr_balance_failed = 0`, the interval doubles up to
+/// `max_interval`) unless it runs more tasks than `this`, `this` is below the node's
+/// average and `100 × busiest > 117 × this` (`find_busiest_group`). Otherwise `imbalance =
+/// min(busiest − avg, avg − this)` (`calculate_imbalance`, `migrate_load`), and
+/// `detach_tasks` moves the busiest's least recently run queued task only if `load >>
+/// nr_balance_failed <= imbalance`: with 6 tasks on 4 CPUs (avg 1.5) the imbalance is 512,
+/// so one attempt fails and the next moves a task. After `cache_nice_tries + 2` failures
+/// the kernel's active balance moves the busiest's running task; here its queued one
+/// moves instead. A moved task waits on `this`'s run queue, whose running task has long
+/// used its slice, so the tick at once lets it run.
+pub(crate) fn rebalance(sim: &mut Sim, this: CpuId) -> Ev {
+    let now = sim.clock(this);
+    let t = this as usize;
+    let node = sim.cpu_node(this);
+    let cpus: Vec<CpuId> = sim
+        .cfg
+        .topo
+        .nodes
+        .iter()
+        .find(|n| n.id == node)
+        .map(|n| n.cpus.clone())
+        .unwrap_or_default();
+    let weight = cpus.len().max(1) as u32;
+    // max_load_balance_interval = HZ * num_online_cpus() / 10 (HZ = 1000: ms).
+    let max_ms = (sim.st.cpus.len() as u32 * 100).max(1);
+    let sd = sim.st.cpus[t].sd;
+    let interval = (sd.balance_interval_ms * BUSY_FACTOR).clamp(1, max_ms);
+    sim.st.cpus[t].sd.next_balance = now + u64::from(interval) * 1_000_000;
+    sim.charge(this, sim.cfg.costs[LOAD_BALANCE_NS]);
+    let total: u64 = cpus.iter().map(|&c| nr_running(&sim.st.cpus[c as usize]) as u64).sum();
+    let avg = total * NICE_0_LOAD / u64::from(weight);
+    let local = nr_running(&sim.st.cpus[t]) as u64;
+    let pos = cpus.iter().position(|&c| c == this).unwrap_or(0);
+    let busiest = (1..cpus.len())
+        .map(|k| cpus[(pos + k) % cpus.len()])
+        .filter_map(|c| pullable(sim, c, this).map(|task| (nr_running(&sim.st.cpus[c as usize]) as u64, c, task)))
+        .fold(None, |best: Option<(u64, CpuId, u16)>, x| match best {
+            Some(b) if b.0 >= x.0 => Some(b),
+            _ => Some(x),
+        });
+    let unbalanced = busiest.filter(|&(b, _, _)| b > local && local * NICE_0_LOAD < avg && 100 * b > IMBALANCE_PCT * local);
+    let avg_tasks = avg as f64 / NICE_0_LOAD as f64;
+    let Some((b, from, task)) = unbalanced else {
+        let sd = &mut sim.st.cpus[t].sd;
+        sd.nr_balance_failed = 0;
+        if sd.balance_interval_ms < 2 * weight {
+            sd.balance_interval_ms *= 2;
+        }
+        return Ev::new(core_ev::LOAD_BALANCE, "load_balance", "LB4").say(say!(
+            sim,
+            "Periodic load balance of CPU {this} ({local} task(s), node average {avg_tasks:.2}): no CPU of the node is busier with a task that may move here; next try in {} ms",
+            sim.st.cpus[t].sd.balance_interval_ms * BUSY_FACTOR
+        ));
+    };
+    sim.st.cpus[t].sd.balance_interval_ms = weight;
+    let imbalance = (b * NICE_0_LOAD - avg).min(avg - local * NICE_0_LOAD);
+    let failed = sd.nr_balance_failed;
+    let active = failed > CACHE_NICE_TRIES + 2;
+    if (NICE_0_LOAD >> failed.min(63)) > imbalance && !active {
+        sim.st.cpus[t].sd.nr_balance_failed += 1;
+        return Ev::new(core_ev::LOAD_BALANCE, "load_balance", "LB4").say(say!(
+            sim,
+            "Periodic load balance of CPU {this} ({local} task(s), node average {avg_tasks:.2}): CPU {from} runs {b}, but a task's load {NICE_0_LOAD} >> {failed} failed attempts is more than the imbalance {imbalance}: nothing moves (nr_balance_failed {})",
+            failed + 1
+        ));
+    }
+    sim.st.cpus[t].sd.nr_balance_failed = 0;
+    move_queued(sim, task, from, this, now);
+    let pid = sim.st.tasks[task as usize].pid;
+    let mut m = CpuMask::EMPTY;
+    m.set(this);
+    Ev::new(core_ev::TASK_MIGRATE, "load_balance", "LB4").cpus(m).say(say!(
+        sim,
+        "Periodic load balance of CPU {this} ({local} task(s), node average {avg_tasks:.2}): CPU {from} runs {b}; the imbalance {imbalance} is at least a task's load {NICE_0_LOAD} >> {failed} failed attempts, so thread {pid} (queued on CPU {from}) moves here"
+    ))
+}
+
+/// [`rebalance`] for a CPU running user accesses (not `compute`) alone, when its
+/// `next_balance` has come and its node has tasks queued; `None` otherwise.
+pub(crate) fn maybe_rebalance(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
+    let c = &sim.st.cpus[cpu as usize];
+    if !c.rq.is_empty() || c.sd.next_balance > sim.clock(cpu) || sim.st.node_queued.get(c.node as usize).is_none_or(|&q| q == 0) {
+        return None;
+    }
+    Some(rebalance(sim, cpu))
+}
+
 /// The balancing a busy CPU's tick triggers when its slice is over and tasks wait on its
 /// run queue: an idle CPU (lowest id) pulls one that may run there. Returns the event,
 /// or `None` when no task can move (always, for pinned threads).
@@ -322,6 +427,11 @@ pub(crate) fn tick_balance(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
     if c.rq.is_empty() || sim.clock(cpu) < c.slice_end {
         return None;
     }
+    idle_pull(sim, cpu)
+}
+
+/// An idle CPU (lowest id) takes a task queued on `cpu` that may run there.
+fn idle_pull(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
     let (to, t) = (0..sim.st.cpus.len() as CpuId).find_map(|to| {
         let x = &sim.st.cpus[to as usize];
         let idle = to != cpu && x.curr == x.idle && x.rq.is_empty() && x.wait == crate::machine::Wait::None;

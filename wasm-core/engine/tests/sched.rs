@@ -1,0 +1,81 @@
+//! The scheduler across CPUs: periodic load balancing (`rebalance_domains` →
+//! `load_balance`, Linux v5.12) shares a node's CPUs fairly among more threads than CPUs.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
+
+use mmviz_engine::engine::Sim;
+use mmviz_engine::patches::ToggleSet;
+use mmviz_engine::scenario;
+
+/// `threads` threads of one process bound to a node of `cpus` CPUs, each computing for
+/// `secs` seconds; runs `window_ms` and returns each thread's CPU time (ns) and the
+/// number of task migrations.
+fn shares(cpus: usize, threads: usize, window_ms: u64) -> (Vec<u64>, u64) {
+    let list: Vec<String> = (0..cpus).map(|c| c.to_string()).collect();
+    let text = format!(
+        r#"
+format = 1
+id = "share"
+title = "t"
+[knobs]
+window_ms = {window_ms}
+[machine]
+[[machine.node]]
+cpus = [{}]
+mem_pages = 64
+[[process]]
+name = "p"
+[[process.thread]]
+count = {threads}
+node = 0
+ops = [{{ op = "compute", ns = 100000000000 }}]
+"#,
+        list.join(", ")
+    );
+    let s = scenario::parse(&text, &[]).unwrap();
+    let mut sim = Sim::new(&s, &ToggleSet::default(), false);
+    while sim.step().is_some() {}
+    let now = sim.now();
+    let times = sim
+        .st
+        .tasks
+        .iter()
+        .filter(|t| t.mm().is_some())
+        .map(|t| {
+            let running = sim
+                .st
+                .cpus
+                .iter()
+                .any(|c| usize::from(c.curr) < sim.st.tasks.len() && std::ptr::eq(&sim.st.tasks[usize::from(c.curr)], t));
+            t.numa.sum_exec_runtime + if running { now.saturating_sub(t.numa.exec_start) } else { 0 }
+        })
+        .collect();
+    (times, sim.st.counters.get(mmviz_engine::mech::core::NR_MIGRATIONS))
+}
+
+#[test]
+fn more_threads_than_cpus_share_the_node_fairly_over_time() {
+    // 6 threads on 4 CPUs: placement puts two CPUs at 2 threads and two at 1. Without
+    // periodic balancing the lone threads keep a CPU each (100 %) and the others get half.
+    // A lone CPU's load_balance moves a queued thread to itself every second attempt
+    // (imbalance 512 = min(2 - 1.5, 1.5 - 1) tasks of 1024: 1024 >> 0 fails, 1024 >> 1
+    // does not), attempts 4 ms × 16 apart, so over 20 s every thread gets close to 4/6 of
+    // a CPU.
+    let (t, migrations) = shares(4, 6, 20_000);
+    let total: u64 = t.iter().sum();
+    let fair = total / 6;
+    assert!(migrations >= 20, "{migrations} migrations");
+    for (i, &x) in t.iter().enumerate() {
+        let dev = (x as f64 - fair as f64).abs() / fair as f64;
+        assert!(dev < 0.15, "thread {i}: {x} ns of CPU against a fair {fair} ({t:?})");
+    }
+    // Early on, before the second attempt (64 ms), nothing has moved: the lone threads
+    // are ahead.
+    let (t, migrations) = shares(4, 6, 60);
+    assert_eq!(migrations, 0);
+    let max = *t.iter().max().unwrap();
+    let min = *t.iter().min().unwrap();
+    assert!(max as f64 > 1.8 * min as f64, "{t:?}");
+    // As many threads as CPUs: nothing to balance.
+    let (_, migrations) = shares(4, 4, 2_000);
+    assert_eq!(migrations, 0);
+}
