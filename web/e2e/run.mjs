@@ -1226,7 +1226,13 @@ describe('NUMA balancing panel', () => {
     assert.match(await panel.getByTestId('protnone').first().textContent(), /3,727 PROT_NONE not yet faulted/);
     assert.ok((await panel.getByTestId('hint-fault').count()) >= 1);
     await lab.screenshot('45c-numa-delay-map-scale-mid-run');
-    await panel.getByTestId('numa-cause-plot').scrollIntoViewIfNeeded();
+    // The plot's caption just below the sticky step header.
+    await panel.getByTestId('numa-cause-plot').evaluate((el) => {
+      const fig = el.closest('figure') ?? el;
+      const stage = document.querySelector('section[aria-label="Current step"]');
+      const below = stage ? stage.getBoundingClientRect().height : 0;
+      window.scrollTo(0, fig.getBoundingClientRect().top + window.scrollY - below - 8);
+    });
     await lab.screenshot('45c2-numa-delay-map-scale-plot');
     assert.deepEqual(await lab.alerts(), []);
     await lab.page.close();

@@ -159,7 +159,8 @@ pub struct HintFaultView {
     pub page_nid: u8,
     /// The faulting CPU's node.
     pub cpu_nid: u8,
-    /// First stage: the page's last cpupid before this fault ("cpu C, pid P" or "unset").
+    /// First stage: the page's last cpupid before this fault ("CPU C, pid & 0xff = P": the
+    /// page keeps the pid's low 8 bits; or "unset").
     pub last_cpupid: String,
     /// The node of the last fault (null: unset).
     pub last_nid: Option<u8>,
@@ -426,7 +427,7 @@ fn fault_view(sim: &Sim, ti: usize, live: bool) -> HintFaultView {
     let last_cpupid = if unset {
         "unset".to_string()
     } else {
-        format!("CPU {last_cpu}, pid {}", h.last_cpupid & 0xff)
+        format!("CPU {last_cpu}, pid & 0xff = {}", h.last_cpupid & 0xff)
     };
     // The badge names the branch; the reason says what made it apply.
     let (rule, reason) = match h.rule {

@@ -46,7 +46,8 @@ pageNid: number,
  */
 cpuNid: number, 
 /**
- * First stage: the page's last cpupid before this fault ("cpu C, pid P" or "unset").
+ * First stage: the page's last cpupid before this fault ("CPU C, pid & 0xff = P": the
+ * page keeps the pid's low 8 bits; or "unset").
  */
 lastCpupid: string, 
 /**

@@ -34,9 +34,8 @@ const FAULTS_SHOWN = 3;
 
 const BAR_W = 600;
 const BAR_H = 34;
-/** Room left and right of a bar for the scan-offset marker, and above it for the event's label. */
+/** Room left and right of a bar for the scan-offset marker. */
 const BAR_PAD = 8;
-const BAR_TOP = 16;
 const PLOT_W = 600;
 const PLOT_H = 120;
 const M = { left: 44, right: 44, top: 6, bottom: 18 };
@@ -101,10 +100,10 @@ export function NumaPanel(props: MechanismPanelProps) {
           ))}
         </div>
         <div className={styles.column}>
-          <h3 className={styles.heading}>Hint fault</h3>
-          <Faults v={v} />
           <h3 className={styles.heading}>TLB shootdown</h3>
           <Shootdowns v={v} frame={frame} />
+          <h3 className={styles.heading}>Hint fault</h3>
+          <Faults v={v} />
         </div>
       </div>
       {series && <CausePlot series={series} frame={frame} onSeek={(step) => void seek(step)} />}
@@ -180,7 +179,9 @@ function VmaBar({ vma, name, p, evVpn, evKind }: { vma: ScanVmaView; name: strin
         {vma.binPages > 1 && <span className={styles.note}>each cell: {vma.binPages} pages</span>}
       </figcaption>
       <svg
-        viewBox={`${-BAR_PAD} ${-BAR_TOP} ${BAR_W + 2 * BAR_PAD} ${BAR_TOP + BAR_H + 12}`}
+        viewBox={`${-BAR_PAD} -3 ${BAR_W + 2 * BAR_PAD} ${BAR_H + 15}`}
+        // A fixed height whatever the column's width: cells stretch, strokes do not (non-scaling-stroke).
+        preserveAspectRatio="none"
         className={styles.bar}
         role="img"
         aria-label={`${name}: ${cells.reduce((s, c) => s + c.protnone, 0)} PROT_NONE, ${cells.reduce((s, c) => s + c.present, 0)} present`}
@@ -208,12 +209,14 @@ function VmaBar({ vma, name, p, evVpn, evKind }: { vma: ScanVmaView; name: strin
           </g>
         )}
         {ev !== null && (
-          <g data-testid="scan-event-cell">
-            <rect x={ev * BAR_W} y={-1} width={Math.max(4, w - 1)} height={BAR_H + 2} className={evKind === 'scan_skip' ? styles.evSkip : styles.evMark} />
-            <text x={Math.min(BAR_W - 30, ev * BAR_W + Math.max(4, w - 1) / 2)} y={-4} textAnchor="middle" className={styles.evLabel}>
-              {evKind === 'scan_skip' ? 'skipped' : evKind === 'scan_pte' ? 'PROT_NONE' : 'scan'}
-            </text>
-          </g>
+          <rect
+            x={ev * BAR_W}
+            y={-1}
+            width={Math.max(4, w - 1)}
+            height={BAR_H + 2}
+            className={evKind === 'scan_skip' ? styles.evSkip : styles.evMark}
+            data-testid="scan-event-cell"
+          />
         )}
       </svg>
     </figure>
@@ -247,15 +250,20 @@ function FaultCard({ f }: { f: HintFaultView }) {
         <strong>{f.task}</strong> on CPU {f.cpu} (node {f.cpuNid}) · page {hex(f.vpn)} (pfn {f.pfn}) on node {f.pageNid}
         <span className={styles.note}>{f.inProgress ? ` · now in ${f.inFunction}` : ` · step ${f.step.toLocaleString('en')}`}</span>
       </div>
-      <div>
-        last_cpupid: {f.lastCpupid}
-        {f.lastNid !== null ? ` (node ${f.lastNid})` : ''}
-      </div>
-      <div data-testid="fault-rule">
-        <span className={styles.badge}>{RULE_LABEL[f.rule] ?? f.rule}</span> {f.reason}
-      </div>
+      {f.inProgress && (
+        <>
+          <div>
+            last_cpupid: {f.lastCpupid}
+            {f.lastNid !== null ? ` (node ${f.lastNid})` : ''}
+          </div>
+          <div data-testid="fault-rule">
+            <span className={styles.badge}>{RULE_LABEL[f.rule] ?? f.rule}</span> {f.reason}
+          </div>
+        </>
+      )}
       <div data-testid="fault-decision">
         Decision: <strong>{decisionText(f)}</strong>
+        {!f.inProgress && f.rule !== '' && <span className={styles.note}> ({RULE_LABEL[f.rule] ?? f.rule})</span>}
       </div>
       <div data-testid="fault-outcome">
         Outcome: <strong className={outcomeClass}>{outcomeText(f)}</strong>
