@@ -32,4 +32,8 @@ protnone: Array<number>,
 /**
  * Per bin: present PTEs.
  */
-present: Array<number>, };
+present: Array<number>, 
+/**
+ * Per bin: migration entries (the page is being migrated).
+ */
+migrating: Array<number>, };

@@ -23,7 +23,7 @@ const VIEW: NumaView = {
       scanPeriodMs: [3, 5],
       scanBoundsMs: [3, 60],
       scanning: { task: '1/0', cpu: 0, startVpn: 0x100, pages: 8, explicit: false },
-      vmas: [{ index: 0, startVpn: 0x100, pages: 8, file: false, binPages: 1, protnone: [1, 1, 0, 0, 0, 0, 0, 0], present: [0, 0, 1, 1, 1, 0, 0, 0] }],
+      vmas: [{ index: 0, startVpn: 0x100, pages: 8, file: false, binPages: 1, protnone: [1, 1, 0, 0, 0, 0, 0, 0], present: [0, 0, 1, 1, 1, 0, 0, 0], migrating: [0, 1, 0, 0, 0, 0, 0, 0] }],
       protnone: 2,
       present: 3,
       runningCpus: [0, 1, 2],
@@ -77,7 +77,7 @@ describe('NUMA panel', () => {
     expect(screen.getByTestId('fault-decision').textContent).toBe('Decision: migrate to node 1');
     expect(screen.getByTestId('fault-outcome').textContent).toMatch(/migrating to node 1 \(in unmap_and_move\).*2 IPIs \(mapped\)/);
     const roles = [...document.querySelectorAll('[data-testid="shootdown"] li')].map((li) => `${li.textContent}`);
-    expect(roles).toEqual(['CPU 0acked', 'CPU 1sender', 'CPU 2IPI', 'CPU 3lazy: none']);
+    expect(roles).toEqual(['CPU 0done', 'CPU 1sender', 'CPU 2IPI', 'CPU 3lazy: none']);
     expect(screen.getByText(/v5\.12 flow: map, then migrate/)).toBeTruthy();
   });
 

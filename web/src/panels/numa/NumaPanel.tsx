@@ -138,6 +138,9 @@ function ProcessScan({ p, frame, summary }: { p: NumaProcessView; frame: Frame; 
         <span>
           <span className={`${styles.key} ${styles.keyPresent}`} aria-hidden="true" /> {formatCount(p.present)} present
         </span>
+        <span>
+          <span className={`${styles.key} ${styles.keyMigrating}`} aria-hidden="true" /> migration entry
+        </span>
         {p.flushPending > 0 && <span className={styles.warn}>scan flush pending</span>}
       </div>
       {p.scanning && (
@@ -191,13 +194,15 @@ function VmaBar({ vma, name, p, evVpn, evKind }: { vma: ScanVmaView; name: strin
           const x = i * w;
           const hPn = (c.protnone / Math.max(1, c.pages)) * BAR_H;
           const hPr = (c.present / Math.max(1, c.pages)) * BAR_H;
+          const hMg = (c.migrating / Math.max(1, c.pages)) * BAR_H;
           const cw = Math.max(0.5, w - (w > 4 ? 1 : 0.25));
           return (
             <g key={c.vpn}>
-              <title>{`${hex(c.vpn)}${c.pages > 1 ? ` (+${c.pages - 1})` : ''}: ${c.protnone} PROT_NONE, ${c.present} present, ${c.empty} none`}</title>
+              <title>{`${hex(c.vpn)}${c.pages > 1 ? ` (+${c.pages - 1})` : ''}: ${c.protnone} PROT_NONE, ${c.present} present, ${c.migrating} migrating, ${c.empty} none`}</title>
               <rect x={x} y={0} width={cw} height={BAR_H} className={styles.cellEmpty} />
               <rect x={x} y={BAR_H - hPr} width={cw} height={hPr} className={styles.cellPresent} />
               <rect x={x} y={BAR_H - hPr - hPn} width={cw} height={hPn} className={styles.cellProtnone} data-protnone={c.protnone} />
+              {c.migrating > 0 && <rect x={x} y={BAR_H - hPr - hPn - hMg} width={cw} height={hMg} className={styles.cellMigrating} data-migrating={c.migrating} />}
             </g>
           );
         })}
@@ -327,12 +332,12 @@ function Shootdowns({ v, frame }: { v: NumaView; frame: Frame }) {
   );
 }
 
-const ROLE_LABEL: Readonly<Record<string, string>> = { sender: 'sender', ipi: 'IPI', lazy: 'lazy: none', running: 'acked' };
+const ROLE_LABEL: Readonly<Record<string, string>> = { sender: 'sender', ipi: 'IPI', lazy: 'lazy: none', running: 'done' };
 const ROLE_TITLE: Readonly<Record<string, string>> = {
   sender: 'flushes its own TLB',
   ipi: 'gets a TLB-shootdown IPI',
   lazy: 'in lazy TLB mode: skipped (it flushes when it switches back)',
-  running: 'in the mask, not waiting for the IPI (already handled it)',
+  running: 'in the mask, no IPI pending (it handled it, or joined the mask after the send)',
 };
 
 /** Shootdown IPIs over the run stacked by cause, with numa_pages_migrated as a line; click to seek. */

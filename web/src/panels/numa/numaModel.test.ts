@@ -3,7 +3,7 @@ import type { HintFaultView } from '../../engine/generated/HintFaultView';
 import type { ScanVmaView } from '../../engine/generated/ScanVmaView';
 import { barCells, capFanout, causeSeries, decisionText, fanout, nextScanText, outcomeText, sentBySender, spanFraction, stackCauses, vpnToFraction } from './numaModel';
 
-const VMA: ScanVmaView = { index: 0, startVpn: 0x100, pages: 10, file: false, binPages: 4, protnone: [2, 0, 1], present: [1, 4, 0] };
+const VMA: ScanVmaView = { index: 0, startVpn: 0x100, pages: 10, file: false, binPages: 4, protnone: [2, 0, 1], present: [1, 4, 0], migrating: [1, 0, 0] };
 
 function fault(over: Partial<HintFaultView>): HintFaultView {
   return {
@@ -16,9 +16,9 @@ function fault(over: Partial<HintFaultView>): HintFaultView {
 describe('VMA bar cells', () => {
   it('one cell per bin, the last one shorter, the rest of each cell empty', () => {
     expect(barCells(VMA)).toEqual([
-      { vpn: 0x100, pages: 4, protnone: 2, present: 1, empty: 1 },
-      { vpn: 0x104, pages: 4, protnone: 0, present: 4, empty: 0 },
-      { vpn: 0x108, pages: 2, protnone: 1, present: 0, empty: 1 },
+      { vpn: 0x100, pages: 4, protnone: 2, present: 1, migrating: 1, empty: 0 },
+      { vpn: 0x104, pages: 4, protnone: 0, present: 4, migrating: 0, empty: 0 },
+      { vpn: 0x108, pages: 2, protnone: 1, present: 0, migrating: 0, empty: 1 },
     ]);
   });
   it('places pages and spans as fractions of the VMA, null outside it', () => {

@@ -17,7 +17,9 @@ export interface BarCell {
   protnone: number;
   /** Present PTEs. */
   present: number;
-  /** The rest: no PTE (never touched) or a migration entry. */
+  /** Migration entries (the page is being migrated). */
+  migrating: number;
+  /** The rest: no PTE. */
   empty: number;
 }
 
@@ -27,7 +29,8 @@ export function barCells(vma: ScanVmaView): BarCell[] {
     const vpn = vma.startVpn + i * vma.binPages;
     const pages = Math.max(0, Math.min(vma.binPages, vma.startVpn + vma.pages - vpn));
     const present = vma.present[i] ?? 0;
-    return { vpn, pages, protnone, present, empty: Math.max(0, pages - protnone - present) };
+    const migrating = vma.migrating[i] ?? 0;
+    return { vpn, pages, protnone, present, migrating, empty: Math.max(0, pages - protnone - present - migrating) };
   });
 }
 
