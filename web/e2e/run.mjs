@@ -1151,3 +1151,109 @@ describe('mremap panel', () => {
     await lab.page.close();
   });
 });
+
+describe('NUMA balancing panel', () => {
+  const panelOf = (lab) => lab.page.locator('section[data-view="numa"]');
+  /** Opens `fragment` on a lecture screen (1280x800) and returns the panel, scrolled to just below the sticky step header. */
+  async function open(lab, fragment, step, timeout = 60_000) {
+    await lab.page.setViewportSize({ width: 1280, height: 800 });
+    await lab.openScenario(undefined, fragment);
+    await lab.waitForStep(step, timeout);
+    const panel = panelOf(lab);
+    await panel.waitFor({ timeout });
+    await scrollTo(lab);
+    return panel;
+  }
+  async function scrollTo(lab) {
+    await panelOf(lab).evaluate((el) => {
+      const stage = document.querySelector('section[aria-label="Current step"]');
+      const below = stage ? stage.getBoundingClientRect().height : 0;
+      window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - below - 8);
+    });
+  }
+
+  it('numa-hint-fault-101: the hint fault decides to migrate (early-lifetime shortcut), then migrates', async () => {
+    const lab = await newLab();
+    // Step 41: mpol_misplaced has just decided (event 40) for pfn 0 on node 0, faulted from CPU 2 on node 1.
+    const panel = await open(lab, 'v=1&sc=numa-hint-fault-101&step=41', 41);
+    const fault = panel.getByTestId('hint-fault').first();
+    assert.equal(await fault.getAttribute('data-rule'), 'early');
+    assert.equal(await fault.getAttribute('data-outcome'), 'pending');
+    assert.match(await fault.textContent(), /1\/0 on CPU 2 \(node 1\) · page 0x7f000 \(pfn 0\) on node 0/);
+    assert.match(await fault.textContent(), /last_cpupid: unset/);
+    assert.match(await panel.getByTestId('fault-rule').first().textContent(), /early-lifetime shortcut.*no preferred node yet/);
+    assert.equal(await panel.getByTestId('fault-decision').first().textContent(), 'Decision: migrate to node 1');
+    assert.match(await panel.getByTestId('protnone').first().textContent(), /4 PROT_NONE not yet faulted/);
+    assert.match(await panel.locator('[data-counter="numa_hint_faults"]').textContent(), /numa_hint_faults1$/);
+    await lab.screenshot('45a-numa-hint-fault-101-decides-to-migrate');
+    // Step 58: the migration is done (event 57); the new PTE is present, three pages are still PROT_NONE.
+    await lab.stepTo(58);
+    assert.equal(await fault.getAttribute('data-outcome'), 'migrated');
+    assert.match(await panel.getByTestId('fault-outcome').first().textContent(), /migrated to node 1/);
+    assert.match(await panel.getByTestId('protnone').first().textContent(), /3 PROT_NONE not yet faulted/);
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  it("numa-thread-race-101: the racing thread's mapping makes the migration's unmap send an IPI", async () => {
+    const lab = await newLab();
+    // Step 56: CPU 2 (1/0) unmaps pfn 0, which 1/1 mapped again after its isolate_lru_page failed; the IPI goes to CPU 3.
+    const panel = await open(lab, 'v=1&sc=numa-thread-race-101&step=56', 56);
+    const sd = panel.getByTestId('shootdown');
+    assert.equal(await sd.count(), 1);
+    assert.equal(await sd.getAttribute('data-cause'), 'race');
+    assert.match(await sd.textContent(), /CPU 2 \(1\/0\) flushes mm 1 from try_to_unmap_one: .*another thread made present/);
+    assert.deepEqual(await sd.locator('li').evaluateAll((els) => els.map((e) => e.dataset.role)), ['sender', 'ipi']);
+    const outcomes = await panel.getByTestId('hint-fault').evaluateAll((els) => els.map((e) => e.dataset.outcome));
+    assert.deepEqual(outcomes, ['failed', 'pending']);
+    assert.match(await panel.getByTestId('fault-outcome').first().textContent(), /isolate_lru_page failed/);
+    await lab.screenshot('45b-numa-thread-race-101-race-ipi');
+    // Once CPU 3 has acknowledged, no shootdown is in flight any more.
+    await lab.lastStep();
+    assert.equal(await panel.getByTestId('shootdown').count(), 0);
+    await lab.page.close();
+  });
+
+  it('numa-delay-map-scale mid-run: the scanner bar, faults in progress and the IPIs stacked by cause', async () => {
+    const lab = await newLab();
+    const panel = await open(lab, `v=1&sc=${LONG_SCENARIO}&step=700000`, 700_000, 180_000);
+    const plot = panel.getByTestId('numa-cause-plot');
+    await plot.waitFor();
+    assert.deepEqual(await plot.locator('path[data-cause]').evaluateAll((els) => els.map((e) => e.dataset.cause)), ['scan', 'mapped', 'race', 'pending', 'other']);
+    // 8,192 pages in 64 cells of 128.
+    assert.match(await panel.textContent(), /each cell: 128 pages/);
+    assert.equal(await panel.getByTestId('vma-bar').locator('[data-protnone]').count(), 64);
+    assert.match(await panel.getByTestId('protnone').first().textContent(), /3,727 PROT_NONE not yet faulted/);
+    assert.ok((await panel.getByTestId('hint-fault').count()) >= 1);
+    await lab.screenshot('45c-numa-delay-map-scale-mid-run');
+    // The plot's caption just below the sticky step header.
+    await panel.getByTestId('numa-cause-plot').evaluate((el) => {
+      const fig = el.closest('figure') ?? el;
+      const stage = document.querySelector('section[aria-label="Current step"]');
+      const below = stage ? stage.getBoundingClientRect().height : 0;
+      window.scrollTo(0, fig.getBoundingClientRect().top + window.scrollY - below - 8);
+    });
+    await lab.screenshot('45c2-numa-delay-map-scale-plot');
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
+  it("numa-dirty-file-101: the scanner skips the dirty file page (numa_skip_dirty_file on)", async () => {
+    const lab = await newLab();
+    // Step 22: event 21, change_pte_range leaves PTE 0x7f001 (a dirty file page) alone.
+    const panel = await open(lab, 'v=1&sc=numa-dirty-file-101&step=22', 22);
+    assert.match(await panel.getByTestId('scan-event').textContent(), /^Skip: PTE 0x7f001: skipped, a dirty file page/);
+    assert.equal(await panel.getByTestId('scan-event-cell').count(), 1);
+    assert.match(await panel.getByTestId('scanning').textContent(), /1\/0 on CPU 2 marks pages 0x7f000–0x7f002 \(explicit scan\)/);
+    await lab.screenshot('45d-numa-dirty-file-101-scan-skip');
+    // The next chunk marks the clean file pages: scan_pte, PROT_NONE counted.
+    await lab.stepTo(31);
+    assert.match(await panel.getByTestId('scan-event').textContent(), /^Marked: PTE 0x7f401/);
+    assert.match(await panel.getByTestId('protnone').first().textContent(), /2 PROT_NONE/);
+    await lab.page.close();
+  });
+
+  it('raised no page errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});

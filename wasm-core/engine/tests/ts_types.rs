@@ -43,6 +43,7 @@ fn generate() -> BTreeMap<String, String> {
     // Mechanism panels' state snapshots (`ViewDef::state`, `FrameHeader::views`), one line each.
     mmviz_engine::mech::page_alloc_view::PcpView::export_all(&cfg).unwrap();
     mmviz_engine::mech::mremap::MremapView::export_all(&cfg).unwrap();
+    mmviz_engine::mech::numa_view::NumaView::export_all(&cfg).unwrap();
     let files = read_ts(&dir)
         .into_iter()
         .map(|(name, text)| {

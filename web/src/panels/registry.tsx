@@ -9,6 +9,7 @@ import type { MechanismInfo, MechanismViewInfo } from '../engine/types';
 import { MechanismPanel } from './MechanismPanel';
 import { PcpPanel } from './pcp/PcpPanel';
 import { MremapPanel } from './mremap/MremapPanel';
+import { NumaPanel } from './numa/NumaPanel';
 
 /** What every mechanism panel is given: the mechanism and the view of it to draw (the rest it reads from the store). */
 export interface MechanismPanelProps {
@@ -27,6 +28,7 @@ export type MechanismPanelComponent = (props: MechanismPanelProps) => ReactNode;
 export const PANELS: Readonly<Record<string, MechanismPanelComponent>> = {
   pcp: PcpPanel,
   mremap: MremapPanel,
+  numa: NumaPanel,
 };
 
 /** The component that draws view `viewId`: the registered one, else the generic MechanismPanel. */

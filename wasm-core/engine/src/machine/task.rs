@@ -97,6 +97,113 @@ pub struct NumaStats {
     /// Runtime when the task's current `task_numa_work` pass started (for the 32x
     /// overhead charge to `node_stamp`).
     pub scan_runtime0: u64,
+    /// The task's last hint-fault decision and its outcome, for the lab's NUMA panel
+    /// (nothing in the model reads it).
+    pub hint: HintRecord,
+}
+
+/// A task's last NUMA hint fault as `should_numa_migrate_memory` decided it and
+/// `migrate_misplaced_page` ended it: plain data kept for the lab (`mech/numa_view.rs`),
+/// written where each fact is decided, read by nothing in the model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HintRecord {
+    /// Step of the decision (`None`: the task never decided one).
+    pub step: Option<u64>,
+    /// The faulting CPU.
+    pub cpu: CpuId,
+    /// The faulting page (filled in by `mpol_misplaced`).
+    pub vpn: u32,
+    /// Its frame.
+    pub pfn: u32,
+    /// The page's node at the decision.
+    pub page_nid: u8,
+    /// The faulting CPU's node (`mpol_misplaced`'s `polnid`).
+    pub cpu_nid: u8,
+    /// `page_cpupid_xchg_last`'s old value.
+    pub last_cpupid: u32,
+    /// The task's `numa_preferred_nid` at the decision.
+    pub preferred_nid: Option<u8>,
+    /// The task's `numa_scan_seq` at the decision.
+    pub scan_seq: u32,
+    /// The branch of `should_numa_migrate_memory` that decided.
+    pub rule: FilterRule,
+    /// `mpol_misplaced`'s answer: the node to migrate to.
+    pub target: Option<u8>,
+    /// What came of it.
+    pub outcome: HintOutcome,
+    /// Shootdown IPIs the migration's unmap was about to send (`try_to_unmap` found an
+    /// accessible PTE), and why.
+    pub unmap_ipis: u16,
+    /// Why the unmap flushed (meaningful when `unmap_ipis` > 0 or a flush happened).
+    pub unmap_cause: UnmapCause,
+}
+
+/// The branch of v5.12 `should_numa_migrate_memory` that decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FilterRule {
+    /// No decision yet.
+    #[default]
+    None,
+    /// Early-lifetime shortcut: no preferred node yet (or `numa_scan_seq` ≤ 4) and the
+    /// page's last cpupid unset or this thread's: migrate.
+    Early,
+    /// Two-stage filter: the last fault came from another node: wait.
+    TwoStage,
+    /// Private fault (same pid as the last one): migrate.
+    Private,
+    /// Shared fault, last one from this node, no numa_group: migrate.
+    Shared,
+}
+
+/// How a hint fault ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HintOutcome {
+    /// Still in progress (or not decided yet).
+    #[default]
+    Pending,
+    /// The filter said leave it.
+    Stay,
+    /// The page was already on the faulting CPU's node.
+    Local,
+    /// Migrated.
+    Migrated,
+    /// `migrate_misplaced_page` failed.
+    Failed(MigrateFail),
+}
+
+/// Why `migrate_misplaced_page` failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MigrateFail {
+    /// A dirty file page (09a913a7's bail-out).
+    DirtyFile,
+    /// v4.17's per-node rate limit.
+    RateLimited,
+    /// `migrate_balanced_pgdat`: the target node is at its high watermark.
+    NodeFull,
+    /// `isolate_lru_page`: not on an LRU (another CPU is migrating it).
+    NotOnLru,
+    /// No free page on the target node.
+    NoPage,
+    /// `trylock_page` failed.
+    PageLocked,
+    /// btrfs before v5.8 refused the dirty page after the unmap.
+    BtrfsDirty,
+    /// Another reason.
+    Other,
+}
+
+/// Why a migration's unmap flushed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnmapCause {
+    /// It did not (the PTE was not accessible).
+    #[default]
+    None,
+    /// v5.12: `do_numa_page` made the PTE present itself.
+    Mapped,
+    /// Another thread made it present meanwhile.
+    Race,
+    /// PROT_NONE, but a scan's flush was pending on the mm.
+    Pending,
 }
 
 /// A task.

@@ -8,6 +8,7 @@ pub mod fork;
 pub mod migrate;
 pub mod mremap;
 pub mod numa;
+pub mod numa_view;
 pub mod page_alloc;
 pub mod page_alloc_view;
 pub mod writeback;

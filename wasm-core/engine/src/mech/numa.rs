@@ -316,6 +316,6 @@ pub const MECHANISM: Mechanism = Mechanism {
             "tlb_ipi_numa_race",
             "tlb_ipi_numa_pending",
         ],
-        state: None,
+        state: Some(crate::mech::numa_view::state),
     }],
 };

@@ -319,6 +319,11 @@ impl DoNumaPage {
             local: false,
         })
     }
+
+    /// The faulting virtual page (the lab's NUMA panel matches it with the task's record).
+    pub(crate) fn vpn(&self) -> u32 {
+        self.vpn
+    }
 }
 
 impl Function for DoNumaPage {

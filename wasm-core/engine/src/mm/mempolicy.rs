@@ -37,6 +37,7 @@ impl Function for MpolMisplaced {
         let (ok, line, why) = crate::kernel::sched::numa::should_numa_migrate_memory(sim, cpu, self.pfn);
         sim.charge(cpu, sim.cfg.costs[NUMA_ACCOUNT_NS]);
         let target = (ok && page_nid != polnid).then_some(polnid);
+        crate::kernel::sched::numa::note_hint_target(sim, cpu, self.vpn, target);
         let verdict = match (ok, target) {
             (false, _) => say!(sim, "{why}: leave it"),
             (true, None) => say!(sim, "{why}, and the page is already on node {polnid}: nothing to do"),

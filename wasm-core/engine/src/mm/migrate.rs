@@ -15,6 +15,8 @@
 
 use crate::core::{Flow, LockId, Ret};
 use crate::engine::{say, Sim, NO_PAGE};
+use crate::kernel::sched::numa::{note_hint_end, note_hint_outcome, note_unmap_ipis};
+use crate::machine::task::MigrateFail;
 use crate::machine::{pg, Pte, RmapKind};
 use crate::mech::core::ev as core_ev;
 use crate::mech::core::{ALLOC_PAGE_NS, DRAM_LOCAL_NS, PTE_WRITE_NS, PTL_NS, TRYLOCK_PAGE_NS};
@@ -118,6 +120,7 @@ fn count_unmap_shootdowns(sim: &mut Sim, cpu: CpuId, pfn: u32) {
         };
         add[cause] += shootdown_fanout(sim, cpu, mm);
     }
+    note_unmap_ipis(sim, cpu, add);
     for (k, n) in [TLB_IPI_NUMA_MAPPED, TLB_IPI_NUMA_RACE, TLB_IPI_NUMA_PENDING].into_iter().zip(add) {
         sim.st.counters.add(k, n);
     }
@@ -171,6 +174,7 @@ impl Function for MigrateMisplacedPage {
         };
         if sim.cfg.toggles.on(NUMA_SKIP_DIRTY_FILE) && page.has(pg::FILE) && page.has(pg::DIRTY) {
             sim.st.counters.inc(MISPLACED_BAIL_DIRTY_FILE);
+            note_hint_outcome(sim, cpu, MigrateFail::DirtyFile);
             return fail(
                 "M2",
                 say!(
@@ -181,6 +185,7 @@ impl Function for MigrateMisplacedPage {
         }
         if !sim.cfg.toggles.on(NUMA_RATELIMIT_REMOVED) && numamigrate_update_ratelimit(sim, cpu, target, 1) {
             sim.st.counters.inc(NUMA_MIGRATE_RATELIMITED);
+            note_hint_outcome(sim, cpu, MigrateFail::RateLimited);
             let ev = Ev::new(migrate_ev::MIGRATE_FAIL, "numamigrate_update_ratelimit", "RL2")
                 .pte(pid, self.vpn)
                 .pfn(pfn);
@@ -198,6 +203,7 @@ impl Function for MigrateMisplacedPage {
         let high = high_wmark_pages(sim, target);
         if !migrate_balanced_pgdat(sim, target, 1) {
             sim.st.counters.inc(MIGRATE_ISOLATE_FAIL);
+            note_hint_outcome(sim, cpu, MigrateFail::NodeFull);
             return fail(
                 "M4",
                 say!(
@@ -208,6 +214,7 @@ impl Function for MigrateMisplacedPage {
         }
         if !page.has(pg::LRU) || page.has(pg::ISOLATED) {
             sim.st.counters.inc(MIGRATE_ISOLATE_FAIL);
+            note_hint_outcome(sim, cpu, MigrateFail::NotOnLru);
             return fail(
                 "M4",
                 say!(
@@ -226,11 +233,12 @@ impl Function for MigrateMisplacedPage {
     }
 
     /// `migrate_pages` returned.
-    fn resume(&mut self, sim: &mut Sim, _task: u16, r: Ret) {
+    fn resume(&mut self, sim: &mut Sim, task: u16, r: Ret) {
         let ok = r.as_bool();
         if ok {
             sim.st.counters.inc(NUMA_PAGES_MIGRATED);
         }
+        note_hint_end(sim, task, ok);
         self.migrated = Some(ok);
     }
 }
@@ -295,6 +303,7 @@ impl Function for UnmapAndMove {
                 sim.charge(cpu, sim.cfg.costs[ALLOC_PAGE_NS]);
                 let Some(n) = sim.alloc_page(target, false) else {
                     self.putback(sim);
+                    note_hint_outcome(sim, cpu, MigrateFail::NoPage);
                     let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "U1").pfn(pfn).say(say!(
                         sim,
                         "No free page on node {target} (__GFP_THISNODE, no reclaim): the page is put back, pgmigrate_fail += 1"
@@ -314,6 +323,7 @@ impl Function for UnmapAndMove {
                 sim.charge(cpu, sim.cfg.costs[TRYLOCK_PAGE_NS]);
                 if sim.st.frames.get(pfn).has(pg::LOCKED) {
                     self.putback(sim);
+                    note_hint_outcome(sim, cpu, MigrateFail::PageLocked);
                     let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "U2").pfn(pfn).say(say!(
                         sim,
                         "trylock_page fails (async mode never sleeps): -EAGAIN, pgmigrate_fail += 1"
@@ -347,6 +357,7 @@ impl Function for UnmapAndMove {
                 if page.has(pg::FILE) && page.has(pg::DIRTY) && fs == Some(Fs::BtrfsPre58) {
                     self.copied = false;
                     sim.charge(cpu, sim.cfg.costs[MIGRATE_REFUSE_NS]);
+                    note_hint_outcome(sim, cpu, MigrateFail::BtrfsDirty);
                     let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "U5").pfn(pfn).say(say!(
                         sim,
                         "move_to_new_page: btrfs (before v5.8) has no migratepage; fallback_migrate_page refuses a dirty page in async mode (-EBUSY) after the unmap was already paid"

@@ -13,6 +13,7 @@
 
 use crate::core::{Flow, Ret};
 use crate::engine::{say, Sim};
+use crate::machine::task::{FilterRule, HintOutcome, HintRecord, MigrateFail, UnmapCause};
 use crate::machine::{TaskKind, CPUPID_UNSET};
 use crate::mech::core::ev as core_ev;
 use crate::mech::numa::ev as numa_ev;
@@ -127,8 +128,37 @@ pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) ->
     let dst = sim.cpu_node(cpu);
     let unset = cpupid_pid_unset(last);
     let ours = cpupid_match_pid(pid, last);
+    let page_nid = sim.page_nid(pfn);
+    let n = &mut sim.st.tasks[task].numa;
+    n.hint = HintRecord {
+        step: Some(sim.st.step),
+        cpu,
+        vpn: n.hint.vpn,
+        pfn,
+        page_nid,
+        cpu_nid: dst,
+        last_cpupid: last,
+        preferred_nid: n.preferred_nid,
+        scan_seq: n.scan_seq,
+        rule: FilterRule::None,
+        target: None,
+        outcome: HintOutcome::Pending,
+        unmap_ipis: 0,
+        unmap_cause: UnmapCause::None,
+    };
+    let early = (n.preferred_nid.is_none() || n.scan_seq <= 4) && (unset || ours);
+    let last_nid = (!unset).then(|| sim.cpu_node(cpupid_to_cpu(last).min(sim.cfg.topo.cpu_node.len().saturating_sub(1) as CpuId)));
+    sim.st.tasks[task].numa.hint.rule = if early {
+        FilterRule::Early
+    } else if last_nid.is_some_and(|l| l != dst) {
+        FilterRule::TwoStage
+    } else if ours {
+        FilterRule::Private
+    } else {
+        FilterRule::Shared
+    };
     let n = &sim.st.tasks[task].numa;
-    if (n.preferred_nid.is_none() || n.scan_seq <= 4) && (unset || ours) {
+    if early {
         let why = if n.preferred_nid.is_none() {
             say!(sim, "thread {pid} has no preferred node yet")
         } else {
@@ -141,8 +171,7 @@ pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) ->
         };
         return (true, "S2", say!(sim, "early in the task's life ({why}) and {who}"));
     }
-    if !unset {
-        let last_nid = sim.cpu_node(cpupid_to_cpu(last).min(sim.cfg.topo.cpu_node.len().saturating_sub(1) as CpuId));
+    if let Some(last_nid) = last_nid {
         if last_nid != dst {
             return (
                 false,
@@ -169,6 +198,63 @@ pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) ->
             "a shared fault, the last one also from node {dst}, and thread {pid} has no numa_group"
         ),
     )
+}
+
+/// The lab's record of the hint fault of the task on `cpu` (`NumaStats::hint`).
+fn hint_mut(sim: &mut Sim, cpu: CpuId) -> Option<&mut HintRecord> {
+    let t = sim.st.cpus.get(cpu as usize)?.curr as usize;
+    sim.st.tasks.get_mut(t).map(|t| &mut t.numa.hint)
+}
+
+/// `mpol_misplaced` answered for the page at `vpn`: `target` (None: stay, because the
+/// filter said so or the page is already local). Only the lab reads it.
+pub(crate) fn note_hint_target(sim: &mut Sim, cpu: CpuId, vpn: u32, target: Option<NodeId>) {
+    if let Some(h) = hint_mut(sim, cpu) {
+        h.vpn = vpn;
+        h.target = target;
+        h.outcome = match (h.rule, target) {
+            (_, Some(_)) => HintOutcome::Pending,
+            (FilterRule::TwoStage, None) => HintOutcome::Stay,
+            (_, None) => HintOutcome::Local,
+        };
+    }
+}
+
+/// The migration of the current hint fault of the task on `cpu` failed because of
+/// `why`, unless an earlier call already said how it ended. Only the lab reads it.
+pub(crate) fn note_hint_outcome(sim: &mut Sim, cpu: CpuId, why: MigrateFail) {
+    if let Some(h) = hint_mut(sim, cpu) {
+        if h.outcome == HintOutcome::Pending {
+            h.outcome = HintOutcome::Failed(why);
+        }
+    }
+}
+
+/// `migrate_misplaced_page` of task `task`'s hint fault returned `ok`, unless an earlier
+/// call already said how it ended. Only the lab reads it.
+pub(crate) fn note_hint_end(sim: &mut Sim, task: u16, ok: bool) {
+    if let Some(h) = sim.st.tasks.get_mut(task as usize).map(|t| &mut t.numa.hint) {
+        if h.outcome == HintOutcome::Pending {
+            h.outcome = if ok {
+                HintOutcome::Migrated
+            } else {
+                HintOutcome::Failed(MigrateFail::Other)
+            };
+        }
+    }
+}
+
+/// The migration's `try_to_unmap` is about to send `ipis` shootdown IPIs per cause
+/// (`[mapped, race, pending]`). Only the lab reads it.
+pub(crate) fn note_unmap_ipis(sim: &mut Sim, cpu: CpuId, ipis: [u64; 3]) {
+    if let Some(h) = hint_mut(sim, cpu) {
+        let causes = [UnmapCause::Mapped, UnmapCause::Race, UnmapCause::Pending];
+        h.unmap_ipis = ipis.iter().sum::<u64>().min(u64::from(u16::MAX)) as u16;
+        h.unmap_cause = (0..3)
+            .filter(|&i| ipis[i] > 0)
+            .max_by_key(|&i| ipis[i])
+            .map_or(UnmapCause::None, |i| causes[i]);
+    }
 }
 
 /// `task_numa_placement(p)`: once per mm scan sequence, decay the memory fault
@@ -401,6 +487,17 @@ impl TaskNumaWork {
             chunk: 0,
             won: false,
         }
+    }
+
+    /// The chunk `change_prot_numa` is marking now, as (VMA index, first page in it,
+    /// pages), if the pass is inside one (the lab's scan cursor).
+    pub(crate) fn chunk_in_flight(&self) -> Option<(u16, u32, u32)> {
+        (self.pc == Tnw::Next && self.chunk > 0).then_some((self.vi, self.off, self.chunk))
+    }
+
+    /// The pass is the periodic one (not an explicit `scan` operation).
+    pub(crate) fn is_auto(&self) -> bool {
+        self.window == Window::Auto
     }
 
     /// The next chunk: explicit scans take whole VMAs; automatic ones
