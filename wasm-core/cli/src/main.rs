@@ -161,6 +161,36 @@ fn bad(msg: impl Into<String>) -> Fail {
     Fail(2, msg.into())
 }
 
+/// `print!` to stdout; a closed pipe (`mmviz ... | head`) ends the program quietly, as
+/// command-line tools do, instead of panicking.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = write!(std::io::stdout(), $($t)*) {
+            stdout_failed(&e)
+        }
+    }};
+}
+
+/// `println!` to stdout, like [`out!`].
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($t)*) {
+            stdout_failed(&e)
+        }
+    }};
+}
+
+/// Stdout is gone: quietly for a closed pipe, with a message otherwise.
+fn stdout_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("mmviz: cannot write the output: {e}");
+    std::process::exit(1)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.cmd) {
@@ -194,11 +224,11 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                 if let (Some(h), Some(obj)) = (event_hash, v.as_object_mut()) {
                     obj.insert("event_hash".into(), Value::String(format!("{h:016x}")));
                 }
-                println!("{}", to_json(&v));
+                outln!("{}", to_json(&v));
             } else {
-                print!("{}", run::compare_table(&s.id, &[("value".into(), &r)], &rows(&[&r])));
+                out!("{}", run::compare_table(&s.id, &[("value".into(), &r)], &rows(&[&r])));
                 if let Some(h) = event_hash {
-                    println!("event_hash {h:016x}");
+                    outln!("event_hash {h:016x}");
                 }
             }
             Ok(())
@@ -216,13 +246,13 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
         Cmd::Mechanisms { json } => {
             let ms = mmviz_engine::view::mechanism_views();
             if json {
-                println!("{}", serde_json::to_string_pretty(&ms).map_err(|e| Fail(1, e.to_string()))?);
+                outln!("{}", serde_json::to_string_pretty(&ms).map_err(|e| Fail(1, e.to_string()))?);
                 return Ok(());
             }
             for m in ms {
-                println!("{}: {}", m.id, m.title);
+                outln!("{}: {}", m.id, m.title);
                 if !m.toggles.is_empty() {
-                    println!("  toggles: {}", m.toggles.join(", "));
+                    outln!("  toggles: {}", m.toggles.join(", "));
                 }
                 for o in &m.ops {
                     let args: Vec<String> = o
@@ -230,19 +260,19 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                         .iter()
                         .map(|a| if a.required { a.name.to_string() } else { format!("[{}]", a.name) })
                         .collect();
-                    println!("  op {} {}: {}", o.name, args.join(" "), o.doc);
+                    outln!("  op {} {}: {}", o.name, args.join(" "), o.doc);
                 }
                 for c in &m.counters {
-                    println!("  counter {}{}: {}", c.name, if c.kernel { "" } else { " (model)" }, c.doc);
+                    outln!("  counter {}{}: {}", c.name, if c.kernel { "" } else { " (model)" }, c.doc);
                 }
                 for (what, list) in [("knob", &m.knobs), ("cost", &m.costs)] {
                     for k in list {
                         let default = k.default.map_or("unset".to_string(), |d| d.to_string());
-                        println!("  {what} {} = {default}: {}", k.name, k.doc);
+                        outln!("  {what} {} = {default}: {}", k.name, k.doc);
                     }
                 }
                 let kinds: Vec<&str> = m.events.iter().map(|e| e.name).collect();
-                println!("  events: {}", kinds.join(", "));
+                outln!("  events: {}", kinds.join(", "));
             }
             Ok(())
         }
@@ -267,7 +297,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                 } else {
                     format!("{}:{}", e.function, e.line)
                 };
-                println!(
+                outln!(
                     "{:>5} {:>9}ns cpu{:<2} {:<18} {:<28} {}",
                     e.step,
                     e.time_ns,
@@ -320,11 +350,11 @@ fn topology(file: &str, json: bool) -> Result<(), Fail> {
     let text = String::from_utf8_lossy(&bytes);
     let hw = numactl::parse(&text).map_err(|e| bad(format!("{file}: {e}")))?;
     if json {
-        println!("{}", serde_json::to_string(&hw).map_err(|e| Fail(1, e.to_string()))?);
+        outln!("{}", serde_json::to_string(&hw).map_err(|e| Fail(1, e.to_string()))?);
         return Ok(());
     }
     let cpus: usize = hw.nodes.iter().map(|n| n.cpus.len()).sum();
-    println!("{} node(s), {cpus} CPU(s)", hw.nodes.len());
+    outln!("{} node(s), {cpus} CPU(s)", hw.nodes.len());
     for n in &hw.nodes {
         let free = n.free_mb.map_or("free unknown".to_string(), |f| format!("{f} MB free"));
         let list = if n.cpus.is_empty() {
@@ -332,17 +362,17 @@ fn topology(file: &str, json: bool) -> Result<(), Fail> {
         } else {
             format!("cpus {}", numactl::ranges(&n.cpus))
         };
-        println!("  node {}: {list}; {} MB, {free}", n.id, n.size_mb);
+        outln!("  node {}: {list}; {} MB, {free}", n.id, n.size_mb);
     }
     match &hw.distances {
-        None => println!("distances: none"),
+        None => outln!("distances: none"),
         Some(d) => {
-            println!("distances:");
+            outln!("distances:");
             let head: Vec<String> = hw.nodes.iter().map(|n| format!("{:>4}", n.id)).collect();
-            println!("  node{}", head.join(""));
+            outln!("  node{}", head.join(""));
             for (n, row) in hw.nodes.iter().zip(d) {
                 let cells: Vec<String> = row.iter().map(|v| format!("{v:>4}")).collect();
-                println!("  {:>3}:{}", n.id, cells.join(""));
+                outln!("  {:>3}:{}", n.id, cells.join(""));
             }
         }
     }
@@ -488,7 +518,7 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
                 o.insert(k.clone(), v.clone());
             }
         }
-        println!("{}", to_json(&out));
+        outln!("{}", to_json(&out));
     } else {
         let cols: Vec<(String, &RunResult)> = cols.into_iter().zip(runs.iter()).collect();
         let results: Vec<&RunResult> = runs.iter().collect();
@@ -498,9 +528,9 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
                 // Counters no run moved say nothing about the difference.
                 names.retain(|n| Counter::from_name(n).is_none() || results.iter().any(|r| r.value(n).is_some_and(|v| v != 0.0)));
             }
-            print!("{}", run::compare_table(&s.id, &cols, &names));
+            out!("{}", run::compare_table(&s.id, &cols, &names));
         } else {
-            print!("{}", run::runs_table(&s.id, &cols, &columns));
+            out!("{}", run::runs_table(&s.id, &cols, &columns));
         }
     }
     Ok(())
@@ -578,7 +608,7 @@ fn check(args: &[String]) -> Result<(), Fail> {
         let (name, s) = load(&a, &[])?;
         let outcomes = run::check(&s).map_err(|e| bad(format!("{name}: {e}")))?;
         if outcomes.is_empty() {
-            println!("{name}: no [[expect]] blocks");
+            outln!("{name}: no [[expect]] blocks");
         }
         for o in outcomes {
             let e = &o.expect;
@@ -598,7 +628,7 @@ fn check(args: &[String]) -> Result<(), Fail> {
             if let Some(x) = e.max {
                 bounds.push(format!("<= {x}"));
             }
-            println!(
+            outln!(
                 "{} {name}:{} {}{set}: {:.4} (want {})",
                 if o.ok { "ok  " } else { "FAIL" },
                 e.line,
@@ -613,7 +643,7 @@ fn check(args: &[String]) -> Result<(), Fail> {
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
+    outln!("{passed} passed, {failed} failed");
     if failed > 0 {
         return Err(Fail(1, format!("{failed} expectation(s) failed")));
     }
@@ -711,9 +741,12 @@ fn bench(args: &[String], o: &BenchOpts) -> Result<(), Fail> {
             } else {
                 String::new()
             };
-            println!(
+            outln!(
                 "{:<28} {:>10} steps  {:>9.4} s  {:>12.0} steps/s{rec}{spread_txt}",
-                s.id, steps, wall, steps_per_s
+                s.id,
+                steps,
+                wall,
+                steps_per_s
             );
         }
         if o.seek || o.frame {
@@ -771,12 +804,12 @@ fn bench(args: &[String], o: &BenchOpts) -> Result<(), Fail> {
                 });
             }
             if !o.json {
-                println!(
+                outln!(
                     "  prepared (recorded) in {prepare_s:.3} s; {count} checkpoints, {:.2} MB (checkpoint_bytes)",
                     bytes as f64 / 1e6
                 );
                 if let Some(t) = out.get("seek_ms") {
-                    println!(
+                    outln!(
                         "  seek ({} random steps, seed {}): median {:.3} ms, p95 {:.3} ms, max {:.3} ms",
                         o.seeks,
                         o.seed,
@@ -788,7 +821,7 @@ fn bench(args: &[String], o: &BenchOpts) -> Result<(), Fail> {
                 if let Some(f) = out.get("frame") {
                     let m = |k: &str| f.get(k).map(|t| field(t, "median")).unwrap_or(0.0);
                     let n = |k: &str| f.get(k).and_then(Value::as_u64).unwrap_or(0);
-                    println!(
+                    outln!(
                         "  frame ({} PTEs, {} frames, {} TLB entries; {} bytes of arrays + {} JSON bytes of header), median of {}: \
                          seek {:.3} ms + frame() {:.3} ms + header serde_json {:.3} ms = {:.3} ms (max {:.3} ms)",
                         n("ptes"),
@@ -810,7 +843,7 @@ fn bench(args: &[String], o: &BenchOpts) -> Result<(), Fail> {
         rows.push(row);
     }
     if o.json {
-        println!("{}", to_json(&Value::Array(rows)));
+        outln!("{}", to_json(&Value::Array(rows)));
     }
     Ok(())
 }

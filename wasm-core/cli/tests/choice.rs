@@ -131,3 +131,23 @@ fn compare_columns_print_one_row_per_run() {
     let (_, all, _) = mmviz(&["compare", "numa-hint-fault-101", "--toggle", "numa_delay_map", "--all"]);
     assert!(all.contains("pgmigrate_fail"), "{all}");
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_output_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // `mmviz trace pcp-unix-pairs | head -2`: the pipe closes long before the trace ends.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mmviz"))
+        .args(["trace", "pcp-unix-pairs"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The read end is dropped here.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
