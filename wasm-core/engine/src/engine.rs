@@ -594,12 +594,19 @@ impl Sim {
     /// Keeps `node_queued` up to date with `cpu`'s run queue; when a node gets its first
     /// CPU with tasks queued or loses its last, its CPUs' ready times change (they balance
     /// only while some CPU has tasks waiting), so they are touched.
+    #[inline(always)]
     fn note_queued(&mut self, cpu: CpuId) {
         let c = cpu as usize;
         let q = !self.st.cpus[c].rq.is_empty();
-        if q == self.st.cpu_queued[c] {
-            return;
+        if q != self.st.cpu_queued[c] {
+            self.note_queued_changed(cpu, q);
         }
+    }
+
+    /// [`Sim::note_queued`] when `cpu`'s run queue went from empty to not, or back.
+    #[inline(never)]
+    fn note_queued_changed(&mut self, cpu: CpuId, q: bool) {
+        let c = cpu as usize;
         self.st.cpu_queued[c] = q;
         let n = self.st.cpus[c].node as usize;
         let before = self.st.node_queued[n];
@@ -731,7 +738,9 @@ impl Sim {
         let step = self.st.step;
         self.st.step += 1;
         self.refresh_top(cpu);
-        self.refresh_ready();
+        if !self.st.touched.is_empty() {
+            self.refresh_ready();
+        }
         Some((
             StepInfo {
                 step,
