@@ -418,7 +418,7 @@ impl Sim {
                         .find(|n| n.id == topo.cpu_node[c])
                         .map_or(1, |n| n.cpus.len().max(1) as u32);
                     crate::machine::cpu::SdState {
-                        next_balance: u64::from(ms) * 16 * 1_000_000,
+                        next_balance: u64::from(ms * crate::kernel::sched::core::BUSY_FACTOR) * 1_000_000,
                         balance_interval_ms: ms,
                         nr_balance_failed: 0,
                     }

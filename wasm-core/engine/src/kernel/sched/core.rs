@@ -315,7 +315,7 @@ pub(crate) fn newidle_balance(sim: &mut Sim, cpu: CpuId) -> Option<(u16, CpuId)>
 }
 
 /// `sd->busy_factor`: a busy CPU balances this many times less often (16 since v5.10).
-const BUSY_FACTOR: u32 = 16;
+pub(crate) const BUSY_FACTOR: u32 = 16;
 /// `sd->imbalance_pct` of a cache-sharing level: the busiest must carry 17 % more load.
 const IMBALANCE_PCT: u64 = 117;
 /// `sd->cache_nice_tries` of a cache-sharing level; active balancing after `+ 2` more
@@ -403,9 +403,17 @@ pub(crate) fn rebalance(sim: &mut Sim, this: CpuId) -> Ev {
     let pid = sim.st.tasks[task as usize].pid;
     let mut m = CpuMask::EMPTY;
     m.set(this);
+    let why = if active {
+        say!(sim, "after {failed} failed attempts the balance is active")
+    } else {
+        say!(
+            sim,
+            "the imbalance {imbalance} is at least a task's load {NICE_0_LOAD} >> {failed} failed attempts"
+        )
+    };
     Ev::new(core_ev::TASK_MIGRATE, "load_balance", "LB4").cpus(m).say(say!(
         sim,
-        "Periodic load balance of CPU {this} ({local} task(s), node average {avg_tasks:.2}): CPU {from} runs {b}; the imbalance {imbalance} is at least a task's load {NICE_0_LOAD} >> {failed} failed attempts, so thread {pid} (queued on CPU {from}) moves here"
+        "Periodic load balance of CPU {this} ({local} task(s), node average {avg_tasks:.2}): CPU {from} runs {b}; {why}, so thread {pid} (queued on CPU {from}) moves here"
     ))
 }
 
