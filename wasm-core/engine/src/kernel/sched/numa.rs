@@ -160,9 +160,14 @@ pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) ->
     let n = &sim.st.tasks[task].numa;
     if early {
         let why = if n.preferred_nid.is_none() {
-            say!(sim, "thread {pid} has no preferred node yet")
+            say!(sim, "thread {who} (pid {pid}) has no preferred node yet", who = sim.task_name(cpu))
         } else {
-            say!(sim, "thread {pid} has seen only {} scan pass(es)", n.scan_seq)
+            say!(
+                sim,
+                "thread {who} (pid {pid}) has seen only {} scan pass(es)",
+                n.scan_seq,
+                who = sim.task_name(cpu)
+            )
         };
         let who = if unset {
             say!(sim, "no thread hint-faulted on the page before")
@@ -187,7 +192,11 @@ pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) ->
         return (
             true,
             "S4",
-            say!(sim, "a private fault (thread {pid} faulted on it last, from node {dst})"),
+            say!(
+                sim,
+                "a private fault (thread {who}, pid {pid}, faulted on it last, from node {dst})",
+                who = sim.task_name(cpu)
+            ),
         );
     }
     (
@@ -195,7 +204,8 @@ pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) ->
         "S5",
         say!(
             sim,
-            "a shared fault, the last one also from node {dst}, and thread {pid} has no numa_group"
+            "a shared fault, the last one also from node {dst}, and thread {who} (pid {pid}) has no numa_group",
+            who = sim.task_name(cpu)
         ),
     )
 }
@@ -398,22 +408,24 @@ impl Function for TaskNumaFault {
                 "Q2",
                 say!(
                     sim,
-                    "task_numa_fault: mm {mpid} finished scan pass {}: task_numa_placement prefers {}; update_task_scan_period moves thread {pid}'s scan period {old} -> {new} ms; then records a {} {} fault on node {} ({outcome})",
+                    "task_numa_fault: mm {mpid} finished scan pass {}: task_numa_placement prefers {}; update_task_scan_period moves thread {who}'s (pid {pid}) scan period {old} -> {new} ms; then records a {} {} fault on node {} ({outcome})",
                     sim.st.mms[mm as usize].numa_scan_seq,
                     pref.map_or("no node".to_string(), |p| format!("node {p}")),
                     if self.local { "local" } else { "remote" },
                     if private { "private" } else { "shared" },
-                    self.nid
+                    self.nid,
+                    who = sim.task_name(cpu)
                 ),
             ),
             None => (
                 "Q3",
                 say!(
                     sim,
-                    "task_numa_fault: thread {pid} records a {} {} fault on node {} ({outcome})",
+                    "task_numa_fault: thread {who} (pid {pid}) records a {} {} fault on node {} ({outcome})",
                     if self.local { "local" } else { "remote" },
                     if private { "private" } else { "shared" },
-                    self.nid
+                    self.nid,
+                    who = sim.task_name(cpu)
                 ),
             ),
         };
