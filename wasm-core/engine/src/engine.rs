@@ -295,6 +295,7 @@ impl Sim {
                 numa_next_scan: scenario.knobs.value(crate::mech::numa::SCAN_PERIOD_NS),
                 scan_offset: (0, 0),
                 numa_scan_seq: 0,
+                access: Vec::new(),
             });
             for (ti, t) in p.threads.iter().enumerate() {
                 let mut allowed = CpuMask::EMPTY;

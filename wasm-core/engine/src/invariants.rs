@@ -2,7 +2,8 @@
 //! points at an allocated frame that the rmap can find and whose mapcount counts it (across
 //! every mm), a private page mapped more than once is mapped read-only (copy-on-write), and
 //! no TLB holds a translation the page table no longer has unless a flush for it is
-//! under way (or the CPU is lazy and behind, and will flush when it switches back).
+//! under way (or the CPU is lazy and behind, and will flush when it switches back), and
+//! the access sampler's indexes agree with the page tables.
 
 use crate::engine::Sim;
 use crate::machine::{pg, Wait};
@@ -30,7 +31,40 @@ pub const CORE: &[Invariant] = &[
         name: "no stale TLB entry",
         check: no_stale_tlb_entry,
     },
+    Invariant {
+        name: "access indexes follow the page table",
+        check: access_indexes_follow_the_page_table,
+    },
 ];
+
+/// Every access index (`bulk` random accesses) is the one a rebuild from the page table
+/// gives: every PTE write kept it current.
+fn access_indexes_follow_the_page_table(sim: &Sim) -> Result<(), String> {
+    let nodes: Vec<(u32, u32)> = sim
+        .cfg
+        .topo
+        .nodes
+        .iter()
+        .map(|n| (n.first_pfn, n.first_pfn + n.mem_pages))
+        .collect();
+    for (mi, m) in sim.st.mms.iter().enumerate() {
+        for ix in &m.access {
+            let again = crate::machine::access_index::AccessIndex::build(ix.start, ix.pages, nodes.clone(), |v| m.pte(v));
+            if **ix != again {
+                return Err(format!(
+                    "mm {mi}: the index of {:#x}..{:#x} counts {} load-slow and {} store-slow pages; the page table has {} and {}",
+                    ix.start,
+                    ix.start + ix.pages,
+                    ix.load_slow_pages(),
+                    ix.store_slow_pages(),
+                    again.load_slow_pages(),
+                    again.store_slow_pages()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
 
 /// The free map and the FREE flags agree, and per-node counts add up.
 fn free_memory_adds_up(sim: &Sim) -> Result<(), String> {

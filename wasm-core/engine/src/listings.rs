@@ -149,6 +149,7 @@ pub const USER_CODE: Listing = Listing {
         "E6" => "load or store: look the address up in this CPU's TLB; a miss makes the MMU walk",
         "E7" => "yield operation: sched_yield() -> schedule(); back on the run queue",
         "E8" => "loop operation: back to the first operation (a benchmark's main loop)",
+        "E9" => "bulk random accesses: the ones whose PTE is usable as it is, up to the next tick or the next slow one, in one go; then the slow one through the TLB (E6)",
     ],
 };
 

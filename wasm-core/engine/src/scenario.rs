@@ -63,7 +63,8 @@ pub fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes().iter().take(offset.min(text.len())).filter(|&&b| b == b'\n').count() + 1
 }
 
-/// A whole number, or `"$name"` referring to a `[params]` entry.
+/// A whole number, or `"$name"` referring to a `[params]` entry (or a product or quotient
+/// of numbers and such names, `"$scale * 16384"`).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum NumOrParam {
@@ -76,7 +77,8 @@ pub enum NumOrParam {
 /// What a `"$name"` reference looks like in the schema. The parser itself accepts any
 /// `$`-prefixed key of `[params]`; the schema asks for identifier-like names so editors
 /// can flag a stray quote or a missing `$`. `{i}` / `{p}` are a copy's index (`count`).
-const PARAM_REF_PATTERN: &str = r"^(\$[A-Za-z_][A-Za-z0-9_]*|\{[ip]\})$";
+const PARAM_REF_PATTERN: &str =
+    r"^(\$[A-Za-z_][A-Za-z0-9_]*( *[*/] *(\$[A-Za-z_][A-Za-z0-9_]*|[0-9]+))*|[0-9]+( *[*/] *(\$[A-Za-z_][A-Za-z0-9_]*|[0-9]+))+|\{[ip]\})$";
 
 impl JsonSchema for NumOrParam {
     fn schema_name() -> Cow<'static, str> {
@@ -838,6 +840,12 @@ pub enum Op {
         count: u64,
         /// Percent stores.
         write_percent: u8,
+        /// Draw the accesses that need nothing from the kernel in runs
+        /// (`machine/access_index.rs`).
+        bulk: bool,
+        /// With `bulk`: real accesses each modelled one stands for (a scenario that models
+        /// a sample of a working set's pages keeps each page's access rate).
+        weight: u32,
     },
 }
 
@@ -1173,27 +1181,53 @@ impl Resolver<'_> {
     fn num(&self, n: &Num, field: &str, min: i64, max: i64) -> Result<i64, ScenarioError> {
         let v = match n.get_ref() {
             NumOrParam::Int(v) => *v,
-            NumOrParam::Param(s) => {
-                let name = s
-                    .strip_prefix('$')
-                    .ok_or_else(|| self.err(n.span(), field, format!("expected a number or \"$param\", found \"{s}\"")))?;
-                *self.params.get(name).ok_or_else(|| {
-                    let known: Vec<&str> = self.params.keys().map(String::as_str).collect();
-                    self.err(
-                        n.span(),
-                        field,
-                        format!(
-                            "unknown parameter `${name}` (declared: {})",
-                            if known.is_empty() { "none".into() } else { known.join(", ") }
-                        ),
-                    )
-                })?
-            }
+            NumOrParam::Param(s) => self.expr(s).map_err(|m| self.err(n.span(), field, m))?,
         };
         if v < min || v > max {
             return Err(self.err(n.span(), field, format!("{v} is out of range {min}..={max}")));
         }
         Ok(v)
+    }
+
+    /// The value of `"$name"`, or of a product or quotient of numbers and parameters
+    /// evaluated left to right in whole numbers (`"$scale * 16384"`, `"256 / $scale"`; `/`
+    /// rounds down).
+    fn expr(&self, s: &str) -> Result<i64, String> {
+        if !s.contains('$') {
+            return Err(format!("expected a number or \"$param\", found \"{s}\""));
+        }
+        let mut acc: i64 = 1;
+        let mut op = '*';
+        for (i, term) in s.split_inclusive(['*', '/']).enumerate() {
+            let next = term.chars().last().filter(|c| *c == '*' || *c == '/');
+            let t = term.trim_end_matches(['*', '/']).trim();
+            let v = if let Some(name) = t.strip_prefix('$') {
+                *self.params.get(name).ok_or_else(|| {
+                    let known: Vec<&str> = self.params.keys().map(String::as_str).collect();
+                    format!(
+                        "unknown parameter `${name}` (declared: {})",
+                        if known.is_empty() { "none".into() } else { known.join(", ") }
+                    )
+                })?
+            } else {
+                t.parse::<i64>().map_err(|_| {
+                    format!(
+                        "expected \"$param\" or a product or quotient like \"$param * 4\", found \"{s}\" (term {} is `{t}`)",
+                        i + 1
+                    )
+                })?
+            };
+            acc = match op {
+                '*' => acc.checked_mul(v).ok_or_else(|| format!("\"{s}\" overflows"))?,
+                _ if v == 0 => return Err(format!("\"{s}\" divides by zero")),
+                _ => acc.div_euclid(v),
+            };
+            op = next.unwrap_or('*');
+        }
+        if s.trim_end().ends_with(['*', '/']) {
+            return Err(format!("\"{s}\" ends with an operator"));
+        }
+        Ok(acc)
     }
 
     /// The `[params]` with the caller's overrides applied (and checked).
@@ -2499,6 +2533,34 @@ ops = [ { op = "touch", vma = "r{i}" } ]
             format!("{MINI}\n[toggles]\nnuma_dealy_map = true\n").replace("[[process]]", "[toggles]\nnuma_dealy_map = true\n[[process]]");
         let e = parse(&text, &[]).unwrap_err();
         assert!(e.message.contains("unknown toggle") || e.message.contains("duplicate"), "{e}");
+    }
+
+    #[test]
+    fn a_number_may_be_a_product_or_quotient_of_params_and_numbers() {
+        let cost = |expr: &str| -> Result<u64, ScenarioError> {
+            let s = parse(&format!("{MINI}\n[costs]\ncopy_page_ns = \"{expr}\"\n"), &[("pages".into(), 3)])?;
+            Ok(s.costs[crate::mech::migrate::COPY_PAGE_NS])
+        };
+        assert_eq!(cost("$pages * 16384").unwrap(), 3 * 16384);
+        assert_eq!(cost("256 / $pages").unwrap(), 85, "`/` rounds down");
+        assert_eq!(cost("$pages*$pages / 2 * 10").unwrap(), 40, "left to right");
+        let line = |text: &str| text.lines().position(|l| l.starts_with("copy_page_ns")).map(|i| i + 1);
+        for (expr, says) in [
+            ("$pages / 0", "divides by zero"),
+            ("$pages * x", "term 2 is `x`"),
+            ("$pages *", "ends with an operator"),
+            ("$pagez * 2", "unknown parameter `$pagez`"),
+            ("$pages * 9223372036854775807", "overflows"),
+        ] {
+            let text = format!("{MINI}\n[costs]\ncopy_page_ns = \"{expr}\"\n");
+            let e = parse(&text, &[]).unwrap_err();
+            assert!(e.message.contains(says), "{expr}: {e}");
+            assert_eq!(e.line, line(&text), "{expr}");
+            assert_eq!(e.field.as_deref(), Some("costs.copy_page_ns"));
+        }
+        // The result is range-checked like a literal.
+        let e = parse(&MINI.replace("pages = \"$pages\"", "pages = \"$pages * 1000000000\""), &[]).unwrap_err();
+        assert!(e.message.contains("out of range"), "{e}");
     }
 
     #[test]

@@ -10,6 +10,8 @@
 
 use crate::core::{Flow, Ret, Until};
 use crate::engine::{say, Sim};
+use crate::kernel::sched::numa::TICK_NS;
+use crate::machine::access_index::AccessIndex;
 use crate::machine::pg;
 use crate::mech::core::ev as core_ev;
 use crate::mech::core::{ACCESSES, TLB_MISSES, WORKLOAD_OPS};
@@ -19,7 +21,7 @@ use crate::registry::{Frame, Function};
 use crate::scenario::{ArgDef, ArgKind, Op, OpDef, OpRun};
 use crate::topology::CpuId;
 use crate::trace::Ev;
-use rand::Rng;
+use rand::{Rng, RngCore};
 
 /// Where the thread is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,6 +37,11 @@ enum Pc {
     ComputeDone,
     /// A computation was preempted at its slice end: go on with what is left.
     ComputeResume,
+    /// A run of `bulk` accesses is over (`left` accesses at `vpn` ps each; `write`: the
+    /// run ends at an access that needs the walk or a fault).
+    RunDone,
+    /// A run of `bulk` accesses was preempted after `left` of them.
+    RunPreempted,
 }
 
 /// A user thread in user mode.
@@ -67,6 +74,13 @@ impl UserMode {
         if self.pc == Pc::ComputeDone {
             self.left = left;
             self.pc = Pc::ComputeResume;
+        } else if self.pc == Pc::RunDone {
+            // The accesses the rest of the run would have made are not made; a new run is
+            // drawn when the thread is back (the draw is memoryless).
+            let per_ps = u64::from(self.vpn.max(1));
+            let undone = (u128::from(left) * 1000).div_ceil(u128::from(per_ps)) as u64;
+            self.left = self.left.saturating_sub(undone);
+            self.pc = Pc::RunPreempted;
         }
     }
 
@@ -78,11 +92,16 @@ impl UserMode {
 
     /// Moves `task` past one completed unit of its current operation.
     fn advance(&mut self, sim: &mut Sim, task: u16) {
+        self.advance_by(sim, task, 1);
+    }
+
+    /// Moves `task` past `n` completed units of its current operation.
+    fn advance_by(&mut self, sim: &mut Sim, task: u16, n: u64) {
         let Some(op) = Self::ops(sim, task).get(self.op as usize) else {
             return;
         };
         let mm = sim.st.tasks[task as usize].mm().unwrap_or(0);
-        self.done += 1;
+        self.done += n;
         let len = match *op {
             Op::Access { repeat, .. } => u64::from(repeat),
             Op::Touch { vma, .. } => u64::from(sim.st.mms[mm as usize].vmas[vma as usize].pages),
@@ -90,7 +109,7 @@ impl UserMode {
             Op::Sleep { .. } | Op::Compute { .. } | Op::Yield | Op::Exit | Op::Call { .. } | Op::Loop { .. } => 1,
         };
         if matches!(op, Op::Access { .. } | Op::Touch { .. } | Op::Random { .. } | Op::Call { .. }) {
-            sim.st.counters.inc(WORKLOAD_OPS);
+            sim.st.counters.add(WORKLOAD_OPS, n);
         }
         if self.done >= len {
             self.op += 1;
@@ -234,6 +253,13 @@ impl UserMode {
                 let stores = (pages * u64::from(stores_pct)).div_ceil(100);
                 (vma_start(sim, vma) + self.done as u32, write && self.done < stores)
             }
+            Op::Random {
+                vma,
+                write_percent,
+                count,
+                bulk: true,
+                weight,
+            } => return self.run(sim, cpu, vma, write_percent, weight, count - self.done.min(count)),
             Op::Random { vma, write_percent, .. } => {
                 let len = sim.st.mms[mm as usize].vmas[vma as usize].pages;
                 let page = sim.st.rng.random_range(0..len);
@@ -268,7 +294,7 @@ impl UserMode {
                     self.vpn,
                     e.pfn
                 ));
-                self.complete(sim, cpu);
+                self.complete(sim, cpu, ns);
                 return (ev, Flow::Continue);
             }
         }
@@ -318,7 +344,7 @@ impl UserMode {
                 self.vpn,
                 if self.write { "+D" } else { "" }
             ));
-            self.complete(sim, cpu);
+            self.complete(sim, cpu, ns);
             return (ev, Flow::Continue);
         }
         sim.charge(cpu, sim.cfg.costs[FAULT_ENTRY_NS]);
@@ -340,11 +366,156 @@ impl UserMode {
         (ev, Flow::Call(HandleMmFault::frame(self.vpn, self.write)))
     }
 
-    /// One access is done: count it and move on.
-    fn complete(&mut self, sim: &mut Sim, cpu: CpuId) {
+    /// One access is done (its DRAM time `ns`): count it and move on. A weighted `bulk`
+    /// access stands for `weight` real ones: the others take as long and count too.
+    fn complete(&mut self, sim: &mut Sim, cpu: CpuId, ns: u64) {
+        let task = sim.st.cpus[cpu as usize].curr;
+        if let Some(&Op::Random { bulk: true, weight, .. }) = Self::ops(sim, task).get(self.op as usize) {
+            let more = u64::from(weight.max(1)) - 1;
+            sim.charge(cpu, more * ns);
+            sim.st.counters.add(WORKLOAD_OPS, more);
+        }
         sim.st.counters.inc(ACCESSES);
-        self.advance(sim, sim.st.cpus[cpu as usize].curr);
+        self.advance(sim, task);
         self.pc = Pc::Fetch;
+    }
+
+    /// Starts a run of `bulk` random accesses to VMA `vma` (`left` still to make): as many
+    /// as the time to the next tick holds, fewer when one before that finds its PTE slow
+    /// (`machine/access_index.rs`). Each access of a run picks a page uniformly, is a store
+    /// with `write_percent` % and is slow with the slow pages' share for its kind, so the
+    /// fast accesses before the first slow one are geometric. A run costs what its accesses
+    /// would on average: the DRAM latency of the node mix of the fast pages, and the walk
+    /// of a TLB miss for the share of pages the TLB cannot hold (uniform accesses over `n`
+    /// pages hit an LRU TLB of `e` entries with probability `e / n`). PTE changes other
+    /// CPUs make during a run are seen by the next one, at most a tick later. With a
+    /// `weight` of `w`, each modelled access stands for `w` real ones to the working set
+    /// the modelled pages sample: it takes `w` accesses' time and counts `w` workload
+    /// operations, so each modelled page is accessed as often as a real one.
+    fn run(&mut self, sim: &mut Sim, cpu: CpuId, vma: u16, write_percent: u8, weight: u32, left: u64) -> (Ev, Flow<Frame>) {
+        let mm = sim.cpu_mm(cpu);
+        let i = access_index(sim, mm, vma);
+        let ix = &sim.st.mms[mm as usize].access[i];
+        let pages = u64::from(ix.pages.max(1));
+        let wp = u64::from(write_percent);
+        let slow = (100 - wp) * u64::from(ix.load_slow_pages()) + wp * u64::from(ix.store_slow_pages());
+        let fast: u64 = ix.fast_on().iter().map(|&f| u64::from(f)).sum();
+        let nodes = &sim.cfg.topo.nodes;
+        let dram_ps: u64 = ix
+            .fast_on()
+            .iter()
+            .zip(nodes)
+            .map(|(&f, n)| u64::from(f) * sim.dram_ns(cpu, n.id) * 1000)
+            .sum::<u64>()
+            .checked_div(fast)
+            .unwrap_or(0);
+        let misses = pages.saturating_sub(u64::from(sim.cfg.topo.tlb_entries));
+        let walk_ps = (1 + sim.cfg.costs[PAGE_WALK_NS]) * 1000 * misses / pages;
+        let per_ps = ((dram_ps + walk_ps) * u64::from(weight.max(1))).clamp(1, u64::from(u32::MAX));
+        let clock = sim.clock(cpu);
+        let tick_end = (clock / TICK_NS + 1) * TICK_NS;
+        let room = ((tick_end - clock) * 1000 / per_ps).max(1).min(left);
+        // Fast accesses before the first slow one: geometric with the slow share q,
+        // floor(ln U / ln(1 - q)) for U uniform in (0, 1] (libm: the same bits natively
+        // and in wasm).
+        let fast_run = if slow == 0 {
+            u64::MAX
+        } else if slow >= 100 * pages {
+            0
+        } else {
+            let q = slow as f64 / (100 * pages) as f64;
+            let u = ((sim.st.rng.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64;
+            let g = libm::log(u) / libm::log1p(-q);
+            if g >= room as f64 {
+                u64::MAX
+            } else {
+                g as u64
+            }
+        };
+        let (k, then_slow) = if fast_run >= room { (room, false) } else { (fast_run, true) };
+        if k == 0 {
+            return self.slow_access(sim, cpu, String::new());
+        }
+        self.pc = Pc::RunDone;
+        self.left = k;
+        self.vpn = per_ps as u32;
+        self.write = then_slow;
+        let ns = (u128::from(k) * u128::from(per_ps)).div_ceil(1000) as u64;
+        let ev = Ev::new(core_ev::OP_START, "user code", "E9").say(say!(
+            sim,
+            "Thread {} makes {k} random access(es) whose PTEs need nothing from the MMU or the kernel ({ns} ns, {}.{:03} ns each){}",
+            sim.task_name(cpu),
+            per_ps / 1000,
+            per_ps % 1000,
+            if then_slow { "; the next one finds its PTE slow" } else { "" }
+        ));
+        (ev, Flow::Block(crate::core::Until::Busy(clock + ns)))
+    }
+
+    /// A run is over: count it, then make the slow access it ended at, if any.
+    fn run_done(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        let task = sim.st.cpus[cpu as usize].curr;
+        let n = self.left;
+        self.count_run(sim, task, n);
+        self.pc = Pc::Fetch;
+        let text = say!(sim, "Thread {} has made {n} access(es)", sim.task_name(cpu));
+        if self.write {
+            return self.slow_access(sim, cpu, text);
+        }
+        // Back at the tick: what a return to user space does next (task_work, the slice
+        // end, the next run), in this same step.
+        let (mut ev, flow) = self.fetch(sim, cpu);
+        if sim.recording {
+            ev.text = format!("{text}; {}", ev.text);
+        }
+        (ev, flow)
+    }
+
+    /// Counts `n` accesses of a run: the operation's progress, and the TLB misses the
+    /// run's pages make on average.
+    fn count_run(&mut self, sim: &mut Sim, task: u16, n: u64) {
+        let mut weight = 1;
+        if let Some(&Op::Random { vma, weight: w, .. }) = Self::ops(sim, task).get(self.op as usize) {
+            let mm = sim.st.tasks[task as usize].mm().unwrap_or(0);
+            let pages = u64::from(sim.st.mms[mm as usize].vmas[vma as usize].pages.max(1));
+            let misses = pages.saturating_sub(u64::from(sim.cfg.topo.tlb_entries));
+            sim.st.counters.add(TLB_MISSES, n * misses / pages);
+            weight = u64::from(w.max(1));
+        }
+        sim.st.counters.add(ACCESSES, n);
+        self.advance_by(sim, task, n);
+        // The real accesses the modelled ones stand for count as workload operations.
+        sim.st.counters.add(WORKLOAD_OPS, n * (weight - 1));
+    }
+
+    /// The access a run ended at: a load or a store (weighed by the slow pages of each
+    /// kind) of a slow page drawn uniformly, through the TLB and the walk.
+    fn slow_access(&mut self, sim: &mut Sim, cpu: CpuId, before: String) -> (Ev, Flow<Frame>) {
+        let task = sim.st.cpus[cpu as usize].curr;
+        let Some(&Op::Random { vma, write_percent, .. }) = Self::ops(sim, task).get(self.op as usize) else {
+            return (Ev::new(core_ev::OP_START, "user code", "E9").say(before), Flow::Continue);
+        };
+        let mm = sim.cpu_mm(cpu);
+        let i = access_index(sim, mm, vma);
+        let ix = &sim.st.mms[mm as usize].access[i];
+        let wp = u64::from(write_percent);
+        let (ls, ss) = (u64::from(ix.load_slow_pages()), u64::from(ix.store_slow_pages()));
+        let total = (100 - wp) * ls + wp * ss;
+        if total == 0 {
+            // Another CPU has made every page fast since the run was drawn.
+            return (Ev::new(core_ev::OP_START, "user code", "E9").say(before), Flow::Continue);
+        }
+        let store = sim.st.rng.random_range(0..total) < wp * ss;
+        let slow = if store { ss } else { ls };
+        let k = sim.st.rng.random_range(0..slow) as u32;
+        let ix = &sim.st.mms[mm as usize].access[i];
+        self.vpn = ix.slow_page(store, k);
+        self.write = store;
+        let (mut ev, flow) = self.lookup(sim, cpu);
+        if sim.recording && !before.is_empty() {
+            ev.text = format!("{before}; then: {}", ev.text);
+        }
+        (ev, flow)
     }
 }
 
@@ -365,6 +536,19 @@ impl Function for UserMode {
                     self.left
                 ));
                 (ev, Flow::Block(Until::Busy(until)))
+            }
+            Pc::RunDone => self.run_done(sim, cpu),
+            Pc::RunPreempted => {
+                let task = sim.st.cpus[cpu as usize].curr;
+                let n = self.left;
+                self.count_run(sim, task, n);
+                self.pc = Pc::Fetch;
+                let ev = Ev::new(core_ev::OP_START, "user code", "E9").say(say!(
+                    sim,
+                    "Thread {} is back on CPU {cpu}; it had made {n} access(es) of its run before the tick preempted it",
+                    sim.task_name(cpu)
+                ));
+                (ev, Flow::Continue)
             }
             Pc::ComputeDone => {
                 self.advance(sim, sim.st.cpus[cpu as usize].curr);
@@ -447,11 +631,25 @@ pub const OPS: &[OpDef] = &[
                 0,
                 "Percentage of the accesses that are stores, 0-100.",
             ),
+            ArgDef::optional(
+                "bulk",
+                ArgKind::Bool,
+                0,
+                "Draw the accesses that need nothing from the kernel in runs, one step per run of up to a tick: the same pages and faults in distribution, without an event or a TLB fill per access (for long runs).",
+            ),
+            ArgDef::optional(
+                "weight",
+                ArgKind::Int { min: 1, max: 1 << 20 },
+                1,
+                "With `bulk`: real accesses each modelled one stands for (it takes their time and counts as that many operations), for a scenario whose pages sample a larger working set.",
+            ),
         ],
         run: OpRun::User(|a| Op::Random {
             vma: a[0] as u16,
             count: a[1],
             write_percent: a[2] as u8,
+            bulk: a[3] != 0,
+            weight: a[4] as u32,
         }),
     },
     OpDef {
@@ -491,3 +689,27 @@ pub const OPS: &[OpDef] = &[
         run: OpRun::User(|_| Op::Exit),
     },
 ];
+
+/// The position in `mm`'s access indexes of VMA `vma`'s, built from the page table when
+/// there is none or the VMA has moved or changed size since (an index of a range the VMA
+/// now overlaps is dropped).
+fn access_index(sim: &mut Sim, mm: u16, vma: u16) -> usize {
+    let m = &sim.st.mms[mm as usize];
+    let v = &m.vmas[vma as usize];
+    let (start, pages) = (v.start, v.pages);
+    if let Some(i) = m.access.iter().position(|ix| ix.start == start && ix.pages == pages) {
+        return i;
+    }
+    let nodes = sim
+        .cfg
+        .topo
+        .nodes
+        .iter()
+        .map(|n| (n.first_pfn, n.first_pfn + n.mem_pages))
+        .collect();
+    let m = &mut sim.st.mms[mm as usize];
+    let ix = AccessIndex::build(start, pages, nodes, |vpn| m.pgtable.pte(vpn));
+    m.access.retain(|ix| ix.start + ix.pages <= start || start + pages <= ix.start);
+    m.access.push(std::rc::Rc::new(ix));
+    m.access.len() - 1
+}

@@ -2,11 +2,13 @@
 //! anon_vmas for anonymous pages and address spaces (`struct address_space`) for file
 //! pages, so that an rmap walk finds every (mm, address) that maps a page.
 
+use super::access_index::AccessIndex;
 use super::cpumask::CpuMask;
 use super::page::{pg, Page};
 use super::pgtable::PageTable;
 use super::pte::Pte;
 use crate::scenario::{Fs, VmaKind};
+use std::rc::Rc;
 
 /// A VMA.
 #[derive(Clone, Debug)]
@@ -72,6 +74,9 @@ pub struct Mm {
     pub scan_offset: (u16, u32),
     /// `numa_scan_seq`.
     pub numa_scan_seq: u32,
+    /// The access sampler's indexes of VMAs that `bulk` random accesses use (shared
+    /// with checkpoints until written).
+    pub access: Vec<Rc<AccessIndex>>,
 }
 
 impl Mm {
@@ -102,7 +107,19 @@ impl Mm {
     /// Writes the PTE of `vpn`.
     #[inline]
     pub fn set_pte(&mut self, vpn: u32, pte: Pte) {
+        if !self.access.is_empty() {
+            self.note_access_index(vpn, pte);
+        }
         self.pgtable.set_pte(vpn, pte);
+    }
+
+    /// Keeps the access indexes covering `vpn` current for its new PTE.
+    #[inline(never)]
+    fn note_access_index(&mut self, vpn: u32, pte: Pte) {
+        let old = self.pgtable.pte(vpn);
+        for ix in self.access.iter_mut().filter(|ix| ix.covers(vpn)) {
+            Rc::make_mut(ix).update(vpn, old, pte);
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! roots, tasks, CPUs and TLBs. Nothing here knows a kernel function; everything is
 //! `Clone` for checkpoints, and the large arrays are copy-on-write chunks.
 
+pub mod access_index;
 pub mod cpu;
 pub mod cpumask;
 pub mod mm;
