@@ -151,3 +151,13 @@ fn a_reader_that_stops_early_ends_the_output_quietly() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_trace_cut_by_limit_is_not_a_run_left_waiting() {
+    // The window of a long run stops at --limit with every thread still working: that is
+    // the window asked for, not a run that ended with work left (exit 0, nothing on stderr).
+    let (code, out, err) = mmviz(&["trace", "pcp-unix-pairs", "--from", "1000", "--limit", "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    assert_eq!(out.lines().count(), 3, "{out}");
+}
