@@ -10,15 +10,30 @@ pub struct Builtin {
     pub file: &'static str,
     /// The TOML text.
     pub text: &'static str,
+    /// Parameters that shrink a long reproduction run to a small run of the same shape,
+    /// for the tests that step through every built-in under every toggle set (listing
+    /// lines, frames); the scenario's own expectations and tests run it as it is.
+    pub quick: &'static [(&'static str, i64)],
+}
+
+impl Builtin {
+    /// [`Builtin::quick`] as `--param` overrides.
+    pub fn quick_params(&self) -> Vec<(String, i64)> {
+        self.quick.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    }
 }
 
 /// The built-in scenario `scenarios/<id>.toml`, compiled in.
 macro_rules! builtin {
     ($id:literal) => {
+        builtin!($id, quick = [])
+    };
+    ($id:literal, quick = [$(($k:literal, $v:literal)),*]) => {
         Builtin {
             id: $id,
             file: concat!($id, ".toml"),
             text: include_str!(concat!("../../../scenarios/", $id, ".toml")),
+            quick: &[$(($k, $v)),*],
         }
     };
 }
@@ -35,6 +50,11 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("mremap-101"),
     builtin!("mremap-race-101"),
     builtin!("numa-delay-map-scale"),
+    // 1.1e7 steps as it is; 4 processes of 2 threads on 4 CPUs for 15 s still migrate.
+    builtin!(
+        "numa-pmbench",
+        quick = [("processes", 4), ("threads", 2), ("node1_cpus", 4), ("seconds", 15)]
+    ),
     builtin!("mremap-2mb"),
     builtin!("mremap-mixed"),
     builtin!("pcp-101"),

@@ -28,7 +28,7 @@ fn toggle_sets() -> Vec<ToggleSet> {
 fn every_event_line_exists_in_the_listing_its_toggles_select() {
     for b in BUILTINS {
         for t in toggle_sets() {
-            let mut s = scenario::parse(b.text, &[]).unwrap();
+            let mut s = scenario::parse(b.text, &b.quick_params()).unwrap();
             // Explicit toggles must win over the scenario's own defaults (and kernel) here.
             s.toggles.clear();
             s.kernel = None;

@@ -14,7 +14,7 @@ fn bench_frame_sim(accesses: i64) -> Simulation {
 #[test]
 fn the_arrays_hold_every_pte_frame_and_tlb_entry_of_the_state() {
     for b in BUILTINS {
-        let mut sim = Simulation::new(b.text, &[], &[]).unwrap();
+        let mut sim = Simulation::new(b.text, &[], &b.quick_params()).unwrap();
         let total = sim.total_steps();
         let mut bulk = FrameBulk::default();
         for step in [0, total / 3, total] {
