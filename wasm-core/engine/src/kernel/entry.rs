@@ -443,10 +443,16 @@ impl UserMode {
         let ns = (u128::from(k) * u128::from(per_ps)).div_ceil(1000) as u64;
         let ev = Ev::new(core_ev::OP_START, "user code", "E9").say(say!(
             sim,
-            "Thread {} makes {k} random access(es) whose PTEs need nothing from the MMU or the kernel ({ns} ns, {}.{:03} ns each){}",
+            "Thread {} makes {k} random access(es) whose PTEs need nothing from the MMU or the kernel ({ns} ns{}){}",
             sim.task_name(cpu),
-            per_ps / 1000,
-            per_ps % 1000,
+            if weight > 1 {
+                format!(
+                    ", each standing for {weight} real accesses of {} ns",
+                    per_ps / 1000 / u64::from(weight)
+                )
+            } else {
+                format!(", {}.{:03} ns each", per_ps / 1000, per_ps % 1000)
+            },
             if then_slow { "; the next one finds its PTE slow" } else { "" }
         ));
         (ev, Flow::Block(crate::core::Until::Busy(clock + ns)))
@@ -462,11 +468,11 @@ impl UserMode {
         if self.write {
             return self.slow_access(sim, cpu, text);
         }
-        // Back at the tick: what a return to user space does next (task_work, the slice
-        // end, the next run), in this same step.
+        // The run is over (at a tick, or at the operation's end): what a return to user space
+        // does next (task_work, the slice end, the next run), in this same step.
         let (mut ev, flow) = self.fetch(sim, cpu);
         if sim.recording {
-            ev.text = format!("{text}; {}", ev.text);
+            ev.text = format!("{text}; then: {}", ev.text);
         }
         (ev, flow)
     }
