@@ -4,7 +4,9 @@
 //! other micro-steps). A change meant to move these numbers re-records the files in the
 //! same commit and says why. History: recorded on the v1 engine (6b29b10) for the core v2
 //! port; re-recorded for the v5.12/v5.13 flush accounting (`tlb_flush_multi`: generation
-//! logic, `nr_tlb_remote_flush` whenever another CPU is in the mask).
+//! logic, `nr_tlb_remote_flush` whenever another CPU is in the mask); `numa-delay-map-scale`
+//! re-recorded when the rmap walk got its cost (`rmap_walk_ns`, 250 ns per VMA visited):
+//! every migration's unmap and remap take 0.5 us longer, which moves when the scanner runs.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
 use mmviz_engine::builtin;

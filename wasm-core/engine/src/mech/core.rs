@@ -134,6 +134,13 @@ crate::costs! { Core;
     PTE_COMPUTE_NS => "pte_compute_ns" = 5,
     /// One load-balancing pull of a queued task to another CPU (`load_balance`).
     LOAD_BALANCE_NS => "load_balance_ns" = 1000,
+    /// One VMA an rmap walk visits, apart from the PTE lock and write: the anon_vma or
+    /// i_mmap lock, the interval tree, `page_vma_mapped_walk` down to the PTE
+    /// (`try_to_unmap`, `remove_migration_ptes`, `page_mkclean`). The one calibrated cost:
+    /// it is `try_to_unmap`'s own work beside the flush, and 250 ns gives numa-pmbench the
+    /// published fall of `try_to_unmap`'s share with numa_delay_map (6.02 % -> 0.47 %, about
+    /// 13-fold; BENCHMARKS.md, session 15). Frozen since.
+    RMAP_WALK_NS => "rmap_walk_ns" = 250,
 }
 
 crate::knobs! { Core;

@@ -19,6 +19,7 @@ use crate::kernel::sched::numa::{note_hint_end, note_hint_outcome, note_unmap_ip
 use crate::machine::task::MigrateFail;
 use crate::machine::{pg, Pte, RmapKind};
 use crate::mech::core::ev as core_ev;
+use crate::mech::core::RMAP_WALK_NS;
 use crate::mech::core::{ALLOC_PAGE_NS, DRAM_LOCAL_NS, PTE_WRITE_NS, PTL_NS, TRYLOCK_PAGE_NS};
 use crate::mech::migrate::ev as migrate_ev;
 use crate::mech::migrate::{COPY_PAGE_NS, ISOLATE_NS, MIGRATE_FINISH_NS, MIGRATE_REFUSE_NS};
@@ -461,6 +462,7 @@ impl Function for RemoveMigrationPtes {
             if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
                 return lock_wait(sim, cpu, id, F, "RM2");
             }
+            sim.charge(cpu, sim.cfg.costs[RMAP_WALK_NS]);
             let write = pte.write();
             sim.st.mms[mm as usize].set_pte(vpn, Pte::present(self.dst, write, false, false));
             let d = sim.st.frames.get_mut(self.dst);

@@ -295,7 +295,7 @@ pub struct PageMkclean {
 
 impl Function for PageMkclean {
     /// One line: the next VMA that covers the page, or return.
-    fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "page_mkclean";
         let page = *sim.st.frames.get(self.pfn);
         let root = page.mapping as usize;
@@ -303,6 +303,7 @@ impl Function for PageMkclean {
             self.i += 1;
             let vma = &sim.st.mms[mm as usize].vmas[vi as usize];
             let Some(vpn) = vma.address_of(&page) else { continue };
+            sim.charge(cpu, sim.cfg.costs[crate::mech::core::RMAP_WALK_NS]);
             let pid = sim.st.mms[mm as usize].pid;
             let ev = Ev::new(core_ev::CALL, F, "MK1").pte(pid, vpn).pfn(self.pfn).say(say!(
                 sim,

@@ -12,7 +12,7 @@ use crate::engine::{say, Sim};
 use crate::machine::{pg, Pte};
 use crate::mech::core::ev as core_ev;
 use crate::mech::core::RMAP_UNMAPS;
-use crate::mech::core::{PTE_WRITE_NS, PTL_NS};
+use crate::mech::core::{PTE_WRITE_NS, PTL_NS, RMAP_WALK_NS};
 use crate::mech::migrate::ev as migrate_ev;
 use crate::mm::memory::lock_wait;
 use crate::mm::pgtable_generic::PtepClearFlush;
@@ -38,7 +38,7 @@ impl TryToUnmap {
 
 impl Function for TryToUnmap {
     /// One line: the next VMA that covers the page, or return.
-    fn step(&mut self, sim: &mut Sim, _cpu: CpuId) -> (Ev, Flow<Frame>) {
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "try_to_unmap";
         let page = *sim.st.frames.get(self.pfn);
         let root = page.mapping as usize;
@@ -46,6 +46,7 @@ impl Function for TryToUnmap {
             self.i += 1;
             let vma = &sim.st.mms[mm as usize].vmas[vi as usize];
             let Some(vpn) = vma.address_of(&page) else { continue };
+            sim.charge(cpu, sim.cfg.costs[RMAP_WALK_NS]);
             let pid = sim.st.mms[mm as usize].pid;
             let ev = Ev::new(core_ev::CALL, F, "TU2").pte(pid, vpn).pfn(self.pfn).say(say!(
                 sim,
