@@ -1197,16 +1197,18 @@ describe('NUMA balancing panel', () => {
 
   it("numa-thread-race-101: the racing thread's mapping makes the migration's unmap send an IPI", async () => {
     const lab = await newLab();
-    // Step 56: CPU 2 (1/0) unmaps pfn 0, which 1/1 mapped again after its isolate_lru_page failed; the IPI goes to CPU 3.
-    const panel = await open(lab, 'v=1&sc=numa-thread-race-101&step=56', 56);
+    // Step 59: CPU 2 (1/0) unmaps pfn 0, which 1/1 mapped again after its isolate_lru_page failed; the IPI goes to CPU 3.
+    const panel = await open(lab, 'v=1&sc=numa-thread-race-101&step=59', 59);
     const sd = panel.getByTestId('shootdown');
     assert.equal(await sd.count(), 1);
     assert.equal(await sd.getAttribute('data-cause'), 'race');
     assert.match(await sd.textContent(), /CPU 2 \(1\/0\) flushes mm 1 from try_to_unmap_one: .*another thread made present/);
     assert.deepEqual(await sd.locator('li').evaluateAll((els) => els.map((e) => e.dataset.role)), ['sender', 'ipi']);
+    // The fault in progress (1/0's, migrating) first, then 1/1's finished one.
     const outcomes = await panel.getByTestId('hint-fault').evaluateAll((els) => els.map((e) => e.dataset.outcome));
-    assert.deepEqual(outcomes, ['failed', 'pending']);
-    assert.match(await panel.getByTestId('fault-outcome').first().textContent(), /isolate_lru_page failed/);
+    assert.deepEqual(outcomes, ['pending', 'failed']);
+    assert.match(await panel.getByTestId('fault-outcome').first().textContent(), /migrating to node 1 .*1 IPI \(race\)/);
+    assert.match(await panel.getByTestId('fault-outcome').nth(1).textContent(), /isolate_lru_page failed/);
     await lab.screenshot('45b-numa-thread-race-101-race-ipi');
     // Once CPU 3 has acknowledged, no shootdown is in flight any more.
     await lab.lastStep();
@@ -1223,7 +1225,7 @@ describe('NUMA balancing panel', () => {
     // 8,192 pages in 64 cells of 128.
     assert.match(await panel.textContent(), /each cell: 128 pages/);
     assert.equal(await panel.getByTestId('vma-bar').locator('[data-protnone]').count(), 64);
-    assert.match(await panel.getByTestId('protnone').first().textContent(), /3,727 PROT_NONE not yet faulted/);
+    assert.match(await panel.getByTestId('protnone').first().textContent(), /1,306 PROT_NONE not yet faulted/);
     assert.ok((await panel.getByTestId('hint-fault').count()) >= 1);
     await lab.screenshot('45c-numa-delay-map-scale-mid-run');
     // The plot's caption just below the sticky step header.
