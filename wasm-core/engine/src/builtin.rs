@@ -43,6 +43,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("numa-hint-fault-101"),
     builtin!("numa-dirty-file-101"),
     builtin!("numa-thread-race-101"),
+    builtin!("numa-two-stage-filter-101"),
     builtin!("sched-101"),
     builtin!("rmap-101"),
     builtin!("affinity-101"),
