@@ -40,13 +40,7 @@ pub const CORE: &[Invariant] = &[
 /// Every access index (`bulk` random accesses) is the one a rebuild from the page table
 /// gives: every PTE write kept it current.
 fn access_indexes_follow_the_page_table(sim: &Sim) -> Result<(), String> {
-    let nodes: Vec<(u32, u32)> = sim
-        .cfg
-        .topo
-        .nodes
-        .iter()
-        .map(|n| (n.first_pfn, n.first_pfn + n.mem_pages))
-        .collect();
+    let nodes = sim.cfg.topo.pfn_ranges();
     for (mi, m) in sim.st.mms.iter().enumerate() {
         for ix in &m.access {
             let again = crate::machine::access_index::AccessIndex::build(ix.start, ix.pages, nodes.clone(), |v| m.pte(v));

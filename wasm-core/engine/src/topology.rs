@@ -48,6 +48,11 @@ impl Topology {
             .map_or(0, |n| n.id)
     }
 
+    /// Each node's frames as `(first pfn, end pfn)`, in node order.
+    pub fn pfn_ranges(&self) -> Vec<(u32, u32)> {
+        self.nodes.iter().map(|n| (n.first_pfn, n.first_pfn + n.mem_pages)).collect()
+    }
+
     /// Total frames.
     pub fn total_pages(&self) -> u32 {
         self.nodes.iter().map(|n| n.mem_pages).sum()

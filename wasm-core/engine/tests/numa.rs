@@ -12,7 +12,13 @@ use mmviz_engine::scenario;
 
 /// Runs `text` to the end with `toggles` (id, value) and returns the simulation.
 fn run(text: &str, toggles: &[(&str, &str)]) -> Sim {
-    let s = scenario::parse(text, &[]).unwrap();
+    run_with(text, &[], toggles)
+}
+
+/// [`run`] with `params` (name, value) overridden.
+fn run_with(text: &str, params: &[(&str, i64)], toggles: &[(&str, &str)]) -> Sim {
+    let params: Vec<(String, i64)> = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let s = scenario::parse(text, &params).unwrap();
     let mut t = ToggleSet::default();
     for (id, v) in toggles {
         t.set_text(id, v).unwrap();
@@ -456,15 +462,7 @@ ops = [{ op = "random", vma = "heap", count = 200000, bulk = true, weight = 3 }]
 
 /// `numa-pmbench` with `params`, its IPIs per migrated page (v5.12), and its run.
 fn pmbench(params: &[(&str, i64)], toggles: &[(&str, &str)]) -> (f64, Sim) {
-    let b = mmviz_engine::builtin::find("numa-pmbench").unwrap();
-    let params: Vec<(String, i64)> = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    let s = scenario::parse(b.text, &params).unwrap();
-    let mut t = ToggleSet::default();
-    for (id, v) in toggles {
-        t.set_text(id, v).unwrap();
-    }
-    let mut sim = Sim::new(&s, &t, false);
-    while sim.step().is_some() {}
+    let sim = run_with(mmviz_engine::builtin::find("numa-pmbench").unwrap().text, params, toggles);
     let migrated = counter(&sim, "numa_pages_migrated");
     assert!(migrated > 0, "{params:?}: nothing migrated");
     (counter(&sim, "irq_tlb_count") as f64 / migrated as f64, sim)

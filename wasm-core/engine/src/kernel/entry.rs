@@ -708,13 +708,7 @@ fn access_index(sim: &mut Sim, mm: u16, vma: u16) -> usize {
     if let Some(i) = m.access.iter().position(|ix| ix.start == start && ix.pages == pages) {
         return i;
     }
-    let nodes = sim
-        .cfg
-        .topo
-        .nodes
-        .iter()
-        .map(|n| (n.first_pfn, n.first_pfn + n.mem_pages))
-        .collect();
+    let nodes = sim.cfg.topo.pfn_ranges();
     let m = &mut sim.st.mms[mm as usize];
     let ix = AccessIndex::build(start, pages, nodes, |vpn| m.pgtable.pte(vpn));
     m.access.retain(|ix| ix.start + ix.pages <= start || start + pages <= ix.start);
