@@ -10,9 +10,10 @@ pub struct Builtin {
     pub file: &'static str,
     /// The TOML text.
     pub text: &'static str,
-    /// Parameters that shrink a long reproduction run to a small run of the same shape,
-    /// for the tests that step through every built-in under every toggle set (listing
-    /// lines, frames); the scenario's own expectations and tests run it as it is.
+    /// Parameters that shrink a long reproduction run to a shorter one of the same shape
+    /// (about 0.3-1.4 M steps), for the tests that step through every built-in under every
+    /// toggle set (listing lines, frames); the scenario's own expectations and tests run it
+    /// as it is.
     pub quick: &'static [(&'static str, i64)],
 }
 
@@ -50,7 +51,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("fork-cow-101"),
     builtin!("mremap-101"),
     builtin!("mremap-race-101"),
-    builtin!("numa-delay-map-scale"),
+    builtin!("numa-delay-map-scale", quick = [("accesses", 20000)]),
     // 1.1e7 steps as it is; 4 processes of 2 threads on 4 CPUs for 15 s still migrate.
     builtin!(
         "numa-pmbench",
@@ -59,10 +60,10 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("mremap-2mb"),
     builtin!("mremap-mixed"),
     builtin!("pcp-101"),
-    builtin!("pcp-exit-drain"),
-    builtin!("pcp-autotune"),
+    builtin!("pcp-exit-drain", quick = [("processes", 25)]),
+    builtin!("pcp-autotune", quick = [("processes", 10)]),
     builtin!("pcp-unix-pairs"),
-    builtin!("pcp-kbuild"),
+    builtin!("pcp-kbuild", quick = [("window_ms", 25)]),
     builtin!("pcp-sctp"),
 ];
 
