@@ -508,3 +508,42 @@ fn pmbench_residual_ipis_are_the_scanners_and_shrink_with_scale() {
         (last, last_scan) = (ipis, scan);
     }
 }
+
+/// v4.17..v5.12 `change_pte_range`: the "already on this node" shortcut of a
+/// single-threaded mm is for private VMAs (`!(vma->vm_flags & VM_SHARED)`): the scan
+/// skips the local anonymous pages but marks the local shared file pages.
+#[test]
+fn the_single_threaded_shortcut_skips_private_pages_only() {
+    let text = r#"
+format = 1
+id = "t"
+title = "t"
+[machine]
+[[machine.node]]
+cpus = [0]
+mem_pages = 64
+[[machine.node]]
+cpus = [1]
+mem_pages = 64
+[[process]]
+name = "p"
+[[process.vma]]
+name = "anon"
+pages = 4
+node = 0
+[[process.vma]]
+name = "file"
+kind = "file"
+pages = 3
+node = 0
+[[process.thread]]
+cpu = 0
+ops = [
+  { op = "touch", vma = "anon" },
+  { op = "touch", vma = "file" },
+  { op = "scan" },
+]
+"#;
+    let sim = run(text, &[]);
+    assert_eq!(counter(&sim, "numa_pte_updates"), 3, "only the file pages are marked");
+}

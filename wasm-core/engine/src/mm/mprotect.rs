@@ -6,7 +6,8 @@
 //! whole range if any PTE changed, then `dec_tlb_flush_pending` and
 //! `numa_pte_updates += pages`. The dirty-file skip is 09a913a7 (v4.17), under
 //! `numa_skip_dirty_file`. Left out: THP (`change_huge_pmd`) and KSM.
-//! "Single-threaded" is `mm_users == 1` (live threads), as in v5.12. The scanner's own
+//! "Single-threaded" is `mm_users == 1` (live threads) and applies to private VMAs only,
+//! as in v5.12. The scanner's own
 //! flush counts its shootdown IPIs in `tlb_ipi_numa_scan`.
 
 use crate::arch::x86::mm::tlb::FlushTlbMmRange;
@@ -22,6 +23,7 @@ use crate::mech::numa::SCAN_PTE_NS;
 use crate::mech::numa::{NUMA_PTE_UPDATES, SCAN_SKIP_DIRTY_FILE, TLB_IPI_NUMA_SCAN};
 use crate::mm::memory::lock_wait;
 use crate::registry::{Frame, Function};
+use crate::scenario::VmaKind;
 use crate::topology::CpuId;
 use crate::trace::Ev;
 
@@ -183,8 +185,19 @@ impl ChangePteRange {
         if page.has(pg::ANON) && page.mapcount != 1 {
             return skip(sim, "C3", say!(sim, "a copy-on-write page shared with another process"));
         }
-        if sim.st.mms[mm as usize].users == 1 && sim.page_nid(pfn) == sim.cpu_node(cpu) {
-            return skip(sim, "C4", say!(sim, "single-threaded and the page is already on this node"));
+        // The target-node test is for private VMAs only (`!(vma->vm_flags & VM_SHARED)`,
+        // v4.17 to v5.12): a shared file mapping is marked even in a single-threaded mm.
+        let m = &sim.st.mms[mm as usize];
+        let private = m.find_vma(vpn).is_some_and(|i| m.vmas[i].kind != VmaKind::File);
+        if private && m.users == 1 && sim.page_nid(pfn) == sim.cpu_node(cpu) {
+            return skip(
+                sim,
+                "C4",
+                say!(
+                    sim,
+                    "a private mapping of a single-threaded process, and the page is already on this node"
+                ),
+            );
         }
         if sim.cfg.toggles.on(NUMA_SKIP_DIRTY_FILE) && page.has(pg::FILE) && page.has(pg::DIRTY) {
             sim.st.counters.inc(SCAN_SKIP_DIRTY_FILE);
