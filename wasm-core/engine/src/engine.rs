@@ -96,6 +96,8 @@ pub struct State {
     /// Per node: CPUs with tasks queued (a busy CPU alone on its run queue balances only
     /// while this is above 0).
     pub node_queued: Vec<u16>,
+    /// NUMA groups (`kernel/sched/numa_group.rs`), by slot.
+    pub numa_groups: Vec<crate::kernel::sched::numa_group::NumaGroup>,
 }
 
 /// A running simulation.
@@ -269,7 +271,10 @@ impl Sim {
                             }
                         };
                         let dirty = stored || frames.get(pfn).has(pg::DIRTY);
-                        pgtable.set_pte(vpn, crate::machine::Pte::present(pfn, true, dirty, false));
+                        // A shared file mapping tracks dirtying (write-notify): a clean page
+                        // is mapped read-only, so the first store faults and dirties it.
+                        let write = v.kind != VmaKind::File || dirty;
+                        pgtable.set_pte(vpn, crate::machine::Pte::present(pfn, write, dirty, false));
                     }
                 }
                 vmas.push(Vma {
@@ -313,6 +318,7 @@ impl Sim {
                     state: if forked { TaskState::Sleeping(None) } else { TaskState::Runnable },
                     cpus_allowed: allowed,
                     cpu: t.cpu,
+                    move_to: None,
                     ops: ops.len() as u16,
                     op_seq: 0,
                     numa: Default::default(),
@@ -329,6 +335,7 @@ impl Sim {
             state: TaskState::Sleeping(None),
             cpus_allowed: allowed,
             cpu,
+            move_to: None,
             ops: 0,
             op_seq: 0,
             numa: Default::default(),
@@ -362,6 +369,7 @@ impl Sim {
                 state: TaskState::Running,
                 cpus_allowed: one,
                 cpu: c as CpuId,
+                move_to: None,
                 ops: 0,
                 op_seq: 0,
                 numa: Default::default(),
@@ -507,6 +515,7 @@ impl Sim {
                 ready_next: vec![Next::Work; nr_cpus],
                 cpu_queued: vec![false; nr_cpus],
                 node_queued: vec![0; nr_nodes_ids],
+                numa_groups: vec![crate::kernel::sched::numa_group::NumaGroup::empty(nr_nodes_ids); nr_tasks],
             },
             recording,
             profiling: false,
@@ -870,6 +879,7 @@ impl Sim {
                 self.st.cpus[c].rq.push_back(task);
                 crate::kernel::sched::core::schedule_pulling(self, cpu).1
             }
+            Until::Migrate(to) => crate::kernel::sched::core::move_current(self, cpu, task, to),
             Until::Exit => crate::kernel::sched::core::do_exit(self, cpu, task),
             Until::Wake => {
                 self.st.tasks[task as usize].state = TaskState::Sleeping(None);

@@ -179,6 +179,7 @@ pub const EXIT_TO_USER_MODE: Listing = Listing {
     function: "exit_to_user_mode",
     follows: "Linux v5.12 kernel/entry/common.c exit_to_user_mode_loop",
     lines: lines![
+        "E0" => "a move to another CPU is pending (migrate_task_to / migrate_swap): the migration stopper moves the task there",
         "E1" => "TIF_NOTIFY_RESUME: task_work_run()   -- e.g. task_numa_work queued by task_tick_numa",
         "E2" => "TIF_NEED_RESCHED: schedule()   -- the slice is over and another task is runnable",
     ],
@@ -331,6 +332,8 @@ pub const SHOULD_NUMA_MIGRATE_MEMORY: Listing = Listing {
         "S3" => "if last_cpupid is set and its node != this node: return false   -- two-stage filter",
         "S4" => "if the last pid is ours (private fault): return true",
         "S5" => "no numa_group (shared fault): return true",
+        "S6" => "if group_faults_cpu(dst) > 3 x group_faults_cpu(src): return true   -- the group runs mostly on this node",
+        "S7" => "return faults_cpu(dst) x faults_mem(src) x 3 > faults_cpu(src) x faults_mem(dst) x 4   -- 3/4 hysteresis",
     ],
 };
 
@@ -339,9 +342,9 @@ pub const TASK_NUMA_FAULT: Listing = Listing {
     function: "task_numa_fault",
     follows: "Linux v5.12 kernel/sched/fair.c",
     lines: lines![
-        "Q1" => "priv = last_cpupid unset or its pid is ours; local = flags & TNF_FAULT_LOCAL",
-        "Q2" => "if jiffies > numa_migrate_retry: task_numa_placement(p)   -- once per mm numa_scan_seq: preferred node, update_task_scan_period",
-        "Q3" => "if MIGRATE_FAIL: numa_faults_locality[2]++; numa_faults[membuf, mem_node, priv]++; numa_faults_locality[local]++   -- [0] remote, [1] local",
+        "Q1" => "priv = last_cpupid unset or its pid is ours; if !priv and !TNF_NO_GROUP: task_numa_group(p, last_cpupid, flags, &priv)   -- join the last faulter's bigger group if same mm or TNF_SHARED",
+        "Q2" => "if jiffies > numa_migrate_retry: task_numa_placement(p); numa_migrate_preferred(p)   -- preferred node once per numa_scan_seq, update_task_scan_period; away from that node, task_numa_migrate looks for an idle CPU or a swap there",
+        "Q3" => "if MIGRATE_FAIL: numa_faults_locality[2]++; numa_faults[membuf, mem_node, priv]++; numa_faults[cpubuf, cpu_node, priv]++; numa_faults_locality[local]++   -- [0] remote, [1] local; a shared fault between two active nodes of the group counts as local",
     ],
 };
 

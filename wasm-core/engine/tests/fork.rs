@@ -90,7 +90,8 @@ fn after_fork_both_mms_map_each_anon_page_read_only_and_file_pages_are_left_to_f
     }
     // The shared file mapping is not copied: the child faults it in (v5.12 copy_page_range).
     let file = parent.vmas[1].start;
-    assert!(parent.pte(file).hw_present() && parent.pte(file).write());
+    // (A clean page of a shared file mapping is mapped read-only: write-notify.)
+    assert!(parent.pte(file).hw_present() && !parent.pte(file).write());
     assert!(child.pte(file).is_none());
     // Both heap VMAs hang from the parent's anon_vma, which the shared pages point to; the
     // child's VMA has an anon_vma of its own for the pages it will fault in or copy

@@ -6,7 +6,10 @@
 //! port; re-recorded for the v5.12/v5.13 flush accounting (`tlb_flush_multi`: generation
 //! logic, `nr_tlb_remote_flush` whenever another CPU is in the mask); `numa-delay-map-scale`
 //! re-recorded when the rmap walk got its cost (`rmap_walk_ns`, 250 ns per VMA visited):
-//! every migration's unmap and remap take 0.5 us longer, which moves when the scanner runs.
+//! every migration's unmap and remap take 0.5 us longer, which moves when the scanner runs;
+//! `numa-delay-map-scale` (on) re-recorded when NUMA groups came in (`task_numa_group`):
+//! the six threads fault on each other's pages and form one group, whose statistics feed
+//! the placement and the scan period (the run now has six scan passes instead of five).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
 use mmviz_engine::builtin;

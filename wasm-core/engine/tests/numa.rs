@@ -547,3 +547,206 @@ ops = [
     let sim = run(text, &[]);
     assert_eq!(counter(&sim, "numa_pte_updates"), 3, "only the file pages are marked");
 }
+
+/// Two tasks on nodes 0 and 1 that keep writing the same 8 pages (a heap of one process,
+/// or a file both processes map), scanning before each round.
+/// With `auto`, the periodic scanner (every 20 ms, for 2 s) marks instead of `scan`
+/// operations, so `task_numa_placement` runs.
+fn two_writers(processes: bool, write: bool, auto: bool) -> String {
+    let (vma, procs) = if processes {
+        (
+            format!(
+                r#"[[process.vma]]
+name = "shm"
+kind = "file"
+file = "shm"
+pages = 8
+node = 0
+dirty = {write}"#
+            ),
+            2,
+        )
+    } else {
+        (
+            r#"[[process.vma]]
+name = "shm"
+pages = 8
+node = 0"#
+                .to_string(),
+            1,
+        )
+    };
+    let thread = |cpu: u32| {
+        let ops = if auto {
+            format!(r#"{{ op = "touch", vma = "shm", write = {write} }}, {{ op = "compute", ns = 1000000 }}, {{ op = "loop" }}"#)
+        } else {
+            format!(
+                r#"{{ op = "touch", vma = "shm", write = {write} }}, {{ op = "scan", vma = "shm" }},
+  {{ op = "touch", vma = "shm", write = {write} }}, {{ op = "compute", ns = 300000 }}, {{ op = "loop", times = 6 }}"#
+            )
+        };
+        format!("[[process.thread]]\ncpu = {cpu}\nops = [\n  {ops},\n]")
+    };
+    let mut text = String::from(
+        r#"
+format = 1
+id = "t"
+title = "t"
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0]
+mem_pages = 64
+[[machine.node]]
+cpus = [1]
+mem_pages = 64
+"#,
+    );
+    if auto {
+        text.push_str("[knobs]\nwindow_ms = 2000\nscan_period_ms = 20\nnuma_balancing_scan_delay_ms = 20\n");
+    }
+    if procs == 1 {
+        text.push_str(&format!("[[process]]\nname = \"app\"\n{vma}\n{}\n{}\n", thread(0), thread(1)));
+    } else {
+        for cpu in 0..2 {
+            text.push_str(&format!("[[process]]\nname = \"rank{cpu}\"\n{vma}\n{}\n", thread(cpu)));
+        }
+    }
+    text
+}
+
+/// The groups with members after the run, as (nr_tasks, members' pids).
+fn groups(sim: &Sim) -> Vec<(u32, Vec<u16>)> {
+    sim.st
+        .numa_groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.nr_tasks > 0)
+        .map(|(i, g)| {
+            let pids = sim
+                .st
+                .tasks
+                .iter()
+                .filter(|t| t.numa.group == Some(i as u16))
+                .map(|t| t.pid)
+                .collect();
+            (g.nr_tasks, pids)
+        })
+        .collect()
+}
+
+/// v5.12 `task_numa_group`: threads of one process that fault on each other's pages
+/// form one group, and so do processes writing the same `MAP_SHARED` file
+/// (`TNF_SHARED`); processes only reading it do not (`TNF_NO_GROUP`: the PTE was
+/// read-only). Groups are read before exit (`task_numa_free` empties them). The scan
+/// marks dirty file pages here (as before 09a913a7).
+#[test]
+fn tasks_sharing_written_pages_form_one_numa_group() {
+    // The simulation as of the step before the first thread exits.
+    let until_exit = |text: &str| {
+        let s = scenario::parse(text, &[]).unwrap();
+        // Dirty file pages are not skipped by the scan (before 09a913a7).
+        let mut t = ToggleSet::default();
+        t.set_text("numa_skip_dirty_file", "off").unwrap();
+        let mut sim = Sim::new(&s, &t, false);
+        let live = |sim: &Sim| {
+            sim.st
+                .tasks
+                .iter()
+                .filter(|t| t.mm().is_some() && t.state != TaskState::Dead)
+                .count()
+        };
+        let mut before = sim.clone();
+        while live(&sim) == 2 {
+            before = sim.clone();
+            if sim.step().is_none() {
+                break;
+            }
+        }
+        before
+    };
+    let threads = until_exit(&two_writers(false, true, false));
+    assert_eq!(groups(&threads).len(), 1, "{:?}", groups(&threads));
+    assert_eq!(groups(&threads)[0].0, 2);
+    let procs = until_exit(&two_writers(true, true, false));
+    assert_eq!(groups(&procs).len(), 1, "{:?}", groups(&procs));
+    assert_eq!(groups(&procs)[0].0, 2);
+    assert_eq!(procs.st.mms.len(), 2);
+    let readers = until_exit(&two_writers(true, false, false));
+    assert!(groups(&readers).is_empty(), "{:?}", groups(&readers));
+    assert!(counter(&readers, "numa_hint_faults") > 0);
+    // With the periodic scanner, task_numa_placement feeds the group: both nodes' CPUs
+    // fault, and every member prefers the group's busiest node.
+    let auto = until_exit(&two_writers(true, true, true));
+    assert_eq!(groups(&auto).len(), 1, "{:?}", groups(&auto));
+    let g = &auto.st.numa_groups[auto.st.tasks.iter().find_map(|t| t.numa.group).unwrap() as usize];
+    assert!(g.faults_cpu(0) > 0 && g.faults_cpu(1) > 0, "both nodes fault: {g:?}");
+    assert_eq!(g.active_nodes, 2, "{g:?}");
+    let prefs: Vec<_> = auto
+        .st
+        .tasks
+        .iter()
+        .filter(|t| t.numa.group.is_some())
+        .map(|t| t.numa.preferred_nid)
+        .collect();
+    assert_eq!(prefs.len(), 2);
+    assert!(prefs[0].is_some() && prefs[0] == prefs[1], "{prefs:?}");
+}
+
+/// A thread started on node 0 whose memory is on node 1 and cannot move (node 0 is
+/// full): with `allowed` all CPUs, `task_numa_migrate` moves it to node 1's idle CPU.
+fn away_from_its_memory(allowed: &str) -> String {
+    format!(
+        r#"
+format = 1
+id = "t"
+title = "t"
+[knobs]
+window_ms = 400
+scan_period_ms = 10
+numa_balancing_scan_delay_ms = 10
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0, 1]
+mem_pages = 8
+high_wmark_pages = 8
+[[machine.node]]
+cpus = [2, 3]
+mem_pages = 256
+[[process]]
+name = "app"
+[[process.vma]]
+name = "heap"
+pages = 64
+node = 1
+[[process.thread]]
+{allowed}
+ops = [{{ op = "touch", vma = "heap", write = true }}, {{ op = "compute", ns = 1000000 }}, {{ op = "loop" }}]
+"#
+    )
+}
+
+/// v5.12 `numa_migrate_preferred` → `task_numa_migrate`: a task away from its preferred
+/// node moves to an idle CPU there when that keeps the nodes balanced; a pinned one stays.
+#[test]
+fn a_task_away_from_its_memory_moves_to_an_idle_cpu_of_its_preferred_node() {
+    let s = scenario::parse(&away_from_its_memory("cpus = [0, 1, 2, 3]"), &[]).unwrap();
+    let mut free = Sim::new(&s, &ToggleSet::default(), false);
+    while free.step().is_some() {
+        mmviz_engine::invariants::check(&free).unwrap();
+    }
+    let t = first_thread(&free);
+    assert_eq!(free.st.tasks[t].numa.preferred_nid, Some(1));
+    assert!(
+        matches!(free.st.tasks[t].cpu, 2 | 3),
+        "runs on node 1: CPU {}",
+        free.st.tasks[t].cpu
+    );
+    assert_eq!(counter(&free, "numa_task_migrated"), 1);
+    assert_eq!(counter(&free, "numa_pages_migrated"), 0, "node 0 has no room");
+    let pinned = run(&away_from_its_memory("cpu = 0"), &[]);
+    let t = first_thread(&pinned);
+    assert_eq!(pinned.st.tasks[t].cpu, 0);
+    assert_eq!(counter(&pinned, "numa_task_migrated"), 0);
+}

@@ -34,6 +34,9 @@ pub enum Until {
     Sleep(u64),
     /// The task gives the CPU up but stays runnable (`sched_yield`, or its slice is over).
     Resched,
+    /// The task moves to this CPU's run queue (the migration stopper's
+    /// `__migrate_task`): this CPU schedules another task or idles.
+    Migrate(crate::topology::CpuId),
     /// The task exits (`do_exit`).
     Exit,
     /// The task sleeps until something wakes it (`set_current_state(TASK_INTERRUPTIBLE)`;

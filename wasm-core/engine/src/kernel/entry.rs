@@ -122,6 +122,22 @@ impl UserMode {
     fn fetch(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let c = cpu as usize;
         let mm = sim.cpu_mm(cpu);
+        // A move asked for while the task ran kernel code (NUMA balancing's
+        // migrate_task_to or migrate_swap): the migration stopper moves it now.
+        let curr = sim.st.cpus[c].curr;
+        if let Some(to) = sim.st.tasks[curr as usize].move_to {
+            let allowed = sim.st.tasks[curr as usize].cpus_allowed.test(to) && to != cpu;
+            if allowed {
+                let ev = Ev::new(core_ev::SWITCH, "exit_to_user_mode", "E0").say(say!(
+                    sim,
+                    "Thread {} was asked to move to CPU {to} (node {}): the migration stopper takes it off CPU {cpu} and queues it there",
+                    sim.task_name(cpu),
+                    sim.cpu_node(to)
+                ));
+                return (ev, Flow::Block(Until::Migrate(to)));
+            }
+            sim.st.tasks[curr as usize].move_to = None;
+        }
         // task_work queued by a mechanism's tick (task_tick_numa's scan, for one).
         for m in crate::registry::MECHANISMS {
             if let Some(work) = m.task_work.and_then(|hook| hook(sim, cpu)) {

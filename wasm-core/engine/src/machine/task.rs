@@ -89,9 +89,17 @@ pub struct NumaStats {
     pub preferred_nid: Option<u8>,
     /// `numa_migrate_retry` (ns of simulated time).
     pub migrate_retry: u64,
-    /// `numa_faults[]` per node: `[mem shared, mem private, membuf shared, membuf private]`
-    /// (allocated at the first hint fault, as the kernel's `kzalloc` in `task_numa_fault`).
-    pub faults: Vec<[u64; 4]>,
+    /// `numa_faults[]` per node: `[mem, membuf, cpu, cpubuf]` x `[shared, private]`
+    /// (indexes in `kernel/sched/numa_group.rs`; allocated at the first hint fault, as the
+    /// kernel's `kzalloc` in `task_numa_fault`).
+    pub faults: Vec<[u64; 8]>,
+    /// `total_numa_faults`: the decayed memory faults over all nodes.
+    pub total_faults: u64,
+    /// `numa_group`: the slot of the task's group in `State::numa_groups`.
+    pub group: Option<u16>,
+    /// `last_task_numa_placement` (the task's clock at its last placement) and
+    /// `last_sum_exec_runtime`, for `numa_get_avg_runtime`.
+    pub last_placement: Option<(u64, u64)>,
     /// `numa_pages_migrated`.
     pub pages_migrated: u64,
     /// Runtime when the task's current `task_numa_work` pass started (for the 32x
@@ -153,6 +161,12 @@ pub enum FilterRule {
     Private,
     /// Shared fault, last one from this node, no numa_group: migrate.
     Shared,
+    /// Shared fault in a numa_group whose CPUs fault more than 3x as often on this node
+    /// as on the page's: migrate.
+    GroupBusier,
+    /// Shared fault in a numa_group, decided by CPU and memory faults per node with 3/4
+    /// hysteresis: migrate if `true`.
+    GroupHysteresis(bool),
 }
 
 /// How a hint fault ended.
@@ -221,6 +235,10 @@ pub struct Task {
     pub cpus_allowed: CpuMask,
     /// The CPU it runs on or last ran on.
     pub cpu: CpuId,
+    /// A move to another CPU asked for while it ran kernel code (NUMA balancing's
+    /// `migrate_task_to` / `migrate_swap`): done at its next return to user space, where
+    /// the kernel's migration stopper would have run.
+    pub move_to: Option<CpuId>,
     /// Index of its operation list in the configuration (user threads).
     pub ops: u16,
     /// Workload operations finished (`op_seq`), for aligning two runs.

@@ -133,6 +133,12 @@ crate::counters! { Numa;
     model MISPLACED_BAIL_DIRTY_FILE => "misplaced_bail_dirty_file",
     /// Model only: `task_numa_work` passes that won `numa_next_scan` and scanned.
     model NUMA_SCANS => "numa_scans",
+    /// Model only: `task_numa_migrate` moved a task to an idle CPU of a better node (v5.12
+    /// has only the `sched_move_numa` tracepoint).
+    model NUMA_TASK_MIGRATED => "numa_task_migrated",
+    /// Model only: `task_numa_migrate` swapped a task with one running on a better node
+    /// (the `sched_swap_numa` tracepoint).
+    model NUMA_TASK_SWAPPED => "numa_task_swapped",
     /// Model only: `migrate_misplaced_page` refused by the v4.17 per-node rate limit
     /// (`numamigrate_update_ratelimit`; the kernel has only a tracepoint).
     model NUMA_MIGRATE_RATELIMITED => "numa_migrate_ratelimited",

@@ -167,7 +167,8 @@ pub struct HintFaultView {
     /// The node of the last fault (null: unset).
     pub last_nid: Option<u8>,
     /// The branch: "early" (early-lifetime shortcut), "two-stage" (the filter waits),
-    /// "private", "shared".
+    /// "private", "shared" (no numa_group), "group-busier" (the group's CPUs fault mostly
+    /// on this node), "group-hysteresis" (CPU and memory faults per node, 3/4 hysteresis).
     pub rule: &'static str,
     /// The filter let the page move.
     pub filter_migrate: bool,
@@ -378,7 +379,14 @@ fn process(sim: &Sim, mm: u16) -> NumaProcessView {
         scan_offset_vpn,
         flush_pending: m.flush_pending,
         scan_period_ms: periods,
-        scan_bounds_ms: [task_scan_min(sim, mm), task_scan_max(sim, mm)],
+        scan_bounds_ms: [
+            task_scan_min(sim, mm),
+            // The bound of the process's first thread (group scaling is per task).
+            st.tasks
+                .iter()
+                .position(|t| t.mm() == Some(mm))
+                .map_or(0, |t| task_scan_max(sim, t, mm)),
+        ],
         scanning,
         protnone: vmas.iter().flat_map(|v| &v.protnone).sum(),
         present: vmas.iter().flat_map(|v| &v.present).sum(),
@@ -483,6 +491,23 @@ fn fault_view(sim: &Sim, ti: usize, live: bool) -> HintFaultView {
                 h.cpu_nid
             ),
         ),
+        FilterRule::GroupBusier => (
+            "group-busier",
+            format!(
+                "another task of thread {}'s numa_group faulted last; the group's CPUs take more than 3x as many faults on node {} as on node {}: migrate",
+                t.pid, h.cpu_nid, h.page_nid
+            ),
+        ),
+        FilterRule::GroupHysteresis(ok) => (
+            "group-hysteresis",
+            format!(
+                "another task of thread {}'s numa_group faulted last; weighing CPU faults against memory faults on nodes {} and {} with 3/4 hysteresis: {}",
+                t.pid,
+                h.cpu_nid,
+                h.page_nid,
+                if ok { "migrate" } else { "stay" }
+            ),
+        ),
         FilterRule::None => ("", String::new()),
     };
     let (outcome, fail_reason) = match h.outcome {
@@ -519,7 +544,7 @@ fn fault_view(sim: &Sim, ti: usize, live: bool) -> HintFaultView {
         last_cpupid,
         last_nid,
         rule,
-        filter_migrate: h.rule != FilterRule::TwoStage,
+        filter_migrate: !matches!(h.rule, FilterRule::TwoStage | FilterRule::GroupHysteresis(false)),
         reason,
         target: h.target,
         outcome,

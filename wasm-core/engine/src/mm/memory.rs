@@ -13,7 +13,7 @@
 
 use crate::core::{Flow, LockId, Ret, Until};
 use crate::engine::{say, Sim};
-use crate::kernel::sched::numa::TaskNumaFault;
+use crate::kernel::sched::numa::{TaskNumaFault, TnfFlags};
 use crate::machine::mm::fresh_page_flags;
 use crate::machine::{pg, Pte};
 use crate::mech::core::ev as core_ev;
@@ -302,6 +302,8 @@ pub struct DoNumaPage {
     last_cpupid: u32,
     /// `TNF_FAULT_LOCAL`: the page was on this CPU's node.
     local: bool,
+    /// `TNF_SHARED` and `TNF_NO_GROUP`.
+    flags: TnfFlags,
 }
 
 impl DoNumaPage {
@@ -317,6 +319,7 @@ impl DoNumaPage {
             migrated: None,
             last_cpupid: crate::machine::CPUPID_UNSET,
             local: false,
+            flags: TnfFlags::default(),
         })
     }
 
@@ -359,6 +362,14 @@ impl Function for DoNumaPage {
                 self.page_nid = sim.page_nid(self.pfn);
                 self.last_cpupid = sim.st.frames.get(self.pfn).last_cpupid;
                 self.local = self.page_nid == sim.cpu_node(cpu);
+                // v5.12: a read-only PTE does not group tasks (TNF_NO_GROUP); a page mapped
+                // more than once in a VM_SHARED mapping is TNF_SHARED.
+                let m = &sim.st.mms[mm as usize];
+                let vm_shared = m.find_vma(self.vpn).is_some_and(|i| m.vmas[i].kind == VmaKind::File);
+                self.flags = TnfFlags {
+                    shared: vm_shared && sim.st.frames.get(self.pfn).mapcount > 1,
+                    no_group: !self.orig.write(),
+                };
                 self.pc = Dnp::Prep;
                 let prep = Frame::from(NumaMigratePrep {
                     pfn: self.pfn,
@@ -461,7 +472,14 @@ impl Function for DoNumaPage {
                     .say(say!(sim, "do_numa_page records the fault: task_numa_fault(node {nid})"));
                 (
                     ev,
-                    Flow::Call(TaskNumaFault::frame(self.last_cpupid, nid, self.local, self.migrated, self.vpn)),
+                    Flow::Call(TaskNumaFault::frame(
+                        self.last_cpupid,
+                        nid,
+                        self.local,
+                        self.migrated,
+                        self.vpn,
+                        self.flags,
+                    )),
                 )
             }
             Dnp::Prep | Dnp::Migrating | Dnp::Done => {

@@ -56,7 +56,8 @@ lastCpupid: string,
 lastNid: number | null, 
 /**
  * The branch: "early" (early-lifetime shortcut), "two-stage" (the filter waits),
- * "private", "shared".
+ * "private", "shared" (no numa_group), "group-busier" (the group's CPUs fault mostly
+ * on this node), "group-hysteresis" (CPU and memory faults per node, 3/4 hysteresis).
  */
 rule: string, 
 /**

@@ -156,6 +156,8 @@ export const RULE_LABEL: Readonly<Record<string, string>> = {
   'two-stage': 'first stage: two-stage filter waits',
   private: 'second stage: private fault',
   shared: 'second stage: shared fault, no numa_group',
+  'group-busier': "second stage: shared fault, the numa_group's CPUs are mostly on this node",
+  'group-hysteresis': 'second stage: shared fault, numa_group CPU vs memory faults (3/4 hysteresis)',
 };
 
 /** The shootdown cause label used in the fan-out box. */

@@ -113,6 +113,7 @@ pub(crate) fn idle_step(sim: &mut Sim, cpu: CpuId) -> Ev {
 /// exit path's own time is not charged (as in the v1 model, whose golden counters the
 /// core reproduces; an in-flight IPI reaches an exiting CPU when v1 had it arrive).
 pub(crate) fn do_exit(sim: &mut Sim, cpu: CpuId, task: u16) -> Option<(u16, CpuId)> {
+    crate::kernel::sched::numa_group::task_numa_free(sim, task as usize);
     let t = &mut sim.st.tasks[task as usize];
     t.state = TaskState::Dead;
     if let TaskKind::User { mm, .. } = t.kind {
@@ -264,6 +265,29 @@ pub(crate) fn wake_up_new_task(sim: &mut Sim, cpu: CpuId, mm: u16) -> CpuMask {
         sim.touch(target);
     }
     placed
+}
+
+/// `migration_cpu_stop` → `__migrate_task`: the running `task` leaves `cpu` for `to`'s
+/// run queue (an idle `to` catches up with the move and runs it at once); `cpu` schedules
+/// another task. Returns what `newidle_balance` pulled to `cpu`, if anything.
+pub(crate) fn move_current(sim: &mut Sim, cpu: CpuId, task: u16, to: CpuId) -> Option<(u16, CpuId)> {
+    let now = sim.clock(cpu);
+    let t = &mut sim.st.tasks[task as usize];
+    t.state = TaskState::Runnable;
+    t.cpu = to;
+    t.move_to = None;
+    sim.st.counters.inc(NR_MIGRATIONS);
+    sim.touch(to);
+    let c = &mut sim.st.cpus[to as usize];
+    if c.curr == c.idle && c.rq.is_empty() {
+        // An idle destination is woken and runs it at once (before this CPU's
+        // newidle_balance could take it back).
+        c.clock = c.clock.max(now);
+        context_switch(sim, to, task, sim.cfg.costs[SWITCH_NS]);
+    } else {
+        c.rq.push_back(task);
+    }
+    schedule_pulling(sim, cpu).1
 }
 
 /// Moves queued task `task` from `from`'s run queue to `to`'s (`detach_task` /

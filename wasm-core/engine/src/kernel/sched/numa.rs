@@ -3,22 +3,28 @@
 //! `task_scan_max`, `should_numa_migrate_memory` (the two-stage filter), and
 //! `task_numa_fault` with `task_numa_placement` and `update_task_scan_period`.
 //!
-//! Left out: numa_groups (`task_numa_group`, the group branches of the filter and of
-//! `task_scan_max`), moving tasks to their preferred node (`task_numa_migrate`: the
-//! model's threads keep their `cpus_allowed`), CPU-fault statistics (they only matter to
-//! groups), the VMA skip tests of `task_numa_work` other than the explicit VMA list
+//! NUMA groups (`task_numa_group`, the group statistics) are in `numa_group.rs`; the
+//! group branches of the filter, of `task_numa_fault`, `task_numa_placement` and
+//! `task_scan_max` are here.
+//!
+//! Moving a task to its preferred node (`task_numa_migrate`) is in `numa_migrate.rs`.
+//!
+//! Left out: the VMA skip tests of `task_numa_work` other than the explicit VMA list
 //! (every modelled VMA is migratable, MOF and accessible), and `mmap_read_trylock` (the
 //! scan never meets a writer). `task_tick_numa` runs at each return to user space
 //! rather than at each tick; it compares runtime, so it fires at most one tick early.
 
 use crate::core::{Flow, Ret};
 use crate::engine::{say, Sim};
+use crate::kernel::sched::numa_group::{self, Grouping, ACTIVE_NODE_FRACTION, CPU, CPUBUF, MEM, MEMBUF};
+use crate::kernel::sched::numa_migrate::{task_numa_migrate, Placement};
 use crate::machine::task::{FilterRule, HintOutcome, HintRecord, MigrateFail, UnmapCause};
 use crate::machine::{TaskKind, CPUPID_UNSET};
 use crate::mech::core::ev as core_ev;
 use crate::mech::numa::ev as numa_ev;
 use crate::mech::numa::{MEM_SCALE, NUMA_SCANS, SCAN_DELAY_MS, SCAN_PERIOD_MAX_MS, SCAN_PERIOD_MIN_MS, SCAN_PERIOD_NS};
 use crate::mech::numa::{NUMA_ACCOUNT_NS, NUMA_WORK_NS, SCAN_SIZE_MB, SCAN_SIZE_PAGES};
+use crate::mech::numa::{NUMA_TASK_MIGRATED, NUMA_TASK_SWAPPED};
 use crate::mm::mprotect::ChangeProtNuma;
 use crate::registry::{Frame, Function};
 use crate::topology::{CpuId, NodeId};
@@ -84,11 +90,17 @@ pub fn task_scan_min(sim: &Sim, mm: u16) -> u64 {
     floor.max(scan)
 }
 
-/// `task_scan_max` (ms): `scan_period_max` spread over the RSS's windows, at least
-/// `task_scan_min` (no numa_group scaling).
-pub fn task_scan_max(sim: &Sim, mm: u16) -> u64 {
+/// `task_scan_max` (ms) of task `task`: `scan_period_max` spread over the RSS's
+/// windows, at least `task_scan_min`; a task in a NUMA group scales it by the group's
+/// tasks and its share of shared faults.
+pub fn task_scan_max(sim: &Sim, task: usize, mm: u16) -> u64 {
     let smin = task_scan_min(sim, mm);
-    let smax = sim.cfg.knobs.value(SCAN_PERIOD_MAX_MS) / task_nr_scan_windows(sim, mm);
+    let mut smax = sim.cfg.knobs.value(SCAN_PERIOD_MAX_MS) / task_nr_scan_windows(sim, mm);
+    if let Some(g) = sim.st.tasks[task].numa.group.map(|g| &sim.st.numa_groups[g as usize]) {
+        let (shared, private) = g.faults_shared_priv();
+        let period = smax * u64::from(g.nr_tasks) * (shared + 1) / (private + shared + 1);
+        smax = smax.max(period);
+    }
     smin.max(smax)
 }
 
@@ -155,6 +167,7 @@ pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) ->
     } else if ours {
         FilterRule::Private
     } else {
+        // Refined below for a task in a group.
         FilterRule::Shared
     };
     let n = &sim.st.tasks[task].numa;
@@ -199,13 +212,44 @@ pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) ->
             ),
         );
     }
+    let Some(g) = sim.st.tasks[task].numa.group.map(|g| &sim.st.numa_groups[g as usize]) else {
+        return (
+            true,
+            "S5",
+            say!(
+                sim,
+                "a shared fault, the last one also from node {dst}, and thread {who} (pid {pid}) has no numa_group",
+                who = sim.task_name(cpu)
+            ),
+        );
+    };
+    let (cpu_dst, cpu_src) = (g.faults_cpu(dst), g.faults_cpu(page_nid));
+    let gid = g.gid;
+    if cpu_dst > cpu_src * ACTIVE_NODE_FRACTION {
+        sim.st.tasks[task].numa.hint.rule = FilterRule::GroupBusier;
+        return (
+            true,
+            "S6",
+            say!(
+                sim,
+                "a shared fault; group {gid} takes {cpu_dst} of its weighted faults on node {dst}'s CPUs, more than {ACTIVE_NODE_FRACTION} x node {page_nid}'s {cpu_src}"
+            ),
+        );
+    }
+    let (mem_dst, mem_src) = (g.faults_mem(dst), g.faults_mem(page_nid));
+    let ok = cpu_dst * mem_src * 3 > cpu_src * mem_dst * 4;
+    sim.st.tasks[task].numa.hint.rule = FilterRule::GroupHysteresis(ok);
     (
-        true,
-        "S5",
+        ok,
+        "S7",
         say!(
             sim,
-            "a shared fault, the last one also from node {dst}, and thread {who} (pid {pid}) has no numa_group",
-            who = sim.task_name(cpu)
+            "a shared fault in group {gid}: CPU faults / memory faults are {cpu_dst}/{mem_dst} on node {dst} and {cpu_src}/{mem_src} on node {page_nid}; {}",
+            if ok {
+                "node {dst} is more than 4/3 as busy per page, so the page moves"
+            } else {
+                "within the 3/4 hysteresis, so the page stays"
+            }
         ),
     )
 }
@@ -225,6 +269,7 @@ pub(crate) fn note_hint_target(sim: &mut Sim, cpu: CpuId, vpn: u32, target: Opti
         h.outcome = match (h.rule, target) {
             (_, Some(_)) => HintOutcome::Pending,
             (FilterRule::TwoStage, None) => HintOutcome::Stay,
+            (FilterRule::GroupHysteresis(false), None) if h.page_nid != h.cpu_nid => HintOutcome::Stay,
             (_, None) => HintOutcome::Local,
         };
     }
@@ -275,26 +320,64 @@ fn task_numa_placement(sim: &mut Sim, task: usize, mm: u16, now: u64) -> Option<
     if sim.st.tasks[task].numa.scan_seq == seq {
         return None;
     }
-    let smax = task_scan_max(sim, mm);
+    let smax = task_scan_max(sim, task, mm);
+    // numa_get_avg_runtime: the task's runtime since the last placement over the time
+    // since then (the first time, over the task's life: the kernel uses its load average).
+    let (clock, runtime) = {
+        let t = &sim.st.tasks[task];
+        let run = t.numa.sum_exec_runtime + now.saturating_sub(t.numa.exec_start);
+        (now, run)
+    };
     let n = &mut sim.st.tasks[task].numa;
+    let (delta, period) = match n.last_placement {
+        Some((at, run)) => (runtime - run, clock - at),
+        None => (runtime, clock),
+    };
+    n.last_placement = Some((clock, runtime));
     n.scan_seq = seq;
     n.scan_period_max_ms = smax as u32;
+    let total_faults = n.locality[0] + n.locality[1];
+    let f_weight = (delta << 16) / (period + 1);
+    // The task and its group (a separate field, so both can be updated in one pass).
+    let mut group = n.group.map(|g| &mut sim.st.numa_groups[g as usize]);
+    let n = &mut sim.st.tasks[task].numa;
     let mut fault_types = [0u64; 2];
     let (mut max_faults, mut max_nid) = (0u64, None);
+    let mut total_diff = 0i64;
     for (nid, f) in n.faults.iter_mut().enumerate() {
-        let mut faults = 0;
+        let (mut faults, mut group_faults) = (0, 0);
         for private in 0..2 {
             // Decay the window, add the faults since the last scan.
-            let buf = std::mem::take(&mut f[2 + private]);
+            let buf = std::mem::take(&mut f[MEMBUF + private]);
             fault_types[private] += buf;
-            f[private] = f[private] - f[private] / 2 + buf;
-            faults += f[private];
+            let diff = buf as i64 - (f[MEM + private] / 2) as i64;
+            // CPU faults count by the task's share of CPU time.
+            let w = f_weight * std::mem::take(&mut f[CPUBUF + private]) / (total_faults + 1);
+            let f_diff = w as i64 - (f[CPU + private] / 2) as i64;
+            f[MEM + private] = (f[MEM + private] as i64 + diff) as u64;
+            f[CPU + private] = (f[CPU + private] as i64 + f_diff) as u64;
+            faults += f[MEM + private];
+            total_diff += diff;
+            if let Some(g) = group.as_deref_mut() {
+                g.faults[nid][private] = (g.faults[nid][private] as i64 + diff).max(0) as u64;
+                g.faults_cpu[nid][private] = (g.faults_cpu[nid][private] as i64 + f_diff).max(0) as u64;
+                group_faults += g.faults[nid][private];
+            }
         }
-        if faults > max_faults {
-            max_faults = faults;
+        // A task in a group goes by the group's faults.
+        let by = if group.is_some() { group_faults } else { faults };
+        if by > max_faults {
+            max_faults = by;
             max_nid = Some(nid as NodeId);
         }
     }
+    n.total_faults = (n.total_faults as i64 + total_diff).max(0) as u64;
+    if let Some(g) = group {
+        g.total_faults = (g.total_faults as i64 + total_diff).max(0) as u64;
+        // preferred_group_nid: the busiest node (NUMA_DIRECT).
+        g.count_active_nodes();
+    }
+    let n = &mut sim.st.tasks[task].numa;
     if max_faults > 0 && max_nid != n.preferred_nid {
         n.preferred_nid = max_nid;
     }
@@ -308,7 +391,7 @@ fn task_numa_placement(sim: &mut Sim, task: usize, mm: u16, now: u64) -> Option<
 /// shared fault, doubles the period (up to `numa_scan_period_max`) and pushes the mm's
 /// next scan out; otherwise the private and local shares move it in tenths.
 fn update_task_scan_period(sim: &mut Sim, task: usize, mm: u16, shared: u64, private: u64, now: u64) {
-    let (smin, smax) = (task_scan_min(sim, mm), task_scan_max(sim, mm));
+    let (smin, smax) = (task_scan_min(sim, mm), task_scan_max(sim, task, mm));
     let n = &mut sim.st.tasks[task].numa;
     let [remote, local, failed] = n.locality;
     let period = u64::from(n.scan_period_ms);
@@ -344,19 +427,31 @@ pub struct TaskNumaFault {
     local: bool,
     migrated: Option<bool>,
     vpn: u32,
+    /// `TNF_SHARED` and `TNF_NO_GROUP`.
+    flags: TnfFlags,
+}
+
+/// The grouping flags `do_numa_page` passes to `task_numa_fault`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TnfFlags {
+    /// `TNF_SHARED`: the page is mapped more than once and the VMA is `VM_SHARED`.
+    pub shared: bool,
+    /// `TNF_NO_GROUP`: the PTE was not writable (read-only pages do not group tasks).
+    pub no_group: bool,
 }
 
 impl TaskNumaFault {
     /// A fault accounted to node `nid` (where the page is now); `local` is
     /// `TNF_FAULT_LOCAL`; `migrated` is the outcome if migration was tried
     /// (`Some(false)`: `TNF_MIGRATE_FAIL`).
-    pub fn frame(last_cpupid: u32, nid: NodeId, local: bool, migrated: Option<bool>, vpn: u32) -> Frame {
+    pub fn frame(last_cpupid: u32, nid: NodeId, local: bool, migrated: Option<bool>, vpn: u32, flags: TnfFlags) -> Frame {
         Frame::from(TaskNumaFault {
             last_cpupid,
             nid,
             local,
             migrated,
             vpn,
+            flags,
         })
     }
 }
@@ -372,18 +467,46 @@ impl Function for TaskNumaFault {
         let nodes = sim.cfg.topo.nodes.len();
         if sim.st.tasks[t].numa.faults.is_empty() {
             // The kernel allocates numa_faults at the first fault and clears the locality.
-            sim.st.tasks[t].numa.faults = vec![[0; 4]; nodes];
+            sim.st.tasks[t].numa.faults = vec![[0; 8]; nodes];
+            sim.st.tasks[t].numa.total_faults = 0;
             sim.st.tasks[t].numa.locality = [0; 3];
         }
-        // v5.12: only a never-set cpupid counts as a first (private) access.
-        let private = self.last_cpupid == CPUPID_UNSET || cpupid_match_pid(pid, self.last_cpupid);
+        // v5.12: only a never-set cpupid counts as a first (private) access; a fault on a
+        // page another task faulted last may join the two in a group.
+        let mut private = self.last_cpupid == CPUPID_UNSET || cpupid_match_pid(pid, self.last_cpupid);
+        let mut grouped = None;
+        if !private && !self.flags.no_group {
+            let (p, how) = numa_group::task_numa_group(sim, t, self.last_cpupid, self.flags.shared);
+            private = p;
+            grouped = Some(how);
+        }
+        // A shared fault between two nodes the group is active on counts as local, so a
+        // settled multi-node workload scans slower.
+        let cpu_node = sim.cpu_node(cpu);
+        let mut local = self.local;
+        if let Some(g) = sim.st.tasks[t].numa.group.map(|g| &sim.st.numa_groups[g as usize]) {
+            if !private && !local && g.active_nodes > 1 && g.is_active_node(cpu_node) && g.is_active_node(self.nid) {
+                local = true;
+            }
+        }
         let mut placed = None;
+        let mut moved = None;
         if now > sim.st.tasks[t].numa.migrate_retry {
             placed = task_numa_placement(sim, t, mm, now);
-            // numa_migrate_preferred: retry interval, when there is a preferred node.
+            // numa_migrate_preferred: retry interval, when there is a preferred node;
+            // then, away from that node, look for a CPU there (task_numa_migrate).
             let n = &mut sim.st.tasks[t].numa;
-            if n.preferred_nid.is_some() {
+            if let Some(pref) = n.preferred_nid {
                 n.migrate_retry = now + (u64::from(n.scan_period_ms) * NS_PER_MS / 16).min(1_000_000_000);
+                if cpu_node != pref {
+                    let placement = task_numa_migrate(sim, t, cpu);
+                    match placement {
+                        Placement::Move(_) => sim.st.counters.inc(NUMA_TASK_MIGRATED),
+                        Placement::Swap(..) => sim.st.counters.inc(NUMA_TASK_SWAPPED),
+                        Placement::Stay => {}
+                    }
+                    moved = Some(placement);
+                }
             }
         }
         let n = &mut sim.st.tasks[t].numa;
@@ -394,39 +517,67 @@ impl Function for TaskNumaFault {
             n.locality[2] += 1;
         }
         if let Some(f) = n.faults.get_mut(self.nid as usize) {
-            f[2 + usize::from(private)] += 1;
+            f[MEMBUF + usize::from(private)] += 1;
         }
-        n.locality[usize::from(self.local)] += 1;
+        if let Some(f) = n.faults.get_mut(cpu_node as usize) {
+            f[CPUBUF + usize::from(private)] += 1;
+        }
+        n.locality[usize::from(local)] += 1;
         let outcome = match self.migrated {
             Some(true) => "migrated",
             Some(false) => "migration failed",
             None => "not migrated",
         };
         let mpid = sim.st.mms[mm as usize].pid;
+        let moving = match moved {
+            Some(Placement::Move(to)) => say!(
+                sim,
+                "; task_numa_migrate: node {} has an idle CPU {to} and moving keeps the nodes balanced, so the thread moves there on its way back to user space",
+                sim.cpu_node(to)
+            ),
+            Some(Placement::Swap(to, other)) => say!(
+                sim,
+                "; task_numa_migrate: swap with thread {} on CPU {to} (node {}), which is better off here",
+                sim.st.tasks[other as usize].pid,
+                sim.cpu_node(to)
+            ),
+            Some(Placement::Stay) => say!(sim, "; task_numa_migrate: no better CPU on the preferred node, the thread stays"),
+            None => String::new(),
+        };
+        let joined = match grouped {
+            Some(Grouping::Joined { gid, .. }) => say!(sim, "task_numa_group: joins group {gid}; "),
+            Some(Grouping::FalseSharing) => {
+                say!(
+                    sim,
+                    "task_numa_group: the last faulter is in another process and the page is not MAP_SHARED, so it counts as private; "
+                )
+            }
+            _ => String::new(),
+        };
         let (line, text) = match placed {
             Some((old, new, pref)) => (
                 "Q2",
                 say!(
                     sim,
-                    "task_numa_fault: mm {mpid} finished scan pass {}: task_numa_placement prefers {}; update_task_scan_period moves thread {who}'s (pid {pid}) scan period {old} -> {new} ms; then records a {} {} fault on node {} ({outcome})",
+                    "task_numa_fault: {joined}mm {mpid} finished scan pass {}: task_numa_placement prefers {}; update_task_scan_period moves thread {who}'s (pid {pid}) scan period {old} -> {new} ms; then records a {} {} fault on node {} ({outcome})",
                     sim.st.mms[mm as usize].numa_scan_seq,
                     pref.map_or("no node".to_string(), |p| format!("node {p}")),
-                    if self.local { "local" } else { "remote" },
+                    if local { "local" } else { "remote" },
                     if private { "private" } else { "shared" },
                     self.nid,
                     who = sim.task_name(cpu)
-                ),
+                ) + &moving,
             ),
             None => (
-                "Q3",
+                if matches!(grouped, Some(Grouping::Joined { .. })) { "Q1" } else { "Q3" },
                 say!(
                     sim,
-                    "task_numa_fault: thread {who} (pid {pid}) records a {} {} fault on node {} ({outcome})",
-                    if self.local { "local" } else { "remote" },
+                    "task_numa_fault: {joined}thread {who} (pid {pid}) records a {} {} fault on node {} ({outcome})",
+                    if local { "local" } else { "remote" },
                     if private { "private" } else { "shared" },
                     self.nid,
                     who = sim.task_name(cpu)
-                ),
+                ) + &moving,
             ),
         };
         let ev = Ev::new(numa_ev::NUMA_FAULT_ACCOUNT, "task_numa_fault", line)
@@ -712,7 +863,7 @@ pub fn task_work(sim: &mut Sim, cpu: CpuId) -> Option<(Ev, Frame)> {
             0
         } else {
             let users = u64::from(sim.st.mms[mm as usize].users.max(1));
-            task_scan_max(sim, mm).min(delay * users * NS_PER_MS) + 2 * TICK_NS
+            task_scan_max(sim, t, mm).min(delay * users * NS_PER_MS) + 2 * TICK_NS
         };
         let n = &mut sim.st.tasks[t].numa;
         n.init = true;

@@ -1,0 +1,318 @@
+//! Moving a task to its preferred node (`kernel/sched/fair.c`, Linux v5.12):
+//! `numa_migrate_preferred` → `task_numa_migrate` → `task_numa_find_cpu` →
+//! `task_numa_compare`, with `update_numa_stats`, `numa_classify`,
+//! `adjust_numa_imbalance` and `load_too_imbalanced`.
+//!
+//! The search looks at the CPUs of the preferred node (and, when nothing fits there or the
+//! task's group spans several nodes, at the other nodes where the task or its group would
+//! be better off): an idle CPU if moving there keeps the nodes balanced, otherwise the
+//! task running on a CPU there, to swap with when the exchange improves the two tasks'
+//! (or groups') fault locality by at least `SMALLIMP`. The move itself is asked for here
+//! and done at the task's next return to user space (`Task::move_to`); a swap partner
+//! moves at its own next return to user (the kernel's `stop_two_cpus` moves both at once).
+//!
+//! Model stand-ins: a task's load (`task_h_load`) is `NICE_0_LOAD` whenever it is
+//! runnable, a CPU's utilisation is full while it runs a task, and the NUMA domain's
+//! `imbalance_pct` is v5.12 `sd_init`'s 117 (the search uses 100 + 17 / 2 = 108). Every
+//! machine is `NUMA_DIRECT` (`score_nearby_nodes` adds nothing).
+
+use crate::engine::Sim;
+use crate::kernel::sched::numa_group::MEM;
+use crate::topology::{CpuId, NodeId};
+
+/// `NICE_0_LOAD` (and `SCHED_CAPACITY_SCALE`).
+const LOAD: i64 = 1024;
+/// `SMALLIMP`: an improvement smaller than this is not worth a swap.
+const SMALLIMP: i64 = 30;
+/// The NUMA domain's `imbalance_pct` halved above 100, as `task_numa_migrate` sets it.
+const IMBALANCE_PCT: i64 = 108;
+
+/// `enum numa_type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NodeType {
+    HasSpare,
+    FullyBusy,
+    Overloaded,
+}
+
+/// `struct numa_stats` of one node.
+#[derive(Clone, Copy, Debug)]
+struct NumaStats {
+    load: i64,
+    runnable: i64,
+    util: i64,
+    compute_capacity: i64,
+    nr_running: i64,
+    weight: i64,
+    node_type: NodeType,
+    /// An idle CPU the task may use (`-1` in the kernel: none).
+    idle_cpu: Option<CpuId>,
+}
+
+/// What `task_numa_migrate` decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Move to an idle CPU.
+    Move(CpuId),
+    /// Swap with the task running on the CPU.
+    Swap(CpuId, u16),
+    /// Nothing better than where the task runs.
+    Stay,
+}
+
+/// `struct task_numa_env`.
+struct Env {
+    p: usize,
+    src_cpu: CpuId,
+    src_nid: NodeId,
+    dst_nid: NodeId,
+    src_stats: NumaStats,
+    dst_stats: NumaStats,
+    best_task: Option<usize>,
+    best_imp: i64,
+    best_cpu: Option<CpuId>,
+}
+
+fn is_idle(sim: &Sim, cpu: CpuId) -> bool {
+    let c = &sim.st.cpus[cpu as usize];
+    c.curr == c.idle && c.rq.is_empty()
+}
+
+/// `update_numa_stats` + `numa_classify` for node `nid`, as seen by task `p`.
+fn update_numa_stats(sim: &Sim, p: usize, nid: NodeId) -> NumaStats {
+    let mut ns = NumaStats {
+        load: 0,
+        runnable: 0,
+        util: 0,
+        compute_capacity: 0,
+        nr_running: 0,
+        weight: 0,
+        node_type: NodeType::HasSpare,
+        idle_cpu: None,
+    };
+    for &cpu in &sim.cfg.topo.nodes[nid as usize].cpus {
+        let c = &sim.st.cpus[cpu as usize];
+        let running = i64::from(c.curr != c.idle) + c.rq.len() as i64;
+        ns.load += running * LOAD;
+        ns.runnable += running * LOAD;
+        ns.util += i64::from(c.curr != c.idle) * LOAD;
+        ns.nr_running += running;
+        ns.compute_capacity += LOAD;
+        ns.weight += 1;
+        if ns.idle_cpu.is_none() && is_idle(sim, cpu) && sim.st.tasks[p].cpus_allowed.test(cpu) {
+            ns.idle_cpu = Some(cpu);
+        }
+    }
+    ns.node_type = if ns.nr_running > ns.weight
+        && (ns.compute_capacity * 100 < ns.util * IMBALANCE_PCT || ns.compute_capacity * IMBALANCE_PCT < ns.runnable * 100)
+    {
+        NodeType::Overloaded
+    } else if ns.nr_running < ns.weight
+        || (ns.compute_capacity * 100 > ns.util * IMBALANCE_PCT && ns.compute_capacity * IMBALANCE_PCT > ns.runnable * 100)
+    {
+        NodeType::HasSpare
+    } else {
+        NodeType::FullyBusy
+    };
+    ns
+}
+
+/// `task_weight(p, nid, dist)`: the task's share of its memory faults on `nid`, in 1/1000.
+fn task_weight(sim: &Sim, p: usize, nid: NodeId) -> i64 {
+    let n = &sim.st.tasks[p].numa;
+    if n.total_faults == 0 {
+        return 0;
+    }
+    let f = n.faults.get(nid as usize).map_or(0, |f| f[MEM] + f[MEM + 1]);
+    (1000 * f / n.total_faults) as i64
+}
+
+/// `group_weight(p, nid, dist)`: the group's share of its memory faults on `nid`.
+fn group_weight(sim: &Sim, p: usize, nid: NodeId) -> i64 {
+    let Some(g) = sim.st.tasks[p].numa.group.map(|g| &sim.st.numa_groups[g as usize]) else {
+        return 0;
+    };
+    if g.total_faults == 0 {
+        return 0;
+    }
+    (1000 * g.faults_mem(nid) / g.total_faults) as i64
+}
+
+/// `load_too_imbalanced`: would the move make the capacity-weighted imbalance worse?
+fn load_too_imbalanced(src_load: i64, dst_load: i64, env: &Env) -> bool {
+    let (sc, dc) = (env.src_stats.compute_capacity, env.dst_stats.compute_capacity);
+    let imb = (dst_load * sc - src_load * dc).abs();
+    let old = (env.dst_stats.load * sc - env.src_stats.load * dc).abs();
+    imb > old
+}
+
+/// `task_numa_compare` for `dst_cpu`; returns whether to stop the search.
+fn task_numa_compare(sim: &Sim, env: &mut Env, dst_cpu: CpuId, taskimp: i64, groupimp: i64, maymove: bool) -> bool {
+    let p_ng = sim.st.tasks[env.p].numa.group;
+    let mut imp = if p_ng.is_some() { groupimp } else { taskimp };
+    let moveimp = imp;
+    let c = &sim.st.cpus[dst_cpu as usize];
+    let cur = (c.curr != c.idle).then_some(c.curr as usize);
+    if cur == Some(env.p) {
+        return true;
+    }
+    let assign_move = |sim: &Sim, env: &mut Env, imp: i64| {
+        // One idle CPU per node is evaluated; a CPU that stopped being idle keeps an idle
+        // earlier choice.
+        let mut cpu = env.dst_stats.idle_cpu.unwrap_or(dst_cpu);
+        if !is_idle(sim, cpu) && env.best_cpu.is_some_and(|b| is_idle(sim, b)) {
+            cpu = env.best_cpu.unwrap_or(cpu);
+        }
+        env.best_task = None;
+        env.best_imp = imp;
+        env.best_cpu = Some(cpu);
+        maymove && env.best_cpu.is_some_and(|b| is_idle(sim, b))
+    };
+    let Some(cur_t) = cur else {
+        if maymove && moveimp >= env.best_imp {
+            return assign_move(sim, env, moveimp);
+        }
+        return false;
+    };
+    let t = &sim.st.tasks[cur_t];
+    // Skip a swap partner that may not run on the source CPU, or a kernel thread.
+    if !t.cpus_allowed.test(env.src_cpu) || t.mm().is_none() {
+        return false;
+    }
+    let best_pref = env.best_task.map(|b| sim.st.tasks[b].numa.preferred_nid);
+    if best_pref == Some(Some(env.src_nid)) && t.numa.preferred_nid != Some(env.src_nid) {
+        return false;
+    }
+    let cur_ng = t.numa.group;
+    if cur_ng == p_ng {
+        // No swap within a group (or between groupless tasks) while there is spare
+        // capacity: it helps one task at the other's cost.
+        if env.dst_stats.node_type == NodeType::HasSpare {
+            return false;
+        }
+        imp = taskimp + task_weight(sim, cur_t, env.src_nid) - task_weight(sim, cur_t, env.dst_nid);
+        if cur_ng.is_some() {
+            imp -= imp / 16;
+        }
+    } else if cur_ng.is_some() && p_ng.is_some() {
+        imp += group_weight(sim, cur_t, env.src_nid) - group_weight(sim, cur_t, env.dst_nid);
+    } else {
+        imp += task_weight(sim, cur_t, env.src_nid) - task_weight(sim, cur_t, env.dst_nid);
+    }
+    if t.numa.preferred_nid == Some(env.dst_nid) {
+        imp -= imp / 16;
+    }
+    if t.numa.preferred_nid == Some(env.src_nid) {
+        imp += imp / 8;
+    }
+    if maymove && moveimp > imp && moveimp > env.best_imp {
+        return assign_move(sim, env, moveimp);
+    }
+    let prefer = env.best_task.is_some() && t.numa.preferred_nid == Some(env.src_nid) && best_pref != Some(Some(env.src_nid));
+    // Below SMALLIMP a swap would only ping-pong the tasks (unless it sends the partner
+    // to its preferred node and the best so far does not). Both tasks weigh NICE_0_LOAD,
+    // so a swap leaves the loads as they are.
+    if !prefer && (imp < SMALLIMP || imp <= env.best_imp + SMALLIMP / 2) {
+        return false;
+    }
+    env.best_task = Some(cur_t);
+    env.best_imp = imp;
+    env.best_cpu = Some(dst_cpu);
+    !maymove && sim.st.tasks[cur_t].numa.preferred_nid == Some(env.src_nid)
+}
+
+/// `task_numa_find_cpu`: an idle CPU on `env.dst_nid` if the move keeps the nodes
+/// balanced, else the best swap there.
+fn task_numa_find_cpu(sim: &Sim, env: &mut Env, taskimp: i64, groupimp: i64) {
+    let mut maymove = false;
+    if env.dst_stats.node_type == NodeType::HasSpare {
+        // adjust_numa_imbalance: a pair of tasks may stay together on an almost idle node.
+        let src_running = env.src_stats.nr_running - 1;
+        let dst_running = env.dst_stats.nr_running + 1;
+        let imbalance = (dst_running - src_running).max(0);
+        let imbalance = if dst_running <= 2 { 0 } else { imbalance };
+        if imbalance == 0 {
+            maymove = true;
+            if let Some(idle) = env.dst_stats.idle_cpu {
+                env.best_task = None;
+                env.best_imp = 0;
+                env.best_cpu = Some(idle);
+                return;
+            }
+        }
+    } else {
+        let src_load = env.src_stats.load - LOAD;
+        let dst_load = env.dst_stats.load + LOAD;
+        maymove = !load_too_imbalanced(src_load, dst_load, env);
+    }
+    for &cpu in &sim.cfg.topo.nodes[env.dst_nid as usize].cpus {
+        if !sim.st.tasks[env.p].cpus_allowed.test(cpu) {
+            continue;
+        }
+        if task_numa_compare(sim, env, cpu, taskimp, groupimp, maymove) {
+            break;
+        }
+    }
+}
+
+/// `task_numa_migrate(p)` for task `p` running on `cpu`: where it should go. It may also
+/// change the task's preferred node (a task in a multi-node group adopts the node it
+/// goes to, or stays preferring where it is).
+pub(crate) fn task_numa_migrate(sim: &mut Sim, p: usize, cpu: CpuId) -> Placement {
+    let nodes = sim.cfg.topo.nodes.len();
+    let src_nid = sim.cpu_node(cpu);
+    let Some(pref) = sim.st.tasks[p].numa.preferred_nid else {
+        return Placement::Stay;
+    };
+    if nodes < 2 {
+        return Placement::Stay;
+    }
+    let taskweight = task_weight(sim, p, src_nid);
+    let groupweight = group_weight(sim, p, src_nid);
+    let mut env = Env {
+        p,
+        src_cpu: cpu,
+        src_nid,
+        dst_nid: pref,
+        src_stats: update_numa_stats(sim, p, src_nid),
+        dst_stats: update_numa_stats(sim, p, pref),
+        best_task: None,
+        best_imp: 0,
+        best_cpu: None,
+    };
+    let taskimp = task_weight(sim, p, pref) - taskweight;
+    let groupimp = group_weight(sim, p, pref) - groupweight;
+    task_numa_find_cpu(sim, &mut env, taskimp, groupimp);
+    let group = sim.st.tasks[p].numa.group.map(|g| sim.st.numa_groups[g as usize].active_nodes);
+    if env.best_cpu.is_none() || group.is_some_and(|a| a > 1) {
+        for nid in 0..nodes as NodeId {
+            if nid == src_nid || nid == pref {
+                continue;
+            }
+            let taskimp = task_weight(sim, p, nid) - taskweight;
+            let groupimp = group_weight(sim, p, nid) - groupweight;
+            if taskimp < 0 && groupimp < 0 {
+                continue;
+            }
+            env.dst_nid = nid;
+            env.dst_stats = update_numa_stats(sim, p, nid);
+            task_numa_find_cpu(sim, &mut env, taskimp, groupimp);
+        }
+    }
+    if group.is_some() {
+        let nid = env.best_cpu.map_or(src_nid, |c| sim.cpu_node(c));
+        sim.st.tasks[p].numa.preferred_nid = Some(nid);
+    }
+    match (env.best_cpu, env.best_task) {
+        (None, _) => Placement::Stay,
+        (Some(c), None) => {
+            sim.st.tasks[p].move_to = Some(c);
+            Placement::Move(c)
+        }
+        (Some(c), Some(t)) => {
+            sim.st.tasks[p].move_to = Some(c);
+            sim.st.tasks[t].move_to = Some(cpu);
+            Placement::Swap(c, t as u16)
+        }
+    }
+}
