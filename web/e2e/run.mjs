@@ -1198,7 +1198,7 @@ describe('NUMA balancing panel', () => {
   it("numa-thread-race-101: the racing thread's mapping makes the migration's unmap send an IPI", async () => {
     const lab = await newLab();
     // Step 59: CPU 2 (1/0) unmaps pfn 0, which 1/1 mapped again after its isolate_lru_page failed; the IPI goes to CPU 3.
-    const panel = await open(lab, 'v=1&sc=numa-thread-race-101&step=59', 59);
+    const panel = await open(lab, 'v=1&sc=numa-thread-race-101&step=60', 60);
     const sd = panel.getByTestId('shootdown');
     assert.equal(await sd.count(), 1);
     assert.equal(await sd.getAttribute('data-cause'), 'race');
@@ -1225,7 +1225,7 @@ describe('NUMA balancing panel', () => {
     // 8,192 pages in 64 cells of 128.
     assert.match(await panel.textContent(), /each cell: 128 pages/);
     assert.equal(await panel.getByTestId('vma-bar').locator('[data-protnone]').count(), 64);
-    assert.match(await panel.getByTestId('protnone').first().textContent(), /1,306 PROT_NONE not yet faulted/);
+    assert.match(await panel.getByTestId('protnone').first().textContent(), /4,180 PROT_NONE not yet faulted/);
     assert.ok((await panel.getByTestId('hint-fault').count()) >= 1);
     await lab.screenshot('45c-numa-delay-map-scale-mid-run');
     // The plot's caption just below the sticky step header.

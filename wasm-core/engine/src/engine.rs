@@ -418,6 +418,7 @@ impl Sim {
                 inbox: VecDeque::with_capacity(nr_cpus),
                 acks_pending: 0,
                 acks_last: 0,
+                extra: 0,
                 sd: {
                     // sd_init: balance_interval = the domain's CPUs (ms); the first
                     // periodic balance one busy interval (× busy_factor 16) into the run.
@@ -783,6 +784,12 @@ impl Sim {
             // The line's cost belongs to the stack that ran it, before any call or return.
             let who = who(&self.st.tasks[t]);
             self.st.prof.charge(cpu as usize, self.st.cpus[cpu as usize].clock, who, &stack);
+            let extra = std::mem::take(&mut self.st.cpus[cpu as usize].extra);
+            if extra > 0 {
+                self.st.prof.charge_extra(who, &stack, extra);
+            }
+        } else {
+            self.st.cpus[cpu as usize].extra = 0;
         }
         if let Flow::Block(until) = flow {
             self.st.stacks[t] = stack;
@@ -888,10 +895,50 @@ impl Sim {
         }
     }
 
-    /// Charges `ns` to a CPU's clock.
+    /// Charges `ns` to a CPU's clock. While its task does weighted kernel work (a hint
+    /// fault in a scenario whose modelled pages each stand for `numa_mem_scale` real ones)
+    /// the work counts that many times: the rest is owed (`NumaStats::debt`, paid at the
+    /// return to user space so no lock is held longer) and goes to the profile at once
+    /// (`Cpu::extra`), under the functions that did the work.
     #[inline]
     pub(crate) fn charge(&mut self, cpu: CpuId, ns: u64) {
+        let c = &mut self.st.cpus[cpu as usize];
+        c.clock += ns;
+        let w = self.st.tasks[c.curr as usize].numa.weight;
+        if w > 1 {
+            self.owe(cpu, u64::from(w - 1) * ns);
+        }
+    }
+
+    /// Charges `ns` of work that stands for `w` times as much (`charge` with an explicit
+    /// weight, for per-page work outside a hint fault: the scanner's PTE updates).
+    #[inline]
+    pub(crate) fn charge_weighted(&mut self, cpu: CpuId, ns: u64, w: u64) {
         self.st.cpus[cpu as usize].clock += ns;
+        if w > 1 {
+            self.owe(cpu, (w - 1) * ns);
+        }
+    }
+
+    /// `cpu`'s current task owes `ns` more of weighted kernel time.
+    #[cold]
+    pub(crate) fn owe(&mut self, cpu: CpuId, ns: u64) {
+        let c = &mut self.st.cpus[cpu as usize];
+        c.extra += ns;
+        self.st.tasks[c.curr as usize].numa.debt += ns;
+    }
+
+    /// At a return to user space: the task's owed kernel time passes (the profile has it
+    /// already, so it skips this stretch).
+    pub(crate) fn pay_debt(&mut self, cpu: CpuId) {
+        let t = self.st.cpus[cpu as usize].curr as usize;
+        let d = std::mem::take(&mut self.st.tasks[t].numa.debt);
+        if d > 0 {
+            self.st.cpus[cpu as usize].clock += d;
+            if self.profiling {
+                self.st.prof.skip(cpu as usize, d);
+            }
+        }
     }
 
     /// A CPU's clock.

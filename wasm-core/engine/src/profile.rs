@@ -30,6 +30,9 @@ pub struct Profile {
     pub idle_ns: u64,
     /// Per CPU: the clock up to which its time has been charged.
     accounted: Vec<u64>,
+    /// Per CPU: time ahead that was charged already (`charge_extra`) and must not be
+    /// charged again when the clock passes it.
+    skip: Vec<u64>,
 }
 
 /// What a task was, for charging.
@@ -53,7 +56,34 @@ impl Profile {
             kthread_ns: 0,
             idle_ns: 0,
             accounted: vec![0; nr_cpus],
+            skip: vec![0; nr_cpus],
         }
+    }
+
+    /// Charges `ns` that the clock has not reached yet (weighted kernel work, see
+    /// `Sim::charge`) to `who` and every function on `stack`.
+    pub(crate) fn charge_extra(&mut self, who: Who, stack: &Stack<Frame>, ns: u64) {
+        match who {
+            Who::User if stack.len() > 1 => {
+                self.sys_ns += ns;
+                for f in stack.iter().skip(1) {
+                    self.fn_ns[f.fn_index() as usize] += ns;
+                }
+            }
+            Who::User => self.user_ns += ns,
+            Who::Kthread => {
+                self.kthread_ns += ns;
+                for f in stack.iter() {
+                    self.fn_ns[f.fn_index() as usize] += ns;
+                }
+            }
+            Who::Idle => self.idle_ns += ns,
+        }
+    }
+
+    /// The next `ns` of `cpu`'s clock were charged already (`charge_extra`).
+    pub(crate) fn skip(&mut self, cpu: usize, ns: u64) {
+        self.skip[cpu] += ns;
     }
 
     /// Charges `cpu`'s time up to `now` to `who` and to every function on `stack`.
@@ -69,7 +99,9 @@ impl Profile {
     fn charge_slow(&mut self, cpu: usize, now: u64, who: Who, stack: &Stack<Frame>) {
         let from = self.accounted[cpu];
         self.accounted[cpu] = now;
-        let d = now - from;
+        let skip = self.skip[cpu].min(now - from);
+        self.skip[cpu] -= skip;
+        let d = now - from - skip;
         match who {
             Who::Idle => self.idle_ns += d,
             Who::Kthread => {

@@ -217,15 +217,52 @@ fn migration_stops_at_the_target_nodes_high_watermark() {
     assert_eq!(counter(&roomy, "numa_pages_migrated"), 8);
 }
 
+/// Eight threads on node 1 (CPUs 0-7) each hint-faulting one page of an 8-page heap on
+/// node 0 at the same moment, after a thread on node 0 (CPU 8) marked it, with memory
+/// scale 32768: the v4.17 rate limit (128 MB per 100 ms) is one modelled page. A modelled
+/// hint fault then stands for 32768 real ones and takes their time, so one thread alone
+/// never reaches the limit within a window; eight at once do.
+fn migrate_at_once() -> String {
+    r#"
+format = 1
+id = "t"
+title = "t"
+seed = 1
+[knobs]
+numa_mem_scale = 32768
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [8]
+mem_pages = 64
+[[machine.node]]
+cpus = [0, 1, 2, 3, 4, 5, 6, 7]
+mem_pages = 64
+[[process]]
+name = "app"
+[[process.vma]]
+name = "heap"
+pages = 8
+node = 0
+[[process.thread]]
+cpu = 8
+ops = [{ op = "scan", vma = "heap" }]
+[[process.thread]]
+count = 8
+cpu = "{i}"
+ops = [{ op = "sleep", ns = 200000 }, { op = "access", vma = "heap", page = "{i}" }]
+"#
+    .to_string()
+}
+
 #[test]
 fn v4_17_rate_limits_migrations_per_node_and_window() {
-    // 128 MB per 100 ms, divided by the memory scale 32768: one page. The window takes
-    // pages while its count is not above the limit: two pages, then refusals.
-    let knobs = "numa_mem_scale = 32768";
-    let limited = run(&migrate_once(1, knobs), &[("numa_ratelimit_removed", "off")]);
+    // The window takes pages while its count is not above the limit of one page: two
+    // pages, then refusals.
+    let limited = run(&migrate_at_once(), &[("numa_ratelimit_removed", "off")]);
     assert_eq!(counter(&limited, "numa_pages_migrated"), 2);
     assert_eq!(counter(&limited, "numa_migrate_ratelimited"), 6);
-    let current = run(&migrate_once(1, knobs), &[]);
+    let current = run(&migrate_at_once(), &[]);
     assert_eq!(counter(&current, "numa_pages_migrated"), 8);
     assert_eq!(counter(&current, "numa_migrate_ratelimited"), 0);
 }
@@ -304,7 +341,7 @@ fn a_v4_17_kernel_has_the_rate_limit_and_v4_19_not() {
     t.set_kernel(Kernel::parse("v4.19").unwrap());
     assert!(t.on(NUMA_RATELIMIT_REMOVED));
     // The v4.17 kernel's run of the rate-limit scenario refuses as the toggle does.
-    let s = scenario::parse(&migrate_once(1, "numa_mem_scale = 32768"), &[]).unwrap();
+    let s = scenario::parse(&migrate_at_once(), &[]).unwrap();
     let mut k = ToggleSet::default();
     k.set_kernel(Kernel::parse("v4.17").unwrap());
     let mut sim = Sim::new(&s, &k, false);
@@ -676,7 +713,9 @@ fn tasks_sharing_written_pages_form_one_numa_group() {
     assert!(groups(&readers).is_empty(), "{:?}", groups(&readers));
     assert!(counter(&readers, "numa_hint_faults") > 0);
     // With the periodic scanner, task_numa_placement feeds the group: both nodes' CPUs
-    // fault, and every member prefers the group's busiest node.
+    // fault, so the group is active on both. task_numa_placement gives every member the
+    // group's busiest node, but these tasks are pinned: task_numa_migrate finds no CPU
+    // there and, the group spanning two nodes, makes each prefer the node it runs on.
     let auto = until_exit(&two_writers(true, true, true));
     assert_eq!(groups(&auto).len(), 1, "{:?}", groups(&auto));
     let g = &auto.st.numa_groups[auto.st.tasks.iter().find_map(|t| t.numa.group).unwrap() as usize];
@@ -687,10 +726,10 @@ fn tasks_sharing_written_pages_form_one_numa_group() {
         .tasks
         .iter()
         .filter(|t| t.numa.group.is_some())
-        .map(|t| t.numa.preferred_nid)
+        .map(|t| (t.numa.preferred_nid, auto.cfg.topo.cpu_node[t.cpu as usize]))
         .collect();
     assert_eq!(prefs.len(), 2);
-    assert!(prefs[0].is_some() && prefs[0] == prefs[1], "{prefs:?}");
+    assert!(prefs.iter().all(|&(p, n)| p == Some(n)), "{prefs:?}");
 }
 
 /// A thread started on node 0 whose memory is on node 1 and cannot move (node 0 is

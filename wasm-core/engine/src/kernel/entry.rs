@@ -122,6 +122,8 @@ impl UserMode {
     fn fetch(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let c = cpu as usize;
         let mm = sim.cpu_mm(cpu);
+        // Weighted kernel work owed since the last return to user space passes now.
+        sim.pay_debt(cpu);
         // A move asked for while the task ran kernel code (NUMA balancing's
         // migrate_task_to or migrate_swap): the migration stopper moves it now.
         let curr = sim.st.cpus[c].curr;

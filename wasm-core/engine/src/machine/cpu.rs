@@ -76,6 +76,8 @@ pub struct Cpu {
     pub acks_pending: u16,
     /// Time of the latest acknowledgement received.
     pub acks_last: u64,
+    /// Weighted kernel time of the current step not yet in the profile (`Sim::charge`).
+    pub extra: u64,
     /// This CPU's node-level scheduling domain's balancing state.
     pub sd: SdState,
 }

@@ -108,6 +108,13 @@ pub struct NumaStats {
     /// The task's last hint-fault decision and its outcome, for the lab's NUMA panel
     /// (nothing in the model reads it).
     pub hint: HintRecord,
+    /// Real pages each modelled page stands for while the task handles a hint fault
+    /// (`numa_mem_scale`; 0 or 1 outside): the CPU time it is charged counts that many
+    /// times (see `Sim::charge`).
+    pub weight: u32,
+    /// CPU time owed for weighted kernel work beyond the time already charged, paid at the
+    /// task's next return to user space (where it holds no lock).
+    pub debt: u64,
 }
 
 /// A task's last NUMA hint fault as `should_numa_migrate_memory` decided it and

@@ -330,8 +330,43 @@ impl DoNumaPage {
 }
 
 impl Function for DoNumaPage {
-    /// One line.
+    /// One line. A hint fault is weighted work: with `numa_mem_scale` N, the modelled
+    /// page stands for N real ones, each of which would take its own hint fault, so its
+    /// CPU time counts N times (`Sim::charge`).
     fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        let t = sim.st.cpus[cpu as usize].curr as usize;
+        sim.st.tasks[t].numa.weight = sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE) as u32;
+        let out = self.line(sim, cpu);
+        if matches!(out.1, Flow::Return(_)) {
+            sim.st.tasks[t].numa.weight = 0;
+        }
+        out
+    }
+
+    /// A callee returned.
+    fn resume(&mut self, sim: &mut Sim, _task: u16, r: Ret) {
+        let new = sim.cfg.toggles.on(NUMA_DELAY_MAP);
+        match self.pc {
+            Dnp::Prep => {
+                self.target = r.as_node();
+                self.pc = match (self.target, new) {
+                    (None, true) => Dnp::OutMap,
+                    _ => Dnp::Unlock,
+                };
+            }
+            Dnp::Migrating => {
+                let ok = r.as_bool();
+                self.migrated = Some(ok);
+                self.pc = if !ok && new { Dnp::Relock } else { Dnp::Account };
+            }
+            Dnp::Account => self.pc = Dnp::Done,
+            _ => {}
+        }
+    }
+}
+
+impl DoNumaPage {
+    fn line(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "do_numa_page";
         let mm = sim.cpu_mm(cpu);
         let pid = sim.st.mms[mm as usize].pid;
@@ -488,27 +523,6 @@ impl Function for DoNumaPage {
                     .say(say!(sim, "do_numa_page returns"));
                 (ev, Flow::Return(Ret::Unit))
             }
-        }
-    }
-
-    /// A callee returned.
-    fn resume(&mut self, sim: &mut Sim, _task: u16, r: Ret) {
-        let new = sim.cfg.toggles.on(NUMA_DELAY_MAP);
-        match self.pc {
-            Dnp::Prep => {
-                self.target = r.as_node();
-                self.pc = match (self.target, new) {
-                    (None, true) => Dnp::OutMap,
-                    _ => Dnp::Unlock,
-                };
-            }
-            Dnp::Migrating => {
-                let ok = r.as_bool();
-                self.migrated = Some(ok);
-                self.pc = if !ok && new { Dnp::Relock } else { Dnp::Account };
-            }
-            Dnp::Account => self.pc = Dnp::Done,
-            _ => {}
         }
     }
 }

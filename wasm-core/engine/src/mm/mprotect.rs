@@ -167,7 +167,9 @@ impl ChangePteRange {
         let pid = sim.st.mms[mm as usize].pid;
         let vpn = self.vpn;
         let pte = sim.st.mms[mm as usize].pte(vpn);
-        sim.charge(cpu, sim.cfg.costs[SCAN_PTE_NS]);
+        // Per-PTE work: a modelled PTE stands for numa_mem_scale real ones.
+        let w = sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE);
+        sim.charge_weighted(cpu, sim.cfg.costs[SCAN_PTE_NS], w);
         let skip = |sim: &Sim, line: &'static str, why: String| {
             Ev::new(numa_ev::SCAN_SKIP, "change_pte_range", line)
                 .pte(pid, vpn)
@@ -208,7 +210,7 @@ impl ChangePteRange {
             );
         }
         sim.st.mms[mm as usize].set_pte(vpn, pte.mk_protnone());
-        sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
+        sim.charge_weighted(cpu, sim.cfg.costs[PTE_WRITE_NS], w);
         self.changed += 1;
         Ev::new(numa_ev::SCAN_PTE, "change_pte_range", "C6")
             .pte(pid, vpn)
