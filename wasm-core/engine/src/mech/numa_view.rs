@@ -448,6 +448,11 @@ fn fault_view(sim: &Sim, ti: usize, live: bool) -> HintFaultView {
     let last_cpu = (h.last_cpupid >> 8) as usize;
     let last_nid = (!unset).then(|| st.cpus.get(last_cpu).map_or(0, |c| c.node));
     let ours = cpupid_match_pid(t.pid, h.last_cpupid);
+    // Named as the engine's narration names it: "1/0 (pid 1000)".
+    let who = match t.kind {
+        crate::machine::TaskKind::User { mm, tid } => format!("{}/{tid} (pid {})", st.mms[mm as usize].pid, t.pid),
+        _ => format!("pid {}", t.pid),
+    };
     let last_cpupid = if unset {
         "unset".to_string()
     } else {
@@ -460,7 +465,7 @@ fn fault_view(sim: &Sim, ti: usize, live: bool) -> HintFaultView {
             format!(
                 "{} and {}: migrate",
                 match h.preferred_nid {
-                    None => format!("thread {} has no preferred node yet", t.pid),
+                    None => format!("thread {who} has no preferred node yet"),
                     Some(_) => format!("only {} scan pass(es) so far (≤ 4)", h.scan_seq),
                 },
                 if unset {
@@ -481,7 +486,7 @@ fn fault_view(sim: &Sim, ti: usize, live: bool) -> HintFaultView {
         ),
         FilterRule::Private => (
             "private",
-            format!("thread {} faulted on it last (from node {}): migrate", t.pid, h.cpu_nid),
+            format!("thread {who} faulted on it last (from node {}): migrate", h.cpu_nid),
         ),
         FilterRule::Shared => (
             "shared",
@@ -494,15 +499,14 @@ fn fault_view(sim: &Sim, ti: usize, live: bool) -> HintFaultView {
         FilterRule::GroupBusier => (
             "group-busier",
             format!(
-                "another task of thread {}'s numa_group faulted last; the group's CPUs take more than 3x as many faults on node {} as on node {}: migrate",
-                t.pid, h.cpu_nid, h.page_nid
+                "another task of thread {who}'s numa_group faulted last; the group's CPUs take more than 3x as many faults on node {} as on node {}: migrate",
+                h.cpu_nid, h.page_nid
             ),
         ),
         FilterRule::GroupHysteresis(ok) => (
             "group-hysteresis",
             format!(
-                "another task of thread {}'s numa_group faulted last; weighing CPU faults against memory faults on nodes {} and {} with 3/4 hysteresis: {}",
-                t.pid,
+                "another task of thread {who}'s numa_group faulted last; weighing CPU faults against memory faults on nodes {} and {} with 3/4 hysteresis: {}",
                 h.cpu_nid,
                 h.page_nid,
                 if ok { "migrate" } else { "stay" }
