@@ -817,3 +817,63 @@ fn pmbench_kernel_shares_and_throughput_gain_do_not_depend_on_scale() {
     assert!((a.0 / b.0 - 1.0).abs() < 0.2, "try_to_unmap share {} vs {}", a.0, b.0);
     assert!((a.1 - b.1).abs() < 0.02, "throughput gain {} vs {}", a.1, b.1);
 }
+
+/// Two single-threaded processes, each running on the node that holds the other's memory,
+/// on a machine with one CPU per node and no room to migrate pages: neither may move to
+/// an idle CPU (there is none), so `task_numa_migrate` swaps them (v5.12
+/// `task_numa_compare`: both gain, `SMALLIMP` is passed).
+#[test]
+fn two_tasks_on_each_others_memory_swap_nodes() {
+    let text = r#"
+format = 1
+id = "t"
+title = "t"
+[knobs]
+window_ms = 400
+scan_period_ms = 10
+numa_balancing_scan_delay_ms = 10
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0]
+mem_pages = 72
+high_wmark_pages = 72
+[[machine.node]]
+cpus = [1]
+mem_pages = 72
+high_wmark_pages = 72
+[[process]]
+name = "a"
+[[process.vma]]
+name = "heap"
+pages = 64
+node = 1
+[[process.thread]]
+cpus = [0, 1]
+ops = [{ op = "touch", vma = "heap", write = true }, { op = "compute", ns = 1000000 }, { op = "loop" }]
+[[process]]
+name = "b"
+[[process.vma]]
+name = "heap"
+pages = 64
+node = 0
+[[process.thread]]
+cpus = [0, 1]
+ops = [{ op = "touch", vma = "heap", write = true }, { op = "compute", ns = 1000000 }, { op = "loop" }]
+"#;
+    let s = scenario::parse(text, &[]).unwrap();
+    let mut sim = Sim::new(&s, &ToggleSet::default(), false);
+    let (a, b) = (first_thread(&sim), first_thread(&sim) + 1);
+    assert_eq!(
+        (sim.st.tasks[a].cpu, sim.st.tasks[b].cpu),
+        (0, 1),
+        "each starts on the other's memory"
+    );
+    while sim.step().is_some() {
+        mmviz_engine::invariants::check(&sim).unwrap();
+    }
+    assert_eq!(counter(&sim, "numa_pages_migrated"), 0, "no room on either node");
+    assert!(counter(&sim, "numa_task_swapped") >= 1);
+    assert_eq!((sim.st.tasks[a].cpu, sim.st.tasks[b].cpu), (1, 0), "each runs where its memory is");
+    assert_eq!(counter(&sim, "numa_task_migrated"), 0, "no idle CPU to move to");
+}

@@ -307,14 +307,14 @@ fn move_queued(sim: &mut Sim, task: u16, from: CpuId, to: CpuId, now: u64) {
 }
 
 /// The last queued task of `from` allowed on `to` (detach_tasks looks at the least
-/// recently queued end first).
-fn pullable(sim: &Sim, from: CpuId, to: CpuId) -> Option<u16> {
-    sim.st.cpus[from as usize]
-        .rq
-        .iter()
-        .rev()
-        .copied()
-        .find(|&t| sim.st.tasks[t as usize].cpus_allowed.test(to) && sim.st.tasks[t as usize].mm().is_some())
+/// recently queued end first) that `can_migrate_task` lets go: not one NUMA balancing
+/// wants to keep on its node (`migrate_degrades_locality`; `to_idle` is `CPU_IDLE`).
+fn pullable(sim: &Sim, from: CpuId, to: CpuId, to_idle: bool) -> Option<u16> {
+    sim.st.cpus[from as usize].rq.iter().rev().copied().find(|&t| {
+        sim.st.tasks[t as usize].cpus_allowed.test(to)
+            && sim.st.tasks[t as usize].mm().is_some()
+            && crate::kernel::sched::numa_migrate::migrate_degrades_locality(sim, t as usize, from, to, to_idle) != 1
+    })
 }
 
 /// `newidle_balance`: `cpu` is about to run its idle task: pull a queued task allowed
@@ -326,7 +326,7 @@ pub(crate) fn newidle_balance(sim: &mut Sim, cpu: CpuId) -> Option<(u16, CpuId)>
         if from == cpu {
             continue;
         }
-        let Some(t) = pullable(sim, from, cpu) else { continue };
+        let Some(t) = pullable(sim, from, cpu, false) else { continue };
         let load = nr_running(&sim.st.cpus[c]);
         if best.is_none_or(|(l, _, _)| load > l) {
             best = Some((load, from, t));
@@ -391,7 +391,7 @@ pub(crate) fn rebalance(sim: &mut Sim, this: CpuId) -> Ev {
     let pos = cpus.iter().position(|&c| c == this).unwrap_or(0);
     let busiest = (1..cpus.len())
         .map(|k| cpus[(pos + k) % cpus.len()])
-        .filter_map(|c| pullable(sim, c, this).map(|task| (nr_running(&sim.st.cpus[c as usize]) as u64, c, task)))
+        .filter_map(|c| pullable(sim, c, this, false).map(|task| (nr_running(&sim.st.cpus[c as usize]) as u64, c, task)))
         .fold(None, |best: Option<(u64, CpuId, u16)>, x| match best {
             Some(b) if b.0 >= x.0 => Some(b),
             _ => Some(x),
@@ -467,7 +467,7 @@ fn idle_pull(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
     let (to, t) = (0..sim.st.cpus.len() as CpuId).find_map(|to| {
         let x = &sim.st.cpus[to as usize];
         let idle = to != cpu && x.curr == x.idle && x.rq.is_empty() && x.wait == crate::machine::Wait::None;
-        idle.then(|| pullable(sim, cpu, to).map(|t| (to, t))).flatten()
+        idle.then(|| pullable(sim, cpu, to, true).map(|t| (to, t))).flatten()
     })?;
     let now = sim.clock(cpu);
     move_queued(sim, t, cpu, to, now);

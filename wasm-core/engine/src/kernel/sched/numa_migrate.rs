@@ -255,6 +255,44 @@ fn task_numa_find_cpu(sim: &Sim, env: &mut Env, taskimp: i64, groupimp: i64) {
     }
 }
 
+/// `migrate_degrades_locality(p, env)` (v5.12) for a load-balancing move of task `p` from
+/// `src` to `dst`; `dst_idle` is `env->idle == CPU_IDLE`. 1: the move hurts NUMA locality
+/// (`can_migrate_task` refuses it; the kernel gives in after `cache_nice_tries` failed
+/// balances, which the model's single balancing level does not count); 0: it helps; -1:
+/// NUMA balancing has no opinion (the model has no cache-hot test to fall back on, so the
+/// task may move).
+pub(crate) fn migrate_degrades_locality(sim: &Sim, p: usize, src: CpuId, dst: CpuId, dst_idle: bool) -> i8 {
+    let t = &sim.st.tasks[p];
+    if t.numa.faults.is_empty() || !sim.cfg.knobs.on(crate::mech::numa::NUMA_BALANCING) {
+        return -1;
+    }
+    let (src_nid, dst_nid) = (sim.cpu_node(src), sim.cpu_node(dst));
+    if src_nid == dst_nid {
+        return -1;
+    }
+    if t.numa.preferred_nid == Some(src_nid) {
+        // Away from the preferred node is bad, unless every task there runs on its own
+        // preferred node anyway (nr_running > nr_preferred_running).
+        let c = &sim.st.cpus[src as usize];
+        let on_pref = |i: u16| sim.st.tasks[i as usize].numa.preferred_nid == Some(src_nid);
+        let running = c.rq.iter().copied().chain((c.curr != c.idle).then_some(c.curr));
+        let (n, pref) = running.fold((0, 0), |(n, k), i| (n + 1, k + usize::from(on_pref(i))));
+        return if n > pref { 1 } else { -1 };
+    }
+    if t.numa.preferred_nid == Some(dst_nid) {
+        return 0;
+    }
+    if dst_idle {
+        return -1;
+    }
+    let (s, d) = if t.numa.group.is_some() {
+        (group_weight(sim, p, src_nid), group_weight(sim, p, dst_nid))
+    } else {
+        (task_weight(sim, p, src_nid), task_weight(sim, p, dst_nid))
+    };
+    i8::from(d < s)
+}
+
 /// `task_numa_migrate(p)` for task `p` running on `cpu`: where it should go. It may also
 /// change the task's preferred node (a task in a multi-node group adopts the node it
 /// goes to, or stays preferring where it is).
