@@ -324,7 +324,13 @@ impl Function for FlushTlbFunc {
         let sender_task = sim.st.cpus[ipi.from as usize].curr as usize;
         let w = sim.st.tasks[sender_task].numa.weight;
         if w > 1 {
-            sim.owe(cpu, u64::from(w - 1) * handler);
+            let rest = u64::from(w - 1) * handler;
+            if sim.curr(cpu).mm().is_some() {
+                sim.owe(cpu, rest);
+            } else {
+                // A kernel thread or the idle task never returns to user space to pay.
+                sim.st.cpus[c].clock += rest;
+            }
         }
         // Cycles stolen from user code: the interrupted computation ends later.
         if let crate::machine::Wait::Busy(until) = sim.st.cpus[c].wait {
