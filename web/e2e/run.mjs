@@ -1198,7 +1198,7 @@ describe('NUMA balancing panel', () => {
   it("numa-thread-race-101: the racing thread's mapping makes the migration's unmap send an IPI", async () => {
     const lab = await newLab();
     // Step 59: CPU 2 (1/0) unmaps pfn 0, which 1/1 mapped again after its isolate_lru_page failed; the IPI goes to CPU 3.
-    const panel = await open(lab, 'v=1&sc=numa-thread-race-101&step=60', 60);
+    const panel = await open(lab, 'v=1&sc=numa-thread-race-101&step=59', 59);
     const sd = panel.getByTestId('shootdown');
     assert.equal(await sd.count(), 1);
     assert.equal(await sd.getAttribute('data-cause'), 'race');

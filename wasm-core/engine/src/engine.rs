@@ -928,16 +928,25 @@ impl Sim {
         self.st.tasks[c.curr as usize].numa.debt += ns;
     }
 
-    /// At a return to user space: the task's owed kernel time passes (the profile has it
-    /// already, so it skips this stretch).
-    pub(crate) fn pay_debt(&mut self, cpu: CpuId) {
+    /// At a return to user space: when the task owes kernel time, until when it is busy
+    /// paying it (the profile has that time already, so it skips this stretch).
+    pub(crate) fn pay_debt(&mut self, cpu: CpuId) -> Option<u64> {
         let t = self.st.cpus[cpu as usize].curr as usize;
         let d = std::mem::take(&mut self.st.tasks[t].numa.debt);
-        if d > 0 {
-            self.st.cpus[cpu as usize].clock += d;
-            if self.profiling {
-                self.st.prof.skip(cpu as usize, d);
-            }
+        if d == 0 {
+            return None;
+        }
+        if self.profiling {
+            self.st.prof.skip(cpu as usize, d);
+        }
+        Some(self.clock(cpu) + d)
+    }
+
+    /// A task preempted while paying owed kernel time still owes `left` of it.
+    pub(crate) fn owe_again(&mut self, cpu: CpuId, task: u16, left: u64) {
+        self.st.tasks[task as usize].numa.debt += left;
+        if self.profiling {
+            self.st.prof.unskip(cpu as usize, left);
         }
     }
 

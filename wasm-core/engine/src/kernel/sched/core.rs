@@ -162,7 +162,9 @@ pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
     sim.st.cpus[c].wait = Wait::None;
     let left = until.saturating_sub(now);
     if let Some(u) = sim.st.stacks[task as usize].top_mut().and_then(Frame::user_mode_mut) {
-        u.preempt(left);
+        if u.preempt(left) {
+            sim.owe_again(cpu, task, left);
+        }
     }
     let who = if sim.recording { sim.task_name(cpu) } else { String::new() };
     sim.st.tasks[task as usize].state = TaskState::Runnable;
