@@ -322,7 +322,22 @@ pub const NUMA_MIGRATE_PREP: Listing = Listing {
     ],
 };
 
-/// The two-stage filter.
+/// The two-stage filter before the early-lifetime shortcut (v4.18 and earlier).
+pub const SHOULD_NUMA_MIGRATE_MEMORY_V4_18: Listing = Listing {
+    function: "should_numa_migrate_memory",
+    follows: "Linux v4.17 kernel/sched/fair.c (called from mpol_misplaced)",
+    lines: lines![
+        "S1" => "this_cpupid = cpu_pid_to_cpupid(dst_cpu, current->pid)   -- the thread's pid, 8 bits of it",
+        "S1b" => "last_cpupid = page_cpupid_xchg_last(page, this_cpupid)",
+        "S3" => "if last_cpupid is set and its node != this node: return false   -- two-stage filter, from the first fault on",
+        "S4" => "if the last pid is ours (private fault): return true",
+        "S5" => "no numa_group (shared fault): return true",
+        "S6" => "if group_faults_cpu(dst) > 3 x group_faults_cpu(src): return true   -- the group runs mostly on this node",
+        "S7" => "return faults_cpu(dst) x faults_mem(src) x 3 > faults_cpu(src) x faults_mem(dst) x 4   -- 3/4 hysteresis",
+    ],
+};
+
+/// The two-stage filter with the early-lifetime shortcut (v4.19, 37355bdc5a12).
 pub const SHOULD_NUMA_MIGRATE_MEMORY: Listing = Listing {
     function: "should_numa_migrate_memory",
     follows: "Linux v5.12 kernel/sched/fair.c (called from mpol_misplaced)",

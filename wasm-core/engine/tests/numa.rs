@@ -879,3 +879,69 @@ ops = [{ op = "touch", vma = "heap", write = true }, { op = "compute", ns = 1000
     assert_eq!((sim.st.tasks[a].cpu, sim.st.tasks[b].cpu), (1, 0), "each runs where its memory is");
     assert_eq!(counter(&sim, "numa_task_migrated"), 0, "no idle CPU to move to");
 }
+
+/// A thread on CPU 1 (node 1) scanning and touching a 4-page heap on node 0 whose pages
+/// last hint-faulted from CPU 0 (node 0) under the thread's own pid: the thread ran on
+/// node 0 before and has moved.
+fn own_faults_from_another_node(early: &str) -> Sim {
+    let text = r#"
+format = 1
+id = "t"
+title = "t"
+seed = 1
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0]
+mem_pages = 64
+[[machine.node]]
+cpus = [1]
+mem_pages = 64
+[[process]]
+name = "app"
+[[process.vma]]
+name = "heap"
+pages = 4
+node = 0
+[[process.thread]]
+cpu = 1
+ops = [{ op = "scan", vma = "heap" }, { op = "touch", vma = "heap" }]
+"#;
+    let s = scenario::parse(text, &[]).unwrap();
+    let mut t = ToggleSet::default();
+    t.set_text("numa_early_migrate", early).unwrap();
+    let mut sim = Sim::new(&s, &t, false);
+    let pid = sim.st.tasks[first_thread(&sim)].pid;
+    let heap = sim.st.mms[0].vmas[0].clone();
+    for vpn in heap.start..heap.end() {
+        let pfn = sim.st.mms[0].pte(vpn).pfn();
+        sim.st.frames.get_mut(pfn).last_cpupid = mmviz_engine::kernel::sched::numa::cpu_pid_to_cpupid(0, pid);
+    }
+    while sim.step().is_some() {}
+    sim
+}
+
+#[test]
+fn before_v4_19_a_moved_tasks_own_pages_wait_for_the_two_stage_filter() {
+    // v4.19 (37355bdc5a12): early in the task's life its own last fault lets the page
+    // migrate at once, wherever that fault came from.
+    let v419 = own_faults_from_another_node("on");
+    assert_eq!(counter(&v419, "numa_hint_faults"), 4);
+    assert_eq!(counter(&v419, "numa_pages_migrated"), 4);
+    // v4.18: the last fault came from node 0, not node 1: wait for a second one.
+    let v418 = own_faults_from_another_node("off");
+    assert_eq!(counter(&v418, "numa_hint_faults"), 4);
+    assert_eq!(counter(&v418, "numa_pages_migrated"), 0);
+}
+
+#[test]
+fn a_v4_17_kernel_has_no_early_lifetime_shortcut() {
+    use mmviz_engine::mech::numa::NUMA_EARLY_MIGRATE;
+    use mmviz_engine::patches::Kernel;
+    let mut t = ToggleSet::default();
+    assert!(t.on(NUMA_EARLY_MIGRATE));
+    for (k, on) in [("v4.17", false), ("v4.18", false), ("v4.19", true), ("v5.12", true)] {
+        t.set_kernel(Kernel::parse(k).unwrap());
+        assert_eq!(t.on(NUMA_EARLY_MIGRATE), on, "{k}");
+    }
+}

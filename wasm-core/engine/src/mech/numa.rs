@@ -116,6 +116,34 @@ crate::toggles! { Numa;
         }],
         history: &[],
     },
+    /// `numa_early_migrate` (v4.19, 37355bdc5a12): early in a task's life a first or private
+    /// hint fault migrates without waiting for the two-stage filter.
+    NUMA_EARLY_MIGRATE = Patch {
+        id: "numa_early_migrate",
+        kind: ToggleKind::Bool,
+        title: "sched/numa: Migrate pages to local nodes quicker early in the lifetime of a task",
+        author: "Mel Gorman (reviewed by Rik van Riel)",
+        date: "2018-10-01",
+        commit: "37355bdc5a12",
+        version: "v4.19",
+        link: "https://git.kernel.org/torvalds/c/37355bdc5a12",
+        explanation: "Up to v4.18 every hint fault went through the two-stage filter of \
+            should_numa_migrate_memory: a page migrated only when the previous hint fault on it had come \
+            from the same node. This commit (part 2 of the series that also removed the migration rate \
+            limit, merged for v4.19 through sched/urgent) lets a fault migrate at once while the task has \
+            no preferred node or has seen at most four scan sequences, provided no task faulted on the \
+            page before or the last fault was the task's own. Private memory of a new or freshly moved \
+            task then follows it after one fault instead of two. Off = v4.18 and earlier.",
+        functions: &["should_numa_migrate_memory"],
+        enum_values: &[],
+        default_index: 1,
+        value_labels: &["v4.18: two-stage filter from the first fault", "v4.19: early-lifetime shortcut"],
+        listings: &[ListingPair {
+            before: l::SHOULD_NUMA_MIGRATE_MEMORY_V4_18,
+            after: l::SHOULD_NUMA_MIGRATE_MEMORY,
+        }],
+        history: &[],
+    },
 }
 
 crate::counters! { Numa;
@@ -298,7 +326,11 @@ pub const MECHANISM: Mechanism = Mechanism {
             select: |t| usize::from(t.on(NUMA_RATELIMIT_REMOVED)),
         },
         FunctionListings::single(&[l::NUMA_MIGRATE_PREP]),
-        FunctionListings::single(&[l::SHOULD_NUMA_MIGRATE_MEMORY]),
+        FunctionListings {
+            function: "should_numa_migrate_memory",
+            variants: &[l::SHOULD_NUMA_MIGRATE_MEMORY_V4_18, l::SHOULD_NUMA_MIGRATE_MEMORY],
+            select: |t| usize::from(t.on(NUMA_EARLY_MIGRATE)),
+        },
         FunctionListings::single(&[l::TASK_NUMA_FAULT]),
         FunctionListings::single(&[l::TASK_NUMA_WORK]),
         FunctionListings::single(&[l::TASK_TICK_NUMA]),

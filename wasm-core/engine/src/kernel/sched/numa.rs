@@ -24,7 +24,7 @@ use crate::mech::core::ev as core_ev;
 use crate::mech::numa::ev as numa_ev;
 use crate::mech::numa::{MEM_SCALE, NUMA_SCANS, SCAN_DELAY_MS, SCAN_PERIOD_MAX_MS, SCAN_PERIOD_MIN_MS, SCAN_PERIOD_NS};
 use crate::mech::numa::{NUMA_ACCOUNT_NS, NUMA_WORK_NS, SCAN_SIZE_MB, SCAN_SIZE_PAGES};
-use crate::mech::numa::{NUMA_TASK_MIGRATED, NUMA_TASK_SWAPPED};
+use crate::mech::numa::{NUMA_EARLY_MIGRATE, NUMA_TASK_MIGRATED, NUMA_TASK_SWAPPED};
 use crate::mm::mprotect::ChangeProtNuma;
 use crate::registry::{Frame, Function};
 use crate::topology::{CpuId, NodeId};
@@ -158,7 +158,9 @@ pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) ->
         unmap_ipis: 0,
         unmap_cause: UnmapCause::None,
     };
-    let early = (n.preferred_nid.is_none() || n.scan_seq <= 4) && (unset || ours);
+    // v4.19 (37355bdc5a12) added the early-lifetime shortcut; before it every fault
+    // went through the two-stage filter.
+    let early = sim.cfg.toggles.on(NUMA_EARLY_MIGRATE) && (n.preferred_nid.is_none() || n.scan_seq <= 4) && (unset || ours);
     let last_nid = (!unset).then(|| sim.cpu_node(cpupid_to_cpu(last).min(sim.cfg.topo.cpu_node.len().saturating_sub(1) as CpuId)));
     sim.st.tasks[task].numa.hint.rule = if early {
         FilterRule::Early
