@@ -79,3 +79,66 @@ fn more_threads_than_cpus_share_the_node_fairly_over_time() {
     let (_, migrations) = shares(4, 4, 2_000);
     assert_eq!(migrations, 0);
 }
+
+/// Two nodes of two CPUs; threads may run anywhere unless `cpu` pins them.
+fn two_nodes(threads: &[(&str, u64)]) -> Sim {
+    let mut text = String::from(
+        r#"
+format = 1
+id = "t"
+title = "t"
+[knobs]
+window_ms = 2
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0, 1]
+mem_pages = 64
+[[machine.node]]
+cpus = [2, 3]
+mem_pages = 64
+[[process]]
+name = "p"
+"#,
+    );
+    for (pin, ns) in threads {
+        text.push_str(&format!("[[process.thread]]\n{pin}\nops = [{{ op = \"compute\", ns = {ns} }}]\n"));
+    }
+    let s = scenario::parse(&text, &[]).unwrap();
+    Sim::new(&s, &ToggleSet::default(), false)
+}
+
+/// The CPU each user thread is on (its run queue's), in file order.
+fn cpus_of(sim: &Sim) -> Vec<u16> {
+    sim.st.tasks.iter().filter(|t| t.mm().is_some()).map(|t| t.cpu).collect()
+}
+
+#[test]
+fn new_threads_spread_over_the_nodes_first() {
+    // find_idlest_group at the NUMA level: the second thread goes to the other node, not
+    // to CPU 1 next to the first.
+    let sim = two_nodes(&[("", 1_000_000); 4]);
+    assert_eq!(cpus_of(&sim), vec![0, 2, 1, 3]);
+}
+
+#[test]
+fn a_cpu_going_idle_pulls_from_its_own_node_before_a_busier_remote_one() {
+    // CPU 0 runs one thread with one queued; CPU 2 one with two queued (one pinned there).
+    // When the short thread on CPU 1 ends, newidle_balance walks the domains upward and
+    // stops at its node: it takes CPU 0's queued thread, not one from the busier CPU 2.
+    let long = 100_000_000;
+    let mut sim = two_nodes(&[
+        ("", long),
+        ("", long),
+        ("", 1_000_000),
+        ("", long),
+        ("", long),
+        ("", long),
+        ("cpu = 2", long),
+    ]);
+    assert_eq!(cpus_of(&sim), vec![0, 2, 1, 3, 0, 2, 2]);
+    while sim.step().is_some() {}
+    let cpus = cpus_of(&sim);
+    assert_eq!(cpus[4], 1, "thread 4 moved from CPU 0 to CPU 1: {cpus:?}");
+    assert_eq!(cpus[5], 2, "thread 5 stayed on CPU 2: {cpus:?}");
+}

@@ -25,7 +25,7 @@ use crate::mech::core::ev as core_ev;
 use crate::mech::core::{CTXT, NR_MIGRATIONS};
 use crate::mech::core::{LOAD_BALANCE_NS, SWITCH_NS};
 use crate::registry::Frame;
-use crate::topology::CpuId;
+use crate::topology::{CpuId, NodeId};
 use crate::trace::Ev;
 
 /// `__schedule`: `prev` (the CPU's current task) has already been put where it belongs
@@ -234,11 +234,33 @@ fn nr_running(c: &crate::machine::Cpu) -> usize {
     usize::from(c.curr != c.idle) + c.rq.len()
 }
 
-/// `select_task_rq` for a new task: the allowed CPU with the fewest tasks, lowest id first.
+/// `select_task_rq` for a new task (`find_idlest_group` → `find_idlest_group_cpu`): the
+/// allowed node with the fewest tasks per allowed CPU, then its allowed CPU with the fewest
+/// tasks; lowest id first on a tie. The node level comes first as the NUMA domain is the
+/// top of the fork/exec balance (`SD_BALANCE_FORK` stays set below `RECLAIM_DISTANCE`), so
+/// new tasks spread over the nodes as they would over idle groups; the kernel's
+/// preference for the parent's node while the loads are close is not modelled.
 pub(crate) fn select_task_rq(cpus: &[crate::machine::Cpu], allowed: CpuMask) -> CpuId {
-    allowed
+    let ok = || allowed.iter().filter(|&c| (c as usize) < cpus.len());
+    // (tasks, allowed CPUs) per node, nodes in order of their lowest allowed CPU.
+    let mut nodes: Vec<(NodeId, usize, usize)> = Vec::new();
+    for c in ok() {
+        let x = &cpus[c as usize];
+        match nodes.iter_mut().find(|n| n.0 == x.node) {
+            Some(n) => {
+                n.1 += nr_running(x);
+                n.2 += 1;
+            }
+            None => nodes.push((x.node, nr_running(x), 1)),
+        }
+    }
+    // Fewest tasks per CPU: compare a/b < c/d as a*d < c*b; the first wins a tie.
+    let node = nodes
         .iter()
-        .filter(|&c| (c as usize) < cpus.len())
+        .copied()
+        .reduce(|best, n| if n.1 * best.2 < best.1 * n.2 { n } else { best })
+        .map(|n| n.0);
+    ok().filter(|&c| Some(cpus[c as usize].node) == node)
         .min_by_key(|&c| (nr_running(&cpus[c as usize]), c))
         .unwrap_or(0)
 }
@@ -320,21 +342,25 @@ fn pullable(sim: &Sim, from: CpuId, to: CpuId, to_idle: bool) -> Option<u16> {
 }
 
 /// `newidle_balance`: `cpu` is about to run its idle task: pull a queued task allowed
-/// here from the busiest run queue (most tasks, lowest id on a tie).
+/// here from the busiest run queue (most tasks, lowest id on a tie). The domains are
+/// walked from the bottom and the walk stops at the first pull, so a busiest run queue of
+/// the CPU's own node wins over a busier one of another node.
 pub(crate) fn newidle_balance(sim: &mut Sim, cpu: CpuId) -> Option<(u16, CpuId)> {
-    let mut best: Option<(usize, CpuId, u16)> = None;
+    let node = sim.st.cpus[cpu as usize].node;
+    let mut best: Option<(bool, usize, CpuId, u16)> = None;
     for c in 0..sim.st.cpus.len() {
         let from = c as CpuId;
         if from == cpu {
             continue;
         }
         let Some(t) = pullable(sim, from, cpu, false) else { continue };
+        let local = sim.st.cpus[c].node == node;
         let load = nr_running(&sim.st.cpus[c]);
-        if best.is_none_or(|(l, _, _)| load > l) {
-            best = Some((load, from, t));
+        if best.is_none_or(|(l, n, _, _)| (local, load) > (l, n)) {
+            best = Some((local, load, from, t));
         }
     }
-    let (_, from, t) = best?;
+    let (_, _, from, t) = best?;
     let now = sim.clock(cpu);
     move_queued(sim, t, from, cpu, now);
     Some((t, from))
@@ -464,9 +490,15 @@ pub(crate) fn tick_balance(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
     idle_pull(sim, cpu)
 }
 
-/// An idle CPU (lowest id) takes a task queued on `cpu` that may run there.
+/// An idle CPU takes a task queued on `cpu` that may run there: one of `cpu`'s node if
+/// any (the lowest domain balances first), else the lowest id.
 fn idle_pull(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
-    let (to, t) = (0..sim.st.cpus.len() as CpuId).find_map(|to| {
+    let node: NodeId = sim.st.cpus[cpu as usize].node;
+    let n = sim.st.cpus.len() as CpuId;
+    let mut order = (0..n)
+        .filter(|&c| sim.st.cpus[c as usize].node == node)
+        .chain((0..n).filter(|&c| sim.st.cpus[c as usize].node != node));
+    let (to, t) = order.find_map(|to| {
         let x = &sim.st.cpus[to as usize];
         let idle = to != cpu && x.curr == x.idle && x.rq.is_empty() && x.wait == crate::machine::Wait::None;
         idle.then(|| pullable(sim, cpu, to, true).map(|t| (to, t))).flatten()
