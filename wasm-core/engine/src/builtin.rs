@@ -57,6 +57,14 @@ pub const BUILTINS: &[Builtin] = &[
         "numa-pmbench",
         quick = [("processes", 4), ("threads", 2), ("node1_cpus", 4), ("seconds", 15)]
     ),
+    builtin!(
+        "numa-npb-btrfs",
+        quick = [("cpus_per_node", 3), ("ranks_per_node", 2), ("private_pages", 256), ("seconds", 3)]
+    ),
+    builtin!(
+        "numa-npb-xfs",
+        quick = [("cpus_per_node", 3), ("ranks_per_node", 2), ("private_pages", 256), ("seconds", 3)]
+    ),
     builtin!("mremap-2mb"),
     builtin!("mremap-mixed"),
     builtin!("pcp-101"),
