@@ -521,6 +521,10 @@ impl Sim {
             recording,
             profiling: false,
         };
+        // Pages that start dirty were dirtied before the run: their writeback is already
+        // queued (`wb_wakeup_delayed`), so with periodic writeback on the flusher starts
+        // its interval at once, as `account_page_dirtied` would have started it.
+        crate::mm::page_writeback::dirty_at_start(&mut sim);
         sim.refresh_ready();
         sim
     }

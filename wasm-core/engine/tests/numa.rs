@@ -945,3 +945,52 @@ fn a_v4_17_kernel_has_no_early_lifetime_shortcut() {
         assert_eq!(t.on(NUMA_EARLY_MIGRATE), on, "{k}");
     }
 }
+
+/// A process on node 0 mapping a file of `pages` pages that start dirty, sleeping `ms`
+/// milliseconds, with periodic writeback every `centisecs` (none: off).
+fn dirty_file_sleeper(centisecs: Option<u32>, ms: u64) -> String {
+    let knob = centisecs.map_or(String::new(), |c| format!("dirty_writeback_centisecs = {c}"));
+    // A flusher that kept re-arming with nothing dirty would run forever: cap the steps.
+    format!(
+        r#"
+format = 1
+id = "t"
+title = "t"
+seed = 1
+[knobs]
+max_steps = 100000
+{knob}
+[machine]
+[[machine.node]]
+cpus = [0, 1]
+mem_pages = 64
+[[process]]
+name = "app"
+[[process.vma]]
+name = "log"
+kind = "file"
+pages = 3
+node = 0
+dirty = true
+[[process.thread]]
+cpu = 0
+ops = [{{ op = "sleep", ns = {ns} }}]
+"#,
+        ns = ms * 1_000_000
+    )
+}
+
+#[test]
+fn pages_dirty_at_start_are_written_back_one_interval_in() {
+    // They were dirtied before the run, so the flusher's delayed work is already queued:
+    // 100 ms (10 centisecs) in, all three are written back (page_mkclean: one flush each).
+    let after = run(&dirty_file_sleeper(Some(10), 150), &[]);
+    assert_eq!(counter(&after, "nr_written"), 3);
+    assert_eq!(counter(&after, "nr_tlb_remote_flush"), 3);
+    // With nothing dirty left the flusher sleeps until a dirtying wakes it (wb_workfn
+    // re-arms only while wb_has_dirty_io), so the run ends with the sleeper.
+    assert!(after.st.step < 1000, "{} steps", after.st.step);
+    assert_eq!(after.now(), 150_000_700);
+    let off = run(&dirty_file_sleeper(None, 150), &[]);
+    assert_eq!(counter(&off, "nr_written"), 0);
+}

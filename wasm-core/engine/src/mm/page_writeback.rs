@@ -67,6 +67,16 @@ pub fn account_page_dirtied(sim: &mut Sim) {
     }
 }
 
+/// Setup: with periodic writeback on and a file page already dirty, wake the flusher so
+/// its first interval starts now (the dirtying happened before the run).
+pub fn dirty_at_start(sim: &mut Sim) {
+    if sim.cfg.knobs.get(DIRTY_WRITEBACK_NS).is_some() && next_dirty(sim, 0, 0).is_some() {
+        if let Some(t) = flusher_task(sim) {
+            crate::kernel::sched::core::wake_up_process(sim, 0, t);
+        }
+    }
+}
+
 /// The flusher kernel thread's task index.
 pub fn flusher_task(sim: &Sim) -> Option<u16> {
     sim.st
@@ -98,11 +108,13 @@ fn next_dirty(sim: &Sim, mut root: usize, mut index: usize) -> Option<(usize, us
     None
 }
 
-/// What the flusher does when woken (`Mechanism::kthreads`): `wb_workfn` if a file page
-/// is dirty, or periodic writeback is on (it then waits an interval first).
+/// What the flusher does when woken, or when its work returns (`Mechanism::kthreads`):
+/// `wb_workfn` if a file page is dirty, after an interval when periodic writeback is on
+/// (`wb_workfn` re-arms `wb_wakeup_delayed` only while `wb_has_dirty_io`); otherwise it
+/// sleeps until the next dirtying wakes it.
 pub fn flusher_work(sim: &mut Sim, _task: u16) -> Option<Frame> {
     let periodic = sim.cfg.knobs.get(DIRTY_WRITEBACK_NS).is_some();
-    (periodic || next_dirty(sim, 0, 0).is_some()).then(|| {
+    next_dirty(sim, 0, 0).is_some().then(|| {
         Frame::from(WbWorkfn {
             root: 0,
             index: 0,
@@ -150,7 +162,7 @@ impl Function for WbWorkfn {
                 let until = sim.clock(cpu) + ns;
                 let ev = Ev::new(wb_ev::WRITEBACK, F, "WB0").say(say!(
                     sim,
-                    "A file page was dirtied: the flusher's work is queued dirty_writeback_interval ({} ms) later (wb_wakeup_delayed); it sleeps until then",
+                    "File pages are dirty: the flusher's work is queued dirty_writeback_interval ({} ms) later (wb_wakeup_delayed); it sleeps until then",
                     ns / 1_000_000
                 ));
                 (ev, Flow::Block(Until::Sleep(until)))
