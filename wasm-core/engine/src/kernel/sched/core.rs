@@ -242,24 +242,26 @@ fn nr_running(c: &crate::machine::Cpu) -> usize {
 /// preference for the parent's node while the loads are close is not modelled.
 pub(crate) fn select_task_rq(cpus: &[crate::machine::Cpu], allowed: CpuMask) -> CpuId {
     let ok = || allowed.iter().filter(|&c| (c as usize) < cpus.len());
-    // (tasks, allowed CPUs) per node, nodes in order of their lowest allowed CPU.
-    let mut nodes: Vec<(NodeId, usize, usize)> = Vec::new();
+    // (tasks, allowed CPUs) of a node; no allocation, as kernel threads are placed here
+    // at every wake-up.
+    let load = |node: NodeId| {
+        ok().filter(|&c| cpus[c as usize].node == node)
+            .fold((0, 0), |(t, n), c| (t + nr_running(&cpus[c as usize]), n + 1))
+    };
+    // Nodes in order of their lowest allowed CPU; fewest tasks per CPU (a/b < c/d as
+    // a*d < c*b), the first on a tie.
+    let mut best: Option<(NodeId, (usize, usize))> = None;
     for c in ok() {
-        let x = &cpus[c as usize];
-        match nodes.iter_mut().find(|n| n.0 == x.node) {
-            Some(n) => {
-                n.1 += nr_running(x);
-                n.2 += 1;
-            }
-            None => nodes.push((x.node, nr_running(x), 1)),
+        let node = cpus[c as usize].node;
+        if ok().take_while(|&e| e < c).any(|e| cpus[e as usize].node == node) {
+            continue;
+        }
+        let l = load(node);
+        if best.is_none_or(|(_, b)| l.0 * b.1 < b.0 * l.1) {
+            best = Some((node, l));
         }
     }
-    // Fewest tasks per CPU: compare a/b < c/d as a*d < c*b; the first wins a tie.
-    let node = nodes
-        .iter()
-        .copied()
-        .reduce(|best, n| if n.1 * best.2 < best.1 * n.2 { n } else { best })
-        .map(|n| n.0);
+    let node = best.map(|(n, _)| n);
     ok().filter(|&c| Some(cpus[c as usize].node) == node)
         .min_by_key(|&c| (nr_running(&cpus[c as usize]), c))
         .unwrap_or(0)
