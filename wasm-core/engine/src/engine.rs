@@ -96,6 +96,8 @@ pub struct State {
     /// Per node: CPUs with tasks queued (a busy CPU alone on its run queue balances only
     /// while this is above 0).
     pub node_queued: Vec<u16>,
+    /// `nohz.next_balance`: when a busy CPU's tick next kicks the idle load balancer.
+    pub nohz_next_balance: u64,
     /// NUMA groups (`kernel/sched/numa_group.rs`), by slot.
     pub numa_groups: Vec<crate::kernel::sched::numa_group::NumaGroup>,
 }
@@ -433,22 +435,40 @@ impl Sim {
                         nr_balance_failed: 0,
                     }
                 },
+                // sd_init of the NUMA level: balance_interval = every CPU of the machine
+                // (ms); an idle CPU balances at that interval, without busy_factor.
+                sd_numa: crate::machine::cpu::SdState {
+                    next_balance: nr_cpus as u64 * 1_000_000,
+                    balance_interval_ms: nr_cpus as u32,
+                    nr_balance_failed: 0,
+                },
             })
             .collect();
-        // At time 0 each CPU already runs the first user thread placed on it; a thread
-        // that may run on several CPUs goes to the least loaded (select_task_rq).
+        // At time 0 each CPU already runs the first user thread placed on it. A thread
+        // that may run on several CPUs is placed as a fork places it (select_task_rq), in
+        // file order: a process's first thread as forked by a launcher on CPU 0 (a shell,
+        // mpirun), its other threads as created by that first thread from its CPU.
+        let mut first_cpu: Vec<Option<CpuId>> = vec![None; mms.len()];
         for (i, t) in tasks.iter_mut().enumerate() {
-            if let (TaskKind::User { mm, .. }, TaskState::Runnable) = (t.kind, t.state) {
-                t.cpu = crate::kernel::sched::core::select_task_rq(&cpus, t.cpus_allowed);
-                let c = &mut cpus[t.cpu as usize];
-                if c.curr == c.idle {
-                    c.curr = i as u16;
-                    c.loaded_mm = Some(mm);
-                    t.state = TaskState::Running;
-                    mms[mm as usize].cpumask.set(c.id);
-                } else {
-                    c.rq.push_back(i as u16);
-                }
+            let (TaskKind::User { mm, .. }, TaskState::Runnable) = (t.kind, t.state) else {
+                continue;
+            };
+            let parent = first_cpu[mm as usize].unwrap_or(0);
+            t.cpu = crate::kernel::sched::core::select_task_rq(&cpus, t.cpus_allowed, Some(parent));
+            first_cpu[mm as usize].get_or_insert(t.cpu);
+            cpus[t.cpu as usize].rq.push_back(i as u16);
+        }
+        // Each CPU runs the first of its threads in file order, the others queue behind
+        // it in that order (the placement order above only chooses the CPUs).
+        for c in cpus.iter_mut() {
+            c.rq.make_contiguous().sort_unstable();
+            let Some(first) = c.rq.pop_front() else { continue };
+            let t = &mut tasks[first as usize];
+            if let TaskKind::User { mm, .. } = t.kind {
+                c.curr = first;
+                c.loaded_mm = Some(mm);
+                t.state = TaskState::Running;
+                mms[mm as usize].cpumask.set(c.id);
             }
         }
         // The scenario's own kernel, then its own toggles, apply to every toggle the
@@ -516,15 +536,19 @@ impl Sim {
                 ready_next: vec![Next::Work; nr_cpus],
                 cpu_queued: vec![false; nr_cpus],
                 node_queued: vec![0; nr_nodes_ids],
+                nohz_next_balance: nr_cpus as u64 * 1_000_000,
                 numa_groups: vec![crate::kernel::sched::numa_group::NumaGroup::empty(nr_nodes_ids); nr_tasks],
             },
             recording,
             profiling: false,
         };
-        // Pages that start dirty were dirtied before the run: their writeback is already
-        // queued (`wb_wakeup_delayed`), so with periodic writeback on the flusher starts
-        // its interval at once, as `account_page_dirtied` would have started it.
-        crate::mm::page_writeback::dirty_at_start(&mut sim);
+        // What the scenario's starting state set off before the run (each mechanism's
+        // `setup`, in registry order).
+        for m in crate::registry::MECHANISMS {
+            if let Some(setup) = m.setup {
+                setup(&mut sim);
+            }
+        }
         sim.refresh_ready();
         sim
     }

@@ -466,7 +466,7 @@ pub const KERNEL_CLONE: Listing = Listing {
     follows: "Linux v5.12 kernel/fork.c",
     lines: lines![
         "KC1" => "p = copy_process(NULL, trace, NUMA_NO_NODE, args)",
-        "KC2" => "wake_up_new_task(p)   -- select_task_rq(p, WF_FORK): the least loaded allowed CPU; return the child's pid",
+        "KC2" => "wake_up_new_task(p)   -- select_task_rq(p, WF_FORK): the parent's node while under a quarter of the CPUs are busy there, else the idlest node; its least loaded allowed CPU; return the child's pid",
     ],
 };
 
@@ -569,6 +569,8 @@ pub const LOAD_BALANCE: Listing = Listing {
         "LB2" => "scheduler_tick on a busy CPU with queued tasks: kick an idle allowed CPU (nohz_balancer_kick)",
         "LB3" => "detach_task(p) from the busiest queue (a queued task, never the running one); set_task_cpu(p, this_cpu); attach_task(p)",
         "LB4" => "rebalance_domains on a busy CPU at next_balance: busiest CPU of the node; imbalance = min(busiest - avg, avg - this); move a queued task if load >> nr_balance_failed <= imbalance, else nr_balance_failed++",
+        "LB5" => "nohz idle balance, NUMA level (CPU_IDLE): busiest node; balanced if it is not overloaded and has at most one idle CPU fewer than this node; imbalance = (busiest - local) / 2 tasks, 0 if at most 2 while the busiest runs few (adjust_numa_imbalance)",
+        "LB6" => "nothing queued to detach: nr_balance_failed++; past cache_nice_tries + 2 failures, active balance: the migration stopper pushes the busiest CPU's running task here",
     ],
 };
 

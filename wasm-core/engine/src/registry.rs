@@ -214,6 +214,10 @@ pub struct Mechanism {
     /// Work it queues for a thread's return to user space (`task_work_add` from its
     /// tick; `exit_to_user_mode` runs it): the event and the function to call, if due.
     pub task_work: Option<TaskWork>,
+    /// What it does once the machine and the scenario's state are built, before the
+    /// first step (state the scenario says predates the run, such as pages already
+    /// dirty, sets off what it would have set off by then).
+    pub setup: Option<fn(&mut Sim)>,
     /// What its kernel threads do when woken (`kernel/kthread.rs`).
     pub kthreads: &'static [crate::kernel::kthread::KthreadDef],
     /// Named toggle sets (the rows of a series' published table).

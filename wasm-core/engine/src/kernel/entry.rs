@@ -172,6 +172,9 @@ impl UserMode {
         if let Some(ev) = crate::kernel::sched::core::maybe_rebalance(sim, cpu) {
             return (ev, Flow::Continue);
         }
+        if let Some(ev) = crate::kernel::sched::core::nohz_idle_balance(sim, cpu) {
+            return (ev, Flow::Continue);
+        }
         // need_resched: the slice is over and another task waits for this CPU.
         if sim.clock(cpu) >= sim.st.cpus[c].slice_end && !sim.st.cpus[c].rq.is_empty() {
             let ev = Ev::new(core_ev::SWITCH, "exit_to_user_mode", "E2").say(say!(

@@ -80,6 +80,8 @@ pub struct Cpu {
     pub extra: u64,
     /// This CPU's node-level scheduling domain's balancing state.
     pub sd: SdState,
+    /// Its NUMA-level domain's (all the nodes; balanced from here while this CPU idles).
+    pub sd_numa: SdState,
 }
 
 /// The load-balancing state of a CPU's node-level `struct sched_domain` (one level: the

@@ -78,6 +78,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ],
     functions: FRAME_FUNCTIONS,
     task_work: None,
+    setup: None,
     kthreads: &[],
     presets: &[],
     metrics: &[],

@@ -68,6 +68,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ],
     functions: FRAME_FUNCTIONS,
     task_work: None,
+    setup: None,
     kthreads: &[],
     presets: &[],
     metrics: &[],

@@ -240,6 +240,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ],
     functions: FRAME_FUNCTIONS,
     task_work: None,
+    setup: None,
     kthreads: &[],
     presets: &[crate::patches::PresetDef {
         name: "mremap_2018",

@@ -338,6 +338,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ],
     functions: FRAME_FUNCTIONS,
     task_work: Some(crate::kernel::sched::numa::task_work),
+    setup: None,
     kthreads: &[],
     presets: &[],
     metrics: METRICS,

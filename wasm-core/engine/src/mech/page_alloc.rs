@@ -508,6 +508,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ],
     functions: FRAME_FUNCTIONS,
     task_work: None,
+    setup: None,
     kthreads: &[KthreadDef {
         kind: KthreadKind::Vmstat,
         work: crate::mm::page_alloc::vmstat_work,

@@ -6,17 +6,21 @@
 //! a user thread goes through `switch_mm_irqs_off`. The policy is round robin with a
 //! fixed slice (`knobs.sched_slice_ns`).
 //!
-//! Placement and balancing follow v5.12 in spirit only (`kernel/sched/fair.c`): a new
-//! task (at start, or `wake_up_new_task` at fork) goes to the allowed CPU with the fewest
-//! tasks running or queued, lowest id on a tie (`select_task_rq` /
-//! `find_idlest_cpu`, without scheduling domains, load averages or wake-affine). A CPU
-//! about to idle pulls a queued task allowed on it from the busiest run queue
-//! (`newidle_balance`); a busy CPU whose slice ends with tasks queued hands one to an idle
-//! allowed CPU (the tick's `nohz_balancer_kick` and the idle CPU's pull, in one step).
-//! Only queued tasks move, never a running one (no active balancing); a woken sleeper
-//! goes back to the CPU it slept on. `mm_cpumask` still changes only in
-//! `context_switch`. Pinned threads (one allowed CPU) never move, so scenarios that pin
-//! every thread behave as before balancing existed.
+//! Placement and balancing follow v5.12 (`kernel/sched/fair.c`), with loads counted in
+//! tasks (every task here is always runnable when awake) instead of PELT averages. A new
+//! task (at start, or `wake_up_new_task` at fork) goes through `find_idlest_group` at the
+//! NUMA level with the forking CPU's node preferred (`allow_numa_imbalance`: forks fill
+//! the parent's node until a quarter of the machine's CPUs are busy there), then to the
+//! node's least loaded CPU ([`select_task_rq`]). A CPU about to idle pulls a queued task
+//! allowed on it from the busiest run queue, its own node first (`newidle_balance`); a
+//! busy CPU whose slice ends with tasks queued hands one to an idle allowed CPU (the
+//! tick's `nohz_balancer_kick` and the idle CPU's pull, in one step); a busy CPU alone
+//! on its run queue balances its node periodically ([`rebalance`]); and the idle load
+//! balancer evens the nodes out at the NUMA level, by active balancing of a running task
+//! when nothing is queued ([`nohz_idle_balance`]). A woken sleeper goes back to the CPU
+//! it slept on. `mm_cpumask` still changes only in `context_switch`. Pinned threads (one
+//! allowed CPU) never move, so scenarios that pin every thread behave as before
+//! balancing existed.
 
 use crate::arch::x86::mm::tlb::switch_mm_irqs_off;
 use crate::engine::{say, Sim};
@@ -234,35 +238,145 @@ fn nr_running(c: &crate::machine::Cpu) -> usize {
     usize::from(c.curr != c.idle) + c.rq.len()
 }
 
-/// `select_task_rq` for a new task (`find_idlest_group` → `find_idlest_group_cpu`): the
-/// allowed node with the fewest tasks per allowed CPU, then its allowed CPU with the fewest
-/// tasks; lowest id first on a tie. The node level comes first as the NUMA domain is the
-/// top of the fork/exec balance (`SD_BALANCE_FORK` stays set below `RECLAIM_DISTANCE`), so
-/// new tasks spread over the nodes as they would over idle groups; the kernel's
-/// preference for the parent's node while the loads are close is not modelled.
-pub(crate) fn select_task_rq(cpus: &[crate::machine::Cpu], allowed: CpuMask) -> CpuId {
-    let ok = || allowed.iter().filter(|&c| (c as usize) < cpus.len());
-    // (tasks, allowed CPUs) of a node; no allocation, as kernel threads are placed here
-    // at every wake-up.
-    let load = |node: NodeId| {
-        ok().filter(|&c| cpus[c as usize].node == node)
-            .fold((0, 0), |(t, n), c| (t + nr_running(&cpus[c as usize]), n + 1))
-    };
-    // Nodes in order of their lowest allowed CPU; fewest tasks per CPU (a/b < c/d as
-    // a*d < c*b), the first on a tie.
-    let mut best: Option<(NodeId, (usize, usize))> = None;
-    for c in ok() {
-        let node = cpus[c as usize].node;
-        if ok().take_while(|&e| e < c).any(|e| cpus[e as usize].node == node) {
-            continue;
+/// `sd->imbalance_pct` of a NUMA level (`sd_init` keeps the default 125 for `SD_NUMA`).
+const NUMA_IMBALANCE_PCT: u64 = 125;
+/// `sd->cache_nice_tries` of a NUMA level; active balancing after `+ 2` more failures.
+const NUMA_CACHE_NICE_TRIES: u32 = 2;
+/// `NUMA_IMBALANCE_MIN`: an imbalance of this many tasks or fewer may stay between nodes
+/// while the busiest runs few tasks (`adjust_numa_imbalance`).
+const NUMA_IMBALANCE_MIN: u64 = 2;
+
+/// `enum group_type`, the three kinds the model can tell apart (no misfit, asymmetric
+/// packing or imbalanced affinity): a node with a CPU to spare, every CPU busy, more
+/// tasks than CPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum GroupType {
+    HasSpare,
+    FullyBusy,
+    Overloaded,
+}
+
+/// `struct sg_lb_stats` of one node (a NUMA-level group) over the CPUs in `mask`.
+#[derive(Clone, Copy, Debug)]
+struct NodeStats {
+    node: NodeId,
+    /// `sum_nr_running`.
+    nr_running: u64,
+    /// `idle_cpus`: CPUs running nothing.
+    idle_cpus: u64,
+    /// `group_weight`: CPUs.
+    weight: u64,
+}
+
+impl NodeStats {
+    fn of(cpus: &[crate::machine::Cpu], mask: CpuMask, node: NodeId) -> Self {
+        let mut s = NodeStats {
+            node,
+            nr_running: 0,
+            idle_cpus: 0,
+            weight: 0,
+        };
+        for c in mask.iter().filter(|&c| (c as usize) < cpus.len() && cpus[c as usize].node == node) {
+            let n = nr_running(&cpus[c as usize]) as u64;
+            s.nr_running += n;
+            s.idle_cpus += u64::from(n == 0);
+            s.weight += 1;
         }
-        let l = load(node);
-        if best.is_none_or(|(_, b)| l.0 * b.1 < b.0 * l.1) {
-            best = Some((node, l));
+        s
+    }
+    /// `group_classify`, by task count (every task here is always runnable when awake,
+    /// so its utilisation is a full CPU).
+    fn group_type(&self) -> GroupType {
+        match self.nr_running.cmp(&self.weight) {
+            std::cmp::Ordering::Less => GroupType::HasSpare,
+            std::cmp::Ordering::Equal => GroupType::FullyBusy,
+            std::cmp::Ordering::Greater => GroupType::Overloaded,
         }
     }
-    let node = best.map(|(n, _)| n);
-    ok().filter(|&c| Some(cpus[c as usize].node) == node)
+    /// `avg_load`: the group's load per `SCHED_CAPACITY_SCALE` of capacity.
+    fn avg_load(&self) -> u64 {
+        self.nr_running * NICE_0_LOAD / self.weight.max(1)
+    }
+}
+
+/// `allow_numa_imbalance(dst_running, dst_weight)` (v5.11, 23e6082a522e): a node may run
+/// more than its share while fewer than a quarter of the domain's CPUs are busy there.
+fn allow_numa_imbalance(dst_running: u64, dst_weight: u64) -> bool {
+    dst_running < dst_weight >> 2
+}
+
+/// Nodes in order of their lowest CPU in `mask`, each once (no allocation: kernel
+/// threads are placed at every wake-up).
+fn nodes_of(cpus: &[crate::machine::Cpu], mask: CpuMask) -> impl Iterator<Item = NodeId> + '_ {
+    let ok = move || mask.iter().filter(|&c| (c as usize) < cpus.len());
+    ok().filter(move |&c| !ok().take_while(|&e| e < c).any(|e| cpus[e as usize].node == cpus[c as usize].node))
+        .map(|c| cpus[c as usize].node)
+}
+
+/// `select_task_rq` for a new task, `find_idlest_cpu` as in kernel/sched/fair.c v5.12:
+/// first the NUMA level (`SD_BALANCE_FORK` stays set below `RECLAIM_DISTANCE`), then the
+/// node's least loaded allowed CPU (`find_idlest_group_cpu`: an idle one, lowest id first).
+///
+/// `find_idlest_group` at the NUMA level, with `this_cpu` the forking CPU: the idlest
+/// other node is the one of the lowest `group_type`, then the most idle CPUs (equal: fewer
+/// tasks), or for busy nodes the lowest `avg_load`; the first on a tie
+/// (`update_pick_idlest`). The task stays on `this_cpu`'s node when that node is of a
+/// lower type; when both have a CPU to spare, while fewer than a quarter of the machine's
+/// CPUs are busy there (`allow_numa_imbalance`, v5.11) or it has at least as many idle
+/// CPUs; when both are busy, while its `avg_load` is within `imbalance_pct` (125) of the
+/// idlest's. So forks fill the parent's node up to a quarter of the machine before they
+/// spread, and periodic balancing ([`nohz_idle_balance`]) evens the nodes out later.
+///
+/// `this_cpu` `None` (a kernel thread's wake-up): the idlest node outright, which is
+/// where `select_idle_sibling`'s search would find an idle CPU first. Simplified: loads
+/// are task counts, the nodes' CPUs are those the task may use.
+pub(crate) fn select_task_rq(cpus: &[crate::machine::Cpu], allowed: CpuMask, this_cpu: Option<CpuId>) -> CpuId {
+    let local = this_cpu.filter(|&c| (c as usize) < cpus.len()).map(|c| cpus[c as usize].node);
+    let span = cpus.len() as u64;
+    let mut local_sgs = None;
+    let mut idlest: Option<NodeStats> = None;
+    for node in nodes_of(cpus, allowed) {
+        let s = NodeStats::of(cpus, allowed, node);
+        if Some(node) == local {
+            local_sgs = Some(s);
+            continue;
+        }
+        let better = match idlest {
+            None => true,
+            Some(i) => match s.group_type().cmp(&i.group_type()) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Greater => false,
+                std::cmp::Ordering::Equal => match s.group_type() {
+                    GroupType::HasSpare => s.idle_cpus > i.idle_cpus || (s.idle_cpus == i.idle_cpus && s.nr_running < i.nr_running),
+                    _ => s.avg_load() < i.avg_load(),
+                },
+            },
+        };
+        if better {
+            idlest = Some(s);
+        }
+    }
+    let node = match (local_sgs, idlest) {
+        (l, None) => l.map(|l| l.node),
+        (None, Some(i)) => Some(i.node),
+        (Some(l), Some(i)) => {
+            let stay = match l.group_type().cmp(&i.group_type()) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Greater => false,
+                std::cmp::Ordering::Equal => match l.group_type() {
+                    GroupType::HasSpare => allow_numa_imbalance(l.nr_running, span) || l.idle_cpus >= i.idle_cpus,
+                    _ => {
+                        let imbalance = NICE_0_LOAD * (NUMA_IMBALANCE_PCT - 100) / 100;
+                        i.avg_load() + imbalance >= l.avg_load() || 100 * l.avg_load() <= NUMA_IMBALANCE_PCT * i.avg_load()
+                    }
+                },
+            };
+            Some(if stay { l.node } else { i.node })
+        }
+    };
+    allowed
+        .iter()
+        .filter(|&c| (c as usize) < cpus.len() && Some(cpus[c as usize].node) == node)
         .min_by_key(|&c| (nr_running(&cpus[c as usize]), c))
         .unwrap_or(0)
 }
@@ -278,7 +392,7 @@ pub(crate) fn wake_up_new_task(sim: &mut Sim, cpu: CpuId, mm: u16) -> CpuMask {
         if task.mm() != Some(mm) || task.state != TaskState::Sleeping(None) {
             continue;
         }
-        let target = select_task_rq(&sim.st.cpus, task.cpus_allowed);
+        let target = select_task_rq(&sim.st.cpus, task.cpus_allowed, Some(cpu));
         let task = &mut sim.st.tasks[t];
         task.state = TaskState::Runnable;
         task.cpu = target;
@@ -481,6 +595,153 @@ pub(crate) fn maybe_rebalance(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
     Some(rebalance(sim, cpu))
 }
 
+/// The idle load balancer at the NUMA level (`nohz_balancer_kick` from a busy CPU's tick,
+/// then `_nohz_idle_balance` → `rebalance_domains` → `load_balance` on behalf of the
+/// idle CPUs, kernel/sched/fair.c v5.12). Kicked by `cpu`, busy, at most once per
+/// `nohz.next_balance`; each node's first idle CPU (`should_we_balance`) whose NUMA-level
+/// `next_balance` has come balances in turn, and the first to move a task ends the kick.
+/// `None` when nothing moved (the attempts still count their failures and intervals).
+pub(crate) fn nohz_idle_balance(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
+    let now = sim.clock(cpu);
+    if now < sim.st.nohz_next_balance || sim.cfg.topo.nodes.len() < 2 {
+        return None;
+    }
+    let n = sim.st.cpus.len();
+    sim.st.nohz_next_balance = now + n as u64 * 1_000_000;
+    let idle = |c: &crate::machine::Cpu| c.curr == c.idle && c.rq.is_empty() && c.wait == Wait::None;
+    let cfg = std::rc::Rc::clone(&sim.cfg);
+    for node in cfg.topo.nodes.iter().map(|nd| nd.id) {
+        let Some(this) = (0..n).find(|&c| sim.st.cpus[c].node == node && idle(&sim.st.cpus[c])) else {
+            continue;
+        };
+        let due = sim.st.cpus[this].sd_numa.next_balance;
+        if due > now {
+            sim.st.nohz_next_balance = sim.st.nohz_next_balance.min(due);
+            continue;
+        }
+        if let Some(ev) = numa_load_balance(sim, this as CpuId, now) {
+            return Some(ev);
+        }
+    }
+    None
+}
+
+/// `load_balance(this, sd_numa, CPU_IDLE)` for the idle CPU `this` (v5.12, one NUMA level;
+/// loads are task counts). `find_busiest_group`: the busiest other node is of the highest
+/// `group_type`, then the highest `avg_load` (busy nodes) or the fewest idle CPUs; the
+/// domain is balanced if that node is not overloaded and has at most one idle CPU fewer
+/// than this node (or runs a single task). `calculate_imbalance` with this node's spare
+/// CPUs: half the difference in tasks (`prefer_sibling`, set by the node level below),
+/// or one task towards an overloaded node's spare work; `adjust_numa_imbalance` lets up to
+/// `NUMA_IMBALANCE_MIN` stand while the busiest node runs fewer tasks than a quarter of
+/// its CPUs. `find_busiest_queue`: its CPU running most tasks. A queued task allowed here
+/// that `can_migrate_task` lets go moves; with nothing to detach (the CPU runs its one
+/// task) the attempt fails, and after `cache_nice_tries + 2` failures (2 + 2 at the NUMA
+/// level) `need_active_balance` sends the migration stopper to push the running task here
+/// (`active_load_balance_cpu_stop`, done at the task's next return to user space).
+/// Intervals: balanced doubles `balance_interval` up to twice the domain's CPUs (ms);
+/// otherwise it drops back to the minimum.
+fn numa_load_balance(sim: &mut Sim, this: CpuId, now: u64) -> Option<Ev> {
+    let n = sim.st.cpus.len();
+    let all = CpuMask::first(n);
+    let weight = n as u32;
+    let local_node = sim.st.cpus[this as usize].node;
+    let local = NodeStats::of(&sim.st.cpus, all, local_node);
+    let mut busiest: Option<NodeStats> = None;
+    for node in nodes_of(&sim.st.cpus, all).filter(|&x| x != local_node) {
+        let s = NodeStats::of(&sim.st.cpus, all, node);
+        let busier = busiest.is_none_or(|b| match s.group_type().cmp(&b.group_type()) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Less => false,
+            std::cmp::Ordering::Equal => match s.group_type() {
+                GroupType::HasSpare => s.idle_cpus < b.idle_cpus,
+                _ => s.avg_load() > b.avg_load(),
+            },
+        });
+        if busier {
+            busiest = Some(s);
+        }
+    }
+    let imbalance = busiest.map_or(0, |b| {
+        if b.nr_running == 0 || local.group_type() > b.group_type() {
+            return 0;
+        }
+        if b.group_type() != GroupType::Overloaded && (local.idle_cpus <= b.idle_cpus + 1 || b.nr_running == 1) {
+            return 0;
+        }
+        let imb = if b.group_type() == GroupType::Overloaded {
+            local.idle_cpus.max(1)
+        } else {
+            b.nr_running.saturating_sub(local.nr_running) >> 1
+        };
+        if allow_numa_imbalance(b.nr_running, b.weight) && imb <= NUMA_IMBALANCE_MIN {
+            0
+        } else {
+            imb
+        }
+    });
+    let sd = &mut sim.st.cpus[this as usize].sd_numa;
+    let Some(b) = busiest.filter(|_| imbalance > 0) else {
+        sd.nr_balance_failed = 0;
+        if sd.balance_interval_ms < 2 * weight {
+            sd.balance_interval_ms *= 2;
+        }
+        sd.next_balance = now + u64::from(sd.balance_interval_ms) * 1_000_000;
+        return None;
+    };
+    sd.balance_interval_ms = weight;
+    sd.next_balance = now + u64::from(weight) * 1_000_000;
+    let from = (0..n as CpuId)
+        .filter(|&c| sim.st.cpus[c as usize].node == b.node)
+        .max_by_key(|&c| (nr_running(&sim.st.cpus[c as usize]), std::cmp::Reverse(c)))?;
+    let mut m = CpuMask::EMPTY;
+    m.set(this);
+    let head = say!(
+        sim,
+        "Idle load balance of CPU {this} at the NUMA level: node {} runs {} task(s) on {} CPU(s) ({} idle), node {local_node} runs {} ({} idle); imbalance {imbalance} task(s)",
+        b.node,
+        b.nr_running,
+        b.weight,
+        b.idle_cpus,
+        local.nr_running,
+        local.idle_cpus
+    );
+    if let Some(task) = pullable(sim, from, this, true) {
+        sim.st.cpus[this as usize].sd_numa.nr_balance_failed = 0;
+        move_queued(sim, task, from, this, now);
+        let pid = sim.st.tasks[task as usize].pid;
+        return Some(
+            Ev::new(core_ev::TASK_MIGRATE, "load_balance", "LB5")
+                .cpus(m)
+                .say(say!(sim, "{head}: thread {pid}, queued on CPU {from}, moves here")),
+        );
+    }
+    let curr = sim.st.cpus[from as usize].curr;
+    let c = &sim.st.cpus[from as usize];
+    let movable = c.curr != c.idle && sim.st.tasks[curr as usize].mm().is_some() && sim.st.tasks[curr as usize].cpus_allowed.test(this);
+    let sd = &mut sim.st.cpus[this as usize].sd_numa;
+    if !movable {
+        // LBF_ALL_PINNED: nothing here may run on this CPU.
+        if sd.balance_interval_ms < 2 * weight {
+            sd.balance_interval_ms *= 2;
+        }
+        sd.next_balance = now + u64::from(sd.balance_interval_ms) * 1_000_000;
+        return None;
+    }
+    sd.nr_balance_failed += 1;
+    let failed = sd.nr_balance_failed;
+    if failed <= NUMA_CACHE_NICE_TRIES + 2 || sim.st.tasks[curr as usize].move_to.is_some() {
+        return None;
+    }
+    sd.nr_balance_failed = NUMA_CACHE_NICE_TRIES + 1;
+    sim.st.tasks[curr as usize].move_to = Some(this);
+    let pid = sim.st.tasks[curr as usize].pid;
+    Some(Ev::new(core_ev::LOAD_BALANCE, "load_balance", "LB6").cpus(m).say(say!(
+        sim,
+        "{head}: CPU {from} runs thread {pid} alone, nothing to detach; after {failed} failed attempts the balance is active: the migration stopper will push thread {pid} to CPU {this}"
+    )))
+}
+
 /// The balancing a busy CPU's tick triggers when its slice is over and tasks wait on its
 /// run queue: an idle CPU (lowest id) pulls one that may run there. Returns the event,
 /// or `None` when no task can move (always, for pinned threads).
@@ -525,7 +786,7 @@ pub fn wake_up_process(sim: &mut Sim, now: u64, task: u16) -> bool {
     if !matches!(t.kind, TaskKind::Kernel(_)) || t.state != TaskState::Sleeping(None) {
         return false;
     }
-    let target = select_task_rq(&sim.st.cpus, t.cpus_allowed);
+    let target = select_task_rq(&sim.st.cpus, t.cpus_allowed, None);
     let t = &mut sim.st.tasks[task as usize];
     t.state = TaskState::Runnable;
     t.cpu = target;
