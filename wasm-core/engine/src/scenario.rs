@@ -489,8 +489,9 @@ pub struct ThreadSpec {
     /// CPU the thread is pinned to (`cpus_allowed` = this CPU alone).
     #[schemars(with = "Option<NumOrParam>")]
     pub cpu: Option<Num>,
-    /// CPUs the thread may run on (`cpus_allowed`); it starts on the least loaded of
-    /// them and load balancing may move it between them.
+    /// CPUs the thread may run on (`cpus_allowed`); it starts where a fork would put it
+    /// (the forking CPU's node first, then its least loaded CPU) and load balancing may
+    /// move it between them.
     #[schemars(with = "Option<Vec<i64>>")]
     pub cpus: Option<Spanned<Vec<i64>>>,
     /// Node the thread is bound to: it may run on every CPU of this node.

@@ -143,9 +143,10 @@ fn a_cpu_going_idle_pulls_from_its_own_node_before_a_busier_remote_one() {
     assert_eq!(cpus[5], 2, "thread 5 stayed on CPU 2: {cpus:?}");
 }
 
-/// Two nodes of eight CPUs; `procs` single-thread processes computing in 1 ms pieces
-/// (each a return to user space, where the idle balancer is kicked) for `ms`.
-fn two_big_nodes(procs: usize, ms: u64) -> Sim {
+/// Two nodes of eight CPUs; `procs` single-thread processes (`bind`: their placement
+/// line, if any) computing in 1 ms pieces (each a return to user space, where the idle
+/// balancer is kicked) for `ms`.
+fn two_big_nodes(procs: usize, bind: &str, ms: u64) -> Sim {
     let mut text = format!(
         r#"
 format = 1
@@ -165,7 +166,7 @@ mem_pages = 64
     );
     for p in 0..procs {
         text.push_str(&format!(
-            "[[process]]\nname = \"p{p}\"\n[[process.thread]]\nops = [{{ op = \"compute\", ns = 1000000 }}, {{ op = \"loop\" }}]\n"
+            "[[process]]\nname = \"p{p}\"\n[[process.thread]]\n{bind}\nops = [{{ op = \"compute\", ns = 1000000 }}, {{ op = \"loop\" }}]\n"
         ));
     }
     let s = scenario::parse(&text, &[]).unwrap();
@@ -176,7 +177,7 @@ mem_pages = 64
 fn forks_fill_the_parents_node_until_a_quarter_of_the_machine_is_busy_there() {
     // allow_numa_imbalance (v5.11): with 16 CPUs, the launcher's node (CPU 0's) takes
     // forks while fewer than 4 tasks run there; then the node with more idle CPUs does.
-    let sim = two_big_nodes(6, 1);
+    let sim = two_big_nodes(6, "", 1);
     assert_eq!(cpus_of(&sim), vec![0, 1, 2, 3, 8, 9]);
 }
 
@@ -187,7 +188,7 @@ fn the_idle_balancer_evens_out_the_nodes_by_pushing_running_tasks() {
     // cache_nice_tries + 2 = 4 failures the fifth attempt pushes one running task over,
     // and then one more (3 against 1 still leaves node 1 two idle CPUs ahead). At 2 and 2
     // the nodes are balanced and nothing else moves.
-    let mut sim = two_big_nodes(4, 1000);
+    let mut sim = two_big_nodes(4, "", 1000);
     assert_eq!(cpus_of(&sim), vec![0, 1, 2, 3]);
     while sim.step().is_some() {}
     let on_node1 = cpus_of(&sim).iter().filter(|&&c| c >= 8).count();
@@ -198,16 +199,7 @@ fn the_idle_balancer_evens_out_the_nodes_by_pushing_running_tasks() {
 #[test]
 fn pinned_tasks_keep_the_idle_balancer_from_moving_anything() {
     // LBF_ALL_PINNED: the same imbalance, but every task is bound to node 0.
-    let mut text = String::from(
-        "format = 1\nid = \"t\"\ntitle = \"t\"\n[knobs]\nwindow_ms = 1000\n[machine]\ndistance = [[10, 21], [21, 10]]\n[[machine.node]]\ncpus = [0, 1, 2, 3, 4, 5, 6, 7]\nmem_pages = 64\n[[machine.node]]\ncpus = [8, 9, 10, 11, 12, 13, 14, 15]\nmem_pages = 64\n",
-    );
-    for p in 0..4 {
-        text.push_str(&format!(
-            "[[process]]\nname = \"p{p}\"\n[[process.thread]]\nnode = 0\nops = [{{ op = \"compute\", ns = 1000000 }}, {{ op = \"loop\" }}]\n"
-        ));
-    }
-    let s = scenario::parse(&text, &[]).unwrap();
-    let mut sim = Sim::new(&s, &ToggleSet::default(), false);
+    let mut sim = two_big_nodes(4, "node = 0", 1000);
     while sim.step().is_some() {}
     assert_eq!(cpus_of(&sim), vec![0, 1, 2, 3]);
     assert_eq!(sim.st.counters.get(mmviz_engine::mech::core::NR_MIGRATIONS), 0);
