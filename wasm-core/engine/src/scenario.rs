@@ -77,8 +77,7 @@ pub enum NumOrParam {
 /// What a `"$name"` reference looks like in the schema. The parser itself accepts any
 /// `$`-prefixed key of `[params]`; the schema asks for identifier-like names so editors
 /// can flag a stray quote or a missing `$`. `{i}` / `{p}` are a copy's index (`count`).
-const PARAM_REF_PATTERN: &str =
-    r"^(\$[A-Za-z_][A-Za-z0-9_]*( *[*/] *(\$[A-Za-z_][A-Za-z0-9_]*|[0-9]+))*|[0-9]+( *[*/] *(\$[A-Za-z_][A-Za-z0-9_]*|[0-9]+))+|\{[ip]\})$";
+const PARAM_REF_PATTERN: &str = r"^((\$[A-Za-z_][A-Za-z0-9_]*|\{[ip]\})( *[*/] *(\$[A-Za-z_][A-Za-z0-9_]*|[0-9]+|\{[ip]\}))*|[0-9]+( *[*/] *(\$[A-Za-z_][A-Za-z0-9_]*|[0-9]+|\{[ip]\}))+)$";
 
 impl JsonSchema for NumOrParam {
     fn schema_name() -> Cow<'static, str> {
@@ -87,7 +86,7 @@ impl JsonSchema for NumOrParam {
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "description": "A whole number, or \"$name\" naming an entry of [params] whose value is used instead, or, in a table with `count`, \"{i}\" (\"{p}\" in a [[process]]) for the copy's index.",
+            "description": "A whole number, or \"$name\" naming an entry of [params] whose value is used instead, or, in a table with `count`, \"{i}\" (\"{p}\" in a [[process]]) for the copy's index; or a product or quotient of these and numbers, evaluated left to right in whole numbers (\"$scale * 16384\", \"{p} / $ranks\").",
             "anyOf": [
                 { "type": "integer" },
                 { "type": "string", "pattern": PARAM_REF_PATTERN },
@@ -1191,10 +1190,10 @@ impl Resolver<'_> {
     }
 
     /// The value of `"$name"`, or of a product or quotient of numbers and parameters
-    /// evaluated left to right in whole numbers (`"$scale * 16384"`, `"256 / $scale"`; `/`
-    /// rounds down).
+    /// evaluated left to right in whole numbers (`"$scale * 16384"`, `"256 / $scale"`, or
+    /// with a copy's index put in, `"13 / $ranks"`; `/` rounds down).
     fn expr(&self, s: &str) -> Result<i64, String> {
-        if !s.contains('$') {
+        if !s.contains(['$', '*', '/']) {
             return Err(format!("expected a number or \"$param\", found \"{s}\""));
         }
         let mut acc: i64 = 1;
@@ -2478,6 +2477,52 @@ ops = [ { op = "touch", vma = "r{i}" } ]
         // Out of range.
         let e = parse(&text.replacen("count = 2", "count = 5000", 1), &[]).unwrap_err();
         assert!(e.to_string().contains("process[0].count"), "{e}");
+    }
+
+    /// A copy's index in a product or quotient: `"{p} / $per"` spreads copies over CPUs
+    /// in runs of `per`, and numbers alone may be multiplied (`"{i} * 2"`).
+    #[test]
+    fn an_index_may_stand_in_an_expression() {
+        let text = r#"
+format = 1
+id = "idx"
+title = "idx"
+[params.per]
+default = 2
+min = 1
+max = 4
+[machine]
+[[machine.node]]
+cpus = [0, 1, 2, 3, 4, 5, 6, 7]
+mem_pages = 64
+[[process]]
+name = "w{p}"
+count = "4 * $per"
+[[process.thread]]
+cpu = "{p} / $per"
+ops = [ { op = "compute", ns = 1 } ]
+[[process.thread]]
+count = 2
+cpu = "{i} * 3"
+ops = [ { op = "compute", ns = 1 } ]
+"#;
+        let s = parse(text, &[]).unwrap();
+        let cpus: Vec<_> = s.processes.iter().map(|p| p.threads[0].cpu).collect();
+        assert_eq!(cpus, [0, 0, 1, 1, 2, 2, 3, 3]);
+        let cpus: Vec<_> = s.processes[0].threads[1..].iter().map(|t| t.cpu).collect();
+        assert_eq!(cpus, [0, 3]);
+        let s = parse(text, &[("per".into(), 1)]).unwrap();
+        let cpus: Vec<_> = s.processes.iter().map(|p| p.threads[0].cpu).collect();
+        assert_eq!(cpus, [0, 1, 2, 3]);
+        // The schema takes the same texts (editors flag what the parser would refuse).
+        let schema = serde_json::json!({ "type": "string", "pattern": PARAM_REF_PATTERN });
+        let re = |t: &str| jsonschema::is_valid(&schema, &serde_json::json!(t));
+        for ok in ["{p} / $per", "{i} * 3", "4 * $per", "$a", "{p}", "256 / $scale"] {
+            assert!(re(ok), "{ok}");
+        }
+        for bad in ["5", "{q}", "$per /", "{p} +1"] {
+            assert!(!re(bad), "{bad}");
+        }
     }
 
     #[test]
