@@ -458,10 +458,8 @@ impl Sim {
             first_cpu[mm as usize].get_or_insert(t.cpu);
             cpus[t.cpu as usize].rq.push_back(i as u16);
         }
-        // Each CPU runs the first of its threads in file order, the others queue behind
-        // it in that order (the placement order above only chooses the CPUs).
+        // Each CPU runs the first thread placed on it; the others queue behind it.
         for c in cpus.iter_mut() {
-            c.rq.make_contiguous().sort_unstable();
             let Some(first) = c.rq.pop_front() else { continue };
             let t = &mut tasks[first as usize];
             if let TaskKind::User { mm, .. } = t.kind {
