@@ -778,8 +778,9 @@ fn idle_pull(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
 }
 
 /// `wake_up_process` for a kernel thread waiting for work, at time `now` (the waker's
-/// clock): it goes on the run queue of the allowed CPU with the fewest tasks
-/// (`select_task_rq`; one CPU for a per-CPU thread), and an idle CPU's clock catches up
+/// clock): it goes on the run queue of the least loaded allowed CPU of the idlest allowed
+/// node (`select_task_rq` without a forking CPU; one CPU for a per-CPU thread), and an
+/// idle CPU's clock catches up
 /// with the wake-up. Returns false if `task` is not a kernel thread asleep without a timer.
 pub fn wake_up_process(sim: &mut Sim, now: u64, task: u16) -> bool {
     let t = &sim.st.tasks[task as usize];
