@@ -62,6 +62,10 @@ enum Cmd {
         /// Also hash the whole event stream (one more run) and print it as `event_hash`.
         #[arg(long)]
         hash: bool,
+        /// Also print where the CPU time went: every kernel function with its time and its
+        /// callees', as `perf report --children` shows it, and its share of busy CPU time.
+        #[arg(long)]
+        profile: bool,
     },
     /// Run once per value of a toggle (off, on / each enum value), per named preset
     /// (`--preset A,B`) or per kernel (`--kernel vA,vB`), and compare.
@@ -87,6 +91,10 @@ enum Cmd {
         /// Also list the counters that are 0 in every run.
         #[arg(long)]
         all: bool,
+        /// Also print where each run's CPU time went: every kernel function with its time
+        /// and its callees', as `perf report --children` shows it, side by side.
+        #[arg(long)]
+        profile: bool,
     },
     /// Check the [[expect]] assertions of scenario files or folders (default: the built-ins).
     Check {
@@ -210,6 +218,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             param,
             json,
             hash,
+            profile,
         } => {
             let (name, s) = load(&scenario, &param)?;
             let toggles = toggles(&choice)?;
@@ -224,11 +233,17 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                 if let (Some(h), Some(obj)) = (event_hash, v.as_object_mut()) {
                     obj.insert("event_hash".into(), Value::String(format!("{h:016x}")));
                 }
+                if let (true, Some(obj)) = (profile, v.as_object_mut()) {
+                    obj.insert("profile_ns".into(), profile_json(&r));
+                }
                 outln!("{}", to_json(&v));
             } else {
                 out!("{}", run::compare_table(&s.id, &[("value".into(), &r)], &rows(&[&r])));
                 if let Some(h) = event_hash {
                     outln!("event_hash {h:016x}");
+                }
+                if profile {
+                    out!("{}", run::profile_table(&[("value".into(), &r)]));
                 }
             }
             Ok(())
@@ -241,7 +256,19 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             json,
             columns,
             all,
-        } => compare(&scenario, toggle.as_deref(), &choice, &param, &CompareOut { json, columns, all }),
+            profile,
+        } => compare(
+            &scenario,
+            toggle.as_deref(),
+            &choice,
+            &param,
+            &CompareOut {
+                json,
+                columns,
+                all,
+                profile,
+            },
+        ),
         Cmd::Check { scenarios } => check(&scenarios),
         Cmd::Mechanisms { json } => {
             let ms = mmviz_engine::view::mechanism_views();
@@ -470,6 +497,7 @@ struct CompareOut {
     json: bool,
     columns: Option<String>,
     all: bool,
+    profile: bool,
 }
 
 /// `mmviz compare`: one run per value of `--toggle`, per `--preset` name or per
@@ -519,7 +547,17 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
         ));
     };
     if out.json {
-        let mut out = json!({ "scenario": s.id, "runs": runs.iter().map(|r| run_json(&s, r)).collect::<Vec<_>>() });
+        let runs_json = runs
+            .iter()
+            .map(|r| {
+                let mut v = run_json(&s, r);
+                if let (true, Some(obj)) = (out.profile, v.as_object_mut()) {
+                    obj.insert("profile_ns".into(), profile_json(r));
+                }
+                v
+            })
+            .collect::<Vec<_>>();
+        let mut out = json!({ "scenario": s.id, "runs": runs_json });
         if let (Some(o), Some(a)) = (out.as_object_mut(), axis.as_object()) {
             for (k, v) in a {
                 o.insert(k.clone(), v.clone());
@@ -539,8 +577,21 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
         } else {
             out!("{}", run::runs_table(&s.id, &cols, &columns));
         }
+        if out.profile {
+            out!("{}", run::profile_table(&cols));
+        }
     }
     Ok(())
+}
+
+/// A run's profile as JSON: `{function: inclusive ns}`.
+fn profile_json(r: &RunResult) -> Value {
+    Value::Object(
+        r.profile
+            .iter()
+            .map(|&(f, ns)| (f.to_string(), json!(ns)))
+            .collect::<Map<String, Value>>(),
+    )
 }
 
 fn params(param: &[String]) -> Result<Vec<(String, i64)>, Fail> {

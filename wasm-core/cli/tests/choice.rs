@@ -161,3 +161,49 @@ fn a_trace_cut_by_limit_is_not_a_run_left_waiting() {
     assert!(err.is_empty(), "{err}");
     assert_eq!(out.lines().count(), 3, "{out}");
 }
+
+#[test]
+fn profile_lists_kernel_functions_inclusively_and_follows_the_toggle() {
+    let time_in = |set: &str, f: &str| -> u64 {
+        let v = json(&["run", "numa-hint-fault-101", "--set", set, "--profile", "--json"]);
+        v["profile_ns"][f].as_u64().unwrap_or(0)
+    };
+    // Inclusive: a caller's time holds its callees'.
+    let v = json(&["run", "numa-hint-fault-101", "--set", "numa_delay_map=off", "--profile", "--json"]);
+    let p = &v["profile_ns"];
+    let ns = |f: &str| p[f].as_u64().unwrap();
+    assert!(ns("handle_pte_fault") >= ns("do_numa_page"));
+    assert!(ns("do_numa_page") >= ns("migrate_misplaced_page"));
+    assert!(ns("try_to_unmap") >= ns("try_to_unmap_one"), "{p}");
+    assert!(ns("try_to_unmap_one") >= ns("ptep_clear_flush"), "{p}");
+    // The whole system time is no more than the sum of the outermost kernel functions'.
+    let sys = v["metrics"]["sys_time_ns"].as_f64().unwrap() as u64;
+    assert!(ns("handle_pte_fault") <= sys);
+    // v5.13 unmaps a PROT_NONE PTE: try_to_unmap no longer waits for a flush.
+    assert!(time_in("numa_delay_map=on", "flush_tlb_mm_range") < time_in("numa_delay_map=off", "flush_tlb_mm_range"));
+    // Without --profile the JSON has no profile; the text form has the table.
+    let v = json(&["run", "numa-hint-fault-101", "--json"]);
+    assert!(v.get("profile_ns").is_none());
+    let (code, out, err) = mmviz(&["run", "numa-hint-fault-101", "--profile"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("CPU time (inclusive)") && out.contains("  do_numa_page"), "{out}");
+    // compare: a column pair per run, and a profile per run in the JSON.
+    let (code, out, err) = mmviz(&["compare", "numa-hint-fault-101", "--toggle", "numa_delay_map", "--profile"]);
+    assert_eq!(code, 0, "{err}");
+    let header = out.lines().find(|l| l.starts_with("CPU time (inclusive)")).unwrap();
+    assert!(
+        header.contains("numa_delay_map=off") && header.contains("numa_delay_map=on"),
+        "{out}"
+    );
+    let v = json(&[
+        "compare",
+        "numa-hint-fault-101",
+        "--toggle",
+        "numa_delay_map",
+        "--profile",
+        "--json",
+    ]);
+    for r in v["runs"].as_array().unwrap() {
+        assert!(r["profile_ns"]["do_numa_page"].as_u64().unwrap() > 0);
+    }
+}

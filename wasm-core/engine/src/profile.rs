@@ -141,6 +141,17 @@ impl Profile {
         }
     }
 
+    /// Every function some task ran, with its inclusive time (it and its callees), ns,
+    /// most first (ties by name): `perf report --children` over the whole run.
+    pub fn by_function(&self) -> Vec<(&'static str, u64)> {
+        let mut v: Vec<(&'static str, u64)> = crate::registry::frame_functions()
+            .zip(self.fn_ns.iter().copied())
+            .filter(|&(f, ns)| ns > 0 && f != USER_CODE)
+            .collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        v
+    }
+
     /// Every CPU's busy time (all but idle), ns.
     pub fn busy_ns(&self) -> u64 {
         self.user_ns + self.sys_ns + self.kthread_ns

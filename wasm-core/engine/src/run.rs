@@ -19,6 +19,8 @@ pub struct RunResult {
     pub steps: u64,
     /// Metrics (`sim_time_ns`, `accesses_per_ms`, ...).
     pub metrics: BTreeMap<&'static str, f64>,
+    /// Kernel functions by inclusive CPU time (they and their callees), ns, most first.
+    pub profile: Vec<(&'static str, u64)>,
 }
 
 impl RunResult {
@@ -101,7 +103,69 @@ pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error>
         counters: sim.st.counters,
         steps: sim.st.step,
         metrics,
+        profile: sim.st.prof.by_function(),
     })
+}
+
+/// Where the runs' CPU time went, as text, a column pair per run (time in us, share of busy
+/// CPU time): busy time split into user, system and kernel threads, then every kernel
+/// function some run entered, with its inclusive time (it and its callees), most first in
+/// the first run that has it. The shares of nested functions overlap, as in `perf report
+/// --children`.
+pub fn profile_table(runs: &[(String, &RunResult)]) -> String {
+    use std::fmt::Write;
+    let busy: Vec<f64> = runs
+        .iter()
+        .map(|(_, r)| {
+            ["user_time_ns", "sys_time_ns", "kthread_time_ns"]
+                .iter()
+                .map(|n| r.metrics.get(n).copied().unwrap_or(0.0))
+                .sum()
+        })
+        .collect();
+    // A column pair per run, as wide as the run's name: time (us) and share (%).
+    let widths: Vec<usize> = runs.iter().map(|(name, _)| name.len().max(25)).collect();
+    let mut s = String::new();
+    let _ = write!(s, "{:<40}", "CPU time (inclusive)");
+    for ((name, _), w) in runs.iter().zip(&widths) {
+        let _ = write!(s, " {name:>w$}");
+    }
+    s.push('\n');
+    let _ = write!(s, "{:<40}", "");
+    for w in &widths {
+        let _ = write!(s, " {:>tw$} {:>7}", "us", "% busy", tw = w - 8);
+    }
+    s.push('\n');
+    let line = |s: &mut String, label: &str, ns: &dyn Fn(&RunResult) -> f64| {
+        let _ = write!(s, "{label:<40}");
+        for (((_, r), b), w) in runs.iter().zip(&busy).zip(&widths) {
+            let v = ns(r);
+            let pct = if *b > 0.0 { 100.0 * v / b } else { 0.0 };
+            let _ = write!(s, " {:>tw$.3} {:>7.2}", v / 1e3, pct, tw = w - 8);
+        }
+        s.push('\n');
+    };
+    for (label, name) in [
+        ("user", "user_time_ns"),
+        ("system", "sys_time_ns"),
+        ("kernel threads", "kthread_time_ns"),
+    ] {
+        line(&mut s, label, &|r: &RunResult| r.metrics.get(name).copied().unwrap_or(0.0));
+    }
+    let mut functions: Vec<&'static str> = Vec::new();
+    for (_, r) in runs {
+        for &(f, _) in &r.profile {
+            if !functions.contains(&f) {
+                functions.push(f);
+            }
+        }
+    }
+    for f in functions {
+        line(&mut s, &format!("  {f}"), &|r: &RunResult| {
+            r.profile.iter().find(|&&(g, _)| g == f).map_or(0.0, |&(_, ns)| ns as f64)
+        });
+    }
+    s
 }
 
 /// A hash of the run's whole event stream: every step's time, CPU, task, kind, function,
