@@ -100,6 +100,11 @@ enum Cmd {
     Check {
         /// Files, folders or built-in ids.
         scenarios: Vec<String>,
+        /// Also run every expectation at seeds 1 to N (the file's own seed aside) and say at
+        /// how many it holds: a check that holds only at the file's seed shows up here. Exit 1
+        /// if one fails at any seed.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1000))]
+        seeds: Option<u64>,
     },
     /// List the mechanisms and what each declares: toggles, operations, counters, event kinds.
     Mechanisms {
@@ -269,7 +274,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                 profile,
             },
         ),
-        Cmd::Check { scenarios } => check(&scenarios),
+        Cmd::Check { scenarios, seeds } => check(&scenarios, seeds),
         Cmd::Mechanisms { json } => {
             let ms = mmviz_engine::view::mechanism_views();
             if json {
@@ -659,16 +664,28 @@ fn expand(args: &[String]) -> Result<Vec<String>, Fail> {
     Ok(out)
 }
 
-fn check(args: &[String]) -> Result<(), Fail> {
+fn check(args: &[String], seeds: Option<u64>) -> Result<(), Fail> {
     let mut failed = 0usize;
     let mut passed = 0usize;
+    let mut fragile = 0usize;
     for a in expand(args)? {
         let (name, s) = load(&a, &[])?;
         let outcomes = run::check(&s).map_err(|e| bad(format!("{name}: {e}")))?;
         if outcomes.is_empty() {
             outln!("{name}: no [[expect]] blocks");
         }
-        for o in outcomes {
+        // Per expectation, the other seeds' (seed, value, ok), in order.
+        let mut others: Vec<Vec<(u64, f64, bool)>> = vec![Vec::new(); outcomes.len()];
+        if !outcomes.is_empty() {
+            for seed in (1..=seeds.unwrap_or(0)).filter(|&x| x != s.seed) {
+                let at = Scenario { seed, ..s.clone() };
+                let os = run::check(&at).map_err(|e| bad(format!("{name} (seed {seed}): {e}")))?;
+                for (i, o) in os.into_iter().enumerate() {
+                    others[i].push((seed, o.value, o.ok));
+                }
+            }
+        }
+        for (o, other) in outcomes.into_iter().zip(others) {
             let e = &o.expect;
             let label = e.choice.label();
             let mut set = if label.is_empty() { String::new() } else { format!(" [{label}]") };
@@ -699,11 +716,35 @@ fn check(args: &[String]) -> Result<(), Fail> {
             } else {
                 failed += 1;
             }
+            if !other.is_empty() {
+                let held = other.iter().filter(|x| x.2).count();
+                let (lo, hi) = other
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x.1), hi.max(x.1)));
+                let misses: Vec<String> = other.iter().filter(|x| !x.2).map(|x| format!("{} ({:.4})", x.0, x.1)).collect();
+                if misses.is_empty() {
+                    outln!("       other seeds: {held}/{} hold, {lo:.4} to {hi:.4}", other.len());
+                } else {
+                    fragile += 1;
+                    outln!(
+                        "       other seeds: {held}/{} hold, {lo:.4} to {hi:.4}; fails at seed {}",
+                        other.len(),
+                        misses.join(", ")
+                    );
+                }
+            }
         }
     }
-    outln!("{passed} passed, {failed} failed");
+    if seeds.is_some() {
+        outln!("{passed} passed, {failed} failed; {fragile} fail at another seed");
+    } else {
+        outln!("{passed} passed, {failed} failed");
+    }
     if failed > 0 {
         return Err(Fail(1, format!("{failed} expectation(s) failed")));
+    }
+    if fragile > 0 {
+        return Err(Fail(1, format!("{fragile} expectation(s) fail at another seed")));
     }
     Ok(())
 }

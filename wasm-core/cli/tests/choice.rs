@@ -207,3 +207,66 @@ fn profile_lists_kernel_functions_inclusively_and_follows_the_toggle() {
         assert!(r["profile_ns"]["do_numa_page"].as_u64().unwrap() > 0);
     }
 }
+
+/// A one-thread scenario touching `pages` pages at random, with `expect` appended.
+fn random_toucher(expect: &str) -> String {
+    format!(
+        r#"
+format = 1
+id = "t"
+title = "t"
+seed = 1
+[machine]
+[[machine.node]]
+cpus = [0]
+mem_pages = 256
+[[process]]
+name = "app"
+[[process.vma]]
+name = "heap"
+pages = 64
+[[process.thread]]
+cpu = 0
+ops = [{{ op = "random", vma = "heap", count = 60 }}]
+{expect}
+"#
+    )
+}
+
+#[test]
+fn check_seeds_finds_an_expectation_that_holds_only_at_the_files_seed() {
+    let dir = std::env::temp_dir().join(format!("mmviz-seeds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // How many of the 64 pages 60 random accesses touch depends on the seed.
+    let probe = dir.join("probe.toml");
+    std::fs::write(&probe, random_toucher("")).unwrap();
+    let v = json(&["run", probe.to_str().unwrap(), "--json"]);
+    let faults = v["counters"]["anon_faults"].as_u64().unwrap();
+    let exact = dir.join("exact.toml");
+    let text = random_toucher(&format!(
+        "[[expect]]\nname = \"as many faults as at seed 1\"\ncounter = \"anon_faults\"\neq = {faults}\n"
+    ));
+    std::fs::write(&exact, text).unwrap();
+    // It holds at the file's seed, so a plain check passes ...
+    let (code, out, err) = mmviz(&["check", exact.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    // ... and --seeds names the seeds where it does not.
+    let (code, out, _) = mmviz(&["check", "--seeds", "8", exact.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("other seeds: ") && out.contains("fails at seed"), "{out}");
+    assert!(out.contains("1 passed, 0 failed; 1 fail at another seed"), "{out}");
+    // A band every seed meets holds at all of them.
+    let band = dir.join("band.toml");
+    std::fs::write(
+        &band,
+        random_toucher("[[expect]]\nname = \"some faults\"\ncounter = \"anon_faults\"\nmin = 1\nmax = 64\n"),
+    )
+    .unwrap();
+    let (code, out, _) = mmviz(&["check", "--seeds", "8", band.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("other seeds: 7/7 hold"), "{out}");
+    // Out of range: a clear message, exit 2.
+    let (code, _, err) = mmviz(&["check", "--seeds", "0", band.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
