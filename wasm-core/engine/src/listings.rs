@@ -353,13 +353,25 @@ pub const SHOULD_NUMA_MIGRATE_MEMORY: Listing = Listing {
     ],
 };
 
+/// `task_numa_fault` before v4.19: `task_numa_migrate` restarts the scan period of a task
+/// it moves (3f9672baaa0d moved that to `update_scan_period`).
+pub const TASK_NUMA_FAULT_V4_18: Listing = Listing {
+    function: "task_numa_fault",
+    follows: "Linux v4.17 kernel/sched/fair.c",
+    lines: lines![
+        "Q1" => "priv = last_cpupid unset or its pid is ours; if !priv and !TNF_NO_GROUP: task_numa_group(p, last_cpupid, flags, &priv)   -- join the last faulter's bigger group if same mm or TNF_SHARED",
+        "Q2" => "if jiffies > numa_migrate_retry: task_numa_placement(p); numa_migrate_preferred(p)   -- preferred node once per numa_scan_seq, update_task_scan_period; away from that node, task_numa_migrate looks for an idle CPU or a swap there, and if it finds one, numa_scan_period = task_scan_start(p) before the move (the swap partner keeps its period)",
+        "Q3" => "if MIGRATE_FAIL: numa_faults_locality[2]++; numa_faults[membuf, mem_node, priv]++; numa_faults[cpubuf, cpu_node, priv]++; numa_faults_locality[local]++   -- [0] remote, [1] local; a shared fault between two active nodes of the group counts as local",
+    ],
+};
+
 /// `task_numa_fault`.
 pub const TASK_NUMA_FAULT: Listing = Listing {
     function: "task_numa_fault",
     follows: "Linux v5.12 kernel/sched/fair.c",
     lines: lines![
         "Q1" => "priv = last_cpupid unset or its pid is ours; if !priv and !TNF_NO_GROUP: task_numa_group(p, last_cpupid, flags, &priv)   -- join the last faulter's bigger group if same mm or TNF_SHARED",
-        "Q2" => "if jiffies > numa_migrate_retry: task_numa_placement(p); numa_migrate_preferred(p)   -- preferred node once per numa_scan_seq, update_task_scan_period; away from that node, task_numa_migrate looks for an idle CPU or a swap there",
+        "Q2" => "if jiffies > numa_migrate_retry: task_numa_placement(p); numa_migrate_preferred(p)   -- preferred node once per numa_scan_seq, update_task_scan_period; away from that node, task_numa_migrate looks for an idle CPU or a swap there (the move itself, like any move across nodes, goes through update_scan_period: numa_scan_period = task_scan_start(p) unless the task moves to its preferred node, or left another node after its first scan pass)",
         "Q3" => "if MIGRATE_FAIL: numa_faults_locality[2]++; numa_faults[membuf, mem_node, priv]++; numa_faults[cpubuf, cpu_node, priv]++; numa_faults_locality[local]++   -- [0] remote, [1] local; a shared fault between two active nodes of the group counts as local",
     ],
 };

@@ -994,3 +994,42 @@ fn pages_dirty_at_start_are_written_back_one_interval_in() {
     let off = run(&dirty_file_sleeper(None, 150), &[]);
     assert_eq!(counter(&off, "nr_written"), 0);
 }
+
+/// 3f9672baaa0d (v4.19): before it, `task_numa_migrate` restarted the scan period of the
+/// task it moved (v4.14.117: `numa_scan_period = task_scan_start(p)` once a better CPU is
+/// found); after it, the move itself does (`update_scan_period`), except a move to the
+/// task's preferred node after its first scan pass, which this one is.
+#[test]
+fn task_numa_migrate_restarts_the_scan_period_before_v4_19_and_not_when_moving_home_after() {
+    let text = away_from_its_memory("cpus = [0, 1, 2, 3]");
+    let s = scenario::parse(&text, &[]).unwrap();
+    let period_after_the_decision = |v4_19: bool| {
+        let mut t = ToggleSet::default();
+        t.set_text("numa_scan_reset_on_move", if v4_19 { "true" } else { "false" }).unwrap();
+        let mut sim = Sim::new(&s, &t, false);
+        let task = first_thread(&sim);
+        let mut before = 0;
+        while counter(&sim, "numa_task_migrated") == 0 {
+            before = sim.st.tasks[task].numa.scan_period_ms;
+            sim.step().unwrap();
+        }
+        let decided = sim.st.tasks[task].numa.scan_period_ms;
+        // Run until the move is done (the task runs on node 1).
+        while sim.st.tasks[task].cpu < 2 {
+            sim.step().unwrap();
+        }
+        let mm = sim.st.tasks[task].mm().unwrap();
+        let start = mmviz_engine::kernel::sched::numa::task_scan_start(&sim, task, mm);
+        (before, decided, sim.st.tasks[task].numa.scan_period_ms, start)
+    };
+    let (before, decided, moved, start) = period_after_the_decision(false);
+    assert_eq!(
+        u64::from(decided),
+        start,
+        "v4.18: task_scan_start at the decision (was {before} ms)"
+    );
+    assert_eq!(moved, decided, "v4.18: the move itself changes nothing");
+    let (_, decided, moved, start) = period_after_the_decision(true);
+    assert_ne!(u64::from(decided), start, "v4.19: the decision does not restart the period");
+    assert_eq!(moved, decided, "v4.19: moving to the preferred node keeps it too");
+}

@@ -116,6 +116,37 @@ crate::toggles! { Numa;
         }],
         history: &[],
     },
+    /// `numa_scan_reset_on_move` (v4.19, 3f9672baaa0d): any move across nodes restarts the
+    /// task's scan period, not only task_numa_migrate's.
+    NUMA_SCAN_RESET_ON_MOVE = Patch {
+        id: "numa_scan_reset_on_move",
+        kind: ToggleKind::Bool,
+        title: "sched/numa: Reset scan rate whenever task moves across nodes",
+        author: "Srikar Dronamraju",
+        date: "2018",
+        commit: "3f9672baaa0d",
+        version: "v4.19",
+        link: "https://git.kernel.org/torvalds/c/3f9672baaa0d",
+        explanation: "Up to v4.18 only task_numa_migrate restarted a task's scan period: when it found \
+            a better CPU for the task on another node it set numa_scan_period to task_scan_start \
+            before moving it (a swap partner kept its period), so the task's faults would soon show \
+            whether the move paid off. A move by the load balancer left the period alone. Part of \
+            Srikar Dronamraju's NUMA balancing series for v4.19, this commit moves the restart to \
+            migrate_task_rq_fair, which every move across nodes passes: update_scan_period restarts \
+            the period of a task that has NUMA faults, unless it is moving to its preferred node or, \
+            after its first scan pass, was not on its preferred node before. task_scan_start is \
+            task_scan_min, scaled up for a task in a NUMA group by the group's tasks and its share \
+            of shared faults. Off = v4.18 and earlier.",
+        functions: &["task_numa_fault"],
+        enum_values: &[],
+        default_index: 1,
+        value_labels: &["v4.18: task_numa_migrate restarts the scan", "v4.19: every move across nodes does"],
+        listings: &[ListingPair {
+            before: l::TASK_NUMA_FAULT_V4_18,
+            after: l::TASK_NUMA_FAULT,
+        }],
+        history: &[],
+    },
     /// `numa_early_migrate` (v4.19, 37355bdc5a12): early in a task's life a first or private
     /// hint fault migrates without waiting for the two-stage filter.
     NUMA_EARLY_MIGRATE = Patch {
@@ -260,6 +291,15 @@ const METRICS: &[crate::registry::MetricDef] = &[
         },
     },
     crate::registry::MetricDef {
+        name: "remote_hint_faults",
+        doc: "NUMA hint faults on a page on another node than the faulting CPU's \
+              (numa_hint_faults - numa_hint_faults_local).",
+        value: |sim| {
+            let all = sim.st.counters.get(NUMA_HINT_FAULTS);
+            Some(all.saturating_sub(sim.st.counters.get(NUMA_HINT_FAULTS_LOCAL)) as f64)
+        },
+    },
+    crate::registry::MetricDef {
         name: "ipis_per_migrated_page",
         doc: "TLB-shootdown interrupts (irq_tlb_count) per page NUMA balancing migrated: the \
               published ratio (about 5.1 before b99a342d4f11, 0.1 after).",
@@ -331,7 +371,11 @@ pub const MECHANISM: Mechanism = Mechanism {
             variants: &[l::SHOULD_NUMA_MIGRATE_MEMORY_V4_18, l::SHOULD_NUMA_MIGRATE_MEMORY],
             select: |t| usize::from(t.on(NUMA_EARLY_MIGRATE)),
         },
-        FunctionListings::single(&[l::TASK_NUMA_FAULT]),
+        FunctionListings {
+            function: "task_numa_fault",
+            variants: &[l::TASK_NUMA_FAULT_V4_18, l::TASK_NUMA_FAULT],
+            select: |t| usize::from(t.on(NUMA_SCAN_RESET_ON_MOVE)),
+        },
         FunctionListings::single(&[l::TASK_NUMA_WORK]),
         FunctionListings::single(&[l::TASK_TICK_NUMA]),
         FunctionListings::single(&[l::CHANGE_PROT_NUMA]),

@@ -24,7 +24,7 @@ use crate::mech::core::ev as core_ev;
 use crate::mech::numa::ev as numa_ev;
 use crate::mech::numa::{MEM_SCALE, NUMA_SCANS, SCAN_DELAY_MS, SCAN_PERIOD_MAX_MS, SCAN_PERIOD_MIN_MS, SCAN_PERIOD_NS};
 use crate::mech::numa::{NUMA_ACCOUNT_NS, NUMA_WORK_NS, SCAN_SIZE_MB, SCAN_SIZE_PAGES};
-use crate::mech::numa::{NUMA_EARLY_MIGRATE, NUMA_TASK_MIGRATED, NUMA_TASK_SWAPPED};
+use crate::mech::numa::{NUMA_EARLY_MIGRATE, NUMA_SCAN_RESET_ON_MOVE, NUMA_TASK_MIGRATED, NUMA_TASK_SWAPPED};
 use crate::mm::mprotect::ChangeProtNuma;
 use crate::registry::{Frame, Function};
 use crate::topology::{CpuId, NodeId};
@@ -102,6 +102,45 @@ pub fn task_scan_max(sim: &Sim, task: usize, mm: u16) -> u64 {
         smax = smax.max(period);
     }
     smin.max(smax)
+}
+
+/// `task_scan_start` (ms; v4.14+, kernel/sched/fair.c): the period a task's scan (re)starts
+/// from: `task_scan_min`, scaled up for a task in a NUMA group by the group's tasks and its
+/// share of shared faults, as `task_scan_max` scales the maximum.
+pub fn task_scan_start(sim: &Sim, task: usize, mm: u16) -> u64 {
+    let smin = task_scan_min(sim, mm);
+    match sim.st.tasks[task].numa.group.map(|g| &sim.st.numa_groups[g as usize]) {
+        Some(g) => {
+            let (shared, private) = g.faults_shared_priv();
+            smin.max(smin * u64::from(g.nr_tasks) * (shared + 1) / (private + shared + 1))
+        }
+        None => smin,
+    }
+}
+
+/// `update_scan_period(p, new_cpu)` (kernel/sched/fair.c v5.12; 3f9672baaa0d, v4.19), from
+/// `migrate_task_rq_fair` when `task` leaves CPU `from` for CPU `to`: a move across nodes
+/// restarts the scan period of a task with NUMA faults at `task_scan_start`, so its next
+/// faults soon show how it is placed now. Not when it moves to its preferred node, nor,
+/// once it has seen a scan pass, when it was away from its preferred node already. Before
+/// v4.19 (the toggle off) only `task_numa_migrate` restarted the period, of the task it
+/// moved.
+pub(crate) fn update_scan_period(sim: &mut Sim, task: usize, from: CpuId, to: CpuId) {
+    if !sim.cfg.toggles.on(NUMA_SCAN_RESET_ON_MOVE) {
+        return;
+    }
+    let t = &sim.st.tasks[task];
+    let Some(mm) = t.mm() else { return };
+    let (src, dst) = (sim.cpu_node(from), sim.cpu_node(to));
+    if t.numa.faults.is_empty() || src == dst {
+        return;
+    }
+    let pref = t.numa.preferred_nid;
+    if t.numa.scan_seq != 0 && (pref == Some(dst) || pref.is_some_and(|p| p != src)) {
+        return;
+    }
+    let p = task_scan_start(sim, task, mm);
+    sim.st.tasks[task].numa.scan_period_ms = p as u32;
 }
 
 /// `cpu_pid_to_cpupid(cpu, pid)`: the CPU above the low 8 bits of the thread's pid.
@@ -531,15 +570,26 @@ impl Function for TaskNumaFault {
             None => "not migrated",
         };
         let mpid = sim.st.mms[mm as usize].pid;
+        // Who restarts the scan period of a task that moves: before v4.19 task_numa_migrate
+        // (just done), from v4.19 the move itself (update_scan_period).
+        let restart = if sim.cfg.toggles.on(NUMA_SCAN_RESET_ON_MOVE) {
+            say!(sim, " (the move restarts its scan period, update_scan_period)")
+        } else {
+            say!(
+                sim,
+                " (its scan period restarts at task_scan_start: {} ms)",
+                sim.st.tasks[t].numa.scan_period_ms
+            )
+        };
         let moving = match moved {
             Some(Placement::Move(to)) => say!(
                 sim,
-                "; task_numa_migrate: node {} has an idle CPU {to} and moving keeps the nodes balanced, so the thread moves there on its way back to user space",
+                "; task_numa_migrate: node {} has an idle CPU {to} and moving keeps the nodes balanced, so the thread moves there on its way back to user space{restart}",
                 sim.cpu_node(to)
             ),
             Some(Placement::Swap(to, other)) => say!(
                 sim,
-                "; task_numa_migrate: swap with thread {} on CPU {to} (node {}), which is better off here",
+                "; task_numa_migrate: swap with thread {} on CPU {to} (node {}), which is better off here{restart}",
                 sim.st.tasks[other as usize].pid,
                 sim.cpu_node(to)
             ),
@@ -899,4 +949,87 @@ pub fn task_work(sim: &mut Sim, cpu: CpuId) -> Option<(Ev, Frame)> {
         sim.st.mms[mm as usize].pid
     ));
     Some((ev, TaskNumaWork::auto()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patches::ToggleSet;
+
+    /// One thread on a two-node machine (CPU 0 on node 0, CPU 1 on node 1), with NUMA
+    /// fault statistics, a 5 s scan period and node 0 preferred; `v4_19` is the toggle.
+    fn sim(v4_19: bool) -> (Sim, usize) {
+        let text = r#"
+format = 1
+id = "t"
+title = "t"
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0]
+mem_pages = 64
+[[machine.node]]
+cpus = [1]
+mem_pages = 64
+[[process]]
+name = "p"
+[[process.vma]]
+name = "heap"
+pages = 8
+[[process.thread]]
+cpus = [0, 1]
+ops = [{ op = "touch", vma = "heap" }]
+"#;
+        let s = crate::scenario::parse(text, &[]).unwrap();
+        let mut t = ToggleSet::default();
+        t.set_text("numa_scan_reset_on_move", if v4_19 { "true" } else { "false" }).unwrap();
+        let mut sim = Sim::new(&s, &t, false);
+        let task = sim.st.tasks.iter().position(|t| t.mm().is_some()).unwrap();
+        let n = &mut sim.st.tasks[task].numa;
+        n.faults = vec![[0; 8]; 2];
+        n.scan_period_ms = 5000;
+        n.scan_seq = 3;
+        n.preferred_nid = Some(0);
+        (sim, task)
+    }
+
+    #[test]
+    fn a_move_across_nodes_restarts_the_scan_period_unless_it_goes_home_or_was_away() {
+        let start = |sim: &Sim, t: usize| task_scan_start(sim, t, sim.st.tasks[t].mm().unwrap()) as u32;
+        // v4.19: leaving the preferred node restarts the period.
+        let (mut s, t) = sim(true);
+        update_scan_period(&mut s, t, 0, 1);
+        assert_eq!(s.st.tasks[t].numa.scan_period_ms, start(&s, t));
+        assert_ne!(start(&s, t), 5000);
+        // Going to the preferred node, or moving while away from it already: no restart.
+        let (mut s, t) = sim(true);
+        s.st.tasks[t].numa.preferred_nid = Some(1);
+        update_scan_period(&mut s, t, 0, 1);
+        assert_eq!(s.st.tasks[t].numa.scan_period_ms, 5000, "to the preferred node");
+        let (mut s, t) = sim(true);
+        s.st.tasks[t].numa.preferred_nid = Some(1);
+        update_scan_period(&mut s, t, 1, 0);
+        assert_ne!(s.st.tasks[t].numa.scan_period_ms, 5000, "leaving the preferred node");
+        let (mut s, t) = sim(true);
+        s.st.tasks[t].numa.preferred_nid = None;
+        update_scan_period(&mut s, t, 0, 1);
+        assert_ne!(s.st.tasks[t].numa.scan_period_ms, 5000, "no preferred node yet");
+        // Before the first scan pass completes, any move across nodes restarts it.
+        let (mut s, t) = sim(true);
+        s.st.tasks[t].numa.preferred_nid = Some(1);
+        s.st.tasks[t].numa.scan_seq = 0;
+        update_scan_period(&mut s, t, 0, 1);
+        assert_eq!(s.st.tasks[t].numa.scan_period_ms, start(&s, t), "first pass");
+        // Within a node, without NUMA faults, or before v4.19: nothing.
+        let (mut s, t) = sim(true);
+        update_scan_period(&mut s, t, 0, 0);
+        assert_eq!(s.st.tasks[t].numa.scan_period_ms, 5000, "same node");
+        let (mut s, t) = sim(true);
+        s.st.tasks[t].numa.faults.clear();
+        update_scan_period(&mut s, t, 0, 1);
+        assert_eq!(s.st.tasks[t].numa.scan_period_ms, 5000, "no NUMA faults");
+        let (mut s, t) = sim(false);
+        update_scan_period(&mut s, t, 0, 1);
+        assert_eq!(s.st.tasks[t].numa.scan_period_ms, 5000, "v4.18");
+    }
 }

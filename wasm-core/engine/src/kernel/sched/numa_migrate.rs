@@ -341,6 +341,14 @@ pub(crate) fn task_numa_migrate(sim: &mut Sim, p: usize, cpu: CpuId) -> Placemen
         let nid = env.best_cpu.map_or(src_nid, |c| sim.cpu_node(c));
         sim.st.tasks[p].numa.preferred_nid = Some(nid);
     }
+    // v4.18 and earlier: the task about to move restarts its scan period here (from v4.19
+    // every move across nodes does, in update_scan_period).
+    if env.best_cpu.is_some() && !sim.cfg.toggles.on(crate::mech::numa::NUMA_SCAN_RESET_ON_MOVE) {
+        if let Some(mm) = sim.st.tasks[p].mm() {
+            let start = crate::kernel::sched::numa::task_scan_start(sim, p, mm);
+            sim.st.tasks[p].numa.scan_period_ms = start as u32;
+        }
+    }
     match (env.best_cpu, env.best_task) {
         (None, _) => Placement::Stay,
         (Some(c), None) => {
