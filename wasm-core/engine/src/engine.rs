@@ -445,16 +445,23 @@ impl Sim {
             })
             .collect();
         // At time 0 each CPU already runs the first user thread placed on it. A thread
-        // that may run on several CPUs is placed as a fork places it (select_task_rq), in
-        // file order: a process's first thread as forked by a launcher on CPU 0 (a shell,
+        // that may run on several CPUs is placed as a fork places it (select_task_rq_fork),
+        // in file order: a process's first thread as forked by a launcher on CPU 0 (a shell,
         // mpirun), its other threads as created by that first thread from its CPU.
         let mut first_cpu: Vec<Option<CpuId>> = vec![None; mms.len()];
         for (i, t) in tasks.iter_mut().enumerate() {
             let (TaskKind::User { mm, .. }, TaskState::Runnable) = (t.kind, t.state) else {
                 continue;
             };
-            let parent = first_cpu[mm as usize].unwrap_or(0);
-            t.cpu = crate::kernel::sched::core::select_task_rq(&cpus, t.cpus_allowed, Some(parent));
+            // A launcher bound to other CPUs (numactl --cpunodebind) moves itself to the
+            // first of them (sched_setaffinity) before it forks.
+            let launcher = if t.cpus_allowed.test(0) {
+                0
+            } else {
+                t.cpus_allowed.iter().next().unwrap_or(0)
+            };
+            let parent = first_cpu[mm as usize].unwrap_or(launcher);
+            t.cpu = crate::kernel::sched::core::select_task_rq_fork(&cpus, &topo.distance, t.cpus_allowed, parent);
             first_cpu[mm as usize].get_or_insert(t.cpu);
             cpus[t.cpu as usize].rq.push_back(i as u16);
         }

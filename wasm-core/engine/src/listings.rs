@@ -478,7 +478,7 @@ pub const KERNEL_CLONE: Listing = Listing {
     follows: "Linux v5.12 kernel/fork.c",
     lines: lines![
         "KC1" => "p = copy_process(NULL, trace, NUMA_NO_NODE, args)",
-        "KC2" => "wake_up_new_task(p)   -- select_task_rq(p, WF_FORK): the parent's node while under a quarter of the CPUs are busy there, else the idlest node; its least loaded allowed CPU; return the child's pid",
+        "KC2" => "wake_up_new_task(p)   -- select_task_rq(p, WF_FORK), over the nodes within RECLAIM_DISTANCE (30) of the parent's: the parent's node while under a quarter of the CPUs are busy there, else the idlest node; its least loaded allowed CPU; return the child's pid",
     ],
 };
 

@@ -147,6 +147,11 @@ fn a_cpu_going_idle_pulls_from_its_own_node_before_a_busier_remote_one() {
 /// line, if any) computing in 1 ms pieces (each a return to user space, where the idle
 /// balancer is kicked) for `ms`.
 fn two_big_nodes(procs: usize, bind: &str, ms: u64) -> Sim {
+    two_big_nodes_at(21, procs, bind, ms)
+}
+
+/// [`two_big_nodes`] with the nodes `distance` apart.
+fn two_big_nodes_at(distance: u32, procs: usize, bind: &str, ms: u64) -> Sim {
     let mut text = format!(
         r#"
 format = 1
@@ -155,7 +160,7 @@ title = "t"
 [knobs]
 window_ms = {ms}
 [machine]
-distance = [[10, 21], [21, 10]]
+distance = [[10, {distance}], [{distance}, 10]]
 [[machine.node]]
 cpus = [0, 1, 2, 3, 4, 5, 6, 7]
 mem_pages = 64
@@ -179,6 +184,26 @@ fn forks_fill_the_parents_node_until_a_quarter_of_the_machine_is_busy_there() {
     // forks while fewer than 4 tasks run there; then the node with more idle CPUs does.
     let sim = two_big_nodes(6, "", 1);
     assert_eq!(cpus_of(&sim), vec![0, 1, 2, 3, 8, 9]);
+}
+
+#[test]
+fn forks_stay_on_the_parents_node_when_the_nodes_are_farther_apart_than_reclaim_distance() {
+    // sd_init (v5.12): a NUMA level farther than RECLAIM_DISTANCE (30) has no
+    // SD_BALANCE_FORK, so the fork balancing that spread the sixth and seventh task above
+    // does not look at node 1.
+    let sim = two_big_nodes_at(30, 6, "", 1);
+    assert_eq!(cpus_of(&sim), vec![0, 1, 2, 3, 8, 9], "30 is still near");
+    let sim = two_big_nodes_at(32, 6, "", 1);
+    assert_eq!(cpus_of(&sim), vec![0, 1, 2, 3, 4, 5]);
+    // A process bound to the far node: its launcher moves there first, and its forks
+    // spread over that node's CPUs.
+    let sim = two_big_nodes_at(32, 3, "node = 1", 1);
+    assert_eq!(cpus_of(&sim), vec![8, 9, 10]);
+    // The idle balancer still evens the nodes out: it balances at every NUMA level.
+    let mut sim = two_big_nodes_at(32, 6, "", 1000);
+    while sim.step().is_some() {}
+    let on_node1 = cpus_of(&sim).iter().filter(|&&c| c >= 8).count();
+    assert_eq!(on_node1, 3, "{:?}", cpus_of(&sim));
 }
 
 #[test]

@@ -381,6 +381,39 @@ pub(crate) fn select_task_rq(cpus: &[crate::machine::Cpu], allowed: CpuMask, thi
         .unwrap_or(0)
 }
 
+/// `node_reclaim_distance` (`RECLAIM_DISTANCE`, 30): v5.12 `sd_init` clears
+/// `SD_BALANCE_FORK` on a NUMA level whose distance exceeds it.
+const RECLAIM_DISTANCE: u32 = 30;
+
+/// `select_task_rq(p, WF_FORK)` for a task forked on `parent`: `find_idlest_group` runs in
+/// the largest sched domain that still has `SD_BALANCE_FORK`, which spans the nodes within
+/// `RECLAIM_DISTANCE` of the parent's node ([`select_task_rq`] over those CPUs). When the
+/// task may run on none of them, the domain search finds nothing and `select_fallback_rq`
+/// takes the first CPU the task may use (v5.12 kernel/sched/core.c). On a machine whose
+/// nodes are all farther apart than that, forks stay on the parent's node and only load
+/// balancing spreads them.
+pub(crate) fn select_task_rq_fork(cpus: &[crate::machine::Cpu], distance: &[Vec<u32>], allowed: CpuMask, parent: CpuId) -> CpuId {
+    let Some(home) = cpus.get(parent as usize).map(|c| c.node) else {
+        return select_task_rq(cpus, allowed, Some(parent));
+    };
+    let near = |node: NodeId| {
+        distance
+            .get(home as usize)
+            .and_then(|row| row.get(node as usize))
+            .is_none_or(|&d| d <= RECLAIM_DISTANCE)
+    };
+    let mut span = CpuMask::EMPTY;
+    for c in allowed.iter() {
+        if cpus.get(c as usize).is_some_and(|x| near(x.node)) {
+            span.set(c);
+        }
+    }
+    if span.is_empty() {
+        return allowed.iter().next().unwrap_or(parent);
+    }
+    select_task_rq(cpus, span, Some(parent))
+}
+
 /// `wake_up_new_task` for every thread of the forked process `mm`: each goes on the run
 /// queue `select_task_rq` picks. An idle CPU's clock catches up with the fork (it was
 /// not stepped while idle). Returns the CPUs used.
@@ -392,7 +425,7 @@ pub(crate) fn wake_up_new_task(sim: &mut Sim, cpu: CpuId, mm: u16) -> CpuMask {
         if task.mm() != Some(mm) || task.state != TaskState::Sleeping(None) {
             continue;
         }
-        let target = select_task_rq(&sim.st.cpus, task.cpus_allowed, Some(cpu));
+        let target = select_task_rq_fork(&sim.st.cpus, &sim.cfg.topo.distance, task.cpus_allowed, cpu);
         let task = &mut sim.st.tasks[t];
         task.state = TaskState::Runnable;
         task.cpu = target;
