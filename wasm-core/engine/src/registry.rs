@@ -218,6 +218,10 @@ pub struct Mechanism {
     /// first step (state the scenario says predates the run, such as pages already
     /// dirty, sets off what it would have set off by then).
     pub setup: Option<fn(&mut Sim)>,
+    /// What it does when the scheduler moves a thread from one CPU to another (the
+    /// kernel's `migrate_task_rq` class hook, which `set_task_cpu` calls): the thread's
+    /// task index, the CPU it leaves and the one it goes to.
+    pub task_moved: Option<fn(&mut Sim, usize, CpuId, CpuId)>,
     /// What its kernel threads do when woken (`kernel/kthread.rs`).
     pub kthreads: &'static [crate::kernel::kthread::KthreadDef],
     /// Named toggle sets (the rows of a series' published table).

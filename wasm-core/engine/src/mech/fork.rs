@@ -79,6 +79,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: None,
     setup: None,
+    task_moved: None,
     kthreads: &[],
     presets: &[],
     metrics: &[],

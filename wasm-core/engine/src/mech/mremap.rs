@@ -241,6 +241,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: None,
     setup: None,
+    task_moved: None,
     kthreads: &[],
     presets: &[crate::patches::PresetDef {
         name: "mremap_2018",

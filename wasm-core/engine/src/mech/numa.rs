@@ -383,6 +383,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: Some(crate::kernel::sched::numa::task_work),
     setup: None,
+    task_moved: Some(crate::kernel::sched::numa::update_scan_period),
     kthreads: &[],
     presets: &[],
     metrics: METRICS,

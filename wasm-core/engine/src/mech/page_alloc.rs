@@ -509,6 +509,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: None,
     setup: None,
+    task_moved: None,
     kthreads: &[KthreadDef {
         kind: KthreadKind::Vmstat,
         work: crate::mm::page_alloc::vmstat_work,

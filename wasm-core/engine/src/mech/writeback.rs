@@ -96,6 +96,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     functions: FRAME_FUNCTIONS,
     task_work: None,
     setup: Some(crate::mm::page_writeback::dirty_at_start),
+    task_moved: None,
     kthreads: &[KthreadDef {
         kind: KthreadKind::Flusher,
         work: crate::mm::page_writeback::flusher_work,

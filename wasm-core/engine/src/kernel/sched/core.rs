@@ -445,7 +445,7 @@ pub(crate) fn wake_up_new_task(sim: &mut Sim, cpu: CpuId, mm: u16) -> CpuMask {
 /// another task. Returns what `newidle_balance` pulled to `cpu`, if anything.
 pub(crate) fn move_current(sim: &mut Sim, cpu: CpuId, task: u16, to: CpuId) -> Option<(u16, CpuId)> {
     let now = sim.clock(cpu);
-    crate::kernel::sched::numa::update_scan_period(sim, task as usize, cpu, to);
+    task_moved(sim, task, cpu, to);
     let t = &mut sim.st.tasks[task as usize];
     t.state = TaskState::Runnable;
     t.cpu = to;
@@ -464,10 +464,20 @@ pub(crate) fn move_current(sim: &mut Sim, cpu: CpuId, task: u16, to: CpuId) -> O
     schedule_pulling(sim, cpu).1
 }
 
+/// `set_task_cpu` → `migrate_task_rq`: every mechanism that follows moves hears that
+/// `task` leaves `from` for `to` (NUMA balancing restarts its scan period there).
+fn task_moved(sim: &mut Sim, task: u16, from: CpuId, to: CpuId) {
+    for m in crate::registry::MECHANISMS {
+        if let Some(hook) = m.task_moved {
+            hook(sim, task as usize, from, to);
+        }
+    }
+}
+
 /// Moves queued task `task` from `from`'s run queue to `to`'s (`detach_task` /
 /// `attach_task`); the destination pays for the pull.
 fn move_queued(sim: &mut Sim, task: u16, from: CpuId, to: CpuId, now: u64) {
-    crate::kernel::sched::numa::update_scan_period(sim, task as usize, from, to);
+    task_moved(sim, task, from, to);
     let rq = &mut sim.st.cpus[from as usize].rq;
     if let Some(i) = rq.iter().position(|&t| t == task) {
         rq.remove(i);
