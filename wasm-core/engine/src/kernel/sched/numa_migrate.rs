@@ -78,6 +78,17 @@ fn is_idle(sim: &Sim, cpu: CpuId) -> bool {
     c.curr == c.idle && c.rq.is_empty()
 }
 
+/// `rq->numa_migrate_on` of `cpu` (v5.12): a NUMA move or swap has chosen it and not yet
+/// happened. The kernel sets it in `task_numa_assign` and clears it once the stopper has
+/// moved the tasks; the model moves them at their next return to user space, so a CPU is
+/// taken while a task is on its way there or the task running there is about to leave.
+/// `update_numa_stats` does not offer it as the node's idle CPU and `task_numa_compare`
+/// does not consider it, so two tasks cannot pick the same CPU or swap partner at once.
+fn numa_migrate_on(sim: &Sim, cpu: CpuId) -> bool {
+    let c = &sim.st.cpus[cpu as usize];
+    (c.curr != c.idle && sim.st.tasks[c.curr as usize].move_to.is_some()) || sim.st.tasks.iter().any(|t| t.move_to == Some(cpu))
+}
+
 /// `update_numa_stats` + `numa_classify` for node `nid`, as seen by task `p`.
 fn update_numa_stats(sim: &Sim, p: usize, nid: NodeId) -> NumaStats {
     let mut ns = NumaStats {
@@ -99,7 +110,7 @@ fn update_numa_stats(sim: &Sim, p: usize, nid: NodeId) -> NumaStats {
         ns.nr_running += running;
         ns.compute_capacity += LOAD;
         ns.weight += 1;
-        if ns.idle_cpu.is_none() && is_idle(sim, cpu) && sim.st.tasks[p].cpus_allowed.test(cpu) {
+        if ns.idle_cpu.is_none() && is_idle(sim, cpu) && sim.st.tasks[p].cpus_allowed.test(cpu) && !numa_migrate_on(sim, cpu) {
             ns.idle_cpu = Some(cpu);
         }
     }
@@ -151,6 +162,9 @@ fn task_numa_compare(sim: &Sim, env: &mut Env, dst_cpu: CpuId, taskimp: i64, gro
     let p_ng = sim.st.tasks[env.p].numa.group;
     let mut imp = if p_ng.is_some() { groupimp } else { taskimp };
     let moveimp = imp;
+    if numa_migrate_on(sim, dst_cpu) {
+        return false;
+    }
     let c = &sim.st.cpus[dst_cpu as usize];
     let cur = (c.curr != c.idle).then_some(c.curr as usize);
     if cur == Some(env.p) {
@@ -360,5 +374,71 @@ pub(crate) fn task_numa_migrate(sim: &mut Sim, p: usize, cpu: CpuId) -> Placemen
             sim.st.tasks[t].move_to = Some(cpu);
             Placement::Swap(c, t as u16)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patches::ToggleSet;
+
+    /// Two tasks on node 0 (CPUs 0 and 1) whose memory is all on node 1, where CPU 2 is
+    /// idle and CPU 3 runs a task pinned there; returns the sim and the two tasks.
+    fn two_tasks_away_from_home() -> (Sim, usize, usize) {
+        let text = r#"
+format = 1
+id = "t"
+title = "t"
+[machine]
+distance = [[10, 21], [21, 10]]
+[[machine.node]]
+cpus = [0, 1]
+mem_pages = 64
+[[machine.node]]
+cpus = [2, 3]
+mem_pages = 64
+[[process]]
+name = "c"
+[[process.thread]]
+cpu = 3
+ops = [{ op = "compute", ns = 1000000 }]
+[[process]]
+name = "a"
+[[process.thread]]
+cpus = [0, 1, 2]
+ops = [{ op = "compute", ns = 1000000 }]
+[[process]]
+name = "b"
+[[process.thread]]
+cpus = [0, 1, 2]
+ops = [{ op = "compute", ns = 1000000 }]
+"#;
+        let s = crate::scenario::parse(text, &[]).unwrap();
+        let mut sim = Sim::new(&s, &ToggleSet::default(), false);
+        let users: Vec<usize> = (0..sim.st.tasks.len()).filter(|&t| sim.st.tasks[t].mm().is_some()).collect();
+        let (a, b) = (users[1], users[2]);
+        assert_eq!((sim.st.tasks[a].cpu, sim.st.tasks[b].cpu), (0, 1), "forks fill node 0 first");
+        for t in [a, b] {
+            let n = &mut sim.st.tasks[t].numa;
+            n.faults = vec![[0; 8]; 2];
+            n.faults[1][MEM] = 100;
+            n.total_faults = 100;
+            n.preferred_nid = Some(1);
+        }
+        (sim, a, b)
+    }
+
+    #[test]
+    fn a_cpu_one_task_is_moving_to_is_not_offered_to_another_until_it_arrives() {
+        let (mut sim, a, b) = two_tasks_away_from_home();
+        assert_eq!(task_numa_migrate(&mut sim, a, 0), Placement::Move(2));
+        // v5.12 numa_migrate_on: CPU 2 is taken until a is there, and b cannot swap with
+        // the task pinned to CPU 3.
+        assert!(numa_migrate_on(&sim, 2));
+        assert_eq!(task_numa_migrate(&mut sim, b, 1), Placement::Stay);
+        assert_eq!(sim.st.tasks[b].move_to, None);
+        // Once a has moved, nothing is pending.
+        crate::kernel::sched::core::move_current(&mut sim, 0, a as u16, 2);
+        assert!(!numa_migrate_on(&sim, 2));
     }
 }
