@@ -207,6 +207,51 @@ fn forks_stay_on_the_parents_node_when_the_nodes_are_farther_apart_than_reclaim_
 }
 
 #[test]
+fn a_thread_bound_to_a_far_node_falls_back_to_its_first_allowed_cpu() {
+    // v5.12 select_task_rq_fair (WF_FORK): past RECLAIM_DISTANCE only the parent's node
+    // balances forks, and it has none of the CPUs the thread may use, so find_idlest_cpu
+    // returns the parent's CPU; select_task_rq finds it not allowed and select_fallback_rq
+    // takes the first allowed CPU (none on the parent's node): CPU 8, busy with q, although
+    // CPUs 9-15 are idle. At distance 21 the same thread goes to an idle CPU of node 1.
+    let text = |distance: u32| {
+        format!(
+            r#"
+format = 1
+id = "t"
+title = "t"
+[machine]
+distance = [[10, {distance}], [{distance}, 10]]
+[[machine.node]]
+cpus = [0, 1, 2, 3, 4, 5, 6, 7]
+mem_pages = 64
+[[machine.node]]
+cpus = [8, 9, 10, 11, 12, 13, 14, 15]
+mem_pages = 64
+[[process]]
+name = "q"
+[[process.thread]]
+cpu = 8
+ops = [{{ op = "compute", ns = 1000000 }}]
+[[process]]
+name = "p"
+[[process.thread]]
+ops = [{{ op = "compute", ns = 1000000 }}]
+[[process.thread]]
+node = 1
+ops = [{{ op = "compute", ns = 1000000 }}]
+"#
+        )
+    };
+    let far = Sim::new(&scenario::parse(&text(32), &[]).unwrap(), &ToggleSet::default(), false);
+    assert_eq!(cpus_of(&far), vec![8, 0, 8]);
+    assert_eq!(far.st.cpus[8].rq.len(), 1, "p's second thread waits behind q");
+    let near = Sim::new(&scenario::parse(&text(21), &[]).unwrap(), &ToggleSet::default(), false);
+    let cpus = cpus_of(&near);
+    assert_eq!(&cpus[..2], &[8, 0]);
+    assert!(cpus[2] > 8, "an idle CPU of node 1: {cpus:?}");
+}
+
+#[test]
 fn the_idle_balancer_evens_out_the_nodes_by_pushing_running_tasks() {
     // Four tasks start on node 0 and run alone on their CPUs: nothing is queued, so only
     // active balancing can move them. Node 1's idle CPU balances every 16 ms; after
