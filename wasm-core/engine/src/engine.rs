@@ -225,6 +225,7 @@ impl Sim {
                         roots.push(RmapRoot {
                             kind: if file { RmapKind::File } else { RmapKind::Anon },
                             vmas: vec![(pi as u16, vi as u16)],
+                            dirtied_when: None,
                         });
                         page_cache.push(Vec::new());
                         if let (true, Some(name)) = (file, &v.file) {

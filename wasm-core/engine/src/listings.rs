@@ -589,13 +589,13 @@ pub const LOAD_BALANCE: Listing = Listing {
 /// `wb_workfn` → `write_cache_pages` (background writeback).
 pub const WB_WORKFN: Listing = Listing {
     function: "wb_workfn",
-    follows: "Linux v4.9 fs/fs-writeback.c wb_workfn → wb_writeback → writeback_sb_inodes, and mm/page-writeback.c write_cache_pages, simplified (files in order, no inode lists)",
+    follows: "Linux v4.9 fs/fs-writeback.c wb_workfn → wb_writeback (wb_check_old_data_flush for the periodic pass) → writeback_sb_inodes, and mm/page-writeback.c write_cache_pages, simplified (files in order, no inode lists)",
     lines: lines![
-        "WB0" => "periodic: wb_wakeup_delayed queued the work dirty_writeback_interval after the first dirtying",
-        "WB1" => "for each dirty page of each file: lock_page (background: skip a page someone holds); if !clear_page_dirty_for_io(page): unlock, continue",
+        "WB0" => "periodic: wb_wakeup_delayed queued the work dirty_writeback_interval after the first dirtying, and re-queues it while anything is dirty; the pass (for_kupdate) takes only the files dirty for dirty_expire_interval or longer (inode->dirtied_when)",
+        "WB1" => "for each dirty page of each file taken: lock_page (background: skip a page someone holds); if !clear_page_dirty_for_io(page): unlock, continue   -- a file left with no dirty page is clean; one dirtied again keeps its dirtied_when",
         "WB3" => "set_page_writeback(page); unlock_page(page); submit the write: the I/O copies the page to the file",
         "WB4" => "I/O completion: end_page_writeback(page)  -- nr_written",
-        "WB5" => "no dirty page left: return",
+        "WB5" => "no dirty page left in the files taken: return",
     ],
 };
 

@@ -947,9 +947,13 @@ fn a_v4_17_kernel_has_no_early_lifetime_shortcut() {
 }
 
 /// A process on node 0 mapping a file of `pages` pages that start dirty, sleeping `ms`
-/// milliseconds, with periodic writeback every `centisecs` (none: off).
-fn dirty_file_sleeper(centisecs: Option<u32>, ms: u64) -> String {
-    let knob = centisecs.map_or(String::new(), |c| format!("dirty_writeback_centisecs = {c}"));
+/// milliseconds, with periodic writeback every `centisecs` (none: off) and the files
+/// written once dirty for `expire` centisecs (none: the default, 3000).
+fn dirty_file_sleeper(centisecs: Option<u32>, expire: Option<u32>, ms: u64) -> String {
+    let mut knob = centisecs.map_or(String::new(), |c| format!("dirty_writeback_centisecs = {c}"));
+    if let Some(e) = expire {
+        knob.push_str(&format!("\ndirty_expire_centisecs = {e}"));
+    }
     // A flusher that kept re-arming with nothing dirty would run forever: cap the steps.
     format!(
         r#"
@@ -981,17 +985,32 @@ ops = [{{ op = "sleep", ns = {ns} }}]
 }
 
 #[test]
-fn pages_dirty_at_start_are_written_back_one_interval_in() {
-    // They were dirtied before the run, so the flusher's delayed work is already queued:
-    // 100 ms (10 centisecs) in, all three are written back (page_mkclean: one flush each).
-    let after = run(&dirty_file_sleeper(Some(10), 150), &[]);
+fn pages_dirty_at_start_are_written_back_at_the_first_pass_after_they_expire() {
+    // They were dirtied before the run (dirtied_when 0), so the flusher's delayed work is
+    // already queued. With dirty_expire_centisecs 10, the pass 100 ms (10 centisecs) in
+    // finds the file expired and writes all three (page_mkclean: one flush each).
+    let after = run(&dirty_file_sleeper(Some(10), Some(10), 150), &[]);
     assert_eq!(counter(&after, "nr_written"), 3);
     assert_eq!(counter(&after, "nr_tlb_remote_flush"), 3);
+    assert_eq!(
+        after.st.roots.iter().filter(|r| r.dirtied_when.is_some()).count(),
+        0,
+        "the file is clean"
+    );
     // With nothing dirty left the flusher sleeps until a dirtying wakes it (wb_workfn
     // re-arms only while wb_has_dirty_io), so the run ends with the sleeper.
     assert!(after.st.step < 1000, "{} steps", after.st.step);
     assert_eq!(after.now(), 150_000_700);
-    let off = run(&dirty_file_sleeper(None, 150), &[]);
+    // Expiring at 120 ms: the 100 ms pass leaves the file alone and re-arms (the file is
+    // still dirty), so the run goes on past the sleeper to the 200 ms pass, which writes it.
+    let later = run(&dirty_file_sleeper(Some(10), Some(12), 150), &[]);
+    assert_eq!(counter(&later, "nr_written"), 3);
+    assert!((200_000_000..201_000_000).contains(&later.now()), "{}", later.now());
+    // The kernel's default, 30 s: the 300th pass writes them.
+    let default = run(&dirty_file_sleeper(Some(10), None, 150), &[]);
+    assert_eq!(counter(&default, "nr_written"), 3);
+    assert!((30_000_000_000..30_001_000_000).contains(&default.now()), "{}", default.now());
+    let off = run(&dirty_file_sleeper(None, None, 150), &[]);
     assert_eq!(counter(&off, "nr_written"), 0);
 }
 

@@ -368,7 +368,7 @@ impl UserMode {
                 let page = sim.st.frames.get(pfn);
                 if page.has(pg::FILE) && !page.has(pg::DIRTY) {
                     // A store to a shared file page dirties it (fault_dirty_shared_page).
-                    sim.st.frames.get_mut(pfn).flags |= pg::DIRTY;
+                    crate::mm::page_writeback::set_page_dirty(sim, pfn);
                     crate::mm::page_writeback::account_page_dirtied(sim);
                 }
                 crate::mm::page_writeback::user_access(sim, mm, self.vpn, pfn, true, false);

@@ -232,6 +232,7 @@ impl Function for DupMmap {
                     sim.st.roots.push(crate::machine::RmapRoot {
                         kind: crate::machine::RmapKind::Anon,
                         vmas: vec![(new, ci)],
+                        dirtied_when: None,
                     });
                     sim.st.page_cache.push(Vec::new());
                     sim.st.mms[new as usize].vmas[ci as usize].rmap_root = sim.st.roots.len() as u16 - 1;

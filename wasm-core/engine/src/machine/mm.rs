@@ -139,6 +139,10 @@ pub struct RmapRoot {
     pub kind: RmapKind,
     /// `(mm index, vma index)` of every VMA linked to it.
     pub vmas: Vec<(u16, u16)>,
+    /// A file's `inode->dirtied_when`: when it last went from clean to dirty (ns), `None`
+    /// while no page of it is dirty. Periodic writeback writes a file only once this is
+    /// `dirty_expire_interval` old.
+    pub dirtied_when: Option<u64>,
 }
 
 /// The page flags a freshly mapped page of `kind` gets.

@@ -52,11 +52,19 @@ crate::costs! { Writeback;
 
 crate::knobs! { Writeback;
     /// `vm.dirty_writeback_centisecs`: periodic writeback. When set, the first dirtying of
-    /// a file page wakes the flusher, which waits this long and then writes every dirty
-    /// file page back. Default: unset (only `wakeup_flusher` operations wake it; the
-    /// kernel's default is 500).
+    /// a file page wakes the flusher, which then wakes this often while anything is dirty
+    /// and writes back the files dirty for `dirty_expire_centisecs` or longer. Default:
+    /// unset (only `wakeup_flusher` operations wake it, and write every file; the kernel's
+    /// default is 500).
     // Kept in ns (scale 10,000,000).
     DIRTY_WRITEBACK_NS => "dirty_writeback_centisecs", KnobKind::Int { min: 1, max: 360_000, scale: 10_000_000 }, None,
+    /// `vm.dirty_expire_centisecs` (default 3000, the kernel's): a periodic pass
+    /// (`wb_check_old_data_flush`, `for_kupdate`) writes only the files that became dirty at
+    /// least this long ago (`inode->dirtied_when`); a file still dirty after its pass keeps
+    /// its time and is written again at the next pass. Writeback woken by
+    /// `wakeup_flusher` writes every file.
+    // Kept in ns (scale 10,000,000).
+    DIRTY_EXPIRE_NS => "dirty_expire_centisecs", KnobKind::Int { min: 0, max: 360_000, scale: 10_000_000 }, Some(3000),
 }
 
 /// Event kinds.

@@ -212,10 +212,9 @@ impl Function for DoAnonymousPage {
             .copied()
             .filter(|&p| p != crate::engine::NO_PAGE);
         if let Some(pfn) = cached {
-            let page = sim.st.frames.get_mut(pfn);
-            page.mapcount += 1;
+            sim.st.frames.get_mut(pfn).mapcount += 1;
             if self.write {
-                page.flags |= pg::DIRTY;
+                crate::mm::page_writeback::set_page_dirty(sim, pfn);
             }
             sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, self.write, true));
             sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);

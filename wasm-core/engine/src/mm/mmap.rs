@@ -106,11 +106,11 @@ impl Function for DoMunmap {
                         continue;
                     }
                     sim.st.mms[mm as usize].set_pte(vpn, Pte::NONE);
-                    let page = sim.st.frames.get_mut(pte.pfn());
-                    if pte.dirty() && page.has(pg::FILE) {
+                    if pte.dirty() && sim.st.frames.get(pte.pfn()).has(pg::FILE) {
                         // zap_pte_range: the dirty bit moves to the page (set_page_dirty).
-                        page.flags |= pg::DIRTY;
+                        crate::mm::page_writeback::set_page_dirty(sim, pte.pfn());
                     }
+                    let page = sim.st.frames.get_mut(pte.pfn());
                     if !pte.is_migration() {
                         page.mapcount = page.mapcount.saturating_sub(1);
                     }

@@ -3,7 +3,13 @@
 //!
 //! Follows Linux v4.9 (the version of the mremap race, 5d1904204c99), unchanged in
 //! substance through v5.12: the flusher kernel thread runs `wb_workfn` → `wb_writeback`
-//! → `writeback_sb_inodes` → `do_writepages` → `write_cache_pages`, which for each dirty
+//! → `writeback_sb_inodes` → `do_writepages` → `write_cache_pages`. A periodic pass
+//! (`wb_check_old_data_flush`, every `dirty_writeback_interval` while anything is dirty)
+//! is `for_kupdate`: it takes only the files whose `dirtied_when` (set by
+//! [`set_page_dirty`] when a clean file becomes dirty) is `dirty_expire_interval` old, and
+//! a file still dirty after its pass keeps that time (`requeue_inode` → `redirty_tail`
+//! with no newer inode queued), so a file written all the time is written at every pass
+//! once it has expired. Then `write_cache_pages`, for each dirty
 //! page of a file: `lock_page`; `clear_page_dirty_for_io` (→ `page_mkclean`: every PTE
 //! mapping the page is write-protected and cleaned, with `ptep_clear_flush`, so the
 //! next store faults and dirties the page again; then `TestClearPageDirty`);
@@ -13,9 +19,11 @@
 //! Content is a version number per frame that every user store bumps
 //! ([`user_access`]), and the backing store keeps the version last written out, so a
 //! store that never reaches the file is *detected* when the page is dropped
-//! (`mm/truncate.rs`), not asserted. Left out: inodes, the per-bdi lists and their
-//! ordering (pages are visited file by file, offset by offset), dirty throttling
-//! (`balance_dirty_pages`), the I/O itself (one cost, completion at once), and
+//! (`mm/truncate.rs`), not asserted. Left out: inodes beyond their `dirtied_when` (kept
+//! on the file's rmap root), the per-bdi lists and their ordering (pages are visited file
+//! by file, offset by offset; a file redirtied after its pass keeps its time, as
+//! `redirty_tail` does when no newer inode is queued), background writeback over the dirty
+//! thresholds, dirty throttling (`balance_dirty_pages`), the I/O itself (one cost, completion at once), and
 //! `WB_SYNC_ALL` waiting: a locked page is skipped, as `WB_SYNC_NONE` background
 //! writeback does with a page under writeback.
 
@@ -26,7 +34,7 @@ use crate::mech::core::ev as core_ev;
 use crate::mech::core::{PTE_WRITE_NS, PTL_NS};
 use crate::mech::writeback::ev as wb_ev;
 use crate::mech::writeback::{
-    DIRTY_WRITEBACK_NS, NR_DIRTIED, NR_WRITTEN, PAGES_CLEANED, STALE_TLB_ACCESSES, STALE_TLB_STORES, WRITEOUT_NS,
+    DIRTY_EXPIRE_NS, DIRTY_WRITEBACK_NS, NR_DIRTIED, NR_WRITTEN, PAGES_CLEANED, STALE_TLB_ACCESSES, STALE_TLB_STORES, WRITEOUT_NS,
 };
 use crate::mm::memory::lock_wait;
 use crate::mm::pgtable_generic::PtepClearFlush;
@@ -67,10 +75,32 @@ pub fn account_page_dirtied(sim: &mut Sim) {
     }
 }
 
-/// Setup: with periodic writeback on and a file page already dirty, wake the flusher so
-/// its first interval starts now (the dirtying happened before the run).
+/// `set_page_dirty(page)`: the page is dirty; a file page's file becomes dirty too
+/// (`__mark_inode_dirty`), and if it was clean its `dirtied_when` is now. Returns whether
+/// the page was clean.
+pub fn set_page_dirty(sim: &mut Sim, pfn: u32) -> bool {
+    let now = sim.now();
+    let page = sim.st.frames.get_mut(pfn);
+    let was_clean = !page.has(pg::DIRTY);
+    page.flags |= pg::DIRTY;
+    if page.has(pg::FILE) {
+        let root = page.mapping as usize;
+        if let Some(r) = sim.st.roots.get_mut(root) {
+            r.dirtied_when.get_or_insert(now);
+        }
+    }
+    was_clean
+}
+
+/// Setup: files with pages dirty at the start became dirty at time 0; with periodic
+/// writeback on, wake the flusher so its first interval starts now.
 pub fn dirty_at_start(sim: &mut Sim) {
-    if sim.cfg.knobs.get(DIRTY_WRITEBACK_NS).is_some() && next_dirty(sim, 0, 0).is_some() {
+    for root in 0..sim.st.roots.len() {
+        if file_has_dirty_pages(sim, root) {
+            sim.st.roots[root].dirtied_when = Some(0);
+        }
+    }
+    if sim.cfg.knobs.get(DIRTY_WRITEBACK_NS).is_some() && next_dirty(sim, 0, 0, EVERY_FILE).is_some() {
         if let Some(t) = flusher_task(sim) {
             crate::kernel::sched::core::wake_up_process(sim, 0, t);
         }
@@ -86,10 +116,24 @@ pub fn flusher_task(sim: &Sim) -> Option<u16> {
         .map(|i| i as u16)
 }
 
-/// The next dirty file page at or after `(root, index)`, not under writeback.
-fn next_dirty(sim: &Sim, mut root: usize, mut index: usize) -> Option<(usize, usize, u32)> {
+/// Whether any page of file `root` is dirty.
+fn file_has_dirty_pages(sim: &Sim, root: usize) -> bool {
+    sim.st.roots.get(root).is_some_and(|r| r.kind == RmapKind::File)
+        && sim.st.page_cache[root]
+            .iter()
+            .any(|&pfn| pfn != NO_PAGE && sim.st.frames.get(pfn).has(pg::DIRTY))
+}
+
+/// A pass that writes every dirty file (`WbWorkfn::dirtied_before`).
+const EVERY_FILE: u64 = u64::MAX;
+
+/// The next dirty file page at or after `(root, index)`, not under writeback, in a file
+/// that became dirty before `dirtied_before` (a periodic pass: `move_expired_inodes`
+/// takes the files dirty for `dirty_expire_interval` or longer; [`EVERY_FILE`]: all).
+fn next_dirty(sim: &Sim, mut root: usize, mut index: usize, dirtied_before: u64) -> Option<(usize, usize, u32)> {
     while root < sim.st.roots.len() {
-        if sim.st.roots[root].kind == RmapKind::File {
+        let expired = || dirtied_before == EVERY_FILE || sim.st.roots[root].dirtied_when.is_some_and(|w| w < dirtied_before);
+        if sim.st.roots[root].kind == RmapKind::File && expired() {
             let cache = &sim.st.page_cache[root];
             while index < cache.len() {
                 let pfn = cache[index];
@@ -114,15 +158,27 @@ fn next_dirty(sim: &Sim, mut root: usize, mut index: usize) -> Option<(usize, us
 /// sleeps until the next dirtying wakes it.
 pub fn flusher_work(sim: &mut Sim, _task: u16) -> Option<Frame> {
     let periodic = sim.cfg.knobs.get(DIRTY_WRITEBACK_NS).is_some();
-    next_dirty(sim, 0, 0).is_some().then(|| {
+    next_dirty(sim, 0, 0, EVERY_FILE).is_some().then(|| {
         Frame::from(WbWorkfn {
             root: 0,
             index: 0,
             pfn: NO_PAGE,
             written: 0,
+            dirtied_before: EVERY_FILE,
             pc: if periodic { Wb::Delay } else { Wb::Next },
         })
     })
+}
+
+/// `requeue_inode` for the files `from..to` a pass has gone past: a file with no dirty
+/// page left is clean (its next dirtying starts a new `dirtied_when`); one dirtied again
+/// meanwhile keeps its time, so the next periodic pass writes it again.
+fn inodes_done(sim: &mut Sim, from: usize, to: usize) {
+    for root in from..to.min(sim.st.roots.len()) {
+        if !file_has_dirty_pages(sim, root) {
+            sim.st.roots[root].dirtied_when = None;
+        }
+    }
 }
 
 /// Where `wb_workfn` is.
@@ -148,6 +204,9 @@ pub struct WbWorkfn {
     index: usize,
     pfn: u32,
     written: u32,
+    /// The files this pass writes: those that became dirty before this time (a periodic
+    /// pass: its own time less `dirty_expire_interval`, plus one), or [`EVERY_FILE`].
+    dirtied_before: u64,
     pc: Wb,
 }
 
@@ -159,23 +218,33 @@ impl Function for WbWorkfn {
             Wb::Delay => {
                 self.pc = Wb::Next;
                 let ns = sim.cfg.knobs.get(DIRTY_WRITEBACK_NS).unwrap_or(0);
+                let expire = sim.cfg.knobs.get(DIRTY_EXPIRE_NS).unwrap_or(0);
                 let until = sim.clock(cpu) + ns;
+                self.dirtied_before = (until + 1).saturating_sub(expire);
                 let ev = Ev::new(wb_ev::WRITEBACK, F, "WB0").say(say!(
                     sim,
-                    "File pages are dirty: the flusher's work is queued dirty_writeback_interval ({} ms) later (wb_wakeup_delayed); it sleeps until then",
-                    ns / 1_000_000
+                    "File pages are dirty: the flusher's work is queued dirty_writeback_interval ({} ms) later (wb_wakeup_delayed); it sleeps until then, and then writes the files dirty for dirty_expire_interval ({} ms) or longer",
+                    ns / 1_000_000,
+                    expire / 1_000_000
                 ));
                 (ev, Flow::Block(Until::Sleep(until)))
             }
             Wb::Next => {
-                let Some((root, index, pfn)) = next_dirty(sim, self.root, self.index) else {
+                let Some((root, index, pfn)) = next_dirty(sim, self.root, self.index, self.dirtied_before) else {
+                    inodes_done(sim, self.root, sim.st.roots.len());
                     let ev = Ev::new(core_ev::RETURN, F, "WB5").say(say!(
                         sim,
-                        "No dirty file page is left: wb_workfn returns ({} page(s) written)",
+                        "{}: wb_workfn returns ({} page(s) written)",
+                        if self.dirtied_before != EVERY_FILE {
+                            "No dirty page of an expired file is left"
+                        } else {
+                            "No dirty file page is left"
+                        },
                         self.written
                     ));
                     return (ev, Flow::Return(Ret::Unit));
                 };
+                inodes_done(sim, self.root, root);
                 (self.root, self.index, self.pfn) = (root, index, pfn);
                 if sim.st.frames.get(pfn).has(pg::LOCKED) {
                     // WB_SYNC_NONE: a page someone else holds is left for a later pass.
@@ -326,7 +395,7 @@ impl Function for PageMkclean {
         }
         if self.cleaned > 0 {
             // A cleaned dirty PTE moves its dirtiness to the page (set_page_dirty).
-            sim.st.frames.get_mut(self.pfn).flags |= pg::DIRTY;
+            set_page_dirty(sim, self.pfn);
         }
         let ev = Ev::new(core_ev::RETURN, F, "MK2").pfn(self.pfn).say(say!(
             sim,

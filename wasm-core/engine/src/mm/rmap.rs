@@ -9,7 +9,7 @@
 
 use crate::core::{Flow, LockId, Ret};
 use crate::engine::{say, Sim};
-use crate::machine::{pg, Pte};
+use crate::machine::Pte;
 use crate::mech::core::ev as core_ev;
 use crate::mech::core::RMAP_UNMAPS;
 use crate::mech::core::{PTE_WRITE_NS, PTL_NS, RMAP_WALK_NS};
@@ -152,7 +152,7 @@ impl Function for TryToUnmapOne {
             Ttu::Entry | Ttu::Cleared => {
                 let pte = self.pteval;
                 if pte.dirty() {
-                    sim.st.frames.get_mut(pfn).flags |= pg::DIRTY;
+                    crate::mm::page_writeback::set_page_dirty(sim, pfn);
                 }
                 sim.st.mms[mm as usize].set_pte(vpn, Pte::migration(pfn, pte.write()));
                 let p = sim.st.frames.get_mut(pfn);
