@@ -150,9 +150,9 @@ fn two_big_nodes(procs: usize, bind: &str, ms: u64) -> Sim {
     two_big_nodes_at(21, procs, bind, ms)
 }
 
-/// [`two_big_nodes`] with the nodes `distance` apart.
-fn two_big_nodes_at(distance: u32, procs: usize, bind: &str, ms: u64) -> Sim {
-    let mut text = format!(
+/// The start of a scenario: two nodes of 8 CPUs at `distance`, a `ms` window.
+fn two_big_nodes_machine(distance: u32, ms: u64) -> String {
+    format!(
         r#"
 format = 1
 id = "t"
@@ -168,7 +168,12 @@ mem_pages = 64
 cpus = [8, 9, 10, 11, 12, 13, 14, 15]
 mem_pages = 64
 "#,
-    );
+    )
+}
+
+/// [`two_big_nodes`] with the nodes `distance` apart.
+fn two_big_nodes_at(distance: u32, procs: usize, bind: &str, ms: u64) -> Sim {
+    let mut text = two_big_nodes_machine(distance, ms);
     for p in 0..procs {
         text.push_str(&format!(
             "[[process]]\nname = \"p{p}\"\n[[process.thread]]\n{bind}\nops = [{{ op = \"compute\", ns = 1000000 }}, {{ op = \"loop\" }}]\n"
@@ -213,35 +218,21 @@ fn a_thread_bound_to_a_far_node_falls_back_to_its_first_allowed_cpu() {
     // returns the parent's CPU; select_task_rq finds it not allowed and select_fallback_rq
     // takes the first allowed CPU (none on the parent's node): CPU 8, busy with q, although
     // CPUs 9-15 are idle. At distance 21 the same thread goes to an idle CPU of node 1.
-    let text = |distance: u32| {
-        format!(
-            r#"
-format = 1
-id = "t"
-title = "t"
-[machine]
-distance = [[10, {distance}], [{distance}, 10]]
-[[machine.node]]
-cpus = [0, 1, 2, 3, 4, 5, 6, 7]
-mem_pages = 64
-[[machine.node]]
-cpus = [8, 9, 10, 11, 12, 13, 14, 15]
-mem_pages = 64
+    const PROCS: &str = r#"
 [[process]]
 name = "q"
 [[process.thread]]
 cpu = 8
-ops = [{{ op = "compute", ns = 1000000 }}]
+ops = [{ op = "compute", ns = 1000000 }]
 [[process]]
 name = "p"
 [[process.thread]]
-ops = [{{ op = "compute", ns = 1000000 }}]
+ops = [{ op = "compute", ns = 1000000 }]
 [[process.thread]]
 node = 1
-ops = [{{ op = "compute", ns = 1000000 }}]
-"#
-        )
-    };
+ops = [{ op = "compute", ns = 1000000 }]
+"#;
+    let text = |distance: u32| two_big_nodes_machine(distance, 1) + PROCS;
     let far = Sim::new(&scenario::parse(&text(32), &[]).unwrap(), &ToggleSet::default(), false);
     assert_eq!(cpus_of(&far), vec![8, 0, 8]);
     assert_eq!(far.st.cpus[8].rq.len(), 1, "p's second thread waits behind q");

@@ -76,12 +76,10 @@ pub fn account_page_dirtied(sim: &mut Sim) {
 }
 
 /// `set_page_dirty(page)`: the page is dirty; a file page's file becomes dirty too
-/// (`__mark_inode_dirty`), and if it was clean its `dirtied_when` is now. Returns whether
-/// the page was clean.
-pub fn set_page_dirty(sim: &mut Sim, pfn: u32) -> bool {
+/// (`__mark_inode_dirty`), and if it was clean its `dirtied_when` is now.
+pub fn set_page_dirty(sim: &mut Sim, pfn: u32) {
     let now = sim.now();
     let page = sim.st.frames.get_mut(pfn);
-    let was_clean = !page.has(pg::DIRTY);
     page.flags |= pg::DIRTY;
     if page.has(pg::FILE) {
         let root = page.mapping as usize;
@@ -89,7 +87,6 @@ pub fn set_page_dirty(sim: &mut Sim, pfn: u32) -> bool {
             r.dirtied_when.get_or_insert(now);
         }
     }
-    was_clean
 }
 
 /// Setup: files with pages dirty at the start became dirty at time 0; with periodic
