@@ -49,6 +49,24 @@ function customText(wasm) {
     .replace('default = 4', 'default = 2');
 }
 
+/** A custom scenario whose only thread runs out of memory: a 64-page heap on a 16-page node (the summary carries a warning). */
+const OOM_TEXT = `format = 1
+id = "too-small"
+title = "Too small"
+[machine]
+[[machine.node]]
+cpus = [0]
+mem_pages = 16
+[[process]]
+name = "app"
+[[process.vma]]
+name = "heap"
+pages = 64
+[[process.thread]]
+cpu = 0
+ops = [{ op = "touch", vma = "heap" }]
+`;
+
 /**
  * The recorded runs: a scenario (built-in id or custom text), the toggles and params asked
  * for, and the steps whose frames are kept (negative: from the end, -1 is the last step).
@@ -59,6 +77,7 @@ const RUNS = [
   { name: 'hint-101-pages-2', scenario: SCENARIO, toggles: {}, params: { pages: 2 }, frames: [0, 1, 7, -1] },
   { name: 'rmap-101', scenario: 'rmap-101', toggles: {}, params: {}, frames: [...range(0, 4), -1] },
   { name: 'custom', scenario: { custom: true }, toggles: {}, params: {}, frames: [0, 3] },
+  { name: 'oom', scenario: { text: OOM_TEXT }, toggles: {}, params: {}, frames: [0, -1] },
 ];
 
 /** Requests the engine refuses, with the message it gives. */

@@ -305,6 +305,23 @@ describe('mmviz lab', () => {
     await lab.page.close();
   });
 
+  it('a run that stops its thread for want of memory says so, and still steps', async () => {
+    // A 64-page heap on a 16-page machine: the model (no reclaim) stops the thread.
+    const tooSmall =
+      'format = 1\nid = "too-small"\ntitle = "Too small"\n[machine]\n[[machine.node]]\ncpus = [0]\nmem_pages = 16\n' +
+      '[[process]]\nname = "app"\n[[process.vma]]\nname = "heap"\npages = 64\n[[process.thread]]\ncpu = 0\nops = [{ op = "touch", vma = "heap" }]\n';
+    const lab = await newLab();
+    await lab.openScenario(undefined, customFragment(tooSmall, 0));
+    await lab.page.getByRole('alert').first().waitFor();
+    const alerts = await lab.alerts();
+    assert.equal(alerts.length, 1, alerts.join('\n'));
+    assert.match(alerts[0], /In this run, 1 thread stopped: no node had a free page for a fault .*`mem_pages`/);
+    await lab.screenshot('06b-oom-warning');
+    await lab.stepForward();
+    assert.equal((await lab.readStep()).step, 1);
+    await lab.page.close();
+  });
+
   it('a hostile link is shown as text, never run', async () => {
     const lab = await newLab();
     await lab.openScenario(undefined, 'v=1&sc=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&step=%3Cscript%3Ealert(2)%3C/script%3E');

@@ -228,6 +228,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             let (name, s) = load(&scenario, &param)?;
             let toggles = toggles(&choice)?;
             let r = run::run(&s, &toggles).map_err(|e| bad(format!("{name}: {e}")))?;
+            warn(&name, None, &r);
             let event_hash = if hash {
                 Some(run::event_hash(&s, &toggles).map_err(|e| bad(format!("{name}: {e}")))?)
             } else {
@@ -454,7 +455,23 @@ fn run_json(s: &Scenario, r: &RunResult) -> Value {
         .collect();
     let counters: Map<String, Value> = r.counters.iter().map(|(c, v)| (c.name().to_string(), json!(v))).collect();
     let metrics: Map<String, Value> = r.metrics.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-    json!({ "scenario": s.id, "toggles": toggles, "counters": counters, "metrics": metrics, "steps": r.steps })
+    let mut v = json!({ "scenario": s.id, "toggles": toggles, "counters": counters, "metrics": metrics, "steps": r.steps });
+    let warnings = r.warnings();
+    if let (false, Some(obj)) = (warnings.is_empty(), v.as_object_mut()) {
+        obj.insert("warnings".into(), json!(warnings));
+    }
+    v
+}
+
+/// Prints a run's warnings ([`RunResult::warnings`]) on stderr, naming the scenario and,
+/// in a comparison, the run's column.
+fn warn(name: &str, col: Option<&str>, r: &RunResult) {
+    for w in r.warnings() {
+        match col {
+            Some(c) => eprintln!("mmviz: warning: {name} ({c}): {w}"),
+            None => eprintln!("mmviz: warning: {name}: {w}"),
+        }
+    }
 }
 
 /// The explicit toggles of a `--kernel`/`--preset`/`--set` choice.
@@ -551,6 +568,9 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
             "compare needs what to vary: --toggle ID, --preset A,B (named presets) or --kernel vA,vB (kernel versions)",
         ));
     };
+    for (col, r) in cols.iter().zip(&runs) {
+        warn(&name, Some(col), r);
+    }
     if out.json {
         let runs_json = runs
             .iter()
@@ -808,6 +828,9 @@ fn bench(args: &[String], o: &BenchOpts) -> Result<(), Fail> {
             let t0 = Instant::now();
             let r = run::run(&s, &ToggleSet::default()).map_err(|e| bad(format!("{name}: {e}")))?;
             walls.push(t0.elapsed().as_secs_f64());
+            if steps == 0 {
+                warn(&name, None, &r);
+            }
             steps = r.steps;
         }
         let wall_s = spread(&mut walls);

@@ -270,3 +270,34 @@ fn check_seeds_finds_an_expectation_that_holds_only_at_the_files_seed() {
     assert_eq!(code, 2, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_run_whose_threads_run_out_of_memory_says_so_on_stderr_and_in_json() {
+    let dir = std::env::temp_dir().join(format!("mmviz-oom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sound = dir.join("sound.toml");
+    std::fs::write(&sound, random_toucher("")).unwrap();
+    // The same thread on a node of 16 pages: its heap (64) cannot fit, and the model, with
+    // no reclaim, stops the thread at the first fault it cannot serve.
+    let small = dir.join("small.toml");
+    std::fs::write(&small, random_toucher("").replace("mem_pages = 256", "mem_pages = 16")).unwrap();
+    let (code, _, err) = mmviz(&["run", sound.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let v = json(&["run", sound.to_str().unwrap(), "--json"]);
+    assert_eq!(v["counters"]["oom_stops"], 0);
+    assert!(v.get("warnings").is_none(), "{v}");
+    let (code, _, err) = mmviz(&["run", small.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.starts_with("mmviz: warning: ") && err.contains("1 thread stopped: no node had a free page"),
+        "{err}"
+    );
+    let v = json(&["run", small.to_str().unwrap(), "--json"]);
+    assert_eq!(v["counters"]["oom_stops"], 1);
+    assert!(v["warnings"][0].as_str().unwrap().contains("`mem_pages`"), "{v}");
+    // A comparison names the run the warning is about.
+    let (code, _, err) = mmviz(&["compare", small.to_str().unwrap(), "--toggle", "numa_delay_map"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(numa_delay_map=off)") && err.contains("(numa_delay_map=on)"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

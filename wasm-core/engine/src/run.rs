@@ -24,6 +24,13 @@ pub struct RunResult {
 }
 
 impl RunResult {
+    /// What the reader of this run's numbers must know before trusting them: threads the
+    /// model stopped for want of memory (`oom_stops`), with what to change. Empty for a
+    /// sound run. The CLI prints these on stderr, and the lab shows them.
+    pub fn warnings(&self) -> Vec<String> {
+        warnings(&self.counters)
+    }
+
     /// A counter or metric by name.
     pub fn value(&self, name: &str) -> Option<f64> {
         if let Some(c) = Counter::from_name(name) {
@@ -77,6 +84,20 @@ pub const LOCK_METRICS: [[&str; 4]; 7] = [
         "lock_i_mmap_hold_ns",
     ],
 ];
+
+/// The warnings a run's final `counters` call for ([`RunResult::warnings`]): threads the
+/// model stopped because no node had a free page for their fault (`oom_stops`).
+pub fn warnings(counters: &Counters) -> Vec<String> {
+    let mut w = Vec::new();
+    let stops = counters.get(crate::mech::core::OOM_STOPS);
+    if stops > 0 {
+        w.push(format!(
+            "{stops} thread{} stopped: no node had a free page for a fault (the model has no reclaim and no OOM killer), so the run did less work than the scenario meant; give the nodes more memory (`mem_pages`) or the processes less",
+            if stops == 1 { "" } else { "s" }
+        ));
+    }
+    w
+}
 
 /// Runs `scenario` under `toggles` to the end, counters only.
 pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error> {

@@ -97,6 +97,9 @@ pub struct Simulation {
     chapters: Vec<Option<u64>>,
     total: Option<u64>,
     final_counters: Counters,
+    /// Every kernel function the run's events name, in the order first met (filled while
+    /// preparing).
+    functions: Vec<&'static str>,
 }
 
 impl Simulation {
@@ -142,6 +145,7 @@ impl Simulation {
             chapters,
             total: None,
             final_counters: Counters::default(),
+            functions: Vec::new(),
         }
     }
 
@@ -172,7 +176,7 @@ impl Simulation {
             left -= 1;
             before.clear();
             before.extend(anchors.iter().map(|&(_, ti, _)| crate::view::op_index(&runner, ti)));
-            let Some(info) = runner.step() else {
+            let Some((info, function, _, _)) = runner.step_located() else {
                 runner.check_stuck().map_err(Error::Run)?;
                 let total = runner.st.step;
                 self.total = Some(total);
@@ -182,6 +186,7 @@ impl Simulation {
                 self.last_event = None;
                 return Ok(total);
             };
+            note_function(&mut self.functions, function);
             for (i, c) in self.scenario.chapters.iter().enumerate() {
                 if self.chapters[i].is_some() {
                     continue;
@@ -357,12 +362,30 @@ impl Simulation {
 
     /// Static facts.
     pub fn summary(&self) -> SummaryView {
-        SummaryView::new(&self.scenario, &self.sim, self.chapters(), self.total_steps())
+        SummaryView::new(
+            &self.scenario,
+            &self.sim,
+            self.chapters(),
+            self.total_steps(),
+            crate::run::warnings(&self.final_counters),
+            self.functions(),
+        )
     }
 
     /// Counters at the current step.
     pub fn counters(&self) -> Counters {
         self.sim.st.counters
+    }
+
+    /// Every kernel function the run's events name, sorted; empty until the run is
+    /// prepared.
+    pub fn functions(&self) -> Vec<&'static str> {
+        if self.total.is_none() {
+            return Vec::new();
+        }
+        let mut f = self.functions.clone();
+        f.sort_unstable();
+        f
     }
 
     /// Counters at the end of the run.
@@ -406,4 +429,14 @@ impl Simulation {
         }
         (self.checkpoints.len(), bytes)
     }
+}
+
+/// Adds `function` to `seen` unless it is there. A step names a string literal, so the
+/// pointer comparison finds it at once; the text comparison catches the same name from
+/// another literal.
+fn note_function(seen: &mut Vec<&'static str>, function: &'static str) {
+    if seen.iter().any(|f| std::ptr::eq(*f, function)) || seen.contains(&function) {
+        return;
+    }
+    seen.push(function);
 }

@@ -153,6 +153,12 @@ pub struct SummaryView {
     pub counter_names: Vec<&'static str>,
     /// The listing of every modelled function, as the run's toggles select them.
     pub listings: Vec<&'static Listing>,
+    /// What the reader must know before trusting the whole run's numbers
+    /// ([`crate::run::warnings`] of the final counters; none before the run is prepared).
+    pub warnings: Vec<String>,
+    /// Every kernel function the whole run's events name, sorted (empty before the run is
+    /// prepared): which patches change code this run goes through.
+    pub functions: Vec<&'static str>,
 }
 
 /// Objects an event touched, for highlighting.
@@ -312,7 +318,14 @@ pub struct FrameHeader {
 
 impl SummaryView {
     /// Builds the summary.
-    pub fn new(s: &Scenario, sim: &Sim, chapters: Vec<ChapterView>, total_steps: u64) -> Self {
+    pub fn new(
+        s: &Scenario,
+        sim: &Sim,
+        chapters: Vec<ChapterView>,
+        total_steps: u64,
+        warnings: Vec<String>,
+        functions: Vec<&'static str>,
+    ) -> Self {
         SummaryView {
             id: s.id.clone(),
             title: s.title.clone(),
@@ -384,6 +397,8 @@ impl SummaryView {
                 .collect(),
             counter_names: Counter::all().iter().map(|c| c.name()).collect(),
             listings: crate::registry::active_listings(&sim.cfg.toggles),
+            warnings,
+            functions,
         }
     }
 }

@@ -241,3 +241,27 @@ fn a_woken_kernel_thread_runs_in_lazy_tlb_mode_and_sleeps_again() {
     // Both threads finished their computation after all.
     assert!(sim.st.tasks.iter().filter(|t| t.mm().is_some()).all(|t| t.state == TaskState::Dead));
 }
+
+#[test]
+fn a_thread_with_no_free_page_anywhere_stops_and_the_summary_says_so() {
+    // One thread touching a 64-page heap on a node of `mem` pages: with 16 the model (no
+    // reclaim) stops the thread at the first fault it cannot serve, counts it in
+    // `oom_stops` and the summary carries a warning; with 256 nothing is said.
+    let text = |mem: u32| {
+        format!(
+            "format = 1\nid = \"t\"\ntitle = \"t\"\n[machine]\n[[machine.node]]\ncpus = [0]\nmem_pages = {mem}\n\
+             [[process]]\nname = \"app\"\n[[process.vma]]\nname = \"heap\"\npages = 64\n\
+             [[process.thread]]\ncpu = 0\nops = [{{ op = \"touch\", vma = \"heap\" }}]\n"
+        )
+    };
+    let mut small = Simulation::load(&text(16), &[], &[]).unwrap();
+    assert!(small.summary().warnings.is_empty(), "nothing is known before the run");
+    small.prepare(u64::MAX).unwrap();
+    assert_eq!(small.final_counters().get(mmviz_engine::mech::core::OOM_STOPS), 1);
+    let w = small.summary().warnings;
+    assert_eq!(w.len(), 1);
+    assert!(w[0].starts_with("1 thread stopped: no node had a free page"), "{w:?}");
+    let room = Simulation::new(&text(256), &[], &[]).unwrap();
+    assert_eq!(room.final_counters().get(mmviz_engine::mech::core::OOM_STOPS), 0);
+    assert!(room.summary().warnings.is_empty());
+}

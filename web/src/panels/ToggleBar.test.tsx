@@ -3,11 +3,12 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFixtureEngine, FIXTURE_SCENARIOS, type FixtureEngineOptions } from '../engine/fixtureEngine';
 import { testMechanism } from '../engine/testMechanisms';
-import type { NumaHardware } from '../engine/types';
+import type { NumaHardware, SimEvent } from '../engine/types';
 import { createAppStore, type AppStore } from '../store/appStore';
 import { StoreProvider } from '../store/context';
 import { NUMACTL_TEXT_KEY } from '../store/uiSlice';
 import { Header } from './Header';
+import { splitRelevant } from './ToggleBar';
 
 // The recordings hold numa-hint-fault-101 with its own toggles and with numa_delay_map off: the
 // kernels and presets below only move numa_delay_map, so every rebuild they ask for was recorded.
@@ -134,5 +135,28 @@ describe('machine from numactl --hardware', () => {
     expect(within(dialog).getByTestId('machine-use-error').textContent).toMatch(/^The scenario cannot run on this machine: /);
     expect(store.getState().numactlText).toBe('node 0 cpus: 0-7\nnode 0 size: 1000 MB');
     expect(store.getState().scenario).toEqual({ kind: 'builtin', id: FIXTURE_SCENARIOS[0]?.id, hash: null });
+  });
+});
+
+describe('which patches a run goes through', () => {
+  const patches = createFixtureEngine().patches();
+  const delay = patches.find((p) => p.id === 'numa_delay_map')!;
+  const changed = delay.functions[0]!;
+  const event = (fn: string) => ({ function: fn }) as SimEvent;
+
+  it('goes by every function of the whole run once the summary has them, else by the events at hand', () => {
+    const byRun = splitRelevant(patches, [changed], []);
+    expect(byRun.relevant.map((p) => p.id)).toContain('numa_delay_map');
+    expect(byRun.relevant.length + byRun.other.length).toBe(patches.length);
+    // The run's list wins over a window of events that happens to hold the function.
+    expect(splitRelevant(patches, ['user code'], [event(changed)]).relevant).toEqual([]);
+    // Before the run is prepared, the events decide.
+    expect(splitRelevant(patches, [], [event(changed)]).relevant.map((p) => p.id)).toContain('numa_delay_map');
+  });
+
+  it('puts none up front when no patch changes code the run goes through', () => {
+    const { relevant, other } = splitRelevant(patches, ['user code'], []);
+    expect(relevant).toEqual([]);
+    expect(other).toHaveLength(patches.length);
   });
 });

@@ -7,11 +7,20 @@ import { useAppStore } from '../store/context';
 import { PatchCard } from './PatchCard';
 import styles from './ToggleBar.module.css';
 
-/** Patches whose changed functions run in this scenario (relevant first), then the rest. */
-export function splitRelevant(patches: readonly PatchInfo[], events: readonly SimEvent[]): { relevant: PatchInfo[]; other: PatchInfo[] } {
-  const functions = new Set(events.map((e) => e.function));
+const NO_FUNCTIONS: readonly string[] = [];
+
+/**
+ * Patches whose changed functions this run goes through (relevant), and the rest. `runFunctions`
+ * is every function the whole run's events name (the summary's, once the run is prepared);
+ * without it, the events at hand decide.
+ */
+export function splitRelevant(
+  patches: readonly PatchInfo[],
+  runFunctions: readonly string[],
+  events: readonly SimEvent[],
+): { relevant: PatchInfo[]; other: PatchInfo[] } {
+  const functions = new Set(runFunctions.length > 0 ? runFunctions : events.map((e) => e.function));
   const relevant = patches.filter((p) => p.functions.some((f) => functions.has(f)));
-  if (relevant.length === 0) return { relevant: [...patches], other: [] };
   return { relevant, other: patches.filter((p) => !relevant.includes(p)) };
 }
 
@@ -127,9 +136,10 @@ export function ToggleBar() {
   const patches = useAppStore((s) => s.patches);
   const events = useAppStore((s) => s.events);
   const toggles = useAppStore((s) => s.summary?.toggles);
+  const runFunctions = useAppStore((s) => s.summary?.functions ?? NO_FUNCTIONS);
   const setToggle = useAppStore((s) => s.setToggle);
   const [openCard, setOpenCard] = useState<string | null>(null);
-  const { relevant, other } = useMemo(() => splitRelevant(patches, events), [patches, events]);
+  const { relevant, other } = useMemo(() => splitRelevant(patches, runFunctions, events), [patches, runFunctions, events]);
   if (!toggles || patches.length === 0) return null;
   const cardPatch = patches.find((p) => p.id === openCard);
 
@@ -156,10 +166,14 @@ export function ToggleBar() {
         <PresetPicker toggles={toggles} />
       </span>
       <span className={styles.heading}>Patches</span>
-      <ul className={styles.list}>{relevant.map(item)}</ul>
+      {relevant.length > 0 ? (
+        <ul className={styles.list}>{relevant.map(item)}</ul>
+      ) : (
+        <span className={styles.none}>no patch changes code this run goes through</span>
+      )}
       {other.length > 0 && (
         <details className={styles.more}>
-          <summary>Other patches ({other.length})</summary>
+          <summary>{relevant.length > 0 ? 'Other patches' : 'All patches'} ({other.length})</summary>
           <ul className={styles.list}>{other.map(item)}</ul>
         </details>
       )}

@@ -167,6 +167,16 @@ describe('app store with the fixture engine', () => {
     expect(s.step).toBe(3);
     expect(selectShareState(s)?.scenario).toEqual({ kind: 'custom', text });
   });
+
+  it('warns when the run stopped threads for want of memory, and only then', async () => {
+    const oom = fixtureRun('oom');
+    expect(oom.summary.warnings).toHaveLength(1);
+    const s = (await booted(`#${stateToUrl({ scenario: { kind: 'custom', text: oom.text }, toggles: {}, params: {}, step: 0, selection: null })}`)).getState();
+    expect(s.summary?.id).toBe('too-small');
+    expect(s.messages).toEqual([{ id: expect.any(Number), severity: 'warning', message: `In this run, ${oom.summary.warnings[0]}.` }]);
+    expect(s.messages[0]?.message).toMatch(/^In this run, 1 thread stopped: no node had a free page/);
+    expect(fixtureRun('hint-101').summary.warnings).toEqual([]);
+  });
 });
 
 describe('loads in the background', () => {

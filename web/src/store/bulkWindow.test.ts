@@ -40,6 +40,8 @@ function summary(): ScenarioSummary {
     ],
     counterNames: [],
     listings: [],
+    warnings: [],
+    functions: [],
   };
 }
 

@@ -395,6 +395,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         targetStep: frame.step,
       });
       if (old && old !== built.sim) old.free();
+      // What the engine says about the whole run (threads stopped for want of memory).
+      for (const w of built.summary.warnings) get().report(`In this run, ${w}.`, 'warning');
       refollow(frame);
     } catch (err) {
       built.sim.free();

@@ -99,6 +99,11 @@ crate::counters! { Core;
     /// `random`, each system-call operation such as `mremap` or `fork`); `throughput`
     /// divides it by the simulated time.
     model WORKLOAD_OPS => "workload_ops",
+    /// Model only: threads stopped because no node had a free page for their fault (the
+    /// model has no reclaim and no OOM killer; the kernel would reclaim, or kill a process
+    /// and count `oom_kill`). A run with any is smaller than its scenario meant: the
+    /// machine's memory does not hold the working sets.
+    model OOM_STOPS => "oom_stops",
 }
 
 crate::costs! { Core;

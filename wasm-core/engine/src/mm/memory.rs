@@ -17,8 +17,8 @@ use crate::kernel::sched::numa::{TaskNumaFault, TnfFlags};
 use crate::machine::mm::fresh_page_flags;
 use crate::machine::{pg, Pte};
 use crate::mech::core::ev as core_ev;
-use crate::mech::core::ANON_FAULTS;
 use crate::mech::core::{ALLOC_PAGE_NS, DRAM_LOCAL_NS, PTE_COMPUTE_NS, PTE_WRITE_NS, PTL_NS};
+use crate::mech::core::{ANON_FAULTS, OOM_STOPS};
 use crate::mech::fork::ev as fork_ev;
 use crate::mech::fork::{COW_COPIES, PGREUSE};
 use crate::mech::migrate::ev as migrate_ev;
@@ -231,6 +231,7 @@ impl Function for DoAnonymousPage {
         let Some(pfn) = sim.alloc_page(node, true) else {
             sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
             // Out of memory: the model stops this thread rather than invent reclaim.
+            sim.st.counters.inc(OOM_STOPS);
             let ev = Ev::new(core_ev::EXIT, F, "A1").say(say!(
                 sim,
                 "No free page on any node: thread {} stops (the model has no reclaim yet)",
@@ -949,6 +950,7 @@ impl Function for WpPageCopy {
                 let node = sim.cpu_node(cpu);
                 let Some(n) = sim.alloc_page(node, true) else {
                     Self::put_page(sim, old);
+                    sim.st.counters.inc(OOM_STOPS);
                     let ev = Ev::new(core_ev::EXIT, F, "WC1").say(say!(
                         sim,
                         "No free page on any node: thread {} stops (the model has no reclaim yet)",

@@ -58,4 +58,14 @@ counterNames: Array<string>,
 /**
  * The listing of every modelled function, as the run's toggles select them.
  */
-listings: Array<Listing>, };
+listings: Array<Listing>, 
+/**
+ * What the reader must know before trusting the whole run's numbers
+ * ([`crate::run::warnings`] of the final counters; none before the run is prepared).
+ */
+warnings: Array<string>, 
+/**
+ * Every kernel function the whole run's events name, sorted (empty before the run is
+ * prepared): which patches change code this run goes through.
+ */
+functions: Array<string>, };
