@@ -181,11 +181,22 @@ describe('App with the fixture engine', () => {
   it('shows banner messages as alerts that can be dismissed', async () => {
     await renderApp('#v=1&s=%%%garbage');
     const alert = screen.getByRole('alert');
-    expect(alert.textContent).toContain('This link could not be read:');
+    expect(alert.textContent).toMatch(/^Error:This link could not be read:/);
     fireEvent.click(within(alert).getByRole('button', { name: /^Dismiss/ }));
     await settle();
     expect(screen.queryByRole('alert')).toBeNull();
     expect(readout()).toBe('step 0 / 161');
+  });
+
+  it('labels each banner message by its severity', async () => {
+    await renderApp('#v=1&sc=numa-hint-fault-101');
+    act(() => {
+      store.getState().report('broken', 'error');
+      store.getState().report('careful', 'warning');
+      store.getState().report('fyi', 'info');
+    });
+    expect(screen.getAllByRole('alert').map((a) => a.textContent)).toEqual(['Error:brokenDismiss', 'Warning:carefulDismiss']);
+    expect(screen.getAllByRole('status').map((a) => a.textContent)).toContain('Note:fyiDismiss');
   });
 
   it('highlights a frame from the page table', async () => {

@@ -731,6 +731,9 @@ fn check(args: &[String], seeds: Option<u64>) -> Result<(), Fail> {
                 o.value,
                 bounds.join(", ")
             );
+            for w in &o.warnings {
+                outln!("       warning: {w}");
+            }
             if o.ok {
                 passed += 1;
             } else {

@@ -301,3 +301,21 @@ fn a_run_whose_threads_run_out_of_memory_says_so_on_stderr_and_in_json() {
     assert!(err.contains("(numa_delay_map=off)") && err.contains("(numa_delay_map=on)"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn check_names_an_expectation_measured_on_a_run_that_ran_out_of_memory() {
+    let dir = std::env::temp_dir().join(format!("mmviz-oom-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let expect = "[[expect]]\nname = \"some faults\"\ncounter = \"anon_faults\"\nmin = 1\n";
+    let small = dir.join("small.toml");
+    std::fs::write(&small, random_toucher(expect).replace("mem_pages = 256", "mem_pages = 16")).unwrap();
+    let (code, out, _) = mmviz(&["check", small.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("\n       warning: 1 thread stopped: no node had a free page"), "{out}");
+    let sound = dir.join("sound.toml");
+    std::fs::write(&sound, random_toucher(expect)).unwrap();
+    let (code, out, _) = mmviz(&["check", sound.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("warning"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

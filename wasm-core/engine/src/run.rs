@@ -261,12 +261,15 @@ pub struct ExpectOutcome {
     pub value: f64,
     /// Whether it holds.
     pub ok: bool,
+    /// The warnings of the runs it was measured on ([`RunResult::warnings`]): a value from
+    /// a run that stopped threads for want of memory says little.
+    pub warnings: Vec<String>,
 }
 
 /// Runs every `[[expect]]` of `scenario` (each distinct toggle choice once).
 pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
     let mut cache: Vec<(RunChoice, RunResult)> = Vec::new();
-    let mut measure = |choice: &RunChoice, e: &Expect| -> Result<f64, Error> {
+    let mut measure = |choice: &RunChoice, e: &Expect, warnings: &mut Vec<String>| -> Result<f64, Error> {
         let result = match cache.iter().find(|(k, _)| k == choice) {
             Some((_, r)) => r.clone(),
             None => {
@@ -276,6 +279,11 @@ pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
                 r
             }
         };
+        for w in result.warnings() {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
         let num = result.value(&e.counter).unwrap_or(f64::NAN);
         Ok(match &e.per {
             Some(p) => ratio(num, result.value(p).unwrap_or(f64::NAN)),
@@ -284,9 +292,10 @@ pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
     };
     let mut out = Vec::new();
     for e in &scenario.expects {
-        let mut value = measure(&e.choice, e)?;
+        let mut warnings = Vec::new();
+        let mut value = measure(&e.choice, e, &mut warnings)?;
         if let Some(vs) = &e.vs {
-            value = ratio(value, measure(vs, e)?);
+            value = ratio(value, measure(vs, e, &mut warnings)?);
         }
         let ok = !value.is_nan()
             && e.eq.is_none_or(|x| (value - x).abs() <= 1e-9 * x.abs().max(1.0))
@@ -296,6 +305,7 @@ pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
             expect: e.clone(),
             value,
             ok,
+            warnings,
         });
     }
     Ok(out)

@@ -3,6 +3,8 @@
 import { useAppStore } from '../store/context';
 import styles from './ErrorBanner.module.css';
 
+const LABELS = { error: 'Error:', warning: 'Warning:', info: 'Note:' } as const;
+
 /** Shows every pending message; the app stays usable underneath. */
 export function ErrorBanner() {
   const messages = useAppStore((s) => s.messages);
@@ -12,7 +14,7 @@ export function ErrorBanner() {
     <div className={styles.banner}>
       {messages.map((m) => (
         <div key={m.id} role={m.severity === 'info' ? 'status' : 'alert'} className={styles[m.severity]}>
-          <strong className={styles.icon}>{m.severity === 'error' ? 'Error:' : 'Note:'}</strong>
+          <strong className={styles.icon}>{LABELS[m.severity]}</strong>
           <span className={styles.text}>{m.message}</span>
           <button type="button" className={styles.dismiss} onClick={() => dismiss(m.id)} aria-label={`Dismiss: ${m.message}`}>
             Dismiss
