@@ -3,6 +3,7 @@
 //! one-line message with exit 2.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
+use mmviz_engine::testkit::TestScenario;
 use serde_json::Value;
 use std::process::Command;
 
@@ -210,16 +211,11 @@ fn profile_lists_kernel_functions_inclusively_and_follows_the_toggle() {
 
 /// A one-thread scenario touching `pages` pages at random, with `expect` appended.
 fn random_toucher(expect: &str) -> String {
-    format!(
-        r#"
-format = 1
-id = "t"
-title = "t"
-seed = 1
-[machine]
-[[machine.node]]
-cpus = [0]
-mem_pages = 256
+    TestScenario::new()
+        .seed(1)
+        .node("cpus = [0]\nmem_pages = 256")
+        .then(
+            r#"
 [[process]]
 name = "app"
 [[process.vma]]
@@ -227,10 +223,11 @@ name = "heap"
 pages = 64
 [[process.thread]]
 cpu = 0
-ops = [{{ op = "random", vma = "heap", count = 60 }}]
-{expect}
-"#
-    )
+ops = [{ op = "random", vma = "heap", count = 60 }]
+"#,
+        )
+        .then(expect)
+        .text()
 }
 
 #[test]

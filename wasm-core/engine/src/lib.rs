@@ -26,6 +26,7 @@ pub mod registry;
 pub mod run;
 pub mod scenario;
 pub mod simulation;
+pub mod testkit;
 pub mod topology;
 pub mod trace;
 pub mod view;

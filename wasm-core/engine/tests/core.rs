@@ -8,6 +8,7 @@ use mmviz_engine::engine::Sim;
 use mmviz_engine::mech::core::ev as core_ev;
 use mmviz_engine::patches::{self, ToggleSet};
 use mmviz_engine::registry;
+use mmviz_engine::testkit::TestScenario;
 use mmviz_engine::{scenario, Simulation};
 use std::collections::BTreeSet;
 
@@ -248,11 +249,21 @@ fn a_thread_with_no_free_page_anywhere_stops_and_the_summary_says_so() {
     // reclaim) stops the thread at the first fault it cannot serve, counts it in
     // `oom_stops` and the summary carries a warning; with 256 nothing is said.
     let text = |mem: u32| {
-        format!(
-            "format = 1\nid = \"t\"\ntitle = \"t\"\n[machine]\n[[machine.node]]\ncpus = [0]\nmem_pages = {mem}\n\
-             [[process]]\nname = \"app\"\n[[process.vma]]\nname = \"heap\"\npages = 64\n\
-             [[process.thread]]\ncpu = 0\nops = [{{ op = \"touch\", vma = \"heap\" }}]\n"
-        )
+        TestScenario::new()
+            .node(&format!("cpus = [0]\nmem_pages = {mem}"))
+            .then(
+                r#"
+[[process]]
+name = "app"
+[[process.vma]]
+name = "heap"
+pages = 64
+[[process.thread]]
+cpu = 0
+ops = [{ op = "touch", vma = "heap" }]
+"#,
+            )
+            .text()
     };
     let mut small = Simulation::load(&text(16), &[], &[]).unwrap();
     assert!(small.summary().warnings.is_empty(), "nothing is known before the run");

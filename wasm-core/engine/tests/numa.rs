@@ -9,6 +9,11 @@ use mmviz_engine::engine::Sim;
 use mmviz_engine::machine::{TaskKind, TaskState};
 use mmviz_engine::patches::ToggleSet;
 use mmviz_engine::scenario;
+use mmviz_engine::testkit::TestScenario;
+
+/// The nodes of most two-node test machines: one CPU and 64 pages each.
+const NODE0_64: &str = "cpus = [0]\nmem_pages = 64";
+const NODE1_64: &str = "cpus = [1]\nmem_pages = 64";
 
 /// Runs `text` to the end with `toggles` (id, value) and returns the simulation.
 fn run(text: &str, toggles: &[(&str, &str)]) -> Sim {
@@ -46,24 +51,16 @@ fn first_thread(sim: &Sim) -> usize {
 /// One thread on node 1 hammering a heap on node 0, with automatic scanning of the
 /// whole heap each pass; `node1_high` is node 1's high watermark (16 pages of memory).
 fn scanning_one_thread(node1_high: u32) -> String {
-    format!(
-        r#"
-format = 1
-id = "t"
-title = "t"
-seed = 3
-[knobs]
-scan_period_ms = 1
-scan_size_pages = 64
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0]
-mem_pages = 256
-[[machine.node]]
-cpus = [1]
-mem_pages = 128
-high_wmark_pages = {node1_high}
+    TestScenario::new()
+        .seed(3)
+        .knob("scan_period_ms", 1)
+        .knob("scan_size_pages", 64)
+        .two_nodes(
+            "cpus = [0]\nmem_pages = 256",
+            &format!("cpus = [1]\nmem_pages = 128\nhigh_wmark_pages = {node1_high}"),
+        )
+        .then(
+            r#"
 [[process]]
 name = "app"
 [[process.vma]]
@@ -72,9 +69,10 @@ pages = 64
 node = 0
 [[process.thread]]
 cpu = 1
-ops = [{{ op = "random", vma = "heap", count = 600000 }}]
-"#
-    )
+ops = [{ op = "random", vma = "heap", count = 600000 }]
+"#,
+        )
+        .text()
 }
 
 #[test]
@@ -107,20 +105,11 @@ fn two_nodes_two_threads(pages: u32, rounds: u32) -> String {
     for _ in 0..rounds {
         ops1.push_str(r#", { op = "scan", vma = "heap" }, { op = "touch", vma = "heap" }"#);
     }
-    format!(
-        r#"
-format = 1
-id = "t"
-title = "t"
-seed = 1
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0]
-mem_pages = 64
-[[machine.node]]
-cpus = [1]
-mem_pages = 64
+    TestScenario::new()
+        .seed(1)
+        .two_nodes(NODE0_64, NODE1_64)
+        .then(&format!(
+            r#"
 [[process]]
 name = "app"
 [[process.vma]]
@@ -134,7 +123,8 @@ ops = [{{ op = "scan", vma = "heap" }}, {{ op = "touch", vma = "heap" }}, {{ op 
 cpu = 1
 ops = [{ops1}]
 "#
-    )
+        ))
+        .text()
 }
 
 #[test]
@@ -174,25 +164,13 @@ fn the_two_stage_filter_rejects_the_first_fault_from_a_new_node() {
 }
 
 /// One thread on node 1 migrating an 8-page heap from node 0 once, with node 1's high
-/// watermark `high` (16 pages) and `[knobs]` lines `knobs`.
-fn migrate_once(high: u32, knobs: &str) -> String {
-    format!(
-        r#"
-format = 1
-id = "t"
-title = "t"
-seed = 1
-[knobs]
-{knobs}
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0]
-mem_pages = 64
-[[machine.node]]
-cpus = [1]
-mem_pages = 16
-high_wmark_pages = {high}
+/// watermark `high` (16 pages).
+fn migrate_once(high: u32) -> String {
+    TestScenario::new()
+        .seed(1)
+        .two_nodes(NODE0_64, &format!("cpus = [1]\nmem_pages = 16\nhigh_wmark_pages = {high}"))
+        .then(
+            r#"
 [[process]]
 name = "app"
 [[process.vma]]
@@ -201,19 +179,20 @@ pages = 8
 node = 0
 [[process.thread]]
 cpu = 1
-ops = [{{ op = "scan", vma = "heap" }}, {{ op = "touch", vma = "heap" }}]
-"#
-    )
+ops = [{ op = "scan", vma = "heap" }, { op = "touch", vma = "heap" }]
+"#,
+        )
+        .text()
 }
 
 #[test]
 fn migration_stops_at_the_target_nodes_high_watermark() {
     // migrate_balanced_pgdat: free > high + 1. Node 1 starts with 16 free, high = 10:
     // 16, 15, 14, 13 and 12 free allow a migration, 11 does not.
-    let sim = run(&migrate_once(10, ""), &[]);
+    let sim = run(&migrate_once(10), &[]);
     assert_eq!(counter(&sim, "numa_pages_migrated"), 5);
     assert_eq!(counter(&sim, "migrate_isolate_fail"), 3);
-    let roomy = run(&migrate_once(1, ""), &[]);
+    let roomy = run(&migrate_once(1), &[]);
     assert_eq!(counter(&roomy, "numa_pages_migrated"), 8);
 }
 
@@ -223,21 +202,12 @@ fn migration_stops_at_the_target_nodes_high_watermark() {
 /// hint fault then stands for 32768 real ones and takes their time, so one thread alone
 /// never reaches the limit within a window; eight at once do.
 fn migrate_at_once() -> String {
-    r#"
-format = 1
-id = "t"
-title = "t"
-seed = 1
-[knobs]
-numa_mem_scale = 32768
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [8]
-mem_pages = 64
-[[machine.node]]
-cpus = [0, 1, 2, 3, 4, 5, 6, 7]
-mem_pages = 64
+    TestScenario::new()
+        .seed(1)
+        .knob("numa_mem_scale", 32768)
+        .two_nodes("cpus = [8]\nmem_pages = 64", "cpus = [0, 1, 2, 3, 4, 5, 6, 7]\nmem_pages = 64")
+        .then(
+            r#"
 [[process]]
 name = "app"
 [[process.vma]]
@@ -251,8 +221,9 @@ ops = [{ op = "scan", vma = "heap" }]
 count = 8
 cpu = "{i}"
 ops = [{ op = "sleep", ns = 200000 }, { op = "access", vma = "heap", page = "{i}" }]
-"#
-    .to_string()
+"#,
+        )
+        .text()
 }
 
 #[test]
@@ -270,23 +241,16 @@ fn v4_17_rate_limits_migrations_per_node_and_window() {
 /// `threads` threads pinned on node-1 CPUs 8.. hammering a 1024-page heap on node 0,
 /// with automatic scanning of the whole heap per pass.
 fn pinned_threads(threads: usize) -> String {
-    let mut s = String::from(
-        r#"
-format = 1
-id = "t"
-title = "t"
-seed = 7
-[knobs]
-scan_period_ms = 1
-scan_size_pages = 1024
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0, 1, 2, 3, 4, 5, 6, 7]
-mem_pages = 8192
-[[machine.node]]
-cpus = [8, 9, 10, 11, 12, 13, 14, 15]
-mem_pages = 8192
+    let mut s = TestScenario::new()
+        .seed(7)
+        .knob("scan_period_ms", 1)
+        .knob("scan_size_pages", 1024)
+        .two_nodes(
+            "cpus = [0, 1, 2, 3, 4, 5, 6, 7]\nmem_pages = 8192",
+            "cpus = [8, 9, 10, 11, 12, 13, 14, 15]\nmem_pages = 8192",
+        )
+        .then(
+            r#"
 [[process]]
 name = "bench"
 [[process.vma]]
@@ -294,7 +258,8 @@ name = "heap"
 pages = 1024
 node = 0
 "#,
-    );
+        )
+        .text();
     for i in 0..threads {
         s.push_str(&format!(
             "[[process.thread]]\ncpu = {}\nops = [{{ op = \"random\", vma = \"heap\", count = {}, write_percent = 20 }}]\n",
@@ -389,25 +354,18 @@ fn the_thread_race_windows_follow_the_migration_steps() {
 /// Two processes of four threads on node 1's eight CPUs hammer heaps on node 0 (v5.12,
 /// scanning every millisecond), for 40 ms; `bulk` draws the accesses in runs.
 fn hammering(bulk: bool) -> String {
-    format!(
-        r#"
-format = 1
-id = "t"
-title = "t"
-seed = 7
-kernel = "v5.12"
-[knobs]
-scan_period_ms = 1
-scan_size_pages = 2048
-window_ms = 40
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0, 1, 2, 3, 4, 5, 6, 7]
-mem_pages = 32768
-[[machine.node]]
-cpus = [8, 9, 10, 11, 12, 13, 14, 15]
-mem_pages = 32768
+    TestScenario::new()
+        .seed(7)
+        .kernel("v5.12")
+        .knob("scan_period_ms", 1)
+        .knob("scan_size_pages", 2048)
+        .knob("window_ms", 40)
+        .two_nodes(
+            "cpus = [0, 1, 2, 3, 4, 5, 6, 7]\nmem_pages = 32768",
+            "cpus = [8, 9, 10, 11, 12, 13, 14, 15]\nmem_pages = 32768",
+        )
+        .then(&format!(
+            r#"
 [[process]]
 name = "bench{{p}}"
 count = 2
@@ -420,7 +378,8 @@ count = 4
 node = 1
 ops = [{{ op = "random", vma = "heap", count = 10000000, write_percent = 20, bulk = {bulk} }}]
 "#
-    )
+        ))
+        .text()
 }
 
 /// Drawing accesses in runs changes how many steps a run takes, not what the kernel
@@ -460,15 +419,11 @@ fn accesses_drawn_in_runs_make_the_faults_and_flushes_single_accesses_make() {
 /// every step.
 #[test]
 fn a_weighted_run_over_mapped_pages_takes_its_accesses_time_and_counts_their_weight() {
-    let text = r#"
-format = 1
-id = "t"
-title = "t"
-[machine]
-tlb_entries = 16
-[[machine.node]]
-cpus = [0]
-mem_pages = 256
+    let text = TestScenario::new()
+        .tlb_entries(16)
+        .node("cpus = [0]\nmem_pages = 256")
+        .then(
+            r#"
 [[process]]
 name = "p"
 [[process.vma]]
@@ -478,8 +433,10 @@ node = 0
 [[process.thread]]
 cpu = 0
 ops = [{ op = "random", vma = "heap", count = 200000, bulk = true, weight = 3 }]
-"#;
-    let s = scenario::parse(text, &[]).unwrap();
+"#,
+        )
+        .text();
+    let s = scenario::parse(&text, &[]).unwrap();
     let mut sim = Sim::new(&s, &ToggleSet::default(), false);
     while sim.step().is_some() {
         mmviz_engine::invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.st.step));
@@ -551,17 +508,11 @@ fn pmbench_residual_ipis_are_the_scanners_and_shrink_with_scale() {
 /// skips the local anonymous pages but marks the local shared file pages.
 #[test]
 fn the_single_threaded_shortcut_skips_private_pages_only() {
-    let text = r#"
-format = 1
-id = "t"
-title = "t"
-[machine]
-[[machine.node]]
-cpus = [0]
-mem_pages = 64
-[[machine.node]]
-cpus = [1]
-mem_pages = 64
+    let text = TestScenario::new()
+        .node(NODE0_64)
+        .node(NODE1_64)
+        .then(
+            r#"
 [[process]]
 name = "p"
 [[process.vma]]
@@ -580,8 +531,10 @@ ops = [
   { op = "touch", vma = "file" },
   { op = "scan" },
 ]
-"#;
-    let sim = run(text, &[]);
+"#,
+        )
+        .text();
+    let sim = run(&text, &[]);
     assert_eq!(counter(&sim, "numa_pte_updates"), 3, "only the file pages are marked");
 }
 
@@ -624,24 +577,14 @@ node = 0"#
         };
         format!("[[process.thread]]\ncpu = {cpu}\nops = [\n  {ops},\n]")
     };
-    let mut text = String::from(
-        r#"
-format = 1
-id = "t"
-title = "t"
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0]
-mem_pages = 64
-[[machine.node]]
-cpus = [1]
-mem_pages = 64
-"#,
-    );
+    let mut scenario = TestScenario::new();
     if auto {
-        text.push_str("[knobs]\nwindow_ms = 2000\nscan_period_ms = 20\nnuma_balancing_scan_delay_ms = 20\n");
+        scenario = scenario
+            .knob("window_ms", 2000)
+            .knob("scan_period_ms", 20)
+            .knob("numa_balancing_scan_delay_ms", 20);
     }
+    let mut text = scenario.two_nodes(NODE0_64, NODE1_64).text();
     if procs == 1 {
         text.push_str(&format!("[[process]]\nname = \"app\"\n{vma}\n{}\n{}\n", thread(0), thread(1)));
     } else {
@@ -735,24 +678,16 @@ fn tasks_sharing_written_pages_form_one_numa_group() {
 /// A thread started on node 0 whose memory is on node 1 and cannot move (node 0 is
 /// full): with `allowed` all CPUs, `task_numa_migrate` moves it to node 1's idle CPU.
 fn away_from_its_memory(allowed: &str) -> String {
-    format!(
-        r#"
-format = 1
-id = "t"
-title = "t"
-[knobs]
-window_ms = 400
-scan_period_ms = 10
-numa_balancing_scan_delay_ms = 10
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0, 1]
-mem_pages = 8
-high_wmark_pages = 8
-[[machine.node]]
-cpus = [2, 3]
-mem_pages = 256
+    TestScenario::new()
+        .knob("window_ms", 400)
+        .knob("scan_period_ms", 10)
+        .knob("numa_balancing_scan_delay_ms", 10)
+        .two_nodes(
+            "cpus = [0, 1]\nmem_pages = 8\nhigh_wmark_pages = 8",
+            "cpus = [2, 3]\nmem_pages = 256",
+        )
+        .then(&format!(
+            r#"
 [[process]]
 name = "app"
 [[process.vma]]
@@ -763,7 +698,8 @@ node = 1
 {allowed}
 ops = [{{ op = "touch", vma = "heap", write = true }}, {{ op = "compute", ns = 1000000 }}, {{ op = "loop" }}]
 "#
-    )
+        ))
+        .text()
 }
 
 /// v5.12 `numa_migrate_preferred` → `task_numa_migrate`: a task away from its preferred
@@ -826,24 +762,16 @@ fn pmbench_kernel_shares_and_throughput_gain_do_not_depend_on_scale() {
 /// `task_numa_compare`: both gain, `SMALLIMP` is passed).
 #[test]
 fn two_tasks_on_each_others_memory_swap_nodes() {
-    let text = r#"
-format = 1
-id = "t"
-title = "t"
-[knobs]
-window_ms = 400
-scan_period_ms = 10
-numa_balancing_scan_delay_ms = 10
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0]
-mem_pages = 72
-high_wmark_pages = 72
-[[machine.node]]
-cpus = [1]
-mem_pages = 72
-high_wmark_pages = 72
+    let text = TestScenario::new()
+        .knob("window_ms", 400)
+        .knob("scan_period_ms", 10)
+        .knob("numa_balancing_scan_delay_ms", 10)
+        .two_nodes(
+            "cpus = [0]\nmem_pages = 72\nhigh_wmark_pages = 72",
+            "cpus = [1]\nmem_pages = 72\nhigh_wmark_pages = 72",
+        )
+        .then(
+            r#"
 [[process]]
 name = "a"
 [[process.vma]]
@@ -862,8 +790,10 @@ node = 0
 [[process.thread]]
 cpus = [0, 1]
 ops = [{ op = "touch", vma = "heap", write = true }, { op = "compute", ns = 1000000 }, { op = "loop" }]
-"#;
-    let s = scenario::parse(text, &[]).unwrap();
+"#,
+        )
+        .text();
+    let s = scenario::parse(&text, &[]).unwrap();
     let mut sim = Sim::new(&s, &ToggleSet::default(), false);
     let (a, b) = (first_thread(&sim), first_thread(&sim) + 1);
     assert_eq!(
@@ -884,19 +814,11 @@ ops = [{ op = "touch", vma = "heap", write = true }, { op = "compute", ns = 1000
 /// last hint-faulted from CPU 0 (node 0) under the thread's own pid: the thread ran on
 /// node 0 before and has moved.
 fn own_faults_from_another_node(early: &str) -> Sim {
-    let text = r#"
-format = 1
-id = "t"
-title = "t"
-seed = 1
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0]
-mem_pages = 64
-[[machine.node]]
-cpus = [1]
-mem_pages = 64
+    let text = TestScenario::new()
+        .seed(1)
+        .two_nodes(NODE0_64, NODE1_64)
+        .then(
+            r#"
 [[process]]
 name = "app"
 [[process.vma]]
@@ -906,8 +828,10 @@ node = 0
 [[process.thread]]
 cpu = 1
 ops = [{ op = "scan", vma = "heap" }, { op = "touch", vma = "heap" }]
-"#;
-    let s = scenario::parse(text, &[]).unwrap();
+"#,
+        )
+        .text();
+    let s = scenario::parse(&text, &[]).unwrap();
     let mut t = ToggleSet::default();
     t.set_text("numa_early_migrate", early).unwrap();
     let mut sim = Sim::new(&s, &t, false);
@@ -950,24 +874,18 @@ fn a_v4_17_kernel_has_no_early_lifetime_shortcut() {
 /// milliseconds, with periodic writeback every `centisecs` (none: off) and the files
 /// written once dirty for `expire` centisecs (none: the default, 3000).
 fn dirty_file_sleeper(centisecs: Option<u32>, expire: Option<u32>, ms: u64) -> String {
-    let mut knob = centisecs.map_or(String::new(), |c| format!("dirty_writeback_centisecs = {c}"));
-    if let Some(e) = expire {
-        knob.push_str(&format!("\ndirty_expire_centisecs = {e}"));
-    }
     // A flusher that kept re-arming with nothing dirty would run forever: cap the steps.
-    format!(
-        r#"
-format = 1
-id = "t"
-title = "t"
-seed = 1
-[knobs]
-max_steps = 100000
-{knob}
-[machine]
-[[machine.node]]
-cpus = [0, 1]
-mem_pages = 64
+    let mut scenario = TestScenario::new().seed(1).knob("max_steps", 100_000);
+    if let Some(c) = centisecs {
+        scenario = scenario.knob("dirty_writeback_centisecs", c);
+    }
+    if let Some(e) = expire {
+        scenario = scenario.knob("dirty_expire_centisecs", e);
+    }
+    scenario
+        .node("cpus = [0, 1]\nmem_pages = 64")
+        .then(&format!(
+            r#"
 [[process]]
 name = "app"
 [[process.vma]]
@@ -980,8 +898,9 @@ dirty = true
 cpu = 0
 ops = [{{ op = "sleep", ns = {ns} }}]
 "#,
-        ns = ms * 1_000_000
-    )
+            ns = ms * 1_000_000
+        ))
+        .text()
 }
 
 #[test]

@@ -5,6 +5,7 @@
 use mmviz_engine::engine::Sim;
 use mmviz_engine::patches::ToggleSet;
 use mmviz_engine::scenario;
+use mmviz_engine::testkit::TestScenario;
 
 /// `threads` threads of one process bound to a node of `cpus` CPUs, each computing for
 /// `secs` seconds; runs `window_ms` and returns each thread's CPU time (ns) and the
@@ -82,25 +83,11 @@ fn more_threads_than_cpus_share_the_node_fairly_over_time() {
 
 /// Two nodes of two CPUs; threads may run anywhere unless `cpu` pins them.
 fn two_nodes(threads: &[(&str, u64)]) -> Sim {
-    let mut text = String::from(
-        r#"
-format = 1
-id = "t"
-title = "t"
-[knobs]
-window_ms = 2
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0, 1]
-mem_pages = 64
-[[machine.node]]
-cpus = [2, 3]
-mem_pages = 64
-[[process]]
-name = "p"
-"#,
-    );
+    let mut text = TestScenario::new()
+        .knob("window_ms", 2)
+        .two_nodes("cpus = [0, 1]\nmem_pages = 64", "cpus = [2, 3]\nmem_pages = 64")
+        .then("[[process]]\nname = \"p\"")
+        .text();
     for (pin, ns) in threads {
         text.push_str(&format!("[[process.thread]]\n{pin}\nops = [{{ op = \"compute\", ns = {ns} }}]\n"));
     }
@@ -152,23 +139,12 @@ fn two_big_nodes(procs: usize, bind: &str, ms: u64) -> Sim {
 
 /// The start of a scenario: two nodes of 8 CPUs at `distance`, a `ms` window.
 fn two_big_nodes_machine(distance: u32, ms: u64) -> String {
-    format!(
-        r#"
-format = 1
-id = "t"
-title = "t"
-[knobs]
-window_ms = {ms}
-[machine]
-distance = [[10, {distance}], [{distance}, 10]]
-[[machine.node]]
-cpus = [0, 1, 2, 3, 4, 5, 6, 7]
-mem_pages = 64
-[[machine.node]]
-cpus = [8, 9, 10, 11, 12, 13, 14, 15]
-mem_pages = 64
-"#,
-    )
+    TestScenario::new()
+        .knob("window_ms", ms)
+        .distance(&format!("[[10, {distance}], [{distance}, 10]]"))
+        .node("cpus = [0, 1, 2, 3, 4, 5, 6, 7]\nmem_pages = 64")
+        .node("cpus = [8, 9, 10, 11, 12, 13, 14, 15]\nmem_pages = 64")
+        .text()
 }
 
 /// [`two_big_nodes`] with the nodes `distance` apart.

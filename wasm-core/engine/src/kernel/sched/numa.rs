@@ -959,18 +959,10 @@ mod tests {
     /// One thread on a two-node machine (CPU 0 on node 0, CPU 1 on node 1), with NUMA
     /// fault statistics, a 5 s scan period and node 0 preferred; `v4_19` is the toggle.
     fn sim(v4_19: bool) -> (Sim, usize) {
-        let text = r#"
-format = 1
-id = "t"
-title = "t"
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0]
-mem_pages = 64
-[[machine.node]]
-cpus = [1]
-mem_pages = 64
+        let text = crate::testkit::TestScenario::new()
+            .two_nodes("cpus = [0]\nmem_pages = 64", "cpus = [1]\nmem_pages = 64")
+            .then(
+                r#"
 [[process]]
 name = "p"
 [[process.vma]]
@@ -979,8 +971,10 @@ pages = 8
 [[process.thread]]
 cpus = [0, 1]
 ops = [{ op = "touch", vma = "heap" }]
-"#;
-        let s = crate::scenario::parse(text, &[]).unwrap();
+"#,
+            )
+            .text();
+        let s = crate::scenario::parse(&text, &[]).unwrap();
         let mut t = ToggleSet::default();
         t.set_text("numa_scan_reset_on_move", if v4_19 { "true" } else { "false" }).unwrap();
         let mut sim = Sim::new(&s, &t, false);

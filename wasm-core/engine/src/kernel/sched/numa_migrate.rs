@@ -385,18 +385,10 @@ mod tests {
     /// Two tasks on node 0 (CPUs 0 and 1) whose memory is all on node 1, where CPU 2 is
     /// idle and CPU 3 runs a task pinned there; returns the sim and the two tasks.
     fn two_tasks_away_from_home() -> (Sim, usize, usize) {
-        let text = r#"
-format = 1
-id = "t"
-title = "t"
-[machine]
-distance = [[10, 21], [21, 10]]
-[[machine.node]]
-cpus = [0, 1]
-mem_pages = 64
-[[machine.node]]
-cpus = [2, 3]
-mem_pages = 64
+        let text = crate::testkit::TestScenario::new()
+            .two_nodes("cpus = [0, 1]\nmem_pages = 64", "cpus = [2, 3]\nmem_pages = 64")
+            .then(
+                r#"
 [[process]]
 name = "c"
 [[process.thread]]
@@ -412,8 +404,10 @@ name = "b"
 [[process.thread]]
 cpus = [0, 1, 2]
 ops = [{ op = "compute", ns = 1000000 }]
-"#;
-        let s = crate::scenario::parse(text, &[]).unwrap();
+"#,
+            )
+            .text();
+        let s = crate::scenario::parse(&text, &[]).unwrap();
         let mut sim = Sim::new(&s, &ToggleSet::default(), false);
         let users: Vec<usize> = (0..sim.st.tasks.len()).filter(|&t| sim.st.tasks[t].mm().is_some()).collect();
         let (a, b) = (users[1], users[2]);
