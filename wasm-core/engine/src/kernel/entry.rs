@@ -484,15 +484,19 @@ impl UserMode {
         let ns = (u128::from(k) * u128::from(per_ps)).div_ceil(1000) as u64;
         let ev = Ev::new(core_ev::OP_START, "user code", "E9").say(say!(
             sim,
-            "Thread {} makes {k} random access(es) whose PTEs need nothing from the MMU or the kernel ({ns} ns{}){}",
+            "Thread {} makes {k} random {} whose {} nothing from the MMU or the kernel ({ns} ns{}){}",
             sim.task_name(cpu),
+            if k == 1 { "access" } else { "accesses" },
+            if k == 1 { "PTE needs" } else { "PTEs need" },
             if weight > 1 {
                 format!(
                     ", each standing for {weight} real accesses of {} ns",
                     per_ps / 1000 / u64::from(weight)
                 )
+            } else if k > 1 {
+                format!(", {}.{:03} ns each on average", per_ps / 1000, per_ps % 1000)
             } else {
-                format!(", {}.{:03} ns each", per_ps / 1000, per_ps % 1000)
+                String::new()
             },
             if then_slow { "; the next one finds its PTE slow" } else { "" }
         ));
@@ -505,7 +509,12 @@ impl UserMode {
         let n = self.left;
         self.count_run(sim, task, n);
         self.pc = Pc::Fetch;
-        let text = say!(sim, "Thread {} has made {n} access(es)", sim.task_name(cpu));
+        let text = say!(
+            sim,
+            "Thread {} has made {n} {}",
+            sim.task_name(cpu),
+            if n == 1 { "access" } else { "accesses" }
+        );
         if self.write {
             return self.slow_access(sim, cpu, text);
         }
