@@ -1,4 +1,4 @@
-//! `mmviz`: the engine headless. `run`, `compare`, `check`, `trace`, `bench` and
+//! `mmviz`: the engine headless. `run`, `compare`, `sweep`, `check`, `trace`, `bench` and
 //! `topology --numactl FILE` (reads `numactl --hardware` text),
 //! per the CLI contract in DESIGN.md. Exit codes: 0 success, 1 a failed expectation,
 //! 2 bad input (with a one-line message naming the file, line and field).
@@ -95,6 +95,33 @@ enum Cmd {
         /// and its callees', as `perf report --children` shows it, side by side.
         #[arg(long)]
         profile: bool,
+    },
+    /// A toggle's effect over seeds and over the values of one parameter: per value, the
+    /// change of every counter asked for (default: those the scenario's [[expect]] blocks
+    /// name) with its mean, min, max and each seed's.
+    Sweep {
+        /// Scenario file or built-in id.
+        scenario: String,
+        /// The toggle to compare (its first value against each later one).
+        #[arg(long)]
+        toggle: String,
+        #[command(flatten)]
+        choice: Choice,
+        /// Override a scenario parameter: NAME=VALUE (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        param: Vec<String>,
+        /// The parameter to vary: NAME=V1,V2,... (a comparison per value).
+        #[arg(long, value_name = "NAME=V1,V2")]
+        vary: Option<String>,
+        /// Run at seeds 1 to N (default: the file's own seed).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1000))]
+        seeds: Option<u64>,
+        /// Counters or metrics to show: NAME[,NAME] (default: those the [[expect]] blocks name).
+        #[arg(long, value_name = "NAME[,NAME]")]
+        columns: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Check the [[expect]] assertions of scenario files or folders (default: the built-ins).
     Check {
@@ -195,6 +222,8 @@ macro_rules! outln {
     }};
 }
 
+mod sweep;
+
 /// Stdout is gone: quietly for a closed pipe, with a message otherwise.
 fn stdout_failed(e: &std::io::Error) -> ! {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
@@ -275,6 +304,25 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                 profile,
             },
         ),
+        Cmd::Sweep {
+            scenario,
+            toggle,
+            choice,
+            param,
+            vary,
+            seeds,
+            columns,
+            json,
+        } => sweep::sweep(&sweep::SweepArgs {
+            scenario: &scenario,
+            toggle: &toggle,
+            choice: &choice,
+            param: &param,
+            vary: vary.as_deref(),
+            seeds,
+            columns: columns.as_deref(),
+            json,
+        }),
         Cmd::Check { scenarios, seeds } => check(&scenarios, seeds),
         Cmd::Mechanisms { json } => {
             let ms = mmviz_engine::view::mechanism_views();
