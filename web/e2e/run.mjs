@@ -317,6 +317,11 @@ describe('mmviz lab', () => {
     assert.equal(alerts.length, 1, alerts.join('\n'));
     assert.match(alerts[0], /In this run, 1 thread stopped: no node had a free page for a fault .*`mem_pages`/);
     await lab.screenshot('06b-oom-warning');
+    // The counters pasted into a reply carry the warning under their heading.
+    await lab.page.getByRole('button', { name: 'Copy as text' }).click();
+    await lab.page.getByText('Copied', { exact: true }).waitFor();
+    const text = await lab.page.evaluate(() => navigator.clipboard.readText());
+    assert.match(text.split('\n')[3] ?? '', /^warning: 1 thread stopped: no node had a free page/, text);
     await lab.stepForward();
     assert.equal((await lab.readStep()).step, 1);
     await lab.page.close();

@@ -65,6 +65,8 @@ export function CountersTable() {
         `mmviz: ${summary.id} (${summary.title})`,
         `toggles: ${toggles.length ? toggles.join(', ') : 'defaults'}${params.length ? `; params: ${params.join(', ')}` : ''}`,
         `step ${frame.step} / ${summary.totalSteps}`,
+        // A reader of the pasted table must know what the run's own warnings say.
+        ...summary.warnings.map((w) => `warning: ${w}`),
       ],
       names,
       values: frame.counters,
