@@ -47,6 +47,13 @@ impl CpuMask {
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|&w| w == 0)
     }
+    /// Adds every CPU of `other` (`cpumask_or`).
+    #[inline]
+    pub fn or(&mut self, other: &CpuMask) {
+        for (w, o) in self.0.iter_mut().zip(other.0) {
+            *w |= o;
+        }
+    }
     /// Members in ascending order.
     #[inline]
     pub fn iter(&self) -> Iter {

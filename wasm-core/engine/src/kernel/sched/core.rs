@@ -803,14 +803,32 @@ pub(crate) fn tick_balance(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
 fn idle_pull(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
     let node: NodeId = sim.st.cpus[cpu as usize].node;
     let n = sim.st.cpus.len() as CpuId;
-    let mut order = (0..n)
-        .filter(|&c| sim.st.cpus[c as usize].node == node)
-        .chain((0..n).filter(|&c| sim.st.cpus[c as usize].node != node));
-    let (to, t) = order.find_map(|to| {
+    // Only a CPU some queued task may run on can take one: skip the others before looking
+    // at their run queues (the same CPU is found, in the same order).
+    let mut reach = CpuMask::EMPTY;
+    for &t in &sim.st.cpus[cpu as usize].rq {
+        reach.or(&sim.st.tasks[t as usize].cpus_allowed);
+    }
+    // One pass in id order: the first taker on this node wins at once; otherwise the first
+    // taker of another node.
+    let mut remote = None;
+    let mut local = None;
+    for to in (0..n).filter(|&c| reach.test(c)) {
         let x = &sim.st.cpus[to as usize];
+        let here = x.node == node;
+        if !here && remote.is_some() {
+            continue;
+        }
         let idle = to != cpu && x.curr == x.idle && x.rq.is_empty() && x.wait == crate::machine::Wait::None;
-        idle.then(|| pullable(sim, cpu, to, true).map(|t| (to, t))).flatten()
-    })?;
+        if let Some(t) = idle.then(|| pullable(sim, cpu, to, true)).flatten() {
+            if here {
+                local = Some((to, t));
+                break;
+            }
+            remote = Some((to, t));
+        }
+    }
+    let (to, t) = local.or(remote)?;
     let now = sim.clock(cpu);
     move_queued(sim, t, cpu, to, now);
     let mut m = CpuMask::EMPTY;
