@@ -3,23 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
 use mmviz_engine::testkit::TestScenario;
-use serde_json::Value;
-use std::process::Command;
 
-fn mmviz(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mmviz")).args(args).output().unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn json(args: &[&str]) -> Value {
-    let (code, out, err) = mmviz(args);
-    assert_eq!(code, 0, "{args:?}: {err}");
-    serde_json::from_str(&out).unwrap()
-}
+mod common;
+use common::{json, mmviz};
 
 #[test]
 fn every_value_and_seed_is_a_comparison_and_the_summary_is_their_spread() {
