@@ -1113,6 +1113,26 @@ impl Sim {
         Some(pfn)
     }
 
+    /// Allocates an order-9 block on node `nid` only (a transparent huge page: 512
+    /// frames, each set up as a fresh page); `None` when the node has no free block.
+    pub(crate) fn alloc_huge_page(&mut self, nid: NodeId) -> Option<u32> {
+        let order = crate::mm::huge_memory::HPAGE_PMD_ORDER;
+        let pfn = crate::mm::page_alloc::alloc_sync_order(&mut self.st.page_alloc, nid, order)?;
+        for p in pfn..pfn + (1u32 << order) {
+            self.st.free.clear(p);
+            *self.st.frames.get_mut(p) = Page {
+                flags: 0,
+                mapcount: 0,
+                refcount: 1,
+                mapping: NO_MAPPING,
+                index: 0,
+                last_cpupid: CPUPID_UNSET,
+            };
+        }
+        self.st.free_count[self.cfg.topo.pfn_to_nid(pfn) as usize] -= 1 << order;
+        Some(pfn)
+    }
+
     /// Returns a page to the free memory of its node: straight to its zone's buddy lists
     /// (`free_one_page` without the zone lock's animation; the PCP path is
     /// `mm::page_alloc::FreeUnrefPage`).

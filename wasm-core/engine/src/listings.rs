@@ -1077,3 +1077,80 @@ pub const SOCK_PAIR: Listing = Listing {
         "SP9" => "return",
     ],
 };
+
+/// `do_huge_pmd_anonymous_page`: a first touch mapped with a 2 MiB page.
+pub const DO_HUGE_PMD_ANONYMOUS_PAGE: Listing = Listing {
+    function: "do_huge_pmd_anonymous_page",
+    follows: "Linux v4.17 mm/huge_memory.c (with alloc_hugepage_vma in mm/mempolicy.c)",
+    lines: lines![
+        "HA1" => "page = alloc_hugepage_vma(gfp | __GFP_THISNODE, order 9, local node); if none: count THP_FAULT_FALLBACK, return VM_FAULT_FALLBACK",
+        "HA2" => "take the PMD lock",
+        "HA3" => "clear_huge_page(page); entry = mk_huge_pmd(page) writable; set_pmd_at(haddr); count THP_FAULT_ALLOC; unlock",
+        "HA4" => "if the PMD is no longer none: unlock, free the page, return  -- another thread mapped it",
+    ],
+};
+
+/// `change_huge_pmd` under `prot_numa`: the scanner marks a whole huge PMD.
+pub const CHANGE_HUGE_PMD: Listing = Listing {
+    function: "change_huge_pmd",
+    follows: "Linux v4.17 mm/huge_memory.c (called by change_pmd_range in mm/mprotect.c)",
+    lines: lines![
+        "G1" => "take the PMD lock (__pmd_trans_huge_lock); if the PMD is not huge: return 0",
+        "G2" => "prot_numa: if the huge zero page or already pmd_protnone: unlock, return 1   -- nothing counted",
+        "G3" => "entry = pmdp_invalidate(vma, addr, pmd)   -- not present, then flush_pmd_tlb_range over 2 MiB",
+        "G4" => "entry = pmd_modify(entry, PAGE_NONE) keeping the write bit (pmd_mk_savedwrite); set_pmd_at",
+        "G5" => "unlock; return HPAGE_PMD_NR   -- change_pmd_range: pages += 512, nr_huge_updates += 1",
+    ],
+};
+
+/// `do_huge_pmd_numa_page`: a NUMA hint fault on a huge PMD.
+pub const DO_HUGE_PMD_NUMA_PAGE: Listing = Listing {
+    function: "do_huge_pmd_numa_page",
+    follows: "Linux v4.17 mm/huge_memory.c",
+    lines: lines![
+        "T1" => "take the PMD lock; if the PMD is no longer orig_pmd: unlock, return",
+        "T2" => "if pmd_trans_migrating (the page is locked): unlock, wait_on_page_locked, return",
+        "T3" => "page_nid, last_cpupid = page_cpupid_last(page); count NUMA_HINT_FAULTS (and _LOCAL: flags |= FAULT_LOCAL); NO_GROUP if !pmd_savedwrite",
+        "T4" => "target_nid = mpol_misplaced(page, vma, haddr); if NUMA_NO_NODE: goto clear_pmdnuma",
+        "T5" => "if mm_tlb_flush_pending(mm): flush_tlb_range(vma, haddr, haddr + HPAGE_PMD_SIZE)",
+        "T6" => "unlock; migrated = migrate_misplaced_transhuge_page(..., target_nid); flags |= MIGRATED or MIGRATE_FAIL",
+        "T7" => "clear_pmdnuma: pmd = pmd_mkyoung(pmd_modify(pmd, vma->vm_page_prot)), writable if it was; set_pmd_at; unlock",
+        "T8" => "out: task_numa_fault(last_cpupid, page_nid, HPAGE_PMD_NR, flags)",
+        "T9" => "return 0",
+    ],
+};
+
+/// `migrate_misplaced_transhuge_page` up to v4.18: rate-limited by 512 pages.
+pub const MIGRATE_MISPLACED_TRANSHUGE_PAGE_V4_18: Listing = Listing {
+    function: "migrate_misplaced_transhuge_page",
+    follows: "Linux v4.17 mm/migrate.c",
+    lines: lines![
+        "H1" => "if numamigrate_update_ratelimit(pgdat, HPAGE_PMD_NR): goto out_dropref",
+        "H2" => "new_page = alloc_pages_node(node, GFP_TRANSHUGE_LIGHT | __GFP_THISNODE, order 9); if none: goto out_fail",
+        "H3" => "if !numamigrate_isolate_page(pgdat, page)   -- migrate_balanced_pgdat(pgdat, 512), isolate_lru_page: free new_page, goto out_fail",
+        "H4" => "migrate_page_copy(new_page, page)   -- 512 pages, the flags, last_cpupid",
+        "H5" => "take the PMD lock; if the PMD changed: unlock, free new_page, put the page back, return 0",
+        "H6" => "page_add_anon_rmap(new_page); pmdp_huge_clear_flush_notify(vma, haddr, pmd)   -- flushes the 2 MiB",
+        "H7" => "set_pmd_at(mk_huge_pmd(new_page) dirty, writable); page_remove_rmap(page); unlock; count PGMIGRATE_SUCCESS, NUMA_PAGE_MIGRATE += 512; return 1",
+        "H8" => "out_fail: count PGMIGRATE_FAIL += 512",
+        "H9" => "out_dropref: if the PMD is unchanged: set_pmd_at(pmd_modify(entry, vma->vm_page_prot)); unlock_page; return 0",
+    ],
+};
+
+/// `migrate_misplaced_transhuge_page` from v4.19 (efaffc5e40ae removed the rate limit).
+/// The rest is modelled as v4.17 has it (v5.12 sets the new PMD without the clear and
+/// flush; no v5.x scenario maps huge pages).
+pub const MIGRATE_MISPLACED_TRANSHUGE_PAGE_V4_19: Listing = Listing {
+    function: "migrate_misplaced_transhuge_page",
+    follows: "Linux v4.19 mm/migrate.c (v4.17 without the rate limit)",
+    lines: lines![
+        "H2" => "new_page = alloc_pages_node(node, GFP_TRANSHUGE_LIGHT | __GFP_THISNODE, order 9); if none: goto out_fail",
+        "H3" => "if !numamigrate_isolate_page(pgdat, page)   -- migrate_balanced_pgdat(pgdat, 512), isolate_lru_page: free new_page, goto out_fail",
+        "H4" => "migrate_page_copy(new_page, page)   -- 512 pages, the flags, last_cpupid",
+        "H5" => "take the PMD lock; if the PMD changed: unlock, free new_page, put the page back, return 0",
+        "H6" => "page_add_anon_rmap(new_page); pmdp_huge_clear_flush_notify(vma, haddr, pmd)   -- flushes the 2 MiB",
+        "H7" => "set_pmd_at(mk_huge_pmd(new_page) dirty, writable); page_remove_rmap(page); unlock; count PGMIGRATE_SUCCESS, NUMA_PAGE_MIGRATE += 512; return 1",
+        "H8" => "out_fail: count PGMIGRATE_FAIL += 512",
+        "H9" => "out_dropref: if the PMD is unchanged: set_pmd_at(pmd_modify(entry, vma->vm_page_prot)); unlock_page; return 0",
+    ],
+};

@@ -351,6 +351,8 @@ mechanisms! {
     Mremap => mremap,
     /// The page allocator and per-CPU page lists.
     PageAlloc => page_alloc,
+    /// Transparent huge pages.
+    Thp => thp,
 }
 
 impl Frame {

@@ -104,13 +104,54 @@ impl Mm {
             .sum()
     }
 
-    /// Writes the PTE of `vpn`.
+    /// Writes the PTE of `vpn`. Under a huge PMD, an accessed or dirty bit goes to the PMD
+    /// (all its pages); any other change splits it first (`PageTable::set_pte`).
     #[inline]
     pub fn set_pte(&mut self, vpn: u32, pte: Pte) {
+        if self.pgtable.is_huge(vpn) {
+            return self.change_pmd(vpn, |pt| pt.set_pte(vpn, pte));
+        }
         if !self.access.is_empty() {
             self.note_access_index(vpn, pte);
         }
         self.pgtable.set_pte(vpn, pte);
+    }
+
+    /// Maps the 2 MiB around `vpn` with a huge PMD whose entry is `pmd` (`set_pmd_at`).
+    pub fn set_huge(&mut self, vpn: u32, pmd: Pte) {
+        self.change_pmd(vpn, |pt| pt.set_huge(vpn, pmd));
+    }
+
+    /// Clears the PMD entry around `vpn` (`pmdp_huge_get_and_clear` of a huge PMD).
+    pub fn clear_pmd(&mut self, vpn: u32) {
+        self.change_pmd(vpn, |pt| pt.clear_pmd(vpn));
+    }
+
+    /// Splits the huge PMD around `vpn` into a PTE table (`__split_huge_pmd`); false if
+    /// there was none. The PTEs read the same before and after.
+    pub fn split_huge_pmd(&mut self, vpn: u32) -> bool {
+        self.pgtable.split_huge_pmd(vpn)
+    }
+
+    /// Changes the PMD entry around `vpn` with `f`, keeping the access indexes current
+    /// for all the pages under it.
+    fn change_pmd(&mut self, vpn: u32, f: impl FnOnce(&mut PageTable)) {
+        let base = vpn - vpn % super::pgtable::PTRS_PER_PTE;
+        let pages = base..base + super::pgtable::PTRS_PER_PTE;
+        let watched = self.access.iter().any(|ix| pages.clone().any(|v| ix.covers(v)));
+        if !watched {
+            return f(&mut self.pgtable);
+        }
+        let old: Vec<Pte> = pages.clone().map(|v| self.pgtable.pte(v)).collect();
+        f(&mut self.pgtable);
+        for (v, old) in pages.zip(old) {
+            let new = self.pgtable.pte(v);
+            if new != old {
+                for ix in self.access.iter_mut().filter(|ix| ix.covers(v)) {
+                    Rc::make_mut(ix).update(v, old, new);
+                }
+            }
+        }
     }
 
     /// Keeps the access indexes covering `vpn` current for its new PTE.

@@ -90,6 +90,21 @@ impl Pte {
     pub fn mk_old(self) -> Pte {
         Pte(self.0 & !Self::ACCESSED)
     }
+    /// The PTE of the `n`-th page under a huge PMD whose entry is `self` (same flags,
+    /// pfn moved by `n`).
+    #[inline]
+    pub fn nth(self, n: u32) -> Pte {
+        Pte(self.0 + (u64::from(n) << 8))
+    }
+    /// Whether `other` differs from `self` at most in the accessed and dirty bits.
+    pub fn same_but_young(self, other: Pte) -> bool {
+        (self.0 ^ other.0) & !(Self::ACCESSED | Self::DIRTY) == 0
+    }
+    /// `self` with the accessed and dirty bits of `other`.
+    pub fn with_young_of(self, other: Pte) -> Pte {
+        let m = Self::ACCESSED | Self::DIRTY;
+        Pte((self.0 & !m) | (other.0 & m))
+    }
     /// Short name of the PTE's kind.
     pub fn kind_name(self) -> &'static str {
         if self.is_none() {

@@ -11,4 +11,5 @@ pub mod numa;
 pub mod numa_view;
 pub mod page_alloc;
 pub mod page_alloc_view;
+pub mod thp;
 pub mod writeback;

@@ -324,11 +324,15 @@ const METRICS: &[crate::registry::MetricDef] = &[
     crate::registry::MetricDef {
         name: "tlb_ipi_other",
         doc: "Shootdown IPIs no NUMA cause counter claims: irq_tlb_count minus tlb_ipi_numa_scan, \
-              _mapped, _race and _pending (fork, munmap, exit, reclaim... and the gap between the \
+              _mapped, _race, _pending and _huge (fork, munmap, exit, reclaim... and the gap between the \
               fan-out a cause counter predicts and the one the flush sends), at least 0.",
         value: |sim| {
             let c = &sim.st.counters;
-            let named = c.get(TLB_IPI_NUMA_SCAN) + c.get(TLB_IPI_NUMA_MAPPED) + c.get(TLB_IPI_NUMA_RACE) + c.get(TLB_IPI_NUMA_PENDING);
+            let named = c.get(TLB_IPI_NUMA_SCAN)
+                + c.get(TLB_IPI_NUMA_MAPPED)
+                + c.get(TLB_IPI_NUMA_RACE)
+                + c.get(TLB_IPI_NUMA_PENDING)
+                + c.get(crate::mech::thp::TLB_IPI_NUMA_HUGE);
             Some(c.get(crate::mech::core::IRQ_TLB_COUNT).saturating_sub(named) as f64)
         },
     },

@@ -276,13 +276,18 @@ fn bin_ptes(sim: &Sim, mm: u16, start: u32, pages: u32, bin_pages: u32) -> Bins 
         if base >= end || base.saturating_add(PTRS_PER_PTE) <= start {
             continue;
         }
-        let Pmd::Table(t) = pmd else {
-            continue;
+        let pte_of = |vpn: u32| match pmd {
+            Pmd::Table(t) => t[(vpn - base) as usize],
+            Pmd::Huge(h) => h.nth(vpn - base),
+            Pmd::None => crate::machine::Pte::NONE,
         };
+        if matches!(pmd, Pmd::None) {
+            continue;
+        }
         let lo = start.max(base);
         let hi = end.min(base + PTRS_PER_PTE);
         for vpn in lo..hi {
-            let pte = t[(vpn - base) as usize];
+            let pte = pte_of(vpn);
             let i = ((vpn - start) / bin_pages.max(1)) as usize;
             if pte.protnone() {
                 b.protnone[i] += 1;
@@ -398,15 +403,18 @@ fn process(sim: &Sim, mm: u16) -> NumaProcessView {
 }
 
 /// The function on top of task `t`'s stack if it is handling the hint fault its record
-/// describes (a `do_numa_page` of the record's page is on its stack), else None.
+/// describes (a `do_numa_page` or `do_huge_pmd_numa_page` of the record's page is on
+/// its stack), else None.
 fn in_hint_fault(sim: &Sim, t: usize) -> Option<&'static str> {
     let stack = sim.st.stacks.get(t)?;
     let vpn = sim.st.tasks.get(t)?.numa.hint.vpn;
     let mut inside = false;
     let mut top = "";
     for f in stack.iter() {
-        if let Frame::Numa(crate::mech::numa::Frames::DoNumaPage(d)) = f {
-            inside = d.vpn() == vpn;
+        match f {
+            Frame::Numa(crate::mech::numa::Frames::DoNumaPage(d)) => inside = d.vpn() == vpn,
+            Frame::Thp(crate::mech::thp::Frames::DoHugePmdNumaPage(d)) => inside = d.vpn() == vpn,
+            _ => {}
         }
         top = f.function();
     }

@@ -4,8 +4,9 @@
 //! Also the copy-on-write side of fork: `copy_page_range` / `copy_pte_range` and the
 //! write fault `do_wp_page` → `wp_page_reuse` or `wp_page_copy` (v5.12).
 //!
-//! Follows Linux v5.12 (`numa_delay_map` off) and v5.13 (on). Left out: THP
-//! (`do_huge_pmd_numa_page`) and swap-in. Kept from the v1 model (its
+//! Follows Linux v5.12 (`numa_delay_map` off) and v5.13 (on). Huge PMDs go to
+//! `mm/huge_memory.rs` (`__handle_mm_fault`'s dispatch is in `handle_pte_fault` here).
+//! Left out: swap-in. Kept from the v1 model (its
 //! golden counters are reproduced exactly; the NUMA-fidelity work changes them):
 //! `do_anonymous_page` takes the PTE lock before allocating, and after waiting for the
 //! lock it goes back to `handle_pte_fault`'s classification; the kernel allocates first,
@@ -51,12 +52,19 @@ pub struct HandleMmFault {
     vpn: u32,
     write: bool,
     called: bool,
+    /// `do_huge_pmd_anonymous_page` returned `VM_FAULT_FALLBACK`: take a 4 KiB page.
+    fallback: bool,
 }
 
 impl HandleMmFault {
     /// A fault on `vpn`.
     pub fn frame(vpn: u32, write: bool) -> Frame {
-        Frame::from(HandleMmFault { vpn, write, called: false })
+        Frame::from(HandleMmFault {
+            vpn,
+            write,
+            called: false,
+            fallback: false,
+        })
     }
 }
 
@@ -93,6 +101,33 @@ impl Function for HandleMmFault {
             sim.st.locks.unlock(mmap_lock, now);
         }
         let pte = sim.st.mms[mm as usize].pte(self.vpn);
+        let huge = sim.st.mms[mm as usize].pgtable.is_huge(self.vpn);
+        // __handle_mm_fault: a PROT_NONE huge PMD is a hint fault on all of it; an empty
+        // PMD of a VMA that takes huge pages tries one first (create_huge_pmd).
+        if huge && pte.protnone() {
+            let ev = Ev::new(core_ev::FAULT_ENTRY, F, "H7").pte(pid, self.vpn).say(say!(
+                sim,
+                "__handle_mm_fault: the huge PMD of {:#x} is PROT_NONE in an accessible VMA: a NUMA hint fault on the whole 2 MiB, do_huge_pmd_numa_page",
+                self.vpn
+            ));
+            let pmd = sim.st.mms[mm as usize].pte(crate::mm::huge_memory::haddr(self.vpn));
+            return (ev, Flow::Call(crate::mm::huge_memory::DoHugePmdNumaPage::frame(self.vpn, pmd)));
+        }
+        if !huge
+            && !self.fallback
+            && matches!(sim.st.mms[mm as usize].pgtable.pmd(self.vpn), crate::machine::pgtable::Pmd::None)
+            && crate::mm::huge_memory::thp_vma_suitable(sim, mm, self.vpn)
+        {
+            let ev = Ev::new(core_ev::CALL, F, "H8").pte(pid, self.vpn).say(say!(
+                sim,
+                "__handle_mm_fault: the PMD of {:#x} is empty and the VMA takes transparent huge pages: do_huge_pmd_anonymous_page",
+                self.vpn
+            ));
+            return (
+                ev,
+                Flow::Call(crate::mm::huge_memory::DoHugePmdAnonymousPage::frame(self.vpn, self.write)),
+            );
+        }
         if pte.is_none() {
             let ev = Ev::new(core_ev::CALL, F, "H2").pte(pid, self.vpn).say(say!(
                 sim,
@@ -151,6 +186,11 @@ impl Function for HandleMmFault {
 
     /// The handler returned: the fault is done, unless it asks to classify again.
     fn resume(&mut self, _sim: &mut Sim, _task: u16, r: Ret) {
+        if r == crate::mm::huge_memory::VM_FAULT_FALLBACK {
+            self.fallback = true;
+            self.called = false;
+            return;
+        }
         self.called = r != Ret::Bool(false);
     }
 }
@@ -585,7 +625,7 @@ impl Function for NumaMigratePrep {
 /// v5.12: a VMA without an anon_vma (here: every file VMA, all shared mappings) is not
 /// copied at all ("don't copy ptes where a page fault will fill them correctly"); the
 /// child faults its pages in from the page cache. Otherwise one `copy_pte_range` per PTE
-/// table (`copy_pud_range` / `copy_pmd_range` skip empty PMDs; THP is left out).
+/// table (`copy_pud_range` / `copy_pmd_range` skip empty PMDs; a huge PMD is split first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CopyPageRange {
     old: u16,
@@ -620,7 +660,7 @@ impl Function for CopyPageRange {
         let table = sim.st.mms[self.old as usize]
             .pgtable
             .pmds()
-            .find(|(i, p)| from < end && (i + 1) * ptrs > from && i * ptrs < end && matches!(p, crate::machine::pgtable::Pmd::Table(_)))
+            .find(|(i, p)| from < end && (i + 1) * ptrs > from && i * ptrs < end && !matches!(p, crate::machine::pgtable::Pmd::None))
             .map(|(i, _)| i);
         let Some(pmd) = table else {
             let ev = Ev::new(core_ev::RETURN, F, "CR4").say(say!(sim, "copy_page_range: every PTE table of the VMA is copied"));
@@ -629,6 +669,9 @@ impl Function for CopyPageRange {
         let lo = from.max(pmd * ptrs);
         let hi = end.min((pmd + 1) * ptrs);
         self.next = hi;
+        // The kernel's copy_huge_pmd shares a huge page between parent and child; the
+        // model splits it and copies its 512 PTEs (mm/huge_memory.rs).
+        crate::mm::huge_memory::split_huge_pmd(sim, self.old, lo);
         let ev = Ev::new(core_ev::CALL, F, "CR3").say(say!(
             sim,
             "copy_page_range: a private anonymous VMA (a COW mapping): copy_pte_range over {lo:#x}..{hi:#x}"

@@ -489,3 +489,228 @@ impl Function for RemoveMigrationPtes {
         (ev, Flow::Return(Ret::Unit))
     }
 }
+
+/// Where `migrate_misplaced_transhuge_page` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mth {
+    /// H1-H3: rate limit, allocate, isolate.
+    Start,
+    /// H4: copy.
+    Copy,
+    /// H5-H6: lock, `pmd_same`, clear and flush the old PMD.
+    Replace,
+    /// H7: set the new PMD, count, return 1.
+    Set,
+    /// H8-H9: `out_fail` / `out_dropref`: restore the PMD, return 0.
+    Restore,
+}
+
+/// `migrate_misplaced_transhuge_page(mm, vma, pmd, entry, address, page, node)` (v4.17):
+/// a huge page moves whole, under its PMD lock, without the rmap walk of
+/// `unmap_and_move` (the page is mapped by this PMD only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MigrateMisplacedTranshugePage {
+    mm: u16,
+    haddr: u32,
+    /// The PMD the fault saw (PROT_NONE).
+    orig: Pte,
+    target: NodeId,
+    new_head: u32,
+    /// `pgmigrate_fail` counts (out_fail) or not (out_dropref, a changed PMD).
+    count_fail: bool,
+    pc: Mth,
+}
+
+impl MigrateMisplacedTranshugePage {
+    /// Migrate the huge page `orig` maps at `haddr` of `mm` to `target`.
+    pub fn frame(mm: u16, haddr: u32, orig: Pte, target: NodeId) -> Frame {
+        Frame::from(MigrateMisplacedTranshugePage {
+            mm,
+            haddr,
+            orig,
+            target,
+            new_head: NO_PAGE,
+            count_fail: false,
+            pc: Mth::Start,
+        })
+    }
+
+    fn restore(&mut self, count_fail: bool, why: MigrateFail, sim: &mut Sim, cpu: CpuId) {
+        self.count_fail = count_fail;
+        self.pc = Mth::Restore;
+        note_hint_outcome(sim, cpu, why);
+    }
+}
+
+impl Function for MigrateMisplacedTranshugePage {
+    /// One line.
+    fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
+        const F: &str = "migrate_misplaced_transhuge_page";
+        const NR: u32 = crate::mm::huge_memory::HPAGE_PMD_NR;
+        let (mm, h, target) = (self.mm, self.haddr, self.target);
+        let pid = sim.st.mms[mm as usize].pid;
+        let head = self.orig.pfn();
+        let id = LockId::ptl(mm, h);
+        match self.pc {
+            Mth::Start => {
+                if !sim.cfg.toggles.on(NUMA_RATELIMIT_REMOVED) && numamigrate_update_ratelimit(sim, cpu, target, u64::from(NR)) {
+                    sim.st.counters.inc(NUMA_MIGRATE_RATELIMITED);
+                    self.restore(false, MigrateFail::RateLimited, sim, cpu);
+                    let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "H1").pte(pid, h).pfn(head).say(say!(
+                        sim,
+                        "numamigrate_update_ratelimit(node {target}, 512): the node already took more than 128 MB (scaled) of NUMA migrations in this 100 ms window: out_dropref (v4.18 and earlier)"
+                    ));
+                    return (ev, Flow::Continue);
+                }
+                let Some(new) = sim.alloc_huge_page(target) else {
+                    self.restore(true, MigrateFail::NodeFull, sim, cpu);
+                    let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "H2").pte(pid, h).pfn(head).say(say!(
+                        sim,
+                        "alloc_pages_node(node {target}, GFP_TRANSHUGE_LIGHT | __GFP_THISNODE, order 9) fails: node {target} has no free 2 MiB block (no reclaim, no compaction): out_fail"
+                    ));
+                    return (ev, Flow::Continue);
+                };
+                self.new_head = new;
+                sim.charge(cpu, sim.cfg.costs[ISOLATE_NS]);
+                let page = *sim.st.frames.get(head);
+                let free = sim.st.free_count[target as usize];
+                if !migrate_balanced_pgdat(sim, target, u64::from(NR)) || !page.has(pg::LRU) || page.has(pg::ISOLATED) {
+                    for p in new..new + NR {
+                        sim.free_page(p);
+                    }
+                    self.new_head = NO_PAGE;
+                    sim.st.counters.inc(MIGRATE_ISOLATE_FAIL);
+                    self.restore(true, MigrateFail::NodeFull, sim, cpu);
+                    let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "H3").pte(pid, h).pfn(head).say(say!(
+                        sim,
+                        "numamigrate_isolate_page: node {target} would not stay above its high watermark with 512 more pages ({free} free), or the page is off its LRU: out_fail"
+                    ));
+                    return (ev, Flow::Continue);
+                }
+                let p = sim.st.frames.get_mut(head);
+                p.flags = (p.flags & !pg::LRU) | pg::ISOLATED;
+                self.pc = Mth::Copy;
+                let ev = Ev::new(migrate_ev::ISOLATE, F, "H3").pte(pid, h).pfn(head).say(say!(
+                    sim,
+                    "A 2 MiB page on node {target} (pfns {new}..{}) will receive the data; numamigrate_isolate_page takes pfn {head} off its LRU list",
+                    new + NR - 1
+                ));
+                (ev, Flow::Continue)
+            }
+            Mth::Copy => {
+                let old = *sim.st.frames.get(head);
+                for i in 0..NR {
+                    let src = *sim.st.frames.get(head + i);
+                    let content = sim.st.frames.content(head + i);
+                    let p = sim.st.frames.get_mut(self.new_head + i);
+                    p.flags = (src.flags & !(pg::ISOLATED | pg::LOCKED)) | pg::LRU;
+                    p.mapping = src.mapping;
+                    p.index = src.index;
+                    p.last_cpupid = old.last_cpupid;
+                    sim.st.frames.set_content(self.new_head + i, content);
+                }
+                sim.charge(cpu, u64::from(NR) * sim.cfg.costs[COPY_PAGE_NS]);
+                self.pc = Mth::Replace;
+                let ev = Ev::new(migrate_ev::MIGRATE_COPY, F, "H4").pte(pid, h).pfn(head).say(say!(
+                    sim,
+                    "migrate_page_copy: 2 MiB copied from pfn {head} (node {}) to pfn {} (node {target}), with the flags and last_cpupid",
+                    sim.page_nid(head),
+                    self.new_head
+                ));
+                (ev, Flow::Continue)
+            }
+            Mth::Replace => {
+                if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
+                    return lock_wait(sim, cpu, id, F, "H5");
+                }
+                let m = &sim.st.mms[mm as usize];
+                if !m.pgtable.is_huge(h) || m.pte(h) != self.orig {
+                    sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
+                    for p in self.new_head..self.new_head + NR {
+                        sim.free_page(p);
+                    }
+                    self.new_head = NO_PAGE;
+                    let p = sim.st.frames.get_mut(head);
+                    p.flags = (p.flags & !pg::ISOLATED) | pg::LRU;
+                    self.restore(false, MigrateFail::Other, sim, cpu);
+                    let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "H5").pte(pid, h).pfn(head).say(say!(
+                        sim,
+                        "The PMD changed while the page was copied: the copy is freed, the page goes back on its LRU"
+                    ));
+                    return (ev, Flow::Continue);
+                }
+                // pmdp_huge_clear_flush_notify: the old PMD is cleared and its 2 MiB flushed.
+                // The model keeps the old (PROT_NONE) entry until set_pmd_at: both happen
+                // under the PMD lock, so no other CPU can tell the difference.
+                let ipis = shootdown_fanout(sim, cpu, mm);
+                sim.st.counters.add(crate::mech::thp::TLB_IPI_NUMA_HUGE, ipis);
+                self.pc = Mth::Set;
+                let ev = Ev::new(core_ev::PTE_CLEAR, F, "H6").pte(pid, h).pfn(head).say(say!(
+                    sim,
+                    "Under the PMD lock: page_add_anon_rmap(new page); pmdp_huge_clear_flush_notify clears the old PMD and flushes its 2 MiB from every CPU running mm {pid}"
+                ));
+                (ev, Flow::Call(crate::arch::x86::mm::tlb::FlushTlbMmRange::frame(mm, h, NR)))
+            }
+            Mth::Set => {
+                let new = self.new_head;
+                for p in new..new + NR {
+                    sim.st.frames.get_mut(p).mapcount = 1;
+                }
+                sim.st.mms[mm as usize].set_huge(h, Pte::present(new, true, true, false));
+                sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
+                for p in head..head + NR {
+                    sim.free_page(p);
+                    sim.st.frames.set_content(p, 0);
+                }
+                sim.unlock_page(cpu, head);
+                sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
+                sim.charge(cpu, sim.cfg.costs[MIGRATE_FINISH_NS]);
+                sim.st.counters.add(PGMIGRATE_SUCCESS, u64::from(NR));
+                sim.st.counters.add(NUMA_PAGES_MIGRATED, u64::from(NR));
+                let task = sim.st.cpus[cpu as usize].curr;
+                note_hint_end(sim, task, true);
+                let ev = Ev::new(migrate_ev::MIGRATE_DONE, F, "H7").pte(pid, h).pfn(new).say(say!(
+                    sim,
+                    "set_pmd_at: the PMD maps pfn {new} on node {target} (dirty, writable); the old page is freed; pgmigrate_success and numa_pages_migrated += 512; returns 1"
+                ));
+                (ev, Flow::Return(Ret::Bool(true)))
+            }
+            Mth::Restore => {
+                if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
+                    return lock_wait(sim, cpu, id, F, "H9");
+                }
+                if self.count_fail {
+                    sim.st.counters.add(PGMIGRATE_FAIL, u64::from(NR));
+                }
+                let m = &sim.st.mms[mm as usize];
+                let same = m.pgtable.is_huge(h) && m.pte(h) == self.orig;
+                if same {
+                    // pmd_modify(entry, vma->vm_page_prot): present, the accessed bit as
+                    // the entry had it. v4.17 leaves the PMD read-only (a private mapping's
+                    // vm_page_prot), so the next store takes a do_huge_pmd_wp_page fault
+                    // that reuses the page; the model keeps the saved write bit instead.
+                    let pmd = Pte::present(head, self.orig.write(), self.orig.dirty(), self.orig.accessed());
+                    sim.st.mms[mm as usize].set_huge(h, pmd);
+                    sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
+                }
+                sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
+                sim.unlock_page(cpu, head);
+                let task = sim.st.cpus[cpu as usize].curr;
+                note_hint_end(sim, task, false);
+                self.count_fail = false;
+                let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "H9").pte(pid, h).pfn(head).say(say!(
+                    sim,
+                    "out_dropref: {}; the page is unlocked; returns 0",
+                    if same {
+                        "the PMD is made present again on the same page"
+                    } else {
+                        "the PMD changed meanwhile and is left as it is"
+                    }
+                ));
+                (ev, Flow::Return(Ret::Bool(false)))
+            }
+        }
+    }
+
+    fn resume(&mut self, _sim: &mut Sim, _task: u16, _r: Ret) {}
+}

@@ -5,7 +5,9 @@
 //! `change_pte_range` per PTE table under its PTE lock, one `flush_tlb_range` over the
 //! whole range if any PTE changed, then `dec_tlb_flush_pending` and
 //! `numa_pte_updates += pages`. The dirty-file skip is 09a913a7 (v4.17), under
-//! `numa_skip_dirty_file`. Left out: THP (`change_huge_pmd`) and KSM.
+//! `numa_skip_dirty_file`. A huge PMD the range covers whole is `change_huge_pmd`
+//! (`mm/huge_memory.rs`), one it covers in part is split (v4.17 `change_pmd_range`).
+//! Left out: KSM.
 //! "Single-threaded" is `mm_users == 1` (live threads) and applies to private VMAs only,
 //! as in v5.12. The scanner's own
 //! flush counts its shootdown IPIs in `tlb_ipi_numa_scan`.
@@ -70,7 +72,17 @@ impl ChangeProtNuma {
         })
     }
 
-    fn table(&self) -> Frame {
+    /// The next PMD's work (`change_pmd_range`): a huge PMD the range covers whole is
+    /// `change_huge_pmd`; one it covers in part is split first; a PTE table is
+    /// `change_pte_range`.
+    fn table(&self, sim: &mut Sim) -> Frame {
+        if sim.st.mms[self.mm as usize].pgtable.is_huge(self.vpn) {
+            let end = table_end(self.vpn, self.end);
+            if self.vpn % PTRS_PER_PTE == 0 && end - self.vpn == PTRS_PER_PTE {
+                return crate::mm::huge_memory::ChangeHugePmd::frame(self.mm, self.vpn);
+            }
+            crate::mm::huge_memory::split_huge_pmd(sim, self.mm, self.vpn);
+        }
         Frame::from(ChangePteRange {
             mm: self.mm,
             vpn: self.vpn,
@@ -96,11 +108,11 @@ impl Function for ChangeProtNuma {
                     self.start,
                     self.end
                 ));
-                (ev, Flow::Call(self.table()))
+                (ev, Flow::Call(self.table(sim)))
             }
             Cpn::Table => {
                 let ev = Ev::new(core_ev::CALL, F, "P11").say(say!(sim, "change_pte_range on the next PTE table, from {:#x}", self.vpn));
-                (ev, Flow::Call(self.table()))
+                (ev, Flow::Call(self.table(sim)))
             }
             Cpn::Flush => {
                 self.pc = Cpn::End;

@@ -13,8 +13,9 @@
 //! dropped; no deferred flush). Extents stop at PMD boundaries on both sides and, up to
 //! v4.17, at `LATENCY_LIMIT` (64 pages).
 //!
-//! Left out: `move_huge_pmd` (the engine maps no huge pages yet, so no PMD is ever a THP
-//! leaf) and v5.0's `move_normal_pmd`; `mmu_notifier`s; `need_rmap_locks` is always false
+//! Left out: `move_huge_pmd` (a huge PMD in the moved range is split as its first PTE is
+//! moved, `PageTable::set_pte`; no mremap scenario maps huge pages) and v5.0's
+//! `move_normal_pmd`; `mmu_notifier`s; `need_rmap_locks` is always false
 //! (`copy_vma` makes a new VMA, which comes after the old one in rmap order, as the
 //! kernel's non-merging case); `do_munmap` of the old range finds no PTE left, and the
 //! model keeps empty PTE tables (`free_pgtables` is not modelled), so it flushes nothing.

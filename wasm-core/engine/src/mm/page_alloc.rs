@@ -772,6 +772,18 @@ pub fn alloc_sync(pa: &mut PageAlloc, topo: &Topology, nid: NodeId, fallback: bo
     None
 }
 
+/// Takes a block of `order` from node `nid`'s buddy lists only (`__GFP_THISNODE`, no
+/// reclaim or compaction: `GFP_TRANSHUGE_LIGHT`), for a transparent huge page. Its pages
+/// are freed one by one (`free_sync`), and the buddy lists merge them again.
+pub fn alloc_sync_order(pa: &mut PageAlloc, nid: NodeId, order: u8) -> Option<u32> {
+    let z = pa.zone_of_node.get(nid as usize).copied().flatten()?;
+    let pfn = pa.zones[z as usize].buddy.take(order, MT_MOVABLE)?;
+    for p in pfn..pfn + (1u32 << order) {
+        pa.order[p as usize] = 0;
+    }
+    Some(pfn)
+}
+
 /// Returns an order-0 page straight to its buddy lists (the synchronous free entry).
 pub fn free_sync(pa: &mut PageAlloc, topo: &Topology, pfn: u32) {
     if let Some(z) = pa.zone_of_pfn(topo, pfn) {

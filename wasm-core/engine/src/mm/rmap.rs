@@ -3,7 +3,8 @@
 //!
 //! Follows Linux v5.12 (`rmap_walk_anon` / `rmap_walk_file` over the anon_vma or the
 //! file's `i_mmap`, `page_vma_mapped_walk` under the PTE lock). Left out: THP
-//! (`TTU_SPLIT_HUGE_PMD`), mlocked pages, and the batched flush of reclaim
+//! (`TTU_SPLIT_HUGE_PMD`: a huge page migrates through its PMD alone,
+//! `migrate_misplaced_transhuge_page`), mlocked pages, and the batched flush of reclaim
 //! (`TTU_BATCH_FLUSH`); the anon_vma / i_mmap locks are not contended in any scenario
 //! yet and are not taken.
 

@@ -190,8 +190,8 @@ pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
 }
 
 /// `exit_mmap` of the last user: every PTE is zapped (`zap_pte_range`: `page_remove_rmap`
-/// and `put_page` of each mapped page, so a COW page the child shared is the parent's
-/// alone again), the VMAs leave their rmap roots, and the TLB entries go. Uncharged, like
+/// and `put_page` of each mapped page, a huge PMD whole as `zap_huge_pmd` does, so a COW
+/// page the child shared is the parent's alone again), the VMAs leave their rmap roots, and the TLB entries go. Uncharged, like
 /// the rest of the exit path. Simplified: no PTE lock is taken (the mm has no thread
 /// left, and nothing else in the model walks its page tables but an rmap walk), the
 /// CPU's own entries are dropped directly and the other CPUs, all lazy, are behind on
@@ -202,6 +202,24 @@ pub(crate) fn exit_mmap(sim: &mut Sim, cpu: CpuId, mm: u16) {
         for vpn in v.start..v.end() {
             let pte = sim.st.mms[mm as usize].pte(vpn);
             if pte.is_none() {
+                continue;
+            }
+            // zap_huge_pmd: a huge PMD goes whole, at the first page the loop reaches; the
+            // loop then finds the rest of its 2 MiB empty.
+            if sim.st.mms[mm as usize].pgtable.is_huge(vpn) {
+                let m = &mut sim.st.mms[mm as usize];
+                let h = crate::mm::huge_memory::haddr(vpn);
+                let pmd = m.pte(h);
+                m.clear_pmd(vpn);
+                for off in 0..crate::mm::huge_memory::HPAGE_PMD_NR {
+                    let pfn = pmd.nth(off).pfn();
+                    let p = sim.st.frames.get_mut(pfn);
+                    p.mapcount = p.mapcount.saturating_sub(1);
+                    p.refcount = p.refcount.saturating_sub(1);
+                    if p.refcount == 0 {
+                        sim.free_page(pfn);
+                    }
+                }
                 continue;
             }
             sim.st.mms[mm as usize].set_pte(vpn, crate::machine::Pte::NONE);

@@ -470,6 +470,8 @@ pub struct TaskNumaFault {
     vpn: u32,
     /// `TNF_SHARED` and `TNF_NO_GROUP`.
     flags: TnfFlags,
+    /// Pages the fault stands for: 1, or `HPAGE_PMD_NR` for a huge PMD.
+    pages: u32,
 }
 
 /// The grouping flags `do_numa_page` passes to `task_numa_fault`.
@@ -486,6 +488,12 @@ impl TaskNumaFault {
     /// `TNF_FAULT_LOCAL`; `migrated` is the outcome if migration was tried
     /// (`Some(false)`: `TNF_MIGRATE_FAIL`).
     pub fn frame(last_cpupid: u32, nid: NodeId, local: bool, migrated: Option<bool>, vpn: u32, flags: TnfFlags) -> Frame {
+        Self::frame_pages(last_cpupid, nid, local, migrated, vpn, flags, 1)
+    }
+
+    /// `frame` for a fault that stands for `pages` pages (`task_numa_fault(..., pages,
+    /// ...)`: a huge PMD's fault weighs 512 in the fault statistics and the locality).
+    pub fn frame_pages(last_cpupid: u32, nid: NodeId, local: bool, migrated: Option<bool>, vpn: u32, flags: TnfFlags, pages: u32) -> Frame {
         Frame::from(TaskNumaFault {
             last_cpupid,
             nid,
@@ -493,6 +501,7 @@ impl TaskNumaFault {
             migrated,
             vpn,
             flags,
+            pages,
         })
     }
 }
@@ -551,19 +560,20 @@ impl Function for TaskNumaFault {
             }
         }
         let n = &mut sim.st.tasks[t].numa;
+        let pages = u64::from(self.pages.max(1));
         if self.migrated == Some(true) {
-            n.pages_migrated += 1;
+            n.pages_migrated += pages;
         }
         if self.migrated == Some(false) {
-            n.locality[2] += 1;
+            n.locality[2] += pages;
         }
         if let Some(f) = n.faults.get_mut(self.nid as usize) {
-            f[MEMBUF + usize::from(private)] += 1;
+            f[MEMBUF + usize::from(private)] += pages;
         }
         if let Some(f) = n.faults.get_mut(cpu_node as usize) {
-            f[CPUBUF + usize::from(private)] += 1;
+            f[CPUBUF + usize::from(private)] += pages;
         }
-        n.locality[usize::from(local)] += 1;
+        n.locality[usize::from(local)] += pages;
         let outcome = match self.migrated {
             Some(true) => "migrated",
             Some(false) => "migration failed",
