@@ -460,6 +460,27 @@ describe('mmviz lab', () => {
     await lab.page.close();
   });
 
+  it('a huge page takes one hint fault for its 512 pages, and the code pane follows do_huge_pmd_numa_page', async () => {
+    const lab = await newLab();
+    await lab.openScenario(SCENARIO);
+    await lab.openBuiltin('numa-thp-101');
+    // The reader's first hint fault on a huge PMD (`mmviz trace numa-thp-101`: event 2093).
+    const said = lab.page.getByText(/numa_hint_faults \+= 1 for all 512 pages/).first();
+    let found = false;
+    for (let s = 2090; s <= 2098 && !found; s++) {
+      await lab.stepTo(s);
+      found = (await said.count()) > 0;
+    }
+    assert.ok(found, 'a step says the huge PMD hint fault counts once for 512 pages');
+    await lab.page.getByText(/Linux v4\.17 mm\/huge_memory\.c/).first().waitFor();
+    await lab.page.getByText(/task_numa_fault\(last_cpupid, page_nid, HPAGE_PMD_NR, flags\)/).first().waitFor();
+    assert.equal(await lab.readCounter('numa_huge_pte_updates'), 2);
+    assert.equal(await lab.readCounter('numa_hint_faults'), 1);
+    await lab.screenshot('23-thp-hint-fault');
+    assert.deepEqual(await lab.alerts(), []);
+    await lab.page.close();
+  });
+
   it('the cause chain of an IPI leads back to the fault, and each hop goes to its step', async () => {
     const toggles = { numa_delay_map: false };
     const { text } = BUILTINS.find((b) => b.id === SCENARIO);

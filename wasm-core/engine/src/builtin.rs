@@ -45,6 +45,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("numa-dirty-file-101"),
     builtin!("numa-thread-race-101"),
     builtin!("numa-two-stage-filter-101"),
+    builtin!("numa-thp-101"),
     builtin!("sched-101"),
     builtin!("rmap-101"),
     builtin!("affinity-101"),

@@ -286,9 +286,11 @@ pub const FLUSH_TLB_FUNC_REMOTE_V5_13: Listing = Listing {
 /// The fault dispatcher.
 pub const HANDLE_PTE_FAULT: Listing = Listing {
     function: "handle_pte_fault",
-    follows: "Linux v5.12 mm/memory.c",
+    follows: "Linux v5.12 mm/memory.c (with __handle_mm_fault's huge PMD cases)",
     lines: lines![
         "H0" => "do_user_addr_fault: mmap_read_lock(mm)   -- sleeps while a writer (mremap, munmap, fork) holds it",
+        "H8" => "__handle_mm_fault: if pmd_none(*pmd) && the VMA may take THP: ret = create_huge_pmd(vmf); unless VM_FAULT_FALLBACK: return ret",
+        "H7" => "__handle_mm_fault: if pmd_trans_huge(orig_pmd) && pmd_protnone(orig_pmd): return do_huge_pmd_numa_page(vmf, orig_pmd)",
         "H1" => "orig_pte = *pte; if it is usable now (another CPU fixed it): spurious fault, return",
         "H2" => "if pte_none(orig_pte): return do_anonymous_page(vmf)",
         "H3" => "if !pte_present(orig_pte): return do_swap_page(vmf)   -- migration entry: wait for the page",

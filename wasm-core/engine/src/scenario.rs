@@ -182,7 +182,7 @@ impl JsonSchema for KnobsSpec {
         let mut properties = serde_json::Map::new();
         for k in crate::registry::KNOBS {
             let mut schema: Value = match k.kind {
-                crate::knobs::KnobKind::Bool => serde_json::json!({ "type": "boolean" }),
+                crate::knobs::KnobKind::Bool => serde_json::json!({ "anyOf": [{ "type": "boolean" }, { "type": "string" }] }),
                 crate::knobs::KnobKind::Int { .. } => generator.subschema_for::<NumOrParam>().to_value(),
             };
             if let Value::Object(m) = &mut schema {
@@ -1761,6 +1761,10 @@ impl Resolver<'_> {
             };
             let value = match (def.kind, v.get_ref()) {
                 (crate::knobs::KnobKind::Bool, toml::Value::Boolean(b)) => i64::from(*b),
+                // A parameter's 0 or 1, so that a scenario can offer the knob as a parameter.
+                (crate::knobs::KnobKind::Bool, toml::Value::String(p)) => {
+                    self.num(&Spanned::new(v.span(), NumOrParam::Param(p.clone())), &field, 0, 1)?
+                }
                 (crate::knobs::KnobKind::Int { min, max, .. }, toml::Value::Integer(n)) => {
                     self.num(&Spanned::new(v.span(), NumOrParam::Int(*n)), &field, min, max)?
                 }
@@ -1769,7 +1773,7 @@ impl Resolver<'_> {
                 }
                 (kind, other) => {
                     let want = if kind == crate::knobs::KnobKind::Bool {
-                        "true or false"
+                        "true, false or \"$param\" (0 or 1)"
                     } else {
                         "a whole number or \"$param\""
                     };
@@ -2379,9 +2383,19 @@ ops = [ { op = "touch", vma = "heap" }, { op = "scan" } ]
         let s = parse(&format!("{MINI}\n[knobs]\nscan_period_ms = 2\nnuma_balancing = false\n"), &[]).unwrap();
         assert_eq!(s.knobs.get(crate::mech::numa::SCAN_PERIOD_NS), Some(2_000_000));
         assert!(!s.knobs.on(crate::mech::numa::NUMA_BALANCING));
+        // A true/false knob may come from a parameter's 0 or 1.
+        let with_param =
+            format!("{MINI}\n[params.thp]\ndefault = 1\nmin = 0\nmax = 1\ndescription = \"t\"\n[knobs]\ntransparent_hugepage = \"$thp\"\n");
+        assert!(parse(&with_param, &[]).unwrap().knobs.on(crate::mech::thp::THP_ENABLED));
+        assert!(!parse(&with_param, &[("thp".into(), 0)])
+            .unwrap()
+            .knobs
+            .on(crate::mech::thp::THP_ENABLED));
+        let e = parse(&with_param.replace("max = 1", "max = 2"), &[("thp".into(), 2)]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("knobs.transparent_hugepage"), "{e}");
         for (bad, field, says) in [
             ("scan_perod_ms = 2", "knobs.scan_perod_ms", "unknown knob `scan_perod_ms`"),
-            ("numa_balancing = 3", "knobs.numa_balancing", "must be true or false"),
+            ("numa_balancing = 3", "knobs.numa_balancing", "must be true, false"),
             ("scan_period_ms = 0", "knobs.scan_period_ms", "out of range"),
         ] {
             let text = format!("{MINI}\n[knobs]\n{bad}\n");
