@@ -212,9 +212,14 @@ impl Function for ChangeHugePmd {
                 let pmd = sim.st.mms[mm as usize].pte(h);
                 if !sim.st.mms[mm as usize].pgtable.is_huge(h) || pmd.protnone() {
                     self.pc = 3;
+                    let why = if pmd.protnone() {
+                        "already PROT_NONE"
+                    } else {
+                        "no longer a huge PMD (split meanwhile)"
+                    };
                     let ev = Ev::new(numa_ev::SCAN_SKIP, F, "G2").pte(pid, h).say(say!(
                         sim,
-                        "Huge PMD {h:#x}: already PROT_NONE, nothing to change (change_pmd_range counts nothing for it)"
+                        "The PMD at {h:#x} is {why}: nothing to change (change_pmd_range counts nothing for it)"
                     ));
                     return (ev, Flow::Continue);
                 }
