@@ -2385,14 +2385,14 @@ ops = [ { op = "touch", vma = "heap" }, { op = "scan" } ]
         assert!(!s.knobs.on(crate::mech::numa::NUMA_BALANCING));
         // A true/false knob may come from a parameter's 0 or 1.
         let with_param =
-            format!("{MINI}\n[params.thp]\ndefault = 1\nmin = 0\nmax = 1\ndescription = \"t\"\n[knobs]\ntransparent_hugepage = \"$thp\"\n");
+            format!("{MINI}\n[params.thp]\ndefault = 1\nmin = 0\nmax = 1\ndescription = \"t\"\n[knobs]\nthp_enabled = \"$thp\"\n");
         assert!(parse(&with_param, &[]).unwrap().knobs.on(crate::mech::thp::THP_ENABLED));
         assert!(!parse(&with_param, &[("thp".into(), 0)])
             .unwrap()
             .knobs
             .on(crate::mech::thp::THP_ENABLED));
         let e = parse(&with_param.replace("max = 1", "max = 2"), &[("thp".into(), 2)]).unwrap_err();
-        assert_eq!(e.field.as_deref(), Some("knobs.transparent_hugepage"), "{e}");
+        assert_eq!(e.field.as_deref(), Some("knobs.thp_enabled"), "{e}");
         for (bad, field, says) in [
             ("scan_perod_ms = 2", "knobs.scan_perod_ms", "unknown knob `scan_perod_ms`"),
             ("numa_balancing = 3", "knobs.numa_balancing", "must be true, false"),

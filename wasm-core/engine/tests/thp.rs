@@ -59,7 +59,7 @@ fn huge_pmds(sim: &Sim, mm: usize) -> usize {
 fn two_threads(thp: bool, node0: &str, first: &str, second: &str) -> String {
     TestScenario::new()
         .seed(5)
-        .knob("transparent_hugepage", thp)
+        .knob("thp_enabled", thp)
         .two_nodes(node0, "cpus = [1]\nmem_pages = 2048")
         .then(&format!(
             r#"
@@ -184,7 +184,7 @@ fn bulk_accesses_see_huge_pmds_change_through_faults_marking_and_migration() {
     // must follow every PMD change (the invariants rebuild it after each step).
     let text = TestScenario::new()
         .seed(1)
-        .knob("transparent_hugepage", true)
+        .knob("thp_enabled", true)
         .knob("window_ms", 2500)
         .two_nodes("cpus = [0]\nmem_pages = 4096", "cpus = [1]\nmem_pages = 4096")
         .then(

@@ -1,7 +1,7 @@
 //! Transparent huge pages of private anonymous memory: the huge page fault, and how NUMA
 //! balancing marks, faults on and migrates a huge PMD (`mm/huge_memory.rs`,
 //! `migrate_misplaced_transhuge_page` in `mm/migrate.rs`). Off unless a scenario sets
-//! the knob `transparent_hugepage`.
+//! the knob `thp_enabled`.
 
 use crate::knobs::KnobKind;
 use crate::listings as l;
@@ -40,8 +40,9 @@ crate::knobs! { Thp;
     /// `/sys/kernel/mm/transparent_hugepage/enabled`: on is `always` (a first touch of a
     /// private anonymous VMA maps a 2 MiB page when its aligned 2 MiB lies inside the VMA),
     /// off is `never`. Off by default in the model, so scenarios that do not name it keep
-    /// 4 KiB pages (the kernel's Kconfig default is `always`); `madvise` is not modelled.
-    THP_ENABLED => "transparent_hugepage", KnobKind::Bool, Some(0),
+    /// 4 KiB pages (the kernel's Kconfig default is `always`). `madvise` is not modelled yet;
+    /// if it comes, on and off keep these meanings.
+    THP_ENABLED => "thp_enabled", KnobKind::Bool, Some(0),
 }
 
 /// Transparent huge pages' declaration.

@@ -4,7 +4,7 @@
 //! (`do_huge_pmd_numa_page`), and splitting (`__split_huge_pmd`).
 //!
 //! Follows Linux v4.17 (read in v4.17's mm/huge_memory.c, mm/mprotect.c and
-//! mm/mempolicy.c; v4.14 has the same shape). Under the knob `transparent_hugepage`
+//! mm/mempolicy.c; v4.14 has the same shape). Under the knob `thp_enabled`
 //! (sysfs `enabled` = always), a first touch of a private anonymous VMA whose aligned
 //! 2 MiB lies inside it gets an order-9 page on the faulting CPU's node only
 //! (`alloc_hugepage_vma` adds `__GFP_THISNODE` under the default policy), mapped by one
