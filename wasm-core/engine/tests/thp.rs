@@ -5,7 +5,6 @@
 
 use mmviz_engine::counters::Counter;
 use mmviz_engine::engine::Sim;
-use mmviz_engine::machine::pgtable::Pmd;
 use mmviz_engine::patches::ToggleSet;
 use mmviz_engine::scenario;
 use mmviz_engine::testkit::TestScenario;
@@ -51,7 +50,7 @@ fn counter(sim: &Sim, name: &str) -> u64 {
 
 /// Huge PMDs mapped by mm `mm`.
 fn huge_pmds(sim: &Sim, mm: usize) -> usize {
-    sim.st.mms[mm].pgtable.pmds().filter(|(_, p)| matches!(p, Pmd::Huge(_))).count()
+    sim.st.mms[mm].pgtable.huge_pmds()
 }
 
 /// A process with a 1,024-page heap (two aligned 2 MiB ranges) on a two-node machine:

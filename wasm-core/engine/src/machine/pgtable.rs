@@ -92,7 +92,10 @@ impl PageTable {
     /// `__split_huge_pmd_locked`: a huge PMD becomes a PTE table of 512 PTEs, each the
     /// huge entry's flags with its own pfn. Returns whether there was a huge PMD to split.
     pub fn split_huge_pmd(&mut self, vpn: u32) -> bool {
-        let slot = self.slot(vpn / PTRS_PER_PTE);
+        let Ok(i) = self.find(vpn / PTRS_PER_PTE) else {
+            return false;
+        };
+        let slot = &mut self.pmds[i].1;
         let Pmd::Huge(h) = *slot else {
             return false;
         };

@@ -191,8 +191,8 @@ pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
 
 /// `exit_mmap` of the last user: every PTE is zapped (`zap_pte_range`: `page_remove_rmap`
 /// and `put_page` of each mapped page, a huge PMD whole as `zap_huge_pmd` does, so a COW
-/// page the child shared is the parent's alone again), the VMAs leave their rmap roots, and the TLB entries go. Uncharged, like
-/// the rest of the exit path. Simplified: no PTE lock is taken (the mm has no thread
+/// page the child shared is the parent's alone again), the VMAs leave their rmap roots,
+/// and the TLB entries go. Uncharged, like the rest of the exit path. Simplified: no PTE lock is taken (the mm has no thread
 /// left, and nothing else in the model walks its page tables but an rmap walk), the
 /// CPU's own entries are dropped directly and the other CPUs, all lazy, are behind on
 /// `tlb_gen`; file pages stay in the page cache.
