@@ -9,7 +9,6 @@ use crate::counters::Counters;
 use crate::machine::mm::fresh_page_flags;
 use crate::machine::{
     pg, Cpu, CpuMask, Frames, FreeMap, KthreadKind, Mm, Page, RmapKind, RmapRoot, Task, TaskKind, TaskState, Tlb, Vma, Wait, CPUPID_UNSET,
-    NO_MAPPING,
 };
 use crate::mech::core::ev as core_ev;
 use crate::mech::core::{DRAM_LOCAL_NS, DRAM_REMOTE_NS};
@@ -1102,14 +1101,7 @@ impl Sim {
             nid,
             fallback,
         )?;
-        *self.st.frames.get_mut(pfn) = Page {
-            flags: 0,
-            mapcount: 0,
-            refcount: 1,
-            mapping: NO_MAPPING,
-            index: 0,
-            last_cpupid: CPUPID_UNSET,
-        };
+        *self.st.frames.get_mut(pfn) = Page::ALLOCATED;
         Some(pfn)
     }
 
@@ -1120,14 +1112,7 @@ impl Sim {
         let pfn = crate::mm::page_alloc::alloc_sync_order(&mut self.st.page_alloc, nid, order)?;
         for p in pfn..pfn + (1u32 << order) {
             self.st.free.clear(p);
-            *self.st.frames.get_mut(p) = Page {
-                flags: 0,
-                mapcount: 0,
-                refcount: 1,
-                mapping: NO_MAPPING,
-                index: 0,
-                last_cpupid: CPUPID_UNSET,
-            };
+            *self.st.frames.get_mut(p) = Page::ALLOCATED;
         }
         self.st.free_count[self.cfg.topo.pfn_to_nid(pfn) as usize] -= 1 << order;
         Some(pfn)

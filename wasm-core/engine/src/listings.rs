@@ -1145,14 +1145,6 @@ pub const MIGRATE_MISPLACED_TRANSHUGE_PAGE_V4_18: Listing = Listing {
 pub const MIGRATE_MISPLACED_TRANSHUGE_PAGE_V4_19: Listing = Listing {
     function: "migrate_misplaced_transhuge_page",
     follows: "Linux v4.19 mm/migrate.c (v4.17 without the rate limit)",
-    lines: lines![
-        "H2" => "new_page = alloc_pages_node(node, GFP_TRANSHUGE_LIGHT | __GFP_THISNODE, order 9); if none: goto out_fail",
-        "H3" => "if !numamigrate_isolate_page(pgdat, page)   -- migrate_balanced_pgdat(pgdat, 512), isolate_lru_page: free new_page, goto out_fail",
-        "H4" => "migrate_page_copy(new_page, page)   -- 512 pages, the flags, last_cpupid",
-        "H5" => "take the PMD lock; if the PMD changed: unlock, free new_page, put the page back, return 0",
-        "H6" => "page_add_anon_rmap(new_page); pmdp_huge_clear_flush_notify(vma, haddr, pmd)   -- flushes the 2 MiB",
-        "H7" => "set_pmd_at(mk_huge_pmd(new_page) dirty, writable); page_remove_rmap(page); unlock; count PGMIGRATE_SUCCESS, NUMA_PAGE_MIGRATE += 512; return 1",
-        "H8" => "out_fail: count PGMIGRATE_FAIL += 512",
-        "H9" => "out_dropref: if the PMD is unchanged: set_pmd_at(pmd_modify(entry, vma->vm_page_prot)); unlock_page; return 0",
-    ],
+    // v4.17's lines after H1, the rate limit.
+    lines: MIGRATE_MISPLACED_TRANSHUGE_PAGE_V4_18.lines.split_at(1).1,
 };

@@ -1,6 +1,8 @@
 //! Scenario text for tests: the lines every small test scenario repeats (the header, the
 //! `[knobs]` table, a machine of nodes) built from what differs, so a test shows only what
 //! it is about. The engine's unit tests, its integration tests and the CLI's tests use it.
+//! Also two helpers of the integration tests: a counter by name, and stepping with the
+//! invariants checked until a condition holds.
 //!
 //! ```
 //! use mmviz_engine::testkit::TestScenario;
@@ -13,7 +15,35 @@
 //! assert!(mmviz_engine::scenario::parse(&text, &[]).is_ok());
 //! ```
 
+use crate::engine::Sim;
 use std::fmt::{Display, Write};
+
+/// A counter's value by its name; a name no mechanism declares is a test's typo and panics.
+#[allow(clippy::panic)] // reason: test support: a misspelt counter must stop the test
+pub fn counter(sim: &Sim, name: &str) -> u64 {
+    let Some(c) = crate::counters::Counter::from_name(name) else {
+        panic!("no counter {name}");
+    };
+    sim.st.counters.get(c)
+}
+
+/// Steps `sim`, checking the invariants after each step, until `done` holds; panics if the
+/// run ends first, an invariant breaks, or a million steps pass.
+#[allow(clippy::panic)] // reason: test support: a test stops at the first surprise
+pub fn step_checked_until(sim: &mut Sim, done: impl Fn(&Sim) -> bool) {
+    for _ in 0..1_000_000 {
+        if done(sim) {
+            return;
+        }
+        if sim.step().is_none() {
+            panic!("the run ended first");
+        }
+        if let Err(e) = crate::invariants::check(sim) {
+            panic!("step {}: {e}", sim.st.step);
+        }
+    }
+    panic!("never happened");
+}
 
 /// A scenario's text, built part by part (see the module's example).
 #[derive(Clone, Debug, Default)]

@@ -9,6 +9,7 @@ use mmviz_engine::mech::core::{NR_MIGRATIONS, RMAP_UNMAPS};
 use mmviz_engine::mech::fork::{COW_COPIES, PGREUSE, PROCESSES};
 use mmviz_engine::patches::ToggleSet;
 use mmviz_engine::scenario;
+use mmviz_engine::testkit::step_checked_until;
 
 /// A parent with three written pages forks; the child sleeps, the parent computes.
 const QUIET_FORK: &str = r#"
@@ -54,18 +55,6 @@ fn sim_of(text: &str) -> Sim {
     Sim::new(&s, &ToggleSet::default(), false)
 }
 
-/// Steps (checking the invariants after each step) until `done` holds.
-fn step_until(sim: &mut Sim, done: impl Fn(&Sim) -> bool) {
-    for _ in 0..1_000_000 {
-        if done(sim) {
-            return;
-        }
-        sim.step().expect("the run ended first");
-        mmviz_engine::invariants::check(sim).unwrap();
-    }
-    panic!("never happened");
-}
-
 fn child_started(sim: &Sim) -> bool {
     sim.st
         .tasks
@@ -76,7 +65,7 @@ fn child_started(sim: &Sim) -> bool {
 #[test]
 fn after_fork_both_mms_map_each_anon_page_read_only_and_file_pages_are_left_to_fault() {
     let mut sim = sim_of(QUIET_FORK);
-    step_until(&mut sim, child_started);
+    step_checked_until(&mut sim, child_started);
     assert_eq!(sim.st.counters.get(PROCESSES), 1);
     let (parent, child) = (&sim.st.mms[0], &sim.st.mms[1]);
     assert_eq!(child.vmas.len(), 2);
@@ -110,7 +99,7 @@ fn a_page_the_child_copies_points_to_the_childs_own_anon_vma() {
     // fork-cow-101: the child stores to heap page 0, which the parent still maps.
     let b = builtin::find("fork-cow-101").unwrap();
     let mut sim = sim_of(b.text);
-    step_until(&mut sim, |s| s.st.mms[1].pte(VMA_BASE_VPN).write());
+    step_checked_until(&mut sim, |s| s.st.mms[1].pte(VMA_BASE_VPN).write());
     let child = &sim.st.mms[1];
     let page = sim.st.frames.get(child.pte(VMA_BASE_VPN).pfn());
     let own = child.vmas[0].rmap_root;
@@ -132,13 +121,13 @@ fn a_page_the_child_copies_points_to_the_childs_own_anon_vma() {
 #[test]
 fn try_to_unmap_of_a_shared_cow_page_unmaps_it_from_both_processes() {
     let mut sim = sim_of(QUIET_FORK);
-    step_until(&mut sim, child_started);
+    step_checked_until(&mut sim, child_started);
     // The parent computes (CPU 0 is busy in user code): run try_to_unmap on top of it.
     let parent_task = sim.st.cpus[0].curr;
     assert_eq!(sim.st.tasks[parent_task as usize].mm(), Some(0));
     let pfn = sim.st.mms[0].pte(VMA_BASE_VPN + 1).pfn();
     sim.st.stacks[parent_task as usize].push(mmviz_engine::mm::rmap::TryToUnmap::frame(pfn), 0);
-    step_until(&mut sim, |s| s.st.counters.get(RMAP_UNMAPS) == 2);
+    step_checked_until(&mut sim, |s| s.st.counters.get(RMAP_UNMAPS) == 2);
     for mm in 0..2 {
         let pte = sim.st.mms[mm].pte(VMA_BASE_VPN + 1);
         assert!(pte.is_migration() && pte.pfn() == pfn, "mm {mm}: {pte:?}");
@@ -152,11 +141,11 @@ fn fork_cow_101_copies_shared_pages_and_reuses_an_unshared_one() {
     let mut sim = sim_of(b.text);
     let heap = VMA_BASE_VPN;
     let mut before: Vec<u32> = Vec::new();
-    step_until(&mut sim, child_started);
+    step_checked_until(&mut sim, child_started);
     for i in 0..4 {
         before.push(sim.st.mms[0].pte(heap + i).pfn());
     }
-    step_until(&mut sim, |s| s.st.counters.get(PGREUSE) == 1);
+    step_checked_until(&mut sim, |s| s.st.counters.get(PGREUSE) == 1);
     let c = &sim.st.counters;
     assert_eq!(c.get(COW_COPIES), 2);
     let parent = &sim.st.mms[0];
@@ -184,7 +173,7 @@ fn fork_cow_101_copies_shared_pages_and_reuses_an_unshared_one() {
 #[test]
 fn without_the_write_protect_the_invariant_catches_a_writable_shared_page() {
     let mut sim = sim_of(QUIET_FORK);
-    step_until(&mut sim, child_started);
+    step_checked_until(&mut sim, child_started);
     let vpn = VMA_BASE_VPN;
     let pte = sim.st.mms[1].pte(vpn);
     let writable = mmviz_engine::machine::Pte::present(pte.pfn(), true, true, true);

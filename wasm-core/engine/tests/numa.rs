@@ -4,12 +4,11 @@
 //! follow the number of CPUs running the process.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
-use mmviz_engine::counters::Counter;
 use mmviz_engine::engine::Sim;
 use mmviz_engine::machine::{TaskKind, TaskState};
 use mmviz_engine::patches::ToggleSet;
 use mmviz_engine::scenario;
-use mmviz_engine::testkit::TestScenario;
+use mmviz_engine::testkit::{counter, TestScenario};
 
 /// The nodes of most two-node test machines: one CPU and 64 pages each.
 const NODE0_64: &str = "cpus = [0]\nmem_pages = 64";
@@ -31,12 +30,6 @@ fn run_with(text: &str, params: &[(&str, i64)], toggles: &[(&str, &str)]) -> Sim
     let mut sim = Sim::new(&s, &t, false);
     while sim.step().is_some() {}
     sim
-}
-
-fn counter(sim: &Sim, name: &str) -> u64 {
-    sim.st
-        .counters
-        .get(Counter::from_name(name).unwrap_or_else(|| panic!("no counter {name}")))
 }
 
 /// The first user thread of the first process.

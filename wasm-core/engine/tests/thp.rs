@@ -3,11 +3,10 @@
 //! fault stands for its 512 pages and migrates them together; fork splits the PMD.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
-use mmviz_engine::counters::Counter;
 use mmviz_engine::engine::Sim;
 use mmviz_engine::patches::ToggleSet;
 use mmviz_engine::scenario;
-use mmviz_engine::testkit::TestScenario;
+use mmviz_engine::testkit::{counter, step_checked_until, TestScenario};
 
 fn sim_of(text: &str) -> Sim {
     let s = scenario::parse(text, &[]).unwrap();
@@ -23,29 +22,17 @@ fn run_checked(text: &str) -> Sim {
     sim
 }
 
-/// Steps (checking the invariants after each step) until `done` holds.
+/// The run of `text` at the first step where `done` holds (invariants checked each step).
 fn step_until(text: &str, done: impl Fn(&Sim) -> bool) -> Sim {
     let mut sim = sim_of(text);
-    for _ in 0..1_000_000 {
-        if done(&sim) {
-            return sim;
-        }
-        sim.step().expect("the run ended first");
-        mmviz_engine::invariants::check(&sim).unwrap();
-    }
-    panic!("never happened");
+    step_checked_until(&mut sim, done);
+    sim
 }
 
 /// Whether every page of mm 0's first VMA is mapped.
 fn heap_mapped(sim: &Sim) -> bool {
     let heap = &sim.st.mms[0].vmas[0];
     (heap.start..heap.end()).all(|v| sim.st.mms[0].pte(v).hw_present())
-}
-
-fn counter(sim: &Sim, name: &str) -> u64 {
-    sim.st
-        .counters
-        .get(Counter::from_name(name).unwrap_or_else(|| panic!("no counter {name}")))
 }
 
 /// Huge PMDs mapped by mm `mm`.

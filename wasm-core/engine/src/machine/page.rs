@@ -69,6 +69,16 @@ impl Page {
         last_cpupid: CPUPID_UNSET,
     };
 
+    /// A frame just allocated: one reference (the allocator's), not mapped yet.
+    pub const ALLOCATED: Page = Page {
+        flags: 0,
+        mapcount: 0,
+        refcount: 1,
+        mapping: NO_MAPPING,
+        index: 0,
+        last_cpupid: CPUPID_UNSET,
+    };
+
     /// Tests a flag.
     #[inline]
     pub fn has(&self, f: u16) -> bool {

@@ -798,14 +798,7 @@ fn mark(sim: &mut Sim, pfn: u32, order: u8, in_use: bool) {
         if in_use {
             sim.st.free.clear(p);
             sim.st.free_count[node] -= 1;
-            *sim.st.frames.get_mut(p) = crate::machine::Page {
-                flags: 0,
-                mapcount: 0,
-                refcount: 1,
-                mapping: crate::machine::NO_MAPPING,
-                index: 0,
-                last_cpupid: crate::machine::CPUPID_UNSET,
-            };
+            *sim.st.frames.get_mut(p) = crate::machine::Page::ALLOCATED;
         } else {
             *sim.st.frames.get_mut(p) = crate::machine::Page::FREE;
             sim.st.free.set(p);
