@@ -259,7 +259,12 @@ pub(crate) fn should_numa_migrate_memory(sim: &mut Sim, cpu: CpuId, pfn: u32) ->
             "S5",
             say!(
                 sim,
-                "a shared fault, the last one also from node {dst}, and thread {who} (pid {pid}) has no numa_group",
+                "{}, and thread {who} (pid {pid}) has no numa_group",
+                if unset {
+                    say!(sim, "the page's first hint fault (it has no last cpupid)")
+                } else {
+                    say!(sim, "a shared fault, the last one also from node {dst}")
+                },
                 who = sim.task_name(cpu)
             ),
         );
