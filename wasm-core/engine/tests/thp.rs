@@ -195,3 +195,49 @@ ops = [{ op = "random", vma = "heap", count = 100000, write_percent = 30, bulk =
     assert!(counter(&sim, "numa_hint_faults") >= 2);
     assert_eq!(counter(&sim, "numa_pages_migrated") % 512, 0);
 }
+
+/// System and busy (user + system) time of a run where one thread writes a 512-page heap
+/// once, with THP on or off and `numa_mem_scale` = `scale`.
+fn first_touch_ns(thp: bool, scale: u64) -> (f64, f64) {
+    let text = TestScenario::new()
+        .seed(1)
+        .knob("thp_enabled", thp)
+        .knob("numa_mem_scale", scale)
+        .two_nodes("cpus = [0]\nmem_pages = 2048", "cpus = [1]\nmem_pages = 2048")
+        .then(
+            r#"
+[[process]]
+name = "app"
+[[process.vma]]
+name = "heap"
+pages = 512
+[[process.thread]]
+cpu = 0
+ops = [{ op = "touch", vma = "heap", write = true }]
+"#,
+        )
+        .text();
+    let s = scenario::parse(&text, &[]).unwrap();
+    let r = mmviz_engine::run::run(&s, &ToggleSet::default()).unwrap();
+    let sys = r.value("sys_time_ns").unwrap();
+    (sys, sys + r.value("user_time_ns").unwrap())
+}
+
+#[test]
+fn a_first_touch_zeroes_its_pages_and_counts_numa_mem_scale_times() {
+    // Default costs: fault entry 600, alloc_page 250, clear_page 300, PTE/PMD write 10 ns.
+    // The profile counts the exception entry with the user code that faulted, so it is in
+    // the busy time and not in the system time.
+    let (entry, alloc, clear, write) = (600.0, 250.0, 300.0, 10.0);
+    // One huge fault: one order-9 allocation, clear_huge_page's 512 clears, one PMD write.
+    let huge = alloc + 512.0 * clear + write;
+    let ((sys1, busy1), (sys4, busy4)) = (first_touch_ns(true, 1), first_touch_ns(true, 4));
+    assert_eq!(sys4 - sys1, 3.0 * huge, "three more real huge faults per modelled one");
+    assert_eq!(busy4 - busy1, 3.0 * (entry + huge), "and three more exception entries");
+    assert!(sys1 >= huge);
+    // 512 4 KiB faults, each with its own allocation and clear.
+    let small = alloc + clear + write;
+    let ((sys1, busy1), (sys4, busy4)) = (first_touch_ns(false, 1), first_touch_ns(false, 4));
+    assert_eq!(sys4 - sys1, 3.0 * 512.0 * small, "three more real faults per modelled page");
+    assert_eq!(busy4 - busy1, 3.0 * 512.0 * (entry + small));
+}

@@ -255,7 +255,10 @@ crate::knobs! { Numa;
     /// machine's memory sets N. The scanner's byte sizes (`scan_size_mb`, the 2560 MB
     /// `MAX_SCAN_WINDOW`) and the v4.17 migration rate limit (128 MB per 100 ms) are divided
     /// by N, so scan windows per RSS, `task_scan_min`/`task_scan_max` and the share of the
-    /// heap marked or migrated per second are those of the full-size run. Times are not scaled.
+    /// heap marked or migrated per second are those of the full-size run. Kernel work done
+    /// per page counts N times, as each modelled page stands for N real ones: a page
+    /// fault's entry, a first touch (allocating and zeroing), a hint fault with the
+    /// migration it starts, the scanner's PTE updates. Other times are not scaled.
     MEM_SCALE => "numa_mem_scale", KnobKind::Int { min: 1, max: 1 << 20, scale: 1 }, Some(1),
 }
 

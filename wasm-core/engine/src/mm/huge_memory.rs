@@ -28,7 +28,7 @@ use crate::machine::mm::fresh_page_flags;
 use crate::machine::pgtable::PTRS_PER_PTE;
 use crate::machine::{pg, Pte};
 use crate::mech::core::ev as core_ev;
-use crate::mech::core::{ALLOC_PAGE_NS, ANON_FAULTS, PTE_WRITE_NS, PTL_NS};
+use crate::mech::core::{ALLOC_PAGE_NS, ANON_FAULTS, CLEAR_PAGE_NS, PTE_WRITE_NS, PTL_NS};
 use crate::mech::numa::ev as numa_ev;
 use crate::mech::numa::{NUMA_ACCOUNT_NS, NUMA_HINT_FAULTS, NUMA_HINT_FAULTS_LOCAL, SCAN_PTE_NS};
 use crate::mech::thp::{NUMA_HUGE_PTE_UPDATES, THP_ENABLED, THP_FAULT_ALLOC, THP_FAULT_FALLBACK, THP_SPLIT_PMD, TLB_IPI_NUMA_HUGE};
@@ -158,11 +158,10 @@ impl Function for DoHugePmdAnonymousPage {
         sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
         sim.st.counters.inc(THP_FAULT_ALLOC);
         sim.st.counters.inc(ANON_FAULTS);
-        // clear_huge_page: 512 pages zeroed.
-        sim.charge(
-            cpu,
-            u64::from(HPAGE_PMD_NR) * sim.cfg.costs[ALLOC_PAGE_NS] + sim.cfg.costs[PTE_WRITE_NS],
-        );
+        // One order-9 allocation, clear_huge_page zeroing its 512 pages, one PMD write;
+        // with numa_mem_scale N the modelled huge page stands for N real ones.
+        let ns = sim.cfg.costs[ALLOC_PAGE_NS] + u64::from(HPAGE_PMD_NR) * sim.cfg.costs[CLEAR_PAGE_NS] + sim.cfg.costs[PTE_WRITE_NS];
+        sim.charge_weighted(cpu, ns, sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE));
         let ev = Ev::new(core_ev::ANON_FAULT, F, "HA3").pte(pid, self.vpn).pfn(head).say(say!(
             sim,
             "First touch of {:#x}: a zeroed 2 MiB page is allocated on node {node} (pfns {head}..{}) and mapped by one PMD at {h:#x} (thp_fault_alloc += 1)",

@@ -18,7 +18,7 @@ use crate::kernel::sched::numa::{TaskNumaFault, TnfFlags};
 use crate::machine::mm::fresh_page_flags;
 use crate::machine::{pg, Pte};
 use crate::mech::core::ev as core_ev;
-use crate::mech::core::{ALLOC_PAGE_NS, DRAM_LOCAL_NS, PTE_COMPUTE_NS, PTE_WRITE_NS, PTL_NS};
+use crate::mech::core::{ALLOC_PAGE_NS, CLEAR_PAGE_NS, DRAM_LOCAL_NS, PTE_COMPUTE_NS, PTE_WRITE_NS, PTL_NS};
 use crate::mech::core::{ANON_FAULTS, OOM_STOPS};
 use crate::mech::fork::ev as fork_ev;
 use crate::mech::fork::{COW_COPIES, PGREUSE};
@@ -292,7 +292,10 @@ impl Function for DoAnonymousPage {
         sim.st.mms[mm as usize].set_pte(self.vpn, Pte::present(pfn, true, self.write, true));
         sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
         sim.st.counters.inc(ANON_FAULTS);
-        sim.charge(cpu, sim.cfg.costs[ALLOC_PAGE_NS] + sim.cfg.costs[PTE_WRITE_NS]);
+        // A zeroed page (alloc_zeroed_user_highpage_movable); with numa_mem_scale N the
+        // modelled page stands for N real ones, each faulted in and zeroed.
+        let ns = sim.cfg.costs[ALLOC_PAGE_NS] + sim.cfg.costs[CLEAR_PAGE_NS] + sim.cfg.costs[PTE_WRITE_NS];
+        sim.charge_weighted(cpu, ns, sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE));
         let ev = Ev::new(core_ev::ANON_FAULT, F, "A2").pte(pid, self.vpn).pfn(pfn).say(say!(
             sim,
             "First touch of {:#x}: a zeroed page is allocated on node {nid}{} (pfn {pfn}) and mapped",
