@@ -202,18 +202,7 @@ fn random_toucher(expect: &str) -> String {
     TestScenario::new()
         .seed(1)
         .node("cpus = [0]\nmem_pages = 256")
-        .then(
-            r#"
-[[process]]
-name = "app"
-[[process.vma]]
-name = "heap"
-pages = 64
-[[process.thread]]
-cpu = 0
-ops = [{ op = "random", vma = "heap", count = 60 }]
-"#,
-        )
+        .heap_process(64, &[(0, r#"[{ op = "random", vma = "heap", count = 60 }]"#)])
         .then(expect)
         .text()
 }

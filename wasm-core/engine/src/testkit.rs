@@ -107,6 +107,16 @@ impl TestScenario {
         self.distance("[[10, 21], [21, 10]]").node(node0).node(node1)
     }
 
+    /// One process `app` with a `heap` VMA of `pages` pages and a thread per `(cpu, ops)`
+    /// pair, pinned to that CPU and running `ops` (a TOML array of operations).
+    pub fn heap_process(self, pages: u32, threads: &[(u32, &str)]) -> Self {
+        let mut text = format!("[[process]]\nname = \"app\"\n[[process.vma]]\nname = \"heap\"\npages = {pages}\n");
+        for (cpu, ops) in threads {
+            let _ = write!(text, "[[process.thread]]\ncpu = {cpu}\nops = {ops}\n");
+        }
+        self.then(&text)
+    }
+
     /// What follows the machine: processes, chapters, expectations (TOML text).
     pub fn then(mut self, text: &str) -> Self {
         self.rest.push_str(text.trim_start_matches('\n'));

@@ -251,18 +251,7 @@ fn a_thread_with_no_free_page_anywhere_stops_and_the_summary_says_so() {
     let text = |mem: u32| {
         TestScenario::new()
             .node(&format!("cpus = [0]\nmem_pages = {mem}"))
-            .then(
-                r#"
-[[process]]
-name = "app"
-[[process.vma]]
-name = "heap"
-pages = 64
-[[process.thread]]
-cpu = 0
-ops = [{ op = "touch", vma = "heap" }]
-"#,
-            )
+            .heap_process(64, &[(0, r#"[{ op = "touch", vma = "heap" }]"#)])
             .text()
     };
     let mut small = Simulation::load(&text(16), &[], &[]).unwrap();

@@ -47,26 +47,13 @@ fn two_threads(thp: bool, node0: &str, first: &str, second: &str) -> String {
         .seed(5)
         .knob("thp_enabled", thp)
         .two_nodes(node0, "cpus = [1]\nmem_pages = 2048")
-        .then(&format!(
-            r#"
-[[process]]
-name = "app"
-[[process.vma]]
-name = "heap"
-pages = 1024
-[[process.thread]]
-cpu = 0
-ops = {first}
-[[process.thread]]
-cpu = 1
-ops = {second}
-"#
-        ))
+        .heap_process(1024, &[(0, first), (1, second)])
         .text()
 }
 
 const WRITE_HEAP: &str = r#"[{ op = "touch", vma = "heap", write = true }, { op = "compute", ns = 1000000 }]"#;
 const IDLE: &str = r#"[{ op = "compute", ns = 1000 }]"#;
+const SAMPLE_HEAP: &str = r#"[{ op = "random", vma = "heap", count = 100000, write_percent = 30, bulk = true }, { op = "loop" }]"#;
 
 #[test]
 fn a_first_touch_maps_2_mib_with_one_pmd_on_the_local_node() {
@@ -173,21 +160,7 @@ fn bulk_accesses_see_huge_pmds_change_through_faults_marking_and_migration() {
         .knob("thp_enabled", true)
         .knob("window_ms", 2500)
         .two_nodes("cpus = [0]\nmem_pages = 4096", "cpus = [1]\nmem_pages = 4096")
-        .then(
-            r#"
-[[process]]
-name = "app"
-[[process.vma]]
-name = "heap"
-pages = 1024
-[[process.thread]]
-cpu = 0
-ops = [{ op = "random", vma = "heap", count = 100000, write_percent = 30, bulk = true }, { op = "loop" }]
-[[process.thread]]
-cpu = 1
-ops = [{ op = "random", vma = "heap", count = 100000, write_percent = 30, bulk = true }, { op = "loop" }]
-"#,
-        )
+        .heap_process(1024, &[(0, SAMPLE_HEAP), (1, SAMPLE_HEAP)])
         .text();
     let sim = run_checked(&text);
     assert_eq!(counter(&sim, "thp_fault_alloc"), 2);
@@ -204,18 +177,7 @@ fn first_touch_ns(thp: bool, scale: u64) -> (f64, f64) {
         .knob("thp_enabled", thp)
         .knob("numa_mem_scale", scale)
         .two_nodes("cpus = [0]\nmem_pages = 2048", "cpus = [1]\nmem_pages = 2048")
-        .then(
-            r#"
-[[process]]
-name = "app"
-[[process.vma]]
-name = "heap"
-pages = 512
-[[process.thread]]
-cpu = 0
-ops = [{ op = "touch", vma = "heap", write = true }]
-"#,
-        )
+        .heap_process(512, &[(0, r#"[{ op = "touch", vma = "heap", write = true }]"#)])
         .text();
     let s = scenario::parse(&text, &[]).unwrap();
     let r = mmviz_engine::run::run(&s, &ToggleSet::default()).unwrap();
