@@ -287,6 +287,7 @@ impl Sim {
                     pgoff,
                     rmap_root: root,
                     prev: (next, v.pages),
+                    nohugepage: v.nohugepage,
                 });
                 next = (next + v.pages).div_ceil(512) * 512 + 512;
             }

@@ -469,6 +469,11 @@ pub struct VmaSpec {
     /// cache too). Default 100 for a `dirty = true` file VMA, else 0.
     #[schemars(with = "Option<NumOrParam>")]
     pub dirty_pct: Option<Num>,
+    /// Anon VMAs: `madvise(MADV_NOHUGEPAGE)` at start (`VM_NOHUGEPAGE`), so a first touch
+    /// never gets a huge page, whatever its size and `thp_enabled`. Stands for memory that
+    /// the real program has in mappings too small or too ragged for a 2 MiB page.
+    #[serde(default)]
+    pub nohugepage: bool,
     /// Make this many VMAs from this table: copy `i` (from 0) has every `{i}` in its
     /// `name`, `file` and `node` replaced by `i` (`name = "r{i}"`). Default: one, as written.
     #[schemars(with = "Option<NumOrParam>")]
@@ -767,6 +772,8 @@ pub struct VmaDef {
     pub file: Option<String>,
     /// Percent of the populated pages (the first ones) whose PTE starts dirty.
     pub dirty_pct: u8,
+    /// `VM_NOHUGEPAGE`: never a huge page.
+    pub nohugepage: bool,
 }
 
 /// A node before validation, from `[[machine.node]]` or a numactl text.
@@ -1854,6 +1861,13 @@ impl Resolver<'_> {
                         "`fs`, `dirty` and `file` apply only to `kind = \"file\"` VMAs",
                     ));
                 }
+                if kind == VmaKind::File && v.nohugepage {
+                    return Err(self.err(
+                        v.name.span(),
+                        format!("{vf}.nohugepage"),
+                        "`nohugepage` applies only to anonymous VMAs (file VMAs never get a huge page in the model)",
+                    ));
+                }
                 let dirty_pct = match &v.dirty_pct {
                     Some(n) => self.num(n, &format!("{vf}.dirty_pct"), 0, 100)? as u8,
                     None if v.dirty => 100,
@@ -1868,6 +1882,7 @@ impl Resolver<'_> {
                     dirty: v.dirty,
                     file: v.file.as_ref().map(|f| f.get_ref().clone()),
                     dirty_pct,
+                    nohugepage: v.nohugepage,
                 });
             }
             if total > 1 << 28 {

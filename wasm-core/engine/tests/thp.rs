@@ -84,6 +84,25 @@ fn a_first_touch_maps_2_mib_with_one_pmd_on_the_local_node() {
 }
 
 #[test]
+fn a_nohugepage_vma_takes_4_kib_pages_whatever_its_size() {
+    // The same 1,024-page heap with madvise(MADV_NOHUGEPAGE): VM_NOHUGEPAGE makes v4.17's
+    // transparent_hugepage_enabled() false, so each page faults on its own.
+    let text =
+        two_threads(true, "cpus = [0]\nmem_pages = 2048", WRITE_HEAP, IDLE).replace("pages = 1024\n", "pages = 1024\nnohugepage = true\n");
+    assert!(text.contains("nohugepage = true"));
+    let sim = step_until(&text, heap_mapped);
+    assert_eq!((counter(&sim, "thp_fault_alloc"), counter(&sim, "anon_faults")), (0, 1024));
+    assert_eq!(huge_pmds(&sim, 0), 0);
+    // A file VMA cannot carry it: the message names the field.
+    let bad = TestScenario::new()
+        .two_nodes("cpus = [0]\nmem_pages = 64", "cpus = [1]\nmem_pages = 64")
+        .then("[[process]]\nname = \"p\"\n[[process.vma]]\nname = \"f\"\nkind = \"file\"\npages = 4\nnohugepage = true\n[[process.thread]]\ncpu = 0\nops = [{ op = \"compute\", ns = 1 }]\n")
+        .text();
+    let e = scenario::parse(&bad, &[]).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("process[0].vma[0].nohugepage"), "{e}");
+}
+
+#[test]
 fn without_a_free_2_mib_block_on_the_node_the_fault_falls_back_to_4_kib_pages() {
     // 384 pages: the largest free block on node 0 is 256 pages (order 8), and the default
     // policy allows no other node for a huge page (__GFP_THISNODE).

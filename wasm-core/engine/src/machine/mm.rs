@@ -29,6 +29,8 @@ pub struct Vma {
     /// and length at first): a thread that still uses the old pointer (`access_old`)
     /// addresses `prev.0`, and `mmap` maps `prev.1` pages again.
     pub prev: (u32, u32),
+    /// `VM_NOHUGEPAGE` (`madvise(MADV_NOHUGEPAGE)`): no huge page on a first touch.
+    pub nohugepage: bool,
 }
 
 impl Vma {

@@ -54,8 +54,9 @@ pub fn haddr(vpn: u32) -> u32 {
 }
 
 /// Whether a first touch of `vpn` in `mm` tries a huge page: THP enabled, a private
-/// anonymous VMA, and the aligned 2 MiB inside it (v4.17 `do_huge_pmd_anonymous_page`'s
-/// range test; `transhuge_vma_suitable` from v4.19).
+/// anonymous VMA without `VM_NOHUGEPAGE` (v4.17 `transparent_hugepage_enabled`), and the
+/// aligned 2 MiB inside it (v4.17 `do_huge_pmd_anonymous_page`'s range test;
+/// `transhuge_vma_suitable` from v4.19).
 pub fn thp_vma_suitable(sim: &Sim, mm: u16, vpn: u32) -> bool {
     if !sim.cfg.knobs.on(THP_ENABLED) {
         return false;
@@ -66,7 +67,7 @@ pub fn thp_vma_suitable(sim: &Sim, mm: u16, vpn: u32) -> bool {
     };
     let v = &m.vmas[vi];
     let h = haddr(vpn);
-    v.kind == VmaKind::Anon && h >= v.start && h + HPAGE_PMD_NR <= v.end()
+    v.kind == VmaKind::Anon && !v.nohugepage && h >= v.start && h + HPAGE_PMD_NR <= v.end()
 }
 
 /// `split_huge_pmd(vma, pmd, address)` with the page split with it
