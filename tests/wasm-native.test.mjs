@@ -17,19 +17,34 @@ const mmviz = process.env.MMVIZ_BIN ?? path.join(root, 'target/debug/mmviz');
 const wasm = await import(path.join(pkg, 'mmviz.js'));
 await wasm.default({ module_or_path: readFileSync(path.join(pkg, 'mmviz_bg.wasm')) });
 
+/**
+ * Parameters for the comparison: a reproduction scenario with a `seconds` parameter runs
+ * SHORT_SECONDS simulated seconds here (the same code paths, a fraction of the steps: the npb
+ * runs alone took two of the test's two and a half minutes at their full 20 s).
+ */
+const SHORT_SECONDS = 5;
+function shortParams(text) {
+  const sim = new wasm.Simulation(text, {}, {});
+  const has = sim.summary().params.some((p) => p.name === 'seconds' && p.min <= SHORT_SECONDS && SHORT_SECONDS < p.value);
+  sim.free();
+  return has ? { seconds: SHORT_SECONDS } : {};
+}
+
 for (const { id, text } of wasm.builtinScenarios()) {
+  const params = shortParams(text);
+  const paramArgs = Object.entries(params).flatMap(([k, v]) => ['--param', `${k}=${v}`]);
   for (const delay of [false, true]) {
     test(`${id} with numa_delay_map=${delay}: native and wasm counters and event hashes agree`, () => {
       const native = JSON.parse(
-        execFileSync(mmviz, ['run', id, '--set', `numa_delay_map=${delay ? 'on' : 'off'}`, '--json', '--hash'], { encoding: 'utf8' }),
+        execFileSync(mmviz, ['run', id, '--set', `numa_delay_map=${delay ? 'on' : 'off'}`, ...paramArgs, '--json', '--hash'], { encoding: 'utf8' }),
       );
-      const headless = wasm.runCounters(text, { numa_delay_map: delay }, {});
+      const headless = wasm.runCounters(text, { numa_delay_map: delay }, params);
       assert.deepEqual(headless.counters, native.counters);
       assert.equal(headless.steps, native.steps);
       assert.match(native.event_hash, /^[0-9a-f]{16}$/);
-      assert.equal(wasm.eventHash(text, { numa_delay_map: delay }, {}), native.event_hash);
+      assert.equal(wasm.eventHash(text, { numa_delay_map: delay }, params), native.event_hash);
 
-      const sim = new wasm.Simulation(text, { numa_delay_map: delay }, {});
+      const sim = new wasm.Simulation(text, { numa_delay_map: delay }, params);
       const total = sim.summary().totalSteps;
       assert.equal(total, native.steps);
       sim.seek(total);
