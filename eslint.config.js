@@ -1,10 +1,10 @@
-// ESLint flat config for the mmviz UI (`npm run lint` = `eslint web`).
+// ESLint flat config for mmviz (`npm run lint` = `eslint web tests scripts`): the UI, its e2e harness, the Node tests and scripts.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
 const nodeGlobals = Object.fromEntries(
-  ['process', 'console', 'URL', 'Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'navigator', 'document', 'window', 'location', 'history', 'HTMLInputElement', 'Event', 'performance'].map(
+  ['process', 'console', 'URL', 'Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'navigator', 'document', 'window', 'location', 'history', 'HTMLInputElement', 'Event', 'performance', 'structuredClone'].map(
     (name) => [name, 'readonly'],
   ),
 );
@@ -55,7 +55,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [wasmPackagePattern] }] },
   },
   {
-    files: ['web/e2e/**/*.mjs', 'eslint.config.js'],
+    files: ['web/e2e/**/*.mjs', 'tests/**/*.mjs', 'scripts/**/*.mjs', 'eslint.config.js'],
     languageOptions: { globals: nodeGlobals, sourceType: 'module' },
   },
 );
