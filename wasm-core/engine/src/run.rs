@@ -221,14 +221,50 @@ pub fn event_hash(scenario: &Scenario, toggles: &ToggleSet) -> Result<u64, Error
 pub fn compare(scenario: &Scenario, base: &ToggleSet, id: &str) -> Result<Vec<(ToggleValue, RunResult)>, Error> {
     let patch =
         patches::find(id).ok_or_else(|| Error::Toggle(format!("unknown toggle `{id}` (known toggles: {})", patches::known_ids())))?;
-    let mut out = Vec::new();
+    let mut sets = Vec::new();
     for v in patch.values() {
         let mut t = base.clone();
         // Explicit: it wins over the scenario's own default.
         t.set(id, v.clone()).map_err(Error::Toggle)?;
-        out.push((v, run(scenario, &t)?));
+        sets.push(t);
     }
-    Ok(out)
+    Ok(patch.values().into_iter().zip(run_many(scenario, &sets)?).collect())
+}
+
+/// Runs `scenario` once per toggle set, results in the same order. Natively the runs
+/// share the machine's cores (each run is independent and deterministic, so the results
+/// are those of running them one after another); in wasm they run one after another.
+pub fn run_many(scenario: &Scenario, sets: &[ToggleSet]) -> Result<Vec<RunResult>, Error> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        if cores > 1 && sets.len() > 1 {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let slots: Vec<std::sync::Mutex<Option<Result<RunResult, Error>>>> = sets.iter().map(|_| std::sync::Mutex::new(None)).collect();
+            std::thread::scope(|s| {
+                for _ in 0..cores.min(sets.len()) {
+                    s.spawn(|| loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(t) = sets.get(i) else { break };
+                        let r = run(scenario, t);
+                        if let Ok(mut slot) = slots[i].lock() {
+                            *slot = Some(r);
+                        }
+                    });
+                }
+            });
+            return slots
+                .into_iter()
+                .map(|m| {
+                    // A run that panicked has already ended the scope with its panic.
+                    m.into_inner()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .unwrap_or_else(|| Err(Error::Step("a run of the batch did not finish".into())))
+                })
+                .collect();
+        }
+    }
+    sets.iter().map(|t| run(scenario, t)).collect()
 }
 
 /// Runs once per named preset, in the order given, each applied on top of `base`
@@ -239,7 +275,7 @@ pub fn compare_presets(
     names: &[&str],
     set: &[(String, ToggleValue)],
 ) -> Result<Vec<RunResult>, Error> {
-    let mut out = Vec::new();
+    let mut sets = Vec::new();
     for name in names {
         let mut t = base.clone();
         t.apply_preset(patches::find_preset(name).map_err(Error::Toggle)?)
@@ -247,9 +283,9 @@ pub fn compare_presets(
         for (id, v) in set {
             t.set(id, v.clone()).map_err(Error::Toggle)?;
         }
-        out.push(run(scenario, &t)?);
+        sets.push(t);
     }
-    Ok(out)
+    run_many(scenario, &sets)
 }
 
 /// One checked expectation.
@@ -268,7 +304,20 @@ pub struct ExpectOutcome {
 
 /// Runs every `[[expect]]` of `scenario` (each distinct toggle choice once).
 pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
-    let mut cache: Vec<(RunChoice, RunResult)> = Vec::new();
+    // Every distinct choice, in order of first use, run as one batch.
+    let mut choices: Vec<RunChoice> = Vec::new();
+    for e in &scenario.expects {
+        for c in std::iter::once(&e.choice).chain(e.vs.as_ref()) {
+            if !choices.contains(c) {
+                choices.push(c.clone());
+            }
+        }
+    }
+    let sets = choices
+        .iter()
+        .map(|c| c.toggles().map_err(Error::Toggle))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut cache: Vec<(RunChoice, RunResult)> = choices.into_iter().zip(run_many(scenario, &sets)?).collect();
     let mut measure = |choice: &RunChoice, e: &Expect, warnings: &mut Vec<String>| -> Result<f64, Error> {
         let result = match cache.iter().find(|(k, _)| k == choice) {
             Some((_, r)) => r.clone(),
