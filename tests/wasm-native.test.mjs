@@ -19,10 +19,11 @@ await wasm.default({ module_or_path: readFileSync(path.join(pkg, 'mmviz_bg.wasm'
 
 /**
  * Parameters for the comparison: a reproduction scenario with a `seconds` parameter runs
- * SHORT_SECONDS simulated seconds here, a fraction of its steps (the npb runs alone took two of
- * the test's two and a half minutes at their full 20 s). The npb runs still first-touch, scan,
- * hint-fault and migrate in 5 s (321,535 pages); numa-pmbench stops before its eater exits, so its
- * migrations and shootdowns are left to numa-delay-map-scale and the *-101 scenarios here.
+ * SHORT_SECONDS simulated seconds here, a fraction of its steps (the npb runs, 128 ranks for
+ * 108 s, take about 20 s each natively and 50 s in wasm at full length). The npb runs still
+ * first-touch, scan, hint-fault and migrate in 5 s (25,389 pages, 5.5 M steps); numa-pmbench
+ * stops before its eater exits, so its migrations and shootdowns are left to
+ * numa-delay-map-scale and the *-101 scenarios here.
  */
 const SHORT_SECONDS = 5;
 function shortParams(text) {
