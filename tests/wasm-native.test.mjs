@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { shortParams } from './short-params.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = path.join(root, 'web/src/wasm-pkg');
@@ -19,22 +20,15 @@ await wasm.default({ module_or_path: readFileSync(path.join(pkg, 'mmviz_bg.wasm'
 
 /**
  * Parameters for the comparison: a reproduction scenario with a `seconds` parameter runs
- * SHORT_SECONDS simulated seconds here, a fraction of its steps (the npb runs, 128 ranks for
- * 108 s, take about 20 s each natively and 50 s in wasm at full length). The npb runs still
+ * SHORT_SECONDS simulated seconds here (tests/short-params.mjs), a fraction of its steps (the
+ * npb runs, 128 ranks for 108 s, take about 16 s each natively and 22 s in wasm at full length;
+ * BENCHMARKS.md). The npb runs still
  * first-touch, scan, hint-fault and migrate in 5 s (25,389 pages, 5.5 M steps); numa-pmbench
  * stops before its eater exits, so its migrations and shootdowns are left to
  * numa-delay-map-scale and the *-101 scenarios here.
  */
-const SHORT_SECONDS = 5;
-function shortParams(text) {
-  const sim = new wasm.Simulation(text, {}, {});
-  const has = sim.summary().params.some((p) => p.name === 'seconds' && p.min <= SHORT_SECONDS && SHORT_SECONDS < p.value);
-  sim.free();
-  return has ? { seconds: SHORT_SECONDS } : {};
-}
-
 for (const { id, text } of wasm.builtinScenarios()) {
-  const params = shortParams(text);
+  const params = shortParams(wasm, text);
   const paramArgs = Object.entries(params).flatMap(([k, v]) => ['--param', `${k}=${v}`]);
   for (const delay of [false, true]) {
     test(`${id} with numa_delay_map=${delay}: native and wasm counters and event hashes agree`, () => {

@@ -13,6 +13,7 @@ import lzString from 'lz-string';
 import { chromium } from 'playwright-core';
 import { Lab } from './helper.mjs';
 import { startStaticServer } from './server.mjs';
+import { shortParams } from '../../tests/short-params.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distDir = join(here, '..', 'dist');
@@ -176,19 +177,6 @@ function finalCounters(id, toggles = {}, params = {}) {
   return wasm.runCounters(builtin.text, toggles, params);
 }
 
-/**
- * The parameters the every-built-in walk opens a scenario with: a reproduction scenario with a
- * `seconds` parameter runs SHORT_SECONDS simulated seconds (as in tests/wasm-native.test.mjs):
- * the npb runs take about a minute to prepare at their full 108 s, twice (here and in the lab).
- * Their numbers are checked by `mmviz check scenarios/`; this walk checks the lab shows them.
- */
-const SHORT_SECONDS = 5;
-function walkParams(text) {
-  const sim = new wasm.Simulation(text, {}, {});
-  const has = sim.summary().params.some((p) => p.name === 'seconds' && p.min <= SHORT_SECONDS && SHORT_SECONDS < p.value);
-  sim.free();
-  return has ? { seconds: SHORT_SECONDS } : {};
-}
 
 let server = null;
 let context;
@@ -455,7 +443,9 @@ describe('mmviz lab', () => {
     const lab = await newLab();
     await lab.openScenario(SCENARIO);
     for (const { id, text } of BUILTINS) {
-      const params = walkParams(text);
+      // Shortened (tests/short-params.mjs): the npb runs take about 40 s to prepare in the lab at
+      // their full 108 s, and as long again here in Node.
+      const params = shortParams(wasm, text);
       if (Object.keys(params).length === 0) await lab.openBuiltin(id);
       else {
         const query = Object.entries(params).map(([k, v]) => `&p.${k}=${v}`).join('');
