@@ -177,7 +177,6 @@ function finalCounters(id, toggles = {}, params = {}) {
   return wasm.runCounters(builtin.text, toggles, params);
 }
 
-
 let server = null;
 let context;
 let userDataDir;
@@ -443,8 +442,8 @@ describe('mmviz lab', () => {
     const lab = await newLab();
     await lab.openScenario(SCENARIO);
     for (const { id, text } of BUILTINS) {
-      // Shortened (tests/short-params.mjs): the npb runs take about 40 s to prepare in the lab at
-      // their full 108 s, and as long again here in Node.
+      // Shortened (tests/short-params.mjs): at their full 108 s the npb runs take about 40 s to
+      // prepare in the lab and 22 s to run here in Node.
       const params = shortParams(wasm, text);
       if (Object.keys(params).length === 0) await lab.openBuiltin(id);
       else {
