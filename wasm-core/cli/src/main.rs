@@ -602,14 +602,14 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
         let runs = run::compare_presets(&s, &base, &presets, &sets(&choice.set)?).map_err(fail)?;
         (json!({ "presets": presets }), presets.iter().map(|p| p.to_string()).collect(), runs)
     } else if !kernels.is_empty() {
-        let mut runs = Vec::new();
+        let mut sets = Vec::new();
         for k in &kernels {
-            let t = toggles(&Choice {
+            sets.push(toggles(&Choice {
                 kernel: Some((*k).to_string()),
                 ..choice.clone()
-            })?;
-            runs.push(run::run(&s, &t).map_err(fail)?);
+            })?);
         }
+        let runs = run::run_many(&s, &sets).map_err(fail)?;
         (json!({ "kernels": kernels }), kernels.iter().map(|k| k.to_string()).collect(), runs)
     } else {
         return Err(bad(
