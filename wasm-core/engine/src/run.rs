@@ -317,17 +317,14 @@ pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
         .iter()
         .map(|c| c.toggles().map_err(Error::Toggle))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut cache: Vec<(RunChoice, RunResult)> = choices.into_iter().zip(run_many(scenario, &sets)?).collect();
-    let mut measure = |choice: &RunChoice, e: &Expect, warnings: &mut Vec<String>| -> Result<f64, Error> {
-        let result = match cache.iter().find(|(k, _)| k == choice) {
-            Some((_, r)) => r.clone(),
-            None => {
-                let t = choice.toggles().map_err(Error::Toggle)?;
-                let r = run(scenario, &t)?;
-                cache.push((choice.clone(), r.clone()));
-                r
-            }
-        };
+    let results = run_many(scenario, &sets)?;
+    let measure = |choice: &RunChoice, e: &Expect, warnings: &mut Vec<String>| -> Result<f64, Error> {
+        // Every choice an expectation names is in `choices`, so it has a result.
+        let result = choices
+            .iter()
+            .position(|k| k == choice)
+            .and_then(|i| results.get(i))
+            .ok_or_else(|| Error::Step("an expectation's run is missing from the batch".into()))?;
         for w in result.warnings() {
             if !warnings.contains(&w) {
                 warnings.push(w);
