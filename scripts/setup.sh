@@ -13,6 +13,18 @@ if ! command -v cargo >/dev/null 2>&1; then
     echo "setup: Rust is missing; install it with rustup (https://rustup.rs) and run again" >&2; exit 2; fi
 fi
 
+# Debian's Chromium (for the browser tests) downloads while the Rust tools compile: it is
+# started first, in the background, and waited for at the end.
+browser_pid=""
+browser_log=""
+if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
+  say "installing Debian's Chromium for the browser tests (in the background)"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  browser_log=$(mktemp)
+  ( $sudo apt-get update && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium ) >"$browser_log" 2>&1 &
+  browser_pid=$!
+fi
+
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
@@ -32,10 +44,12 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 
-if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
-  say "installing Debian's Chromium for the browser tests"
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+if [ -n "$browser_pid" ]; then
+  if ! wait "$browser_pid"; then
+    cat "$browser_log" >&2
+    echo "setup: installing Chromium failed (its apt-get output is above)" >&2
+    exit 1
+  fi
+  say "Chromium installed"
 fi
 say "ready"

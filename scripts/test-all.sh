@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 export MMVIZ_BIN="${CARGO_TARGET_DIR:-target}/debug/mmviz"
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Each step prints the seconds since the start, so a slow step shows in the CI log.
+step() { printf '\n\033[1m== %s\033[0m (at %d s)\n' "$*" "$SECONDS"; }
 
 step "set-up"
 bash scripts/setup.sh --browser

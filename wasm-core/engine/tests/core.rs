@@ -27,36 +27,49 @@ fn toggle_sets() -> Vec<ToggleSet> {
 
 #[test]
 fn every_event_line_exists_in_the_listing_its_toggles_select() {
-    for b in BUILTINS {
-        for t in toggle_sets() {
-            let mut s = scenario::parse(b.text, &b.quick_params()).unwrap();
-            // Explicit toggles must win over the scenario's own defaults (and kernel) here.
-            s.toggles.clear();
-            s.kernel = None;
-            let mut sim = Sim::new(&s, &t, false);
-            let mut seen = BTreeSet::new();
-            while let Some(e) = sim.step_event() {
-                if seen.insert((e.function, e.line)) {
-                    let listing = registry::listing(e.function, &t).unwrap_or_else(|| {
-                        panic!(
-                            "{}: step {} ({}) names `{}`, which has no listing",
-                            b.id,
-                            e.step,
-                            e.kind.name(),
-                            e.function
-                        )
-                    });
-                    assert!(
-                        listing.lines.iter().any(|l| l.id == e.line),
-                        "{}: step {} ({}) is at {}:{}, a line the active listing ({}) does not have",
+    // One thread per built-in (the machine's cores share them); a failure in any fails the test.
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = BUILTINS
+            .iter()
+            .map(|b| scope.spawn(move || every_event_line_of_one_scenario_is_in_its_listing(b)))
+            .collect();
+        for r in runs {
+            if let Err(e) = r.join() {
+                std::panic::resume_unwind(e);
+            }
+        }
+    });
+}
+
+fn every_event_line_of_one_scenario_is_in_its_listing(b: &mmviz_engine::builtin::Builtin) {
+    for t in toggle_sets() {
+        let mut s = scenario::parse(b.text, &b.quick_params()).unwrap();
+        // Explicit toggles must win over the scenario's own defaults (and kernel) here.
+        s.toggles.clear();
+        s.kernel = None;
+        let mut sim = Sim::new(&s, &t, false);
+        let mut seen = BTreeSet::new();
+        while let Some(e) = sim.step_event() {
+            if seen.insert((e.function, e.line)) {
+                let listing = registry::listing(e.function, &t).unwrap_or_else(|| {
+                    panic!(
+                        "{}: step {} ({}) names `{}`, which has no listing",
                         b.id,
                         e.step,
                         e.kind.name(),
-                        e.function,
-                        e.line,
-                        listing.follows
-                    );
-                }
+                        e.function
+                    )
+                });
+                assert!(
+                    listing.lines.iter().any(|l| l.id == e.line),
+                    "{}: step {} ({}) is at {}:{}, a line the active listing ({}) does not have",
+                    b.id,
+                    e.step,
+                    e.kind.name(),
+                    e.function,
+                    e.line,
+                    listing.follows
+                );
             }
         }
     }
