@@ -43,7 +43,14 @@ fn access_indexes_follow_the_page_table(sim: &Sim) -> Result<(), String> {
     let nodes = sim.cfg.topo.pfn_ranges();
     for (mi, m) in sim.st.mms.iter().enumerate() {
         for ix in &m.access {
-            let again = crate::machine::access_index::AccessIndex::build(ix.start, ix.pages, nodes.clone(), |v| m.pte(v));
+            let again = crate::machine::access_index::AccessIndex::build(
+                ix.start,
+                ix.pages,
+                ix.pattern,
+                sim.cfg.topo.tlb_entries,
+                nodes.clone(),
+                |v| m.pte(v),
+            );
             if **ix != again {
                 return Err(format!(
                     "mm {mi}: the index of {:#x}..{:#x} counts {} load-slow and {} store-slow pages; the page table has {} and {}",

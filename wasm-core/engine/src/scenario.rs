@@ -853,6 +853,8 @@ pub enum Op {
         /// With `bulk`: real accesses each modelled one stands for (a scenario that models
         /// a sample of a working set's pages keeps each page's access rate).
         weight: u32,
+        /// How the pages are picked: uniformly, or pmbench's normal pattern.
+        pattern: crate::machine::access_index::Pattern,
     },
 }
 

@@ -11,7 +11,7 @@
 use crate::core::{Flow, Ret, Until};
 use crate::engine::{say, Sim};
 use crate::kernel::sched::numa::TICK_NS;
-use crate::machine::access_index::AccessIndex;
+use crate::machine::access_index::{AccessIndex, Pattern};
 use crate::machine::pg;
 use crate::mech::core::ev as core_ev;
 use crate::mech::core::{ACCESSES, TLB_MISSES, WORKLOAD_OPS};
@@ -298,10 +298,16 @@ impl UserMode {
                 count,
                 bulk: true,
                 weight,
-            } => return self.run(sim, cpu, vma, write_percent, weight, count - self.done.min(count)),
-            Op::Random { vma, write_percent, .. } => {
+                pattern,
+            } => return self.run(sim, cpu, vma, pattern, write_percent, weight, count - self.done.min(count)),
+            Op::Random {
+                vma,
+                write_percent,
+                pattern,
+                ..
+            } => {
                 let len = sim.st.mms[mm as usize].vmas[vma as usize].pages;
-                let page = sim.st.rng.random_range(0..len);
+                let page = pattern.draw(len, &mut sim.st.rng);
                 let write = sim.st.rng.random_range(0..100u8) < write_percent;
                 (vma_start(sim, vma) + page, write)
             }
@@ -427,21 +433,33 @@ impl UserMode {
 
     /// Starts a run of `bulk` random accesses to VMA `vma` (`left` still to make): as many
     /// as the time to the next tick holds, fewer when one before that finds its PTE slow
-    /// (`machine/access_index.rs`). Each access of a run picks a page uniformly, is a store
-    /// with `write_percent` % and is slow with the slow pages' share for its kind, so the
-    /// fast accesses before the first slow one are geometric. A run costs what its accesses
-    /// would on average: the DRAM latency of the node mix of the fast pages, and the walk
-    /// of a TLB miss for the share of pages the TLB cannot hold (uniform accesses over `n`
-    /// pages hit an LRU TLB of `e` entries with probability `e / n`). PTE changes other
+    /// (`machine/access_index.rs`). Each access of a run picks a page with `pattern`, is a
+    /// store with `write_percent` % and is slow with the slow pages' share of the draws for
+    /// its kind, so the fast accesses before the first slow one are geometric. A run costs
+    /// what its accesses would on average: the DRAM latency of the node mix of the fast
+    /// pages (weighed by their shares), and the walk of a TLB miss for the share of draws
+    /// the TLB cannot hold (an LRU TLB of `e` entries holds at best the `e` likeliest
+    /// pages: `e / n` of uniform accesses over `n` pages). PTE changes other
     /// CPUs make during a run are seen by the next one, at most a tick later. With a
     /// `weight` of `w`, each modelled access stands for `w` real ones to the working set
     /// the modelled pages sample: it takes `w` accesses' time and counts `w` workload
     /// operations, so each modelled page is accessed as often as a real one.
-    fn run(&mut self, sim: &mut Sim, cpu: CpuId, vma: u16, write_percent: u8, weight: u32, left: u64) -> (Ev, Flow<Frame>) {
+    #[allow(clippy::too_many_arguments)] // reason: the fields of one Op::Random, taken apart
+    fn run(
+        &mut self,
+        sim: &mut Sim,
+        cpu: CpuId,
+        vma: u16,
+        pattern: Pattern,
+        write_percent: u8,
+        weight: u32,
+        left: u64,
+    ) -> (Ev, Flow<Frame>) {
         let mm = sim.cpu_mm(cpu);
-        let i = access_index(sim, mm, vma);
+        let i = access_index(sim, mm, vma, pattern);
         let ix = &sim.st.mms[mm as usize].access[i];
-        let pages = u64::from(ix.pages.max(1));
+        // Sums of shares (page counts when uniform).
+        let pages = u64::from(ix.total().max(1));
         let wp = u64::from(write_percent);
         let slow = (100 - wp) * u64::from(ix.load_slow_pages()) + wp * u64::from(ix.store_slow_pages());
         let fast: u64 = ix.fast_on().iter().map(|&f| u64::from(f)).sum();
@@ -454,7 +472,7 @@ impl UserMode {
             .sum::<u64>()
             .checked_div(fast)
             .unwrap_or(0);
-        let misses = pages.saturating_sub(u64::from(sim.cfg.topo.tlb_entries));
+        let misses = pages.saturating_sub(u64::from(ix.tlb_held()));
         let walk_ps = (1 + sim.cfg.costs[PAGE_WALK_NS]) * 1000 * misses / pages;
         // Kept in `vpn` while the run lasts: up to 4.29 ms a modelled access (4096 accesses of
         // about 1 us at most, the `weight` limit).
@@ -537,10 +555,15 @@ impl UserMode {
     /// run's pages make on average.
     fn count_run(&mut self, sim: &mut Sim, task: u16, n: u64) {
         let mut weight = 1;
-        if let Some(&Op::Random { vma, weight: w, .. }) = Self::ops(sim, task).get(self.op as usize) {
+        if let Some(&Op::Random {
+            vma, weight: w, pattern, ..
+        }) = Self::ops(sim, task).get(self.op as usize)
+        {
             let mm = sim.st.tasks[task as usize].mm().unwrap_or(0);
-            let pages = u64::from(sim.st.mms[mm as usize].vmas[vma as usize].pages.max(1));
-            let misses = pages.saturating_sub(u64::from(sim.cfg.topo.tlb_entries));
+            let i = access_index(sim, mm, vma, pattern);
+            let ix = &sim.st.mms[mm as usize].access[i];
+            let pages = u64::from(ix.total().max(1));
+            let misses = pages.saturating_sub(u64::from(ix.tlb_held()));
             sim.st.counters.add(TLB_MISSES, n * misses / pages);
             weight = u64::from(w.max(1));
         }
@@ -550,15 +573,21 @@ impl UserMode {
         sim.st.counters.add(WORKLOAD_OPS, n * (weight - 1));
     }
 
-    /// The access a run ended at: a load or a store (weighed by the slow pages of each
-    /// kind) of a slow page drawn uniformly, through the TLB and the walk.
+    /// The access a run ended at: a load or a store (weighed by the slow pages' shares of
+    /// each kind) of a slow page drawn with the pattern, through the TLB and the walk.
     fn slow_access(&mut self, sim: &mut Sim, cpu: CpuId, before: String) -> (Ev, Flow<Frame>) {
         let task = sim.st.cpus[cpu as usize].curr;
-        let Some(&Op::Random { vma, write_percent, .. }) = Self::ops(sim, task).get(self.op as usize) else {
+        let Some(&Op::Random {
+            vma,
+            write_percent,
+            pattern,
+            ..
+        }) = Self::ops(sim, task).get(self.op as usize)
+        else {
             return (Ev::new(core_ev::OP_START, "user code", "E9").say(before), Flow::Continue);
         };
         let mm = sim.cpu_mm(cpu);
-        let i = access_index(sim, mm, vma);
+        let i = access_index(sim, mm, vma, pattern);
         let ix = &sim.st.mms[mm as usize].access[i];
         let wp = u64::from(write_percent);
         let (ls, ss) = (u64::from(ix.load_slow_pages()), u64::from(ix.store_slow_pages()));
@@ -709,6 +738,12 @@ pub const OPS: &[OpDef] = &[
                 1,
                 "With `bulk`: real accesses each modelled one stands for (it takes their time and counts as that many operations), for a scenario whose pages sample a larger working set; up to 4096.",
             ),
+            ArgDef::optional(
+                "stdev",
+                ArgKind::Int { min: 0, max: 1 << 31 },
+                0,
+                "0: pages are drawn uniformly. Else pmbench's `normal` pattern: page floor(n/2 + stdev * Z) of the VMA's n for a standard normal Z (n/2 when outside), `stdev` in pages.",
+            ),
         ],
         run: OpRun::User(|a| Op::Random {
             vma: a[0] as u16,
@@ -716,6 +751,7 @@ pub const OPS: &[OpDef] = &[
             write_percent: a[2] as u8,
             bulk: a[3] != 0,
             weight: a[4] as u32,
+            pattern: Pattern::from_stdev(a[5] as u32),
         }),
     },
     OpDef {
@@ -756,20 +792,26 @@ pub const OPS: &[OpDef] = &[
     },
 ];
 
-/// The position in `mm`'s access indexes of VMA `vma`'s, built from the page table when
-/// there is none or the VMA has moved or changed size since (an index of a range the VMA
-/// now overlaps is dropped).
-fn access_index(sim: &mut Sim, mm: u16, vma: u16) -> usize {
+/// The position in `mm`'s access indexes of VMA `vma`'s for `pattern`, built from the page
+/// table when there is none or the VMA has moved or changed size since (an index of another
+/// range the VMA now overlaps is dropped).
+fn access_index(sim: &mut Sim, mm: u16, vma: u16, pattern: Pattern) -> usize {
     let m = &sim.st.mms[mm as usize];
     let v = &m.vmas[vma as usize];
     let (start, pages) = (v.start, v.pages);
-    if let Some(i) = m.access.iter().position(|ix| ix.start == start && ix.pages == pages) {
+    if let Some(i) = m
+        .access
+        .iter()
+        .position(|ix| ix.start == start && ix.pages == pages && ix.pattern == pattern)
+    {
         return i;
     }
     let nodes = sim.cfg.topo.pfn_ranges();
+    let tlb = sim.cfg.topo.tlb_entries;
     let m = &mut sim.st.mms[mm as usize];
-    let ix = AccessIndex::build(start, pages, nodes, |vpn| m.pgtable.pte(vpn));
-    m.access.retain(|ix| ix.start + ix.pages <= start || start + pages <= ix.start);
+    let ix = AccessIndex::build(start, pages, pattern, tlb, nodes, |vpn| m.pgtable.pte(vpn));
+    m.access
+        .retain(|ix| (ix.start == start && ix.pages == pages) || ix.start + ix.pages <= start || start + pages <= ix.start);
     m.access.push(std::rc::Rc::new(ix));
     m.access.len() - 1
 }
