@@ -13,7 +13,6 @@ import lzString from 'lz-string';
 import { chromium } from 'playwright-core';
 import { Lab } from './helper.mjs';
 import { startStaticServer } from './server.mjs';
-import { shortParams } from '../../tests/short-params.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distDir = join(here, '..', 'dist');
@@ -441,10 +440,9 @@ describe('mmviz lab', () => {
   it('every built-in scenario opens, goes to its last step and back, and ends with the engine counters', async () => {
     const lab = await newLab();
     await lab.openScenario(SCENARIO);
-    for (const { id, text } of BUILTINS) {
-      // Shortened (tests/short-params.mjs): at their full 108 s the npb runs take about 40 s to
-      // prepare in the lab and 22 s to run here in Node.
-      const params = shortParams(wasm, text);
+    for (const { id, quick: params } of BUILTINS) {
+      // A long reproduction run opens with its `quick` parameters (builtin.rs), through a link
+      // (the npb runs at full size take about 40 s to prepare in the lab; BENCHMARKS.md).
       if (Object.keys(params).length === 0) await lab.openBuiltin(id);
       else {
         const query = Object.entries(params).map(([k, v]) => `&p.${k}=${v}`).join('');

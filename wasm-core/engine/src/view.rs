@@ -612,6 +612,10 @@ pub struct BuiltinView {
     pub title: String,
     /// The TOML text.
     pub text: &'static str,
+    /// Parameters that make it a short run with the same mechanisms at work, for tests
+    /// (empty when it is short already).
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, number>"))]
+    pub quick: std::collections::BTreeMap<&'static str, i64>,
 }
 
 /// Every built-in scenario, teaching ones first.
@@ -624,6 +628,7 @@ pub fn builtin_views() -> Vec<BuiltinView> {
                 .map(|s| s.title)
                 .unwrap_or_else(|_| b.id.to_string()),
             text: b.text,
+            quick: b.quick.iter().copied().collect(),
         })
         .collect()
 }

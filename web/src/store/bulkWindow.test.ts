@@ -152,7 +152,7 @@ function windowedEngine(options: { auto: boolean; knownEvents: boolean }) {
   const engine: SimEngine = {
     kind: 'fake',
     patches: () => [],
-    builtinScenarios: () => [{ id: 'big', title: 'big', text: 'big' }],
+    builtinScenarios: () => [{ id: 'big', title: 'big', text: 'big', quick: {} }],
     mechanisms: () => [],
     kernelVersions: () => [],
     kernels: () => [],

@@ -16,4 +16,9 @@ title: string,
 /**
  * The TOML text.
  */
-text: string, };
+text: string, 
+/**
+ * Parameters that make it a short run with the same mechanisms at work, for tests
+ * (empty when it is short already).
+ */
+quick: Record<string, number>, };
