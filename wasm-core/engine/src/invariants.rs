@@ -53,13 +53,13 @@ fn access_indexes_follow_the_page_table(sim: &Sim) -> Result<(), String> {
             );
             if **ix != again {
                 return Err(format!(
-                    "mm {mi}: the index of {:#x}..{:#x} counts {} load-slow and {} store-slow pages; the page table has {} and {}",
+                    "mm {mi}: the index of {:#x}..{:#x} counts {} load-slow and {} store-slow shares (pages when uniform); the page table has {} and {}",
                     ix.start,
                     ix.start + ix.pages,
-                    ix.load_slow_pages(),
-                    ix.store_slow_pages(),
-                    again.load_slow_pages(),
-                    again.store_slow_pages()
+                    ix.load_slow_share(),
+                    ix.store_slow_share(),
+                    again.load_slow_share(),
+                    again.store_slow_share()
                 ));
             }
         }

@@ -461,7 +461,7 @@ impl UserMode {
         // Sums of shares (page counts when uniform).
         let pages = u64::from(ix.total().max(1));
         let wp = u64::from(write_percent);
-        let slow = (100 - wp) * u64::from(ix.load_slow_pages()) + wp * u64::from(ix.store_slow_pages());
+        let slow = (100 - wp) * u64::from(ix.load_slow_share()) + wp * u64::from(ix.store_slow_share());
         let fast: u64 = ix.fast_on().iter().map(|&f| u64::from(f)).sum();
         let nodes = &sim.cfg.topo.nodes;
         let dram_ps: u64 = ix
@@ -590,7 +590,7 @@ impl UserMode {
         let i = access_index(sim, mm, vma, pattern);
         let ix = &sim.st.mms[mm as usize].access[i];
         let wp = u64::from(write_percent);
-        let (ls, ss) = (u64::from(ix.load_slow_pages()), u64::from(ix.store_slow_pages()));
+        let (ls, ss) = (u64::from(ix.load_slow_share()), u64::from(ix.store_slow_share()));
         let total = (100 - wp) * ls + wp * ss;
         if total == 0 {
             // Another CPU has made every page fast since the run was drawn.

@@ -24,14 +24,14 @@ use super::pte::Pte;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Fenwick {
     tree: Vec<u32>,
-    ones: u32,
+    sum: u32,
 }
 
 impl Fenwick {
     fn new(n: usize) -> Fenwick {
         Fenwick {
             tree: vec![0; n + 1],
-            ones: 0,
+            sum: 0,
         }
     }
 
@@ -39,7 +39,7 @@ impl Fenwick {
     fn add(&mut self, i: u32, d: i64) {
         // Two's complement: adding the low 32 bits of a negative `d` subtracts.
         let d = d as u32;
-        self.ones = self.ones.wrapping_add(d);
+        self.sum = self.sum.wrapping_add(d);
         let mut i = i as usize + 1;
         while i < self.tree.len() {
             self.tree[i] = self.tree[i].wrapping_add(d);
@@ -273,13 +273,13 @@ impl AccessIndex {
     }
 
     /// Shares of the pages a load would find slow (their count when uniform).
-    pub fn load_slow_pages(&self) -> u32 {
-        self.load.ones
+    pub fn load_slow_share(&self) -> u32 {
+        self.load.sum
     }
 
     /// Shares of the pages a store would find slow (their count when uniform).
-    pub fn store_slow_pages(&self) -> u32 {
-        self.store.ones
+    pub fn store_slow_share(&self) -> u32 {
+        self.store.sum
     }
 
     /// Shares of the pages a load can use as they are, per node (in node order).
@@ -308,7 +308,7 @@ mod tests {
         // Pages 0..10 at vpn 100; pfns 0..8 on node 0, 8..16 on node 1.
         let mut ptes: Vec<Pte> = (0..10).map(|i| if i % 3 == 0 { Pte::NONE } else { present(i) }).collect();
         let mut ix = AccessIndex::build(100, 10, Pattern::Uniform, 4, vec![(0, 8), (8, 16)], |v| ptes[(v - 100) as usize]);
-        assert_eq!(ix.load_slow_pages(), 4); // 0, 3, 6, 9
+        assert_eq!(ix.load_slow_share(), 4); // 0, 3, 6, 9
         assert_eq!(ix.fast_on(), &[5, 1]);
         assert_eq!((0..4).map(|k| ix.slow_page(false, k)).collect::<Vec<_>>(), vec![100, 103, 106, 109]);
         // A clean PTE is slow for a store only; PROT_NONE for both.
@@ -321,8 +321,8 @@ mod tests {
             ix.update(100 + i, ptes[i as usize], new);
             ptes[i as usize] = new;
         }
-        assert_eq!(ix.load_slow_pages(), 4); // 2, 3, 6, 9
-        assert_eq!(ix.store_slow_pages(), 5); // 1, 2, 3, 6, 9
+        assert_eq!(ix.load_slow_share(), 4); // 2, 3, 6, 9
+        assert_eq!(ix.store_slow_share(), 5); // 1, 2, 3, 6, 9
         assert_eq!(
             (0..5).map(|k| ix.slow_page(true, k)).collect::<Vec<_>>(),
             vec![101, 102, 103, 106, 109]
@@ -376,7 +376,7 @@ mod tests {
         ptes[4] = Pte::NONE; // the middle page is slow
         ptes[0] = Pte::NONE; // an edge page too
         let mut ix = AccessIndex::build(0, 9, p, 3, vec![(0, 16)], |v| ptes[v as usize]);
-        assert_eq!(ix.load_slow_pages(), shares[0] + shares[4]);
+        assert_eq!(ix.load_slow_share(), shares[0] + shares[4]);
         assert_eq!(ix.fast_on(), &[ix.total() - shares[0] - shares[4]]);
         // The slow shares in page order: page 0's units, then page 4's.
         assert_eq!(ix.slow_page(false, 0), 0);
@@ -386,7 +386,7 @@ mod tests {
         assert_eq!(ix.tlb_held(), shares[3] + shares[4] + shares[5]);
         ix.update(4, ptes[4], present(4));
         ptes[4] = present(4);
-        assert_eq!(ix.load_slow_pages(), shares[0]);
+        assert_eq!(ix.load_slow_share(), shares[0]);
         assert_eq!(ix, AccessIndex::build(0, 9, p, 3, vec![(0, 16)], |v| ptes[v as usize]));
     }
 }
