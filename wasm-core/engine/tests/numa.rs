@@ -719,14 +719,15 @@ fn a_task_away_from_its_memory_moves_to_an_idle_cpu_of_its_preferred_node() {
     assert_eq!(counter(&pinned, "numa_task_migrated"), 0);
 }
 
-/// numa-pmbench's kernel time does not depend on `scale`: a modelled hint fault stands
+/// numa-pmbench's kernel time stays close across `scale`: a modelled hint fault stands
 /// for 256 / scale real ones and its CPU time counts that many times, so `try_to_unmap`'s
-/// share and the throughput gain of the patch stay put as `scale` doubles, and the share's
+/// share (within 20 %) and the throughput gain of the patch (within 2 points) hold as `scale`
+/// doubles, and the share's
 /// fall stays in the published range (6.02 % -> 0.47 %, 13-fold). (The gain is +2 to +4 %
 /// where +5.5 % was published: the model's flush is cheaper than the published share
 /// implies, and only the fall was calibrated.)
 #[test]
-fn pmbench_kernel_shares_and_throughput_gain_do_not_depend_on_scale() {
+fn pmbench_kernel_shares_and_throughput_gain_stay_close_across_scales() {
     let text = mmviz_engine::builtin::find("numa-pmbench").unwrap().text;
     let run = |scale: i64, on: bool| {
         let s = scenario::parse(text, &[("scale".to_string(), scale)]).unwrap();
