@@ -816,7 +816,7 @@ impl Sim {
         let interrupt = frame.is_interrupt();
         if self.profiling {
             // The line's cost belongs to the stack that ran it, before any call or return.
-            let who = who(&self.st.tasks[t]);
+            let who = who_on(&self.st.cpus[cpu as usize], &self.st.tasks[t]);
             self.st.prof.charge(cpu as usize, self.st.cpus[cpu as usize].clock, who, &stack);
             let extra = std::mem::take(&mut self.st.cpus[cpu as usize].extra);
             if extra > 0 {
@@ -865,7 +865,7 @@ impl Sim {
     fn charge_profile(&mut self, c: usize) {
         if self.profiling {
             let t = self.st.cpus[c].curr as usize;
-            let who = who(&self.st.tasks[t]);
+            let who = who_on(&self.st.cpus[c], &self.st.tasks[t]);
             self.st.prof.charge(c, self.st.cpus[c].clock, who, &self.st.stacks[t]);
         }
     }
@@ -1062,11 +1062,17 @@ impl Sim {
     /// queue. Touches only the woken tasks' CPUs (no scan of the machine).
     fn wake_queue(&mut self, id: LockId, policy: WakePolicy, now: u64) {
         let st = &mut self.st;
+        let profiling = self.profiling;
         let mut waited = 0;
         st.locks.wake(id, policy, |task, since| {
             waited += now.saturating_sub(since);
             let t = &mut st.tasks[task as usize];
             let c = &mut st.cpus[t.cpu as usize];
+            if profiling && matches!(c.wait, Wait::PageUnlock(_)) {
+                // The wait so far is iowait, before the CPU stops waiting.
+                st.prof
+                    .charge(t.cpu as usize, now, crate::profile::Who::Blocked, &st.stacks[task as usize]);
+            }
             if t.state == TaskState::Sleeping(None) {
                 // try_to_wake_up: back on the run queue of the CPU it slept on.
                 t.state = TaskState::Runnable;
@@ -1170,6 +1176,16 @@ impl Sim {
         } else {
             Err(RunError::Deadlock(stuck.join(", ")))
         }
+    }
+}
+
+/// What `cpu`'s time goes to while `task` runs there, for the profile: iowait while the
+/// task waits for a page under migration (the kernel sleeps there), else what `task` is.
+fn who_on(cpu: &Cpu, task: &Task) -> crate::profile::Who {
+    if matches!(cpu.wait, Wait::PageUnlock(_)) {
+        crate::profile::Who::Blocked
+    } else {
+        who(task)
     }
 }
 
@@ -1289,5 +1305,44 @@ ops = [{ op = "compute", ns = 100000 }]
             "it stops spinning when the lock is released"
         );
         assert!(sim.lock(1, id, 0), "and now takes it");
+    }
+
+    /// A thread waiting for a page under migration keeps its CPU in the model, but the
+    /// kernel sleeps there (io_schedule): the wait is iowait, not system time, and no
+    /// function's; a spinning waiter's time stays system time.
+    #[test]
+    fn a_wait_for_a_page_under_migration_is_iowait_and_spinning_is_system_time() {
+        let mut sim = sim();
+        sim.profiling = true;
+        let pfn = 0;
+        sim.st.frames.get_mut(pfn).flags |= pg::LOCKED;
+        let waiter = sim.st.cpus[1].curr;
+        // The waiter is in the kernel (a fault) when it waits.
+        sim.st.stacks[waiter as usize].push(crate::mm::memory::HandleMmFault::frame(0, false), NO_CAUSE);
+        sim.charge_profile(1);
+        let (sys0, io0) = (sim.st.prof.sys_ns, sim.st.prof.iowait_ns);
+        let fault0 = sim.st.prof.time_in("handle_pte_fault");
+        sim.block(1, waiter, Until::PageUnlocked(pfn));
+        assert_eq!(sim.st.cpus[1].wait, Wait::PageUnlock(pfn), "the waiter keeps CPU 1");
+        sim.charge(0, 7_000);
+        sim.unlock_page(0, pfn);
+        assert_eq!(sim.st.cpus[1].wait, Wait::None, "woken by the unlock");
+        assert!(
+            sim.st.prof.iowait_ns - io0 >= 7_000,
+            "the wait is iowait: {}",
+            sim.st.prof.iowait_ns - io0
+        );
+        assert_eq!(sim.st.prof.sys_ns, sys0, "and not system time");
+        assert_eq!(sim.st.prof.time_in("handle_pte_fault"), fault0, "nor any function's");
+        // The same wait spinning on a lock is system time of the waiting function.
+        let id = LockId::ptl(0, 0);
+        assert!(sim.lock(0, id, 0));
+        assert!(!sim.lock(1, id, 0));
+        sim.block(1, waiter, Until::Lock(id));
+        sim.charge(0, 4_000);
+        sim.unlock(0, id, 0);
+        sim.charge_profile(1);
+        assert!(sim.st.prof.sys_ns - sys0 >= 4_000, "spinning is system time");
+        assert!(sim.st.prof.time_in("handle_pte_fault") - fault0 >= 4_000);
     }
 }

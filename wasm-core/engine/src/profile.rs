@@ -4,7 +4,10 @@
 //! task's stack at the time (a function "and its callees", the way `perf report
 //! --children` reads). Waiting counts where the kernel's CPU would be busy: spinning on a
 //! lock and waiting for flush acknowledgements are kernel time of the waiting function;
-//! a sleeping task uses no CPU.
+//! a sleeping task uses no CPU. A task waiting for a page under migration
+//! (`migration_entry_wait`) stays on its CPU in the model, but the kernel sleeps there in
+//! `io_schedule`, so that time is iowait ([`Who::Blocked`]): neither user nor system time,
+//! and no function's.
 //!
 //! Off by default (the lab does not need it); `run::run` turns it on, so `mmviz run`,
 //! `compare` and `[[expect]]` see metrics such as a share of time in `try_to_unmap`.
@@ -28,6 +31,8 @@ pub struct Profile {
     pub kthread_ns: u64,
     /// Idle CPUs.
     pub idle_ns: u64,
+    /// User threads waiting where the kernel would sleep in `io_schedule` (iowait).
+    pub iowait_ns: u64,
     /// Per CPU: the clock up to which its time has been charged.
     accounted: Vec<u64>,
     /// Per CPU: time ahead that was charged already (`charge_extra`) and must not be
@@ -44,6 +49,9 @@ pub enum Who {
     Kthread,
     /// An idle task.
     Idle,
+    /// A user thread waiting on its CPU for a page under migration, where the kernel
+    /// sleeps (`io_schedule`): iowait.
+    Blocked,
 }
 
 impl Profile {
@@ -55,6 +63,7 @@ impl Profile {
             sys_ns: 0,
             kthread_ns: 0,
             idle_ns: 0,
+            iowait_ns: 0,
             accounted: vec![0; nr_cpus],
             skip: vec![0; nr_cpus],
         }
@@ -78,6 +87,7 @@ impl Profile {
                 }
             }
             Who::Idle => self.idle_ns += ns,
+            Who::Blocked => self.iowait_ns += ns,
         }
     }
 
@@ -109,6 +119,7 @@ impl Profile {
         let d = now - from - skip;
         match who {
             Who::Idle => self.idle_ns += d,
+            Who::Blocked => self.iowait_ns += d,
             Who::Kthread => {
                 self.kthread_ns += d;
                 for f in stack.iter() {
@@ -157,9 +168,9 @@ impl Profile {
         self.user_ns + self.sys_ns + self.kthread_ns
     }
 
-    /// Every CPU's time charged so far, idle included, ns.
+    /// Every CPU's time charged so far, idle and iowait included, ns.
     pub fn total_ns(&self) -> u64 {
-        self.busy_ns() + self.idle_ns
+        self.busy_ns() + self.idle_ns + self.iowait_ns
     }
 
     /// The share of busy CPU time spent in `function` and its callees, in percent

@@ -170,6 +170,7 @@ pub fn profile_table(runs: &[(String, &RunResult)]) -> String {
         ("user", "user_time_ns"),
         ("system", "sys_time_ns"),
         ("kernel threads", "kthread_time_ns"),
+        ("iowait (not busy)", "iowait_time_ns"),
     ] {
         line(&mut s, label, &|r: &RunResult| r.metrics.get(name).copied().unwrap_or(0.0));
     }

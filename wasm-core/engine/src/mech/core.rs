@@ -187,13 +187,21 @@ const METRICS: &[MetricDef] = &[
         name: "sys_time_ns",
         doc: "CPU time user threads spent in the kernel (system time, as `time` reports it): \
               kernel code, spinning on locks, waiting for flush acknowledgements, IPI handlers \
-              that interrupted them. Needs a profiled run (`mmviz run`, `[[expect]]`).",
+              that interrupted them; not the wait for a page under migration, which the kernel \
+              sleeps through (iowait_time_ns). Needs a profiled run (`mmviz run`, `[[expect]]`).",
         value: |sim| sim.profiling.then_some(sim.st.prof.sys_ns as f64),
     },
     MetricDef {
         name: "user_time_ns",
         doc: "CPU time user threads spent in user code.",
         value: |sim| sim.profiling.then_some(sim.st.prof.user_ns as f64),
+    },
+    MetricDef {
+        name: "iowait_time_ns",
+        doc: "Time user threads waited for a page under migration (migration_entry_wait). The \
+              model keeps the thread on its CPU meanwhile; the kernel sleeps in io_schedule, so \
+              /proc/stat counts it as iowait, not as user or system time.",
+        value: |sim| sim.profiling.then_some(sim.st.prof.iowait_ns as f64),
     },
     MetricDef {
         name: "kthread_time_ns",
