@@ -123,6 +123,28 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Where two runs first part: step both side by side and print the first step whose
+    /// events differ (CPU, task, event, function, code line, what it touched), with both
+    /// events. A and B are a toggle's two values (`--toggle ID`, `--values A,B` for an enum),
+    /// two presets (`--preset A,B`) or two kernels (`--kernel vA,vB`).
+    Diverge {
+        /// Scenario file or built-in id.
+        scenario: String,
+        /// The toggle whose values A and B take.
+        #[arg(long)]
+        toggle: Option<String>,
+        /// With `--toggle`: the two values to compare (default: its first two, off and on).
+        #[arg(long, value_name = "A,B")]
+        values: Option<String>,
+        #[command(flatten)]
+        choice: Choice,
+        /// Override a scenario parameter: NAME=VALUE (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        param: Vec<String>,
+        /// Print JSON: `{"scenario", "a", "b", "step", "compared", "reason", "events": [a, b]}`.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check the [[expect]] assertions of scenario files or folders (default: the built-ins).
     Check {
         /// Files, folders or built-in ids.
@@ -323,6 +345,14 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             columns: columns.as_deref(),
             json,
         }),
+        Cmd::Diverge {
+            scenario,
+            toggle,
+            values,
+            choice,
+            param,
+            json,
+        } => diverge(&scenario, toggle.as_deref(), values.as_deref(), &choice, &param, json),
         Cmd::Check { scenarios, seeds } => check(&scenarios, seeds),
         Cmd::Mechanisms { json } => {
             let ms = mmviz_engine::view::mechanism_views();
@@ -652,6 +682,144 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
         }
         if out.profile {
             out!("{}", run::profile_table(&cols));
+        }
+    }
+    Ok(())
+}
+
+/// A and B of `mmviz diverge`: their labels and toggle sets.
+fn two_choices(toggle: Option<&str>, values: Option<&str>, choice: &Choice) -> Result<[(String, ToggleSet); 2], Fail> {
+    let presets = choice.preset.as_deref().map(list).unwrap_or_default();
+    let kernels = choice.kernel.as_deref().map(list).unwrap_or_default();
+    let varied = usize::from(toggle.is_some()) + usize::from(presets.len() > 1) + usize::from(kernels.len() > 1);
+    if varied != 1 {
+        return Err(bad(
+            "diverge compares two runs that differ in one thing: --toggle ID [--values A,B], --preset A,B or --kernel vA,vB",
+        ));
+    }
+    let pair = |sets: Vec<(String, ToggleSet)>| -> Result<[(String, ToggleSet); 2], Fail> {
+        let n = sets.len();
+        <[(String, ToggleSet); 2]>::try_from(sets).map_err(|_| {
+            bad(format!(
+                "diverge compares exactly two runs, not {n}: name two values, presets or kernels"
+            ))
+        })
+    };
+    if let Some(id) = toggle {
+        let patch =
+            patches::find(id).ok_or_else(|| bad(format!("--toggle: unknown toggle `{id}` (known toggles: {})", patches::known_ids())))?;
+        let vals: Vec<ToggleValue> = match values {
+            Some(v) => list(v)
+                .into_iter()
+                .map(|x| patch.parse_value(x).map_err(|e| bad(format!("--values {x}: {e}"))))
+                .collect::<Result<_, _>>()?,
+            None if patch.values().len() == 2 => patch.values(),
+            None => {
+                return Err(bad(format!(
+                    "--toggle {id} has {} values ({}): pick two with --values A,B",
+                    patch.values().len(),
+                    patch.values().iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+                )))
+            }
+        };
+        let base = toggles(choice)?;
+        return pair(
+            vals.into_iter()
+                .map(|v| {
+                    let mut t = base.clone();
+                    t.set(id, v.clone()).map_err(|e| bad(format!("--toggle {id}: {e}")))?;
+                    Ok((format!("{id}={v}"), t))
+                })
+                .collect::<Result<_, Fail>>()?,
+        );
+    }
+    if presets.len() > 1 {
+        return pair(
+            presets
+                .iter()
+                .map(|p| {
+                    let t = toggles(&Choice {
+                        preset: Some((*p).to_string()),
+                        ..choice.clone()
+                    })?;
+                    Ok((p.to_string(), t))
+                })
+                .collect::<Result<_, Fail>>()?,
+        );
+    }
+    pair(
+        kernels
+            .iter()
+            .map(|k| {
+                let t = toggles(&Choice {
+                    kernel: Some((*k).to_string()),
+                    ..choice.clone()
+                })?;
+                Ok((k.to_string(), t))
+            })
+            .collect::<Result<_, Fail>>()?,
+    )
+}
+
+/// The event of step `step` of a run (narrated), replayed from the start.
+fn event_at(s: &Scenario, t: &ToggleSet, step: u64) -> Option<mmviz_engine::trace::Event> {
+    let mut sim = Sim::new(s, t, false);
+    while sim.st.step < step {
+        sim.step()?;
+    }
+    sim.recording = true;
+    sim.step_event()
+}
+
+/// `mmviz diverge`: the first step where two runs of one scenario differ.
+fn diverge(scenario: &str, toggle: Option<&str>, values: Option<&str>, choice: &Choice, param: &[String], json: bool) -> Result<(), Fail> {
+    let (name, s) = load(scenario, param)?;
+    let [(la, ta), (lb, tb)] = two_choices(toggle, values, choice)?;
+    let d = mmviz_engine::diverge::DivergenceSearch::new(&s, &ta, &tb).run();
+    let events: Vec<Option<mmviz_engine::trace::Event>> = match d.step {
+        Some(step) => vec![event_at(&s, &ta, step), event_at(&s, &tb, step)],
+        None => Vec::new(),
+    };
+    if json {
+        let evs: Vec<Value> = events
+            .iter()
+            .map(|e| match e {
+                Some(e) => json!({ "step": e.step, "time_ns": e.time_ns, "cpu": e.cpu, "kind": e.kind.name(),
+                    "function": e.function, "line": e.line, "narration": e.narration }),
+                None => Value::Null,
+            })
+            .collect();
+        outln!(
+            "{}",
+            to_json(&json!({ "scenario": s.id, "a": la, "b": lb, "step": d.step, "compared": d.compared,
+                "reason": d.reason, "events": evs }))
+        );
+        return Ok(());
+    }
+    let Some(step) = d.step else {
+        outln!("{name}: {la} and {lb} take the same {} steps: the runs never differ", d.compared);
+        return Ok(());
+    };
+    outln!(
+        "{name}: {la} and {lb} first differ at step {step} (steps 0 to {} are the same)",
+        step.saturating_sub(1)
+    );
+    if let Some(r) = &d.reason {
+        outln!("{r}");
+    }
+    for (label, e) in [("A", &events[0]), ("B", &events[1])] {
+        match e {
+            Some(e) => outln!(
+                "  {label}  step {}  {} ns  cpu{}  {}  {}:{}  {}",
+                e.step,
+                e.time_ns,
+                e.cpu,
+                e.kind.name(),
+                e.function,
+                e.line,
+                e.narration
+            ),
+            None => outln!("  {label}  (the run has ended)"),
         }
     }
     Ok(())

@@ -281,6 +281,58 @@ impl Simulation {
         let c: BTreeMap<&str, u64> = self.inner.counters().iter().map(|(c, v)| (c.name(), v)).collect();
         to_js(&c)
     }
+
+    /// Where the workload got further, for aligning two runs (the lab's A/B lock-step):
+    /// `[step0, ops0, step1, ops1, ...]`, the positions at which `workload_ops` grew and its
+    /// value there, in step order; empty until the run is prepared.
+    #[wasm_bindgen(js_name = progressMarks)]
+    pub fn progress_marks(&self) -> js_sys::Float64Array {
+        let flat: Vec<f64> = self
+            .inner
+            .progress_marks()
+            .iter()
+            .flat_map(|&(step, ops)| [step as f64, ops as f64])
+            .collect();
+        js_sys::Float64Array::from(flat.as_slice())
+    }
+}
+
+/// Two runs of one scenario under different toggles, stepped side by side until they
+/// first do something different (`mmviz diverge`; the lab's "jump to first divergence").
+#[wasm_bindgen]
+pub struct DivergenceSearch {
+    inner: mmviz_engine::diverge::DivergenceSearch,
+}
+
+#[wasm_bindgen]
+impl DivergenceSearch {
+    /// Sets up the two runs: one scenario and params, toggles `a` and `b`.
+    pub fn load(scenario_text: &str, toggles_a: JsValue, toggles_b: JsValue, params: JsValue) -> Result<DivergenceSearch, JsValue> {
+        let (s, a) = scenario_and_toggles(scenario_text, toggles_a, params)?;
+        let mut b = mmviz_engine::patches::ToggleSet::default();
+        for (id, v) in &toggles_from_js(toggles_b)? {
+            b.set_text(id, v).map_err(js_error)?;
+        }
+        Ok(DivergenceSearch {
+            inner: mmviz_engine::diverge::DivergenceSearch::new(&s, &a, &b),
+        })
+    }
+
+    /// Compares up to `budget` more pairs of steps: `null` while the runs agree so far,
+    /// then `{ step: number | null, compared, reason: string | null }` (step null: the
+    /// runs never differ).
+    pub fn advance(&mut self, budget: f64) -> Result<JsValue, JsValue> {
+        let b = whole(budget, "budget")?;
+        match self.inner.advance(b) {
+            Some(d) => to_js(d),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Pairs of steps compared so far.
+    pub fn compared(&self) -> f64 {
+        self.inner.compared() as f64
+    }
 }
 
 fn whole(x: f64, what: &str) -> Result<u64, JsValue> {
