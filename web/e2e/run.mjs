@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import lzString from 'lz-string';
 import { chromium } from 'playwright-core';
+import { abSuite } from './ab.mjs';
 import { Lab } from './helper.mjs';
 import { startStaticServer } from './server.mjs';
 
@@ -193,6 +194,30 @@ async function newLab() {
   return new Lab(page, baseUrl);
 }
 
+/** Chromium's options for every context the tests open. */
+const LAUNCH = {
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  viewport: { width: 1440, height: 900 },
+};
+
+/** A page in a new browser context of its own (new profile: no storage, no history), as a recipient of a link has. */
+async function freshLab() {
+  const dir = mkdtempSync(join(tmpdir(), 'mmviz-e2e-fresh-'));
+  const ctx = await chromium.launchPersistentContext(dir, LAUNCH);
+  await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(baseUrl).origin });
+  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  return {
+    lab: new Lab(page, baseUrl),
+    close: async () => {
+      await ctx.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 before(async () => {
   if (process.env.MMVIZ_E2E_URL) {
     baseUrl = process.env.MMVIZ_E2E_URL;
@@ -204,12 +229,7 @@ before(async () => {
     baseUrl = server.url;
   }
   userDataDir = mkdtempSync(join(tmpdir(), 'mmviz-e2e-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    viewport: { width: 1440, height: 900 },
-  });
+  context = await chromium.launchPersistentContext(userDataDir, LAUNCH);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(baseUrl).origin });
   for (const p of context.pages()) await p.close();
 });
@@ -1023,6 +1043,8 @@ describe('mmviz lab', () => {
     assert.deepEqual(pageErrors, []);
   });
 });
+
+abSuite({ newLab: () => newLab(), freshLab, scenario: SCENARIO });
 
 describe('PCP panel (page allocator)', () => {
   /** Scrolls the page so that the panel's top is just below the sticky header. */

@@ -18,7 +18,11 @@ import { ChapterList } from './panels/ChapterList';
 import { LoadProgress } from './panels/LoadProgress';
 import { Plots } from './panels/plots/Plots';
 import { useUrlSync } from './share/useUrlSync';
-import { useAppStore, useAppStoreApi } from './store/context';
+import { LaneProvider, useAppStore, useAppStoreApi } from './store/context';
+import { toggleValueLabel } from './store/simSlice';
+import type { LaneId } from './store/types';
+import { AbBar } from './panels/AbBar';
+import { IpiHeatStrip } from './panels/IpiHeatStrip';
 import { Transport } from './timeline/Transport';
 import { useKeyboard } from './timeline/useKeyboard';
 import { usePlayback } from './timeline/usePlayback';
@@ -43,42 +47,123 @@ function useEngineBoot(): void {
   }, [store]);
 }
 
+/** "A: numa_delay_map v5.12 (off)": which run a lane is, for its heading. */
+function LaneTitle({ lane }: { lane: LaneId }) {
+  const label = useAppStore((s) => {
+    const c = s.ab?.choice;
+    if (!c) return '';
+    const value = c[lane];
+    if (c.kind === 'toggle') {
+      const p = s.patches.find((x) => x.id === c.id);
+      return `${c.id} ${toggleValueLabel(p, value)}`;
+    }
+    return c.kind === 'preset' ? `preset ${String(value).split('/')[1] ?? String(value)}` : `kernel ${String(value)}`;
+  });
+  return (
+    <h2 className={styles.laneTitle}>
+      <span className={lane === 'a' ? styles.laneA : styles.laneB}>{lane.toUpperCase()}</span> {label}
+    </h2>
+  );
+}
+
+/** One run's own panels (its machine, page table, code, cause chain and mechanism panels). */
+function LanePanels({ lane, wide }: { lane: LaneId; wide: boolean }) {
+  return (
+    <LaneProvider lane={lane}>
+      {wide ? (
+        <>
+          <div className={styles.left}>
+            <MachineView />
+            <PageTableView />
+            <MechanismPanels />
+          </div>
+          <div className={styles.right}>
+            <CauseChain />
+            <CodePane />
+            <CountersTable />
+            <Plots />
+            <IpiHeatStrip />
+            <ChapterList />
+          </div>
+        </>
+      ) : (
+        <section className={styles.lane} aria-label={`Run ${lane.toUpperCase()}`}>
+          <LaneTitle lane={lane} />
+          <MachineView />
+          <CodePane />
+          <CauseChain />
+          <PageTableView />
+          <MechanismPanels />
+        </section>
+      )}
+    </LaneProvider>
+  );
+}
+
+/** Two runs side by side (stacked on narrow screens): each lane's narration and panels, one transport, shared counters and plots. */
+function AbLayout() {
+  return (
+    <>
+      <section className={styles.stage} aria-label="Current step">
+        <div className={styles.lanes}>
+          {(['a', 'b'] as const).map((lane) => (
+            <LaneProvider key={lane} lane={lane}>
+              <div className={styles.laneStage} aria-label={`Run ${lane.toUpperCase()} narration`} role="group">
+                <LaneTitle lane={lane} />
+                <Narration />
+              </div>
+            </LaneProvider>
+          ))}
+        </div>
+        <Transport />
+      </section>
+      <main className={styles.abMain}>
+        <div className={styles.lanes}>
+          <LanePanels lane="a" wide={false} />
+          <LanePanels lane="b" wide={false} />
+        </div>
+        <div className={styles.shared}>
+          <CountersTable />
+          <Plots />
+          <IpiHeatStrip />
+          <ChapterList />
+        </div>
+      </main>
+    </>
+  );
+}
+
 /** The whole lab. */
 export function App() {
   useEngineBoot();
   useUrlSync();
   useKeyboard();
   usePlayback();
-  const ready = useAppStore((s) => s.summary !== null);
+  const ready = useAppStore((s) => s.runs.a.summary !== null);
   const engineLoaded = useAppStore((s) => s.engine !== null);
   const loading = useAppStore((s) => s.loading !== null);
+  const inAb = useAppStore((s) => s.ab !== null);
   return (
     <div className={styles.app}>
       <Header />
       <ErrorBanner />
       {/* Early in the DOM, so that Cancel comes right after the header for keyboard users; shown over the page. */}
       {ready && <LoadProgress placement="overlay" />}
+      {ready && <AbBar />}
       {ready ? (
-        <>
-          <section className={styles.stage} aria-label="Current step">
-            <Narration />
-            <Transport />
-          </section>
-          <main className={styles.main}>
-            <div className={styles.left}>
-              <MachineView />
-              <PageTableView />
-              <MechanismPanels />
-            </div>
-            <div className={styles.right}>
-              <CauseChain />
-              <CodePane />
-              <CountersTable />
-              <Plots />
-              <ChapterList />
-            </div>
-          </main>
-        </>
+        inAb ? (
+          <AbLayout />
+        ) : (
+          <>
+            <section className={styles.stage} aria-label="Current step">
+              <Narration />
+              <Transport />
+            </section>
+            <main className={styles.main}>
+              <LanePanels lane="a" wide />
+            </main>
+          </>
+        )
       ) : engineLoaded ? (
         <>
           <section className={styles.stage} aria-label="Current step">

@@ -6,7 +6,7 @@ import type { FrameWindowRequest } from './bulk';
 import type { BuiltinView } from './generated/BuiltinView';
 import type { Progress } from './protocol';
 import type { KernelInfo } from '../base/kernels';
-import type { CounterSeries, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { CounterSeries, Divergence, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** A scenario that ships with the engine: id, title and TOML text. */
 export type BuiltinScenario = BuiltinView;
@@ -30,6 +30,8 @@ export interface SimHandle {
   series(): Promise<CounterSeries>;
   /** The event at `step` and each event that caused it in turn (its caller's event), newest first. */
   causeChain(step: number): Promise<SimEvent[]>;
+  /** Where the run's workload got further, for lining two runs up (base/abAxis.ts): [position0, ops0, position1, ops1, ...]. */
+  progressMarks(): Promise<Float64Array>;
   /** Releases the simulation (and its worker); later calls reject. */
   free(): void;
 }
@@ -60,6 +62,18 @@ export interface SimEngine {
   parseNumactl(text: string): Promise<NumaHardware>;
   /** A scenario's summary without preparing its run: its toggle values and params are right, its totalSteps and chapters are not. */
   describe(scenarioText: string, params: Record<string, number>): Promise<ScenarioSummary>;
+  /**
+   * Where two runs of one scenario (same text and params, toggles `togglesA` and `togglesB`)
+   * first differ, found by the engine stepping both side by side (`mmviz diverge`); reports
+   * the pairs of steps compared as progress (total null) and stops when `signal` aborts.
+   */
+  firstDivergence(
+    scenarioText: string,
+    togglesA: Record<string, ToggleValue>,
+    togglesB: Record<string, ToggleValue>,
+    params: Record<string, number>,
+    options?: CreateOptions,
+  ): Promise<Divergence>;
   /** Prepares a simulation (reporting progress); rejects with Error(message) on a bad scenario, unknown toggle or bad param. */
   create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options?: CreateOptions): Promise<SimHandle>;
 }

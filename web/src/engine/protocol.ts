@@ -15,7 +15,7 @@
 import type { FrameWindowRequest } from './bulk';
 import type { BuiltinScenario } from './engine';
 import type { KernelInfo } from '../base/kernels';
-import type { CounterSeries, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { CounterSeries, Divergence, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** Every method the worker answers: its argument tuple and its result. */
 export interface EngineMethods {
@@ -46,6 +46,13 @@ export interface EngineMethods {
   series: { args: [handle: number]; result: CounterSeries };
   /** The event at `step` and each event that caused it, newest first. */
   causeChain: { args: [handle: number, step: number]; result: SimEvent[] };
+  /** Where the run's workload got further: [position0, ops0, ...] (transferred). */
+  progressMarks: { args: [handle: number]; result: Float64Array };
+  /** Steps two runs of one scenario side by side until they first differ; posts progress (pairs compared) while it runs. */
+  firstDivergence: {
+    args: [scenarioText: string, togglesA: Record<string, ToggleValue>, togglesB: Record<string, ToggleValue>, params: Record<string, number>];
+    result: Divergence;
+  };
   free: { args: [handle: number]; result: null };
 }
 
@@ -53,7 +60,24 @@ export interface EngineMethods {
 export type EngineMethod = keyof EngineMethods;
 
 /** The method names, for validating incoming calls. */
-export const ENGINE_METHODS: readonly EngineMethod[] = ['init', 'parseNumactl', 'create', 'describe', 'step', 'seek', 'frameAt', 'frame', 'currentStep', 'events', 'counters', 'series', 'causeChain', 'free'];
+export const ENGINE_METHODS: readonly EngineMethod[] = [
+  'init',
+  'parseNumactl',
+  'create',
+  'describe',
+  'step',
+  'seek',
+  'frameAt',
+  'frame',
+  'currentStep',
+  'events',
+  'counters',
+  'series',
+  'causeChain',
+  'progressMarks',
+  'firstDivergence',
+  'free',
+];
 
 /** A call from the UI: one of the methods with its own argument tuple. */
 export type CallMessage = { [M in EngineMethod]: { type: 'call'; id: number; method: M; args: EngineMethods[M]['args'] } }[EngineMethod];
@@ -72,7 +96,7 @@ export interface ErrorMessage {
   message: string;
 }
 
-/** Unsolicited progress of a long call (`create`, which prepares the run in slices). */
+/** Unsolicited progress of a long call (`create`, which prepares the run in slices; `firstDivergence`, which compares in slices). */
 export interface ProgressMessage {
   type: 'progress';
   id: number;

@@ -21,6 +21,16 @@ export interface RawSimulation {
   isPrepared(): boolean;
   /** The event at `step` and each event that caused it, newest first. */
   causeChain(step: number): unknown;
+  /** [position0, ops0, position1, ops1, ...]: where `workload_ops` grew (absent from older packages). */
+  progressMarks?(): Float64Array;
+  free(): void;
+}
+
+/** The wasm `DivergenceSearch` class: two runs stepped side by side until they first differ. */
+export interface RawDivergenceSearch {
+  /** Compares up to `budget` more pairs of steps: null while they agree, then `Divergence`. */
+  advance(budget: number): unknown;
+  compared(): number;
   free(): void;
 }
 
@@ -45,6 +55,10 @@ export interface RawWasmModule {
   kernelToggles?(version: string): unknown;
   /** `numactl --hardware` text → `{nodes, distances}`; throws "line N: ..." (absent from older packages). */
   parseNumactl?(text: string): unknown;
+  /** Absent from older packages. */
+  DivergenceSearch?: {
+    load(scenarioText: string, togglesA: Record<string, boolean | string>, togglesB: Record<string, boolean | string>, params: Record<string, number>): RawDivergenceSearch;
+  };
 }
 
 // scripts/build-wasm.sh runs wasm-bindgen with `--out-name mmviz`.

@@ -95,6 +95,9 @@ export type Frame = FrameHeader & { bulk: FrameBulk };
 /** A mechanism's named preset (`--preset NAME`): the toggles it sets, kernel's first. */
 export type { PresetView as PresetInfo } from './generated/PresetView';
 
+/** Where two runs first differ (`firstDivergence`; `mmviz diverge`). */
+export type { Divergence } from './generated/Divergence';
+
 /** One node of pasted `numactl --hardware` text, as the engine's `parseNumactl` reads it (serde, snake_case). */
 export interface NumaHardwareNode {
   id: number;

@@ -14,7 +14,7 @@ import { cancelledBy, errorMessage, type BuiltinScenario, type CreateOptions, ty
 import { parseWorkerMessage, type CallMessage, type EngineMethod, type EngineMethods, type Progress } from './protocol';
 import type { FrameWindowRequest } from './bulk';
 import type { KernelInfo } from '../base/kernels';
-import type { CounterSeries, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { CounterSeries, Divergence, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 /** The part of a Worker the client needs; a fake in unit tests. */
 export interface WorkerPort {
@@ -142,6 +142,9 @@ class WorkerSim implements SimHandle {
   causeChain(step: number): Promise<SimEvent[]> {
     return this.client.call('causeChain', [this.handle, step]);
   }
+  progressMarks(): Promise<Float64Array> {
+    return this.client.call('progressMarks', [this.handle]);
+  }
   free(): void {
     this.client.close(new Error('simulation used after free()'));
   }
@@ -190,6 +193,31 @@ class WorkerEngine implements SimEngine {
   }
 
   async create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options: CreateOptions = {}): Promise<SimHandle> {
+    return this.inOwnWorker(options, async (client, onProgress) => {
+      const { handle, summary } = await client.call('create', [scenarioText, { ...toggles }, { ...params }], onProgress);
+      return new WorkerSim(client, handle, summary);
+    });
+  }
+
+  /** Runs in a worker of its own, which is closed when it is done: the search can take long and is stopped by terminating it. */
+  async firstDivergence(
+    scenarioText: string,
+    togglesA: Record<string, ToggleValue>,
+    togglesB: Record<string, ToggleValue>,
+    params: Record<string, number>,
+    options: CreateOptions = {},
+  ): Promise<Divergence> {
+    return this.inOwnWorker(options, async (client, onProgress) => {
+      try {
+        return await client.call('firstDivergence', [scenarioText, { ...togglesA }, { ...togglesB }, { ...params }], onProgress);
+      } finally {
+        client.close(new Error('the divergence search is over'));
+      }
+    });
+  }
+
+  /** Takes the spare worker for one long call; aborting `options.signal` terminates it; a failed call closes it (a worker is not reused after a failure). */
+  private async inOwnWorker<T>(options: CreateOptions, task: (client: EngineWorkerClient, onProgress: CreateOptions['onProgress']) => Promise<T>): Promise<T> {
     const { signal, onProgress } = options;
     if (signal?.aborted) throw cancelledBy(signal);
     const client = await this.takeWorker();
@@ -200,10 +228,8 @@ class WorkerEngine implements SimEngine {
     const onAbort = (): void => client.close(cancelledBy(signal as AbortSignal));
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const { handle, summary } = await client.call('create', [scenarioText, { ...toggles }, { ...params }], onProgress);
-      return new WorkerSim(client, handle, summary);
+      return await task(client, onProgress);
     } catch (err) {
-      // One simulation per worker: a worker whose preparation failed is not reused.
       client.close(err instanceof Error ? err : new Error(errorMessage(err)));
       throw err;
     } finally {

@@ -12,7 +12,7 @@ function ScenarioPicker() {
   const scenarios = useAppStore((s) => s.scenarios);
   const scenario = useAppStore((s) => s.scenario);
   const openBuiltin = useAppStore((s) => s.openBuiltin);
-  const customTitle = useAppStore((s) => (s.scenario?.kind === 'custom' ? s.summary?.title : undefined));
+  const customTitle = useAppStore((s) => (s.scenario?.kind === 'custom' ? s.runs.a.summary?.title : undefined));
   const value = scenario?.kind === 'builtin' ? scenario.id : scenario ? '__custom' : '';
   return (
     <label className={styles.field}>
@@ -36,7 +36,7 @@ function ScenarioPicker() {
 
 /** Number inputs for the scenario's params. */
 function ParamList() {
-  const summary = useAppStore((s) => s.summary);
+  const summary = useAppStore((s) => s.runs.a.summary);
   const setParam = useAppStore((s) => s.setParam);
   if (!summary || summary.params.length === 0) return null;
   return (
@@ -78,7 +78,7 @@ function CopyLink() {
 /** The app header. */
 export function Header() {
   const engineKind = useAppStore((s) => s.engine?.kind);
-  const summary = useAppStore((s) => s.summary);
+  const summary = useAppStore((s) => s.runs.a.summary);
   return (
     <header className={styles.header}>
       <div className={styles.row}>

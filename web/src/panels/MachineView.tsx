@@ -5,7 +5,7 @@
 // than DENSE_THRESHOLD frames, or TLB slots over all CPUs) draw their frames and
 // TLBs on canvases under the SVG instead (./dense).
 import { cpuRanges } from '../base/numactl';
-import { memo, useCallback, useEffect, useMemo, useState, type ReactElement } from 'react';
+import { memo, type ReactElement, useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
 import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
 import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, tlbLinesShown } from '../base/machineLayout';
@@ -13,7 +13,7 @@ import { useReducedMotion } from '../base/useReducedMotion';
 import { FRAME_DIRTY, FRAME_LOCKED, frameState, NO_PID, tlbCount, tlbEntries as tlbEntriesOf, windowNote, type TlbEntryView } from '../engine/bulk';
 import type { CpuView, FrameState, IpiView, SimEvent } from '../engine/types';
 import { ENGINE_WINDOW, frameTotal } from '../store/bulkWindow';
-import { useAppStore } from '../store/context';
+import { useAppStore, useLane, useLaneActions, useRun } from '../store/context';
 import { FrameCanvas, isDense, parseIndex, TlbCanvas, WindowPager } from './dense';
 import { findFrame, frameText } from './dense/denseMath';
 import styles from './MachineView.module.css';
@@ -179,7 +179,8 @@ const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, re
   const state = frameState(flags);
   const locked = (flags & FRAME_LOCKED) !== 0;
   const dirty = (flags & FRAME_DIRTY) !== 0;
-  const pattern = state === 'migrating' ? 'url(#mm-hatch)' : state === 'isolated' ? 'url(#mm-dots)' : null;
+  const lane = useLane();
+  const pattern = state === 'migrating' ? `url(#${defId(lane, 'hatch')})` : state === 'isolated' ? `url(#${defId(lane, 'dots')})` : null;
   return (
     <g className={styles.frame} onMouseEnter={() => onHover(pfn)} onMouseLeave={() => onHover(null)} onClick={() => onSelect(pfn)}>
       <title>
@@ -200,14 +201,20 @@ const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, re
   );
 });
 
+/** The id of one of the machine view's SVG definitions in lane `lane` (two lanes draw two machine views on one page). */
+function defId(lane: string, name: string): string {
+  return `mm-${lane}-${name}`;
+}
+
 function IpiArrow({ ipi, from, to, animate, index }: { ipi: IpiView; from: RectPx; to: RectPx; animate: boolean; index: number }) {
+  const lane = useLane();
   const spanPx = Math.abs(rectCenterPx(from).xPx - rectCenterPx(to).xPx);
   const d = archOverPx(from, to, 34 + Math.min(40, spanPx * 0.08) + index * 8);
   if (ipi.phase === 'sent') {
     return (
       <g>
         <path d={d} className={styles.ipiHalo} />
-        <path d={d} className={styles.ipiSent} markerEnd="url(#mm-arrow)" />
+        <path d={d} className={styles.ipiSent} markerEnd={`url(#${defId(lane, 'arrow')})`} />
         {animate && (
           <circle r={7} className={styles.ipiDot}>
             <animateMotion dur="1.1s" repeatCount="indefinite" path={d} />
@@ -218,7 +225,7 @@ function IpiArrow({ ipi, from, to, animate, index }: { ipi: IpiView; from: RectP
   }
   return (
     <g>
-      <path d={d} className={styles.ipiReceived} markerEnd="url(#mm-arrow-faint)" />
+      <path d={d} className={styles.ipiReceived} markerEnd={`url(#${defId(lane, 'arrow-faint')})`} />
       <rect x={to.xPx - 5} y={to.yPx - 5} width={to.widthPx + 10} height={to.heightPx + 10} rx={9} className={animate ? styles.flash : styles.flashStatic} />
     </g>
   );
@@ -226,8 +233,10 @@ function IpiArrow({ ipi, from, to, animate, index }: { ipi: IpiView; from: RectP
 
 /** The machine view panel. */
 export function MachineView() {
-  const summary = useAppStore((s) => s.summary);
-  const frame = useAppStore((s) => s.frame);
+  const titleId = useId();
+  const lane = useLane();
+  const summary = useRun((r) => r.summary);
+  const frame = useRun((r) => r.frame);
   const hoverPfn = useAppStore((s) => s.hoverPfn);
   const selection = useAppStore((s) => s.selection);
   const setHoverPfn = useAppStore((s) => s.setHoverPfn);
@@ -238,9 +247,10 @@ export function MachineView() {
     (pfn: number) => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` }),
     [select, selectedPfn],
   );
-  const bulkWindow = useAppStore((s) => s.bulkWindow);
-  const setBulkWindow = useAppStore((s) => s.setBulkWindow);
-  const showPfn = useAppStore((s) => s.showPfn);
+  const bulkWindow = useRun((r) => r.bulkWindow);
+  const laneActions = useLaneActions();
+  const setBulkWindow = laneActions.setBulkWindow;
+  const showPfn = laneActions.showPfn;
   // The frame gone to with the pager's "Go to pfn".
   const [goTo, setGoTo] = useState<number | null>(null);
   // A frame selected elsewhere (a PTE's pfn) that the frame window does not hold: ask for a window that does.
@@ -320,8 +330,8 @@ export function MachineView() {
   const describe = `${topology.nodes.length} NUMA nodes. ${event ? `CPU ${event.cpu}: ${event.narration}` : 'Start of the run.'} ${ipis.map((i) => `IPI from CPU ${i.from} to CPU ${i.to} ${i.phase}.`).join(' ')}`;
 
   return (
-    <section className={panel.panel} aria-labelledby="machine-title">
-      <h2 id="machine-title" className={panel.title}>
+    <section className={panel.panel} aria-labelledby={titleId}>
+      <h2 id={titleId} className={panel.title}>
         Machine{' '}
         <span className={panel.subtitle}>
           {currentPid !== null && <>mm_cpumask of pid {currentPid}: {[...mask].sort((a, b) => a - b).join(', ') || 'empty'}</>}
@@ -330,16 +340,16 @@ export function MachineView() {
       </h2>
       <svg className={styles.svg} viewBox={`-4 -36 ${layout.widthPx + 8} ${layout.heightPx + 40}`} role="img" aria-label={describe}>
         <defs>
-          <marker id="mm-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse">
+          <marker id={defId(lane, 'arrow')} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse">
             <path d="M0,0 L10,5 L0,10 z" fill="#cc79a7" stroke="#7a3b63" strokeWidth="0.8" />
           </marker>
-          <marker id="mm-arrow-faint" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
+          <marker id={defId(lane, 'arrow-faint')} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
             <path d="M0,0 L10,5 L0,10 z" fill="#e3b5cf" />
           </marker>
-          <pattern id="mm-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+          <pattern id={defId(lane, 'hatch')} width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
             <line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" strokeWidth="2" strokeOpacity="0.55" />
           </pattern>
-          <pattern id="mm-dots" width="6" height="6" patternUnits="userSpaceOnUse">
+          <pattern id={defId(lane, 'dots')} width="6" height="6" patternUnits="userSpaceOnUse">
             <circle cx="3" cy="3" r="1.1" fill="#000" fillOpacity="0.35" />
           </pattern>
         </defs>
@@ -418,8 +428,8 @@ export function MachineView() {
           <li key={st}>
             <svg width="18" height="18" aria-hidden="true">
               <rect x="1" y="1" width="16" height="16" rx="3" fill={FRAME_COLORS[st]} stroke="#555" />
-              {st === 'migrating' && <rect x="1" y="1" width="16" height="16" rx="3" fill="url(#mm-hatch)" />}
-              {st === 'isolated' && <rect x="1" y="1" width="16" height="16" rx="3" fill="url(#mm-dots)" />}
+              {st === 'migrating' && <rect x="1" y="1" width="16" height="16" rx="3" fill={`url(#${defId(lane, 'hatch')})`} />}
+              {st === 'isolated' && <rect x="1" y="1" width="16" height="16" rx="3" fill={`url(#${defId(lane, 'dots')})`} />}
             </svg>
             {st}
           </li>

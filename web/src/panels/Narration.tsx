@@ -1,13 +1,13 @@
 // The narration line: what just happened, on which CPU, in which function.
 import { formatTimeNs, functionLabel } from '../base/format';
 import { chapterIndexAt } from '../store/simSlice';
-import { useAppStore } from '../store/context';
+import { useRun } from '../store/context';
 import styles from './Narration.module.css';
 
 /** Large narration of the current event (or the chapter/scenario intro at step 0). */
 export function Narration() {
-  const frame = useAppStore((s) => s.frame);
-  const summary = useAppStore((s) => s.summary);
+  const frame = useRun((r) => r.frame);
+  const summary = useRun((r) => r.summary);
   if (!frame || !summary) return null;
   const chapter = summary.chapters[chapterIndexAt(summary.chapters, frame.step)];
   const event = frame.event;

@@ -6,8 +6,11 @@
 //   s=<lz-string>            custom scenario text (compressToEncodedURIComponent)
 //   t.<toggle>=<value>       toggles that differ from the scenario's defaults (true/false or enum value)
 //   p.<param>=<number>       params that differ from their defaults
-//   step=<n>                 step shown (0 when absent)
+//   step=<n>                 step shown (0 when absent); A's step in an A/B comparison
 //   sel=<panel>:<object>     selected object, e.g. machine:pfn-12
+//   ab=<what>:<A>,<B>        an A/B comparison (optional): t.<toggle>:<a>,<b> (the toggle's
+//                            values), k:<vA>,<vB> (kernels) or p:<mech/preset>,<mech/preset>
+//   bstep=<n>                B's step in an A/B comparison (A's partner at `step` when absent)
 // Everything read from a URL is validated here (zod) and is only ever used as data.
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
 import { z } from 'zod';
@@ -33,6 +36,15 @@ export interface Selection {
   object: string;
 }
 
+/**
+ * What an A/B comparison compares: the same scenario with one toggle's two values, two kernel
+ * versions (each one's toggles on top of A's others) or two named presets (`mechanism/name`).
+ */
+export type AbChoice =
+  | { kind: 'toggle'; id: string; a: ToggleValue; b: ToggleValue }
+  | { kind: 'kernel'; a: string; b: string }
+  | { kind: 'preset'; a: string; b: string };
+
 /** The shareable state: exactly what a link restores. */
 export interface ShareState {
   scenario: ScenarioRef;
@@ -40,6 +52,63 @@ export interface ShareState {
   params: Record<string, number>;
   step: number;
   selection: Selection | null;
+  /** The A/B comparison, or null for one run. */
+  ab?: AbChoice | null;
+  /** B's step in the comparison (null: A's partner at `step`). */
+  bStep?: number | null;
+}
+
+const KERNEL_RE = /^v\d{1,2}\.\d{1,3}$/;
+const PRESET_RE = /^[a-z0-9_]{1,64}\/[A-Za-z0-9_.-]{1,64}$/;
+
+/** The `ab=` value of a choice. */
+export function abToText(choice: AbChoice): string {
+  switch (choice.kind) {
+    case 'toggle':
+      return `t.${choice.id}:${String(choice.a)},${String(choice.b)}`;
+    case 'kernel':
+      return `k:${choice.a},${choice.b}`;
+    case 'preset':
+      return `p:${choice.a},${choice.b}`;
+  }
+}
+
+/**
+ * Reads an `ab=` value; throws Error with a readable message. A comparison of more than two
+ * runs is read as A/B of its first two, with a warning saying so.
+ */
+export function abFromText(text: string): { choice: AbChoice; warning: string | null } {
+  const colon = text.indexOf(':');
+  if (colon < 0) throw new Error(`the A/B comparison (ab=) ${quoteForMessage(text)} is not of the form what:A,B`);
+  const what = text.slice(0, colon);
+  const values = text.slice(colon + 1).split(',');
+  if (values.length < 2 || values.some((v) => v === '')) {
+    throw new Error(`the A/B comparison (ab=) ${quoteForMessage(text)} does not name two runs (what:A,B)`);
+  }
+  const warning =
+    values.length > 2
+      ? `This link compares ${values.length} runs (${values.join(', ')}); the lab compares two side by side, so it shows A = ${values[0]} and B = ${values[1]}. For all of them, use "Sweep" or \`mmviz compare\`.`
+      : null;
+  const [a, b] = values as [string, string];
+  if (what.startsWith('t.')) {
+    const id = what.slice(2);
+    if (!NAME_RE.test(id)) throw new Error(`${quoteForMessage(id)} in the A/B comparison (ab=) is not a valid toggle name`);
+    const read = (v: string): ToggleValue => {
+      const parsed = toggleValueSchema.safeParse(v);
+      if (!parsed.success) throw new Error(`the value ${quoteForMessage(v)} of toggle "${id}" in the A/B comparison (ab=) is not a toggle value`);
+      return parsed.data as ToggleValue;
+    };
+    return { choice: { kind: 'toggle', id, a: read(a), b: read(b) }, warning };
+  }
+  if (what === 'k') {
+    for (const v of [a, b]) if (!KERNEL_RE.test(v)) throw new Error(`${quoteForMessage(v)} in the A/B comparison (ab=) is not a kernel version like v5.13`);
+    return { choice: { kind: 'kernel', a, b }, warning };
+  }
+  if (what === 'p') {
+    for (const v of [a, b]) if (!PRESET_RE.test(v)) throw new Error(`${quoteForMessage(v)} in the A/B comparison (ab=) is not a preset like page_alloc/patch7`);
+    return { choice: { kind: 'preset', a, b }, warning };
+  }
+  throw new Error(`the A/B comparison (ab=) compares ${quoteForMessage(what)}, which is none of t.<toggle>, k (kernels) or p (presets)`);
 }
 
 /** Result of reading a fragment: state (null for an empty fragment) plus non-fatal warnings, or an error. */
@@ -74,6 +143,8 @@ const fixedKeys = z
       .string()
       .regex(new RegExp(`^(${PANELS.join('|')}):[a-z0-9_.-]{1,64}$`), 'the selection (sel=) is not of the form panel:object')
       .optional(),
+    ab: z.string().min(1, 'the A/B comparison (ab=) is empty').max(300, 'the A/B comparison (ab=) is too long').optional(),
+    bstep: z.string().regex(/^\d{1,9}$/, "B's step (bstep=) is not a whole number 0 or larger").optional(),
   })
   .strict();
 
@@ -109,6 +180,11 @@ export function stateToUrl(state: ShareState): string {
   for (const [name, value] of sortedEntries(state.params)) parts.push(`p.${name}=${encodeValue(String(value))}`);
   parts.push(`step=${Math.max(0, Math.trunc(state.step))}`);
   if (state.selection) parts.push(`sel=${state.selection.panel}:${encodeValue(state.selection.object)}`);
+  if (state.ab) {
+    // ':' ',' '/' and '.' are safe in a fragment: kept readable.
+    parts.push(`ab=${encodeValue(abToText(state.ab)).replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%2F/g, '/')}`);
+    if (state.bStep !== null && state.bStep !== undefined) parts.push(`bstep=${Math.max(0, Math.trunc(state.bStep))}`);
+  }
   return parts.join('&');
 }
 
@@ -220,7 +296,19 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
       const colon = f.sel.indexOf(':');
       selection = { panel: f.sel.slice(0, colon) as PanelId, object: f.sel.slice(colon + 1) };
     }
-    return { ok: true, state: { scenario, toggles, params, step: f.step === undefined ? 0 : Number(f.step), selection }, warnings };
+    let ab: AbChoice | null = null;
+    if (f.ab !== undefined) {
+      const read = abFromText(f.ab);
+      ab = read.choice;
+      if (read.warning) warnings.push(read.warning);
+    }
+    if (f.bstep !== undefined && ab === null) warnings.push("The link gives B's step (bstep=) but no A/B comparison (ab=); it was ignored.");
+    const state: ShareState = { scenario, toggles, params, step: f.step === undefined ? 0 : Number(f.step), selection };
+    if (ab !== null) {
+      state.ab = ab;
+      state.bStep = f.bstep !== undefined ? Number(f.bstep) : null;
+    }
+    return { ok: true, state, warnings };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return { ok: false, error: `This link could not be read: ${reason}.` };

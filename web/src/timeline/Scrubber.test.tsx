@@ -39,7 +39,7 @@ describe('Scrubber', () => {
       testMechanism('two', { events: [['ipi_send', 'ipi'], ['hint_fault', 'fault'], ['alloc_page', 'alloc']] }),
     ]);
     expect(legend()).toEqual(['Faults', 'IPIs', 'Migrations', 'Locks', 'Allocations', 'Chapters']);
-    const events = store.getState().events;
+    const events = store.getState().runs.a.events;
     const count = (kind: string) => events.filter((e) => e.kind === kind).length;
     const drawn = marks();
     expect(drawn.filter((c) => c === categoryColor('ipi')).length).toBe(count('ipi_send'));

@@ -24,7 +24,7 @@ export function useKeyboard(): void {
       });
       if (!command) return;
       const s = store.getState();
-      if (!s.summary) return;
+      if (!s.runs.a.summary) return;
       e.preventDefault();
       switch (command) {
         case 'back':

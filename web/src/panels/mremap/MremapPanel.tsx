@@ -11,7 +11,7 @@ import type { MremapCellView as CellView } from '../../engine/generated/MremapCe
 import type { MremapLockView as LockView } from '../../engine/generated/MremapLockView';
 import type { MremapMoveView } from '../../engine/generated/MremapMoveView';
 import type { MremapView } from '../../engine/generated/MremapView';
-import { useAppStore } from '../../store/context';
+import { useLaneActions, useRun } from '../../store/context';
 import panel from '../Panel.module.css';
 import type { MechanismPanelProps } from '../registry';
 import { anonStaleExplanation, decisionInfo, findingSteps, phaseText, regimeRule, vpnHex, type Finding } from './mremapModel';
@@ -180,18 +180,19 @@ function cpuDoing(cpus: readonly CpuView[], id: number): string {
 /** The mremap panel (view `mremap`). */
 export function MremapPanel({ mechanism, view }: MechanismPanelProps) {
   const id = useId();
-  const frame = useAppStore((s) => s.frame);
-  const summary = useAppStore((s) => s.summary);
-  const series = useAppStore((s) => s.series);
-  const events = useAppStore((s) => s.events);
-  const eventsComplete = useAppStore((s) => s.eventsComplete);
-  const seek = useAppStore((s) => s.seek);
+  const frame = useRun((r) => r.frame);
+  const summary = useRun((r) => r.summary);
+  const series = useRun((r) => r.series);
+  const events = useRun((r) => r.events);
+  const eventsComplete = useRun((r) => r.eventsComplete);
+  const laneActions = useLaneActions();
+  const seek = laneActions.seek;
   const lost = useMemo(() => findingSteps(series, 'lost_writes', events, eventsComplete), [series, events, eventsComplete]);
   const staleStores = useMemo(() => findingSteps(series, 'stale_tlb_stores', events, eventsComplete), [series, events, eventsComplete]);
   if (!frame || !summary) return null;
   const state = frame.views[view.id] as MremapView | undefined;
   const regime = state?.regime ?? String(summary.toggles['mremap_flush'] ?? '');
-  const onSeek = (s: number) => void seek(s);
+  const onSeek = (s: number) => void seek(s, { history: true });
   const nameOf = (m: MremapMoveView) => {
     const p = summary.processes.find((x) => x.pid === m.pid);
     return { processName: p?.name ?? `pid ${m.pid}`, vmaName: p?.vmas[m.vma]?.name ?? `VMA ${m.vma}` };

@@ -12,7 +12,7 @@ import { formatCount } from '../../base/format';
 import type { PcpCpuView } from '../../engine/generated/PcpCpuView';
 import type { PcpView } from '../../engine/generated/PcpView';
 import type { PcpZoneView } from '../../engine/generated/PcpZoneView';
-import { useAppStore } from '../../store/context';
+import { useRun } from '../../store/context';
 import { MechanismPanel } from '../MechanismPanel';
 import panel from '../Panel.module.css';
 import type { MechanismPanelProps } from '../registry';
@@ -27,8 +27,8 @@ const SPARK_H = 30;
 
 /** The PCP panel (view "pcp"); the generic panel when the frame carries no PCP state. */
 export function PcpPanel(props: MechanismPanelProps) {
-  const frame = useAppStore((s) => s.frame);
-  const sim = useAppStore((s) => s.sim);
+  const frame = useRun((r) => r.frame);
+  const sim = useRun((r) => r.sim);
   const [page, setPage] = useState(0);
   const [follow, setFollow] = useState(true);
   const id = useId();
