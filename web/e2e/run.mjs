@@ -6,12 +6,13 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import lzString from 'lz-string';
 import { chromium } from 'playwright-core';
 import { abSuite } from './ab.mjs';
+import { shareSuite } from './share.mjs';
 import { Lab } from './helper.mjs';
 import { startStaticServer } from './server.mjs';
 
@@ -211,6 +212,7 @@ async function freshLab() {
   page.on('pageerror', (e) => pageErrors.push(e.message));
   return {
     lab: new Lab(page, baseUrl),
+    context: ctx,
     close: async () => {
       await ctx.close();
       rmSync(dir, { recursive: true, force: true });
@@ -294,7 +296,7 @@ describe('mmviz lab', () => {
     await lab.stepTo(12);
     const counters = await lab.readCounters();
     const link = await lab.copyLink();
-    assert.match(link, /#v=1&/);
+    assert.match(link, /#v=2&/);
     assert.match(link, new RegExp(`t\\.numa_delay_map=${!wasOn}`));
     assert.match(link, /step=12/);
     await lab.page.reload();
@@ -1045,6 +1047,16 @@ describe('mmviz lab', () => {
 });
 
 abSuite({ newLab: () => newLab(), freshLab, scenario: SCENARIO });
+shareSuite({
+  newLab: () => newLab(),
+  freshLab,
+  wasm,
+  get baseUrl() {
+    return baseUrl;
+  },
+  mmvizBin: process.env.MMVIZ_BIN ? resolve(here, '..', '..', process.env.MMVIZ_BIN) : null,
+  distDir,
+});
 
 describe('PCP panel (page allocator)', () => {
   /** Scrolls the page so that the panel's top is just below the sticky header. */

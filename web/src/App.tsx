@@ -22,14 +22,24 @@ import { LaneProvider, useAppStore, useAppStoreApi } from './store/context';
 import { toggleValueLabel } from './store/simSlice';
 import type { LaneId } from './store/types';
 import { AbBar } from './panels/AbBar';
+import { registerServiceWorker } from './offline/register';
 import { IpiHeatStrip } from './panels/IpiHeatStrip';
 import { Transport } from './timeline/Transport';
 import { useKeyboard } from './timeline/useKeyboard';
 import { usePlayback } from './timeline/usePlayback';
 
+/** Registers the service worker once per page (offline use; src/offline/register.ts). */
+let serviceWorkerRegistered = false;
+
 /** Loads the engine once and boots the store from the URL. */
 function useEngineBoot(): void {
   const store = useAppStoreApi();
+  useEffect(() => {
+    if (!serviceWorkerRegistered) {
+      serviceWorkerRegistered = true;
+      registerServiceWorker(store);
+    }
+  }, [store]);
   useEffect(() => {
     let cancelled = false;
     if (store.getState().engine) return;

@@ -1,6 +1,8 @@
 // Header: product name, scenario picker, patch toggles (+ cards), params, copy link.
 import { useState } from 'react';
+import { isLocalBase, linkBase } from '../base/build';
 import { writeUrlNow } from '../share/useUrlSync';
+import { AboutButton } from './AboutDialog';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
 import { MachineDialogButton } from './MachineDialog';
@@ -49,25 +51,49 @@ function ParamList() {
   );
 }
 
-/** "Copy link" button: writes the URL now and copies it. */
+/** Links longer than this may be broken by mail clients (and they are hard to read). */
+export const LONG_LINK_CHARS = 2000;
+
+/** "Copy link": writes the URL now and copies the link at the lab's public address; says when it reaches only this machine, or is long. */
 function CopyLink() {
   const store = useAppStoreApi();
   const [status, setStatus] = useState('');
+  const [long, setLong] = useState(false);
   const copy = async (): Promise<void> => {
-    const href = writeUrlNow(store);
+    writeUrlNow(store);
+    const link = `${linkBase(window.location)}${window.location.hash}`;
+    const notes: string[] = [];
+    if (isLocalBase(link)) notes.push('it opens only on this machine (build the lab with MMVIZ_PUBLIC_URL to share it)');
+    const tooLong = link.length > LONG_LINK_CHARS;
+    if (tooLong) notes.push(`it is ${link.length.toLocaleString('en')} characters long, which mail may break`);
+    setLong(tooLong);
     try {
-      await navigator.clipboard.writeText(href);
-      setStatus('Link copied');
+      await navigator.clipboard.writeText(link);
+      setStatus(`Link copied${notes.length ? `: ${notes.join('; ')}` : ''}`);
     } catch {
       setStatus('Copy failed: the link is in the address bar');
     }
-    setTimeout(() => setStatus(''), 2500);
+    setTimeout(() => setStatus(''), notes.length ? 8000 : 2500);
+  };
+  const copyScenario = async (): Promise<void> => {
+    try {
+      await navigator.clipboard.writeText(store.getState().scenarioText);
+      setStatus('Scenario copied: paste it into a file or the editor');
+    } catch {
+      setStatus('Copy failed');
+    }
+    setLong(false);
   };
   return (
     <div className={styles.copy}>
       <button type="button" className={styles.button} onClick={() => void copy()}>
         Copy link
       </button>
+      {long && (
+        <button type="button" className={styles.button} onClick={() => void copyScenario()}>
+          Copy scenario instead
+        </button>
+      )}
       <span role="status" className={styles.status}>
         {status}
       </span>
@@ -94,6 +120,7 @@ export function Header() {
         <ParamList />
         <MachineDialogButton />
         <CopyLink />
+        <AboutButton />
       </div>
       {summary && <ToggleBar />}
     </header>

@@ -1,7 +1,7 @@
 // The shareable part of the app state <-> the URL fragment (pure functions).
 //
-// Format v1 (fragment, `&`-separated, values percent-encoded):
-//   v=1                      format version (required)
+// Format v2 (fragment, `&`-separated, values percent-encoded):
+//   v=2                      format version (required; v=1 links are upgraded by code)
 //   sc=<id>&h=<hash8>        built-in scenario id + FNV-1a hash of its text, or
 //   s=<lz-string>            custom scenario text (compressToEncodedURIComponent)
 //   t.<toggle>=<value>       toggles that differ from the scenario's defaults (true/false or enum value)
@@ -11,13 +11,16 @@
 //   ab=<what>:<A>,<B>        an A/B comparison (optional): t.<toggle>:<a>,<b> (the toggle's
 //                            values), k:<vA>,<vB> (kernels) or p:<mech/preset>,<mech/preset>
 //   bstep=<n>                B's step in an A/B comparison (A's partner at `step` when absent)
+//   pc=<counter>,<counter>   the counters plotted (the run's defaults when absent)
+//   rate=1                   plots show rates per µs
+// v1 (2026-11-22 to 2026-11-27) had v, sc, h, s, t.*, p.*, step and sel, with the same meanings.
 // Everything read from a URL is validated here (zod) and is only ever used as data.
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
 import { z } from 'zod';
 import type { ToggleValue } from '../engine/types';
 
 /** Current URL format version. */
-export const URL_FORMAT_VERSION = 1;
+export const URL_FORMAT_VERSION = 2;
 
 /** Largest fragment we try to read. */
 export const MAX_FRAGMENT_CHARS = 200_000;
@@ -56,7 +59,78 @@ export interface ShareState {
   ab?: AbChoice | null;
   /** B's step in the comparison (null: A's partner at `step`). */
   bStep?: number | null;
+  /** The plots' layout: the counters chosen (null: the run's defaults) and whether they show rates. */
+  plots?: PlotLayout;
 }
+
+/** What the Plots panel shows: the counters chosen (null: the run's defaults) and rates or counts. */
+export interface PlotLayout {
+  counters: string[] | null;
+  rate: boolean;
+}
+
+/** Result of reading a fragment: state (null for an empty fragment) plus non-fatal warnings, or an error. */
+export type UrlReadResult = { ok: true; state: ShareState | null; warnings: string[] } | { ok: false; error: string };
+
+/** Upgraders from version N (key) to N+1, applied in order to old links' key/value pairs. */
+export type Upgrader = (pairs: Map<string, string>) => Map<string, string>;
+
+/**
+ * The registered upgraders. v1 -> v2: every v1 key keeps its meaning in v2 (v2 adds the A/B
+ * comparison and the plots' layout), so a v1 link's pairs are v2's as they are; a v1 link
+ * never had the v2-only keys, and one that has them is refused (it was not made by mmviz).
+ */
+export const UPGRADERS: Readonly<Record<number, Upgrader>> = {
+  1: (pairs) => {
+    for (const key of ['ab', 'bstep', 'pc', 'rate']) {
+      if (pairs.has(key)) throw new Error(`it is a v=1 link with ${quoteForMessage(key)}, which v1 did not have`);
+    }
+    return pairs;
+  },
+};
+
+const NAME_RE = /^[a-z0-9_]{1,64}$/;
+const ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const ENUM_VALUE_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+const NUMBER_RE = /^-?(?:\d{1,15}(?:\.\d{1,15})?|\.\d{1,15})(?:e[+-]?\d{1,3})?$/i;
+
+/** Quotes an outside value for an error message: truncated, control characters removed (always shown as text). */
+export function quoteForMessage(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = value.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return `"${clean.length > 40 ? `${clean.slice(0, 40)}…` : clean}"`;
+}
+
+const fixedKeys = z
+  .object({
+    v: z.string().regex(/^\d{1,4}$/, 'the format version (v=) is not a number'),
+    sc: z.string().regex(ID_RE, 'the scenario id (sc=) may only contain a-z, 0-9, "-" and "_"').optional(),
+    h: z.string().regex(/^[0-9a-f]{8}$/, 'the scenario hash (h=) is not 8 hex digits').optional(),
+    s: z.string().min(1, 'the custom scenario (s=) is empty').optional(),
+    step: z.string().regex(/^\d{1,9}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
+    sel: z
+      .string()
+      .regex(new RegExp(`^(${PANELS.join('|')}):[a-z0-9_.-]{1,64}$`), 'the selection (sel=) is not of the form panel:object')
+      .optional(),
+    ab: z.string().min(1, 'the A/B comparison (ab=) is empty').max(300, 'the A/B comparison (ab=) is too long').optional(),
+    bstep: z.string().regex(/^\d{1,9}$/, "B's step (bstep=) is not a whole number 0 or larger").optional(),
+    pc: z
+      .string()
+      .regex(/^[a-z0-9_]{1,64}(,[a-z0-9_]{1,64}){0,31}$/, 'the plotted counters (pc=) are not counter names separated by commas')
+      .optional(),
+    rate: z.enum(['1'], { message: 'the plots\' rate flag (rate=) is not 1' }).optional(),
+  })
+  .strict();
+
+const toggleValueSchema = z
+  .string()
+  .regex(ENUM_VALUE_RE, 'is not a toggle value')
+  .transform((v): ToggleValue => (v === 'true' ? true : v === 'false' ? false : v));
+const paramValueSchema = z
+  .string()
+  .regex(NUMBER_RE, 'is not a number')
+  .transform(Number)
+  .refine(Number.isFinite, 'is not a finite number');
 
 const KERNEL_RE = /^v\d{1,2}\.\d{1,3}$/;
 const PRESET_RE = /^[a-z0-9_]{1,64}\/[A-Za-z0-9_.-]{1,64}$/;
@@ -111,53 +185,6 @@ export function abFromText(text: string): { choice: AbChoice; warning: string | 
   throw new Error(`the A/B comparison (ab=) compares ${quoteForMessage(what)}, which is none of t.<toggle>, k (kernels) or p (presets)`);
 }
 
-/** Result of reading a fragment: state (null for an empty fragment) plus non-fatal warnings, or an error. */
-export type UrlReadResult = { ok: true; state: ShareState | null; warnings: string[] } | { ok: false; error: string };
-
-/** Upgraders from version N (key) to N+1, applied in order to old links' key/value pairs. */
-export type Upgrader = (pairs: Map<string, string>) => Map<string, string>;
-
-/** The registered upgraders: none yet, v1 is the first format. */
-export const UPGRADERS: Readonly<Record<number, Upgrader>> = {};
-
-const NAME_RE = /^[a-z0-9_]{1,64}$/;
-const ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-const ENUM_VALUE_RE = /^[A-Za-z0-9_.-]{1,64}$/;
-const NUMBER_RE = /^-?(?:\d{1,15}(?:\.\d{1,15})?|\.\d{1,15})(?:e[+-]?\d{1,3})?$/i;
-
-/** Quotes an outside value for an error message: truncated, control characters removed (always shown as text). */
-export function quoteForMessage(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = value.replace(/[\u0000-\u001f\u007f]/g, '?');
-  return `"${clean.length > 40 ? `${clean.slice(0, 40)}…` : clean}"`;
-}
-
-const fixedKeys = z
-  .object({
-    v: z.string().regex(/^\d{1,4}$/, 'the format version (v=) is not a number'),
-    sc: z.string().regex(ID_RE, 'the scenario id (sc=) may only contain a-z, 0-9, "-" and "_"').optional(),
-    h: z.string().regex(/^[0-9a-f]{8}$/, 'the scenario hash (h=) is not 8 hex digits').optional(),
-    s: z.string().min(1, 'the custom scenario (s=) is empty').optional(),
-    step: z.string().regex(/^\d{1,9}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
-    sel: z
-      .string()
-      .regex(new RegExp(`^(${PANELS.join('|')}):[a-z0-9_.-]{1,64}$`), 'the selection (sel=) is not of the form panel:object')
-      .optional(),
-    ab: z.string().min(1, 'the A/B comparison (ab=) is empty').max(300, 'the A/B comparison (ab=) is too long').optional(),
-    bstep: z.string().regex(/^\d{1,9}$/, "B's step (bstep=) is not a whole number 0 or larger").optional(),
-  })
-  .strict();
-
-const toggleValueSchema = z
-  .string()
-  .regex(ENUM_VALUE_RE, 'is not a toggle value')
-  .transform((v): ToggleValue => (v === 'true' ? true : v === 'false' ? false : v));
-const paramValueSchema = z
-  .string()
-  .regex(NUMBER_RE, 'is not a number')
-  .transform(Number)
-  .refine(Number.isFinite, 'is not a finite number');
-
 function encodeValue(value: string): string {
   return encodeURIComponent(value);
 }
@@ -185,6 +212,8 @@ export function stateToUrl(state: ShareState): string {
     parts.push(`ab=${encodeValue(abToText(state.ab)).replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%2F/g, '/')}`);
     if (state.bStep !== null && state.bStep !== undefined) parts.push(`bstep=${Math.max(0, Math.trunc(state.bStep))}`);
   }
+  if (state.plots?.counters) parts.push(`pc=${state.plots.counters.map(encodeValue).join(',')}`);
+  if (state.plots?.rate) parts.push('rate=1');
   return parts.join('&');
 }
 
@@ -308,6 +337,7 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
       state.ab = ab;
       state.bStep = f.bstep !== undefined ? Number(f.bstep) : null;
     }
+    if (f.pc !== undefined || f.rate !== undefined) state.plots = { counters: f.pc !== undefined ? f.pc.split(',') : null, rate: f.rate === '1' };
     return { ok: true, state, warnings };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);

@@ -461,7 +461,7 @@ describe('A/B comparison', () => {
   });
 
   it('reads a link comparing three values as A/B of the first two, and says so', async () => {
-    const store = await booted('#v=1&sc=numa-hint-fault-101&ab=t.numa_delay_map:false,true,false&step=3');
+    const store = await booted('#v=2&sc=numa-hint-fault-101&ab=t.numa_delay_map:false,true,false&step=3');
     const s = store.getState();
     expect(s.ab?.choice).toEqual(choice);
     expect(s.messages.map((m) => m.message).join('\n')).toMatch(/compares 3 runs .* shows A = false and B = true/);

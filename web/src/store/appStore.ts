@@ -39,5 +39,6 @@ export function selectShareState(s: AppState): ShareState | null {
     share.ab = s.ab.choice;
     share.bStep = s.runs.b.step;
   }
+  if (s.plots.counters !== null || s.plots.rate) share.plots = s.plots;
   return share;
 }

@@ -19,6 +19,7 @@ import { LatestOnly } from '../base/latest';
 import { CancelledError, cancelledBy, errorMessage, isCancelled, type SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
 import type { PatchInfo, ScenarioSummary, ToggleValue } from '../engine/types';
+import { archivedScenario, lineChanges, type ArchivedScenario } from '../share/archive';
 import { urlToState, type AbChoice, type ScenarioRef } from '../share/url';
 import { clampWindow, DEFAULT_WINDOW_REQUEST, type WindowRequest } from './bulkWindow';
 import { clampStep, EMPTY_RUN, eventsWindowAt, frameIn, LaneFetcher, MAX_EVENTS_FETCHED } from './lane';
@@ -521,7 +522,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     get().pause();
     return runLoad(label, opensDefault, async (ctx) => {
       const { patches, report } = get();
-      const text = textOf(req.scenario);
+      const text = req.text ?? textOf(req.scenario);
       if (text === null) {
         report(`There is no built-in scenario "${req.scenario.kind === 'builtin' ? req.scenario.id : ''}".`);
         return 'failed';
@@ -623,6 +624,12 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     return lanes.a.seek(position);
   };
 
+  /** A person did something: a link held in the address bar (urlHold) gives way to what is on screen. Returns `x` (for use inline). */
+  const release = (x: number): number => {
+    if (get().urlHold !== null) set({ urlHold: null });
+    return x;
+  };
+
   /** The position at which lane `lane` shows `step`. */
   const positionForLane = (ab: AbState | null, lane: LaneId, step: number): number => (ab ? positionOf(ab.axis, lane, step) : step);
 
@@ -637,6 +644,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     comparison: null,
     loading: null,
     historyMark: 0,
+    urlHold: null,
 
     boot: async (engine, fragment) => {
       get().attachEngine(engine);
@@ -646,6 +654,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     applyFragment: async (fragment) => {
       const read = urlToState(fragment);
       if (!read.ok) {
+        // The link stays in the address bar, so that its recipient sees what was sent.
+        set({ urlHold: fragment });
         get().report(read.error);
         // A bad link on top of a scenario already shown leaves it there.
         if (!get().runs.a.summary) await get().openDefault();
@@ -670,12 +680,30 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         }
         text = builtin.text;
         if (ref.hash && ref.hash !== fnv1a32Hex(builtin.text)) {
-          report(
-            `The scenario "${builtin.id}" has changed since this link was made, so the frame shown may differ from the one that was shared.`,
-            'warning',
-          );
+          // The link names another version: open it if this lab shipped it, never silently another.
+          let archived: ArchivedScenario | null = null;
+          try {
+            archived = await archivedScenario(builtin.id, ref.hash);
+          } catch {
+            // An unreadable archive is as good as none: said below.
+          }
+          if (archived) {
+            text = archived.text;
+            const current = { ...state, scenario: { kind: 'builtin' as const, id: builtin.id, hash: null } };
+            report(
+              `This link was made when the scenario "${builtin.id}" read differently, so it shows that version (of ${archived.date}); the current version differs in ${lineChanges(archived.text, builtin.text)}.`,
+              'warning',
+              { label: 'Open the current version', run: () => void get().open(current) },
+            );
+          } else {
+            report(
+              `The scenario "${builtin.id}" has changed since this link was made, and this version of mmviz does not have the version it names (h=${ref.hash}): it shows the current version, so the frame may differ from the one that was shared.`,
+              'warning',
+            );
+          }
         }
       }
+      if (state.plots) set({ plots: state.plots });
       // The runs on screen are the link's (Back, Forward, a link to another step): only move.
       const s = get();
       const sameRuns =
@@ -692,7 +720,15 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         return;
       }
       // Only a failure falls back to the default: a superseded or cancelled load leaves that to what replaced it.
-      const outcome = await openRequest({ ...state, selection: state.selection, ab: state.ab ?? null, bStep: state.bStep ?? undefined });
+      const request: OpenRequest = { ...state, selection: state.selection, ab: state.ab ?? null, bStep: state.bStep ?? undefined };
+      const builtinText = ref.kind === 'builtin' ? textOf(ref) : null;
+      if (text !== null && text !== builtinText && ref.kind === 'builtin') request.text = text;
+      let outcome = await openRequest(request);
+      if (outcome === 'failed' && request.text !== undefined) {
+        // The older version no longer runs on this engine: say so, and show the current one.
+        report(`The version of "${ref.kind === 'builtin' ? ref.id : ''}" this link names no longer runs in this version of mmviz (the message above says why); showing the current version.`, 'warning');
+        outcome = await openRequest({ ...request, text: undefined });
+      }
       if (outcome === 'failed' && !get().runs.a.summary) await get().openDefault();
     },
 
@@ -701,6 +737,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     openDefault: openDefaultScenario,
 
     openBuiltin: async (id) => {
+      release(0);
       await openRequest({ scenario: { kind: 'builtin', id, hash: null }, toggles: {}, params: {}, step: 0 });
     },
 
@@ -717,6 +754,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     },
 
     setToggle: async (id, value) => {
+      release(0);
       const s = get();
       const summary = s.runs.a.summary;
       if (!s.scenario || !summary) return;
@@ -730,6 +768,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     },
 
     setToggles: async (toggles, label) => {
+      release(0);
       const s = get();
       const summary = s.runs.a.summary;
       if (!s.scenario || !summary) return;
@@ -743,6 +782,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     },
 
     setParam: async (name, value) => {
+      release(0);
       const s = get();
       const summary = s.runs.a.summary;
       if (!s.scenario || !summary) return false;
@@ -753,6 +793,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     },
 
     setAb: async (choice) => {
+      release(0);
       const s = get();
       if (!s.scenario || !s.runs.a.summary) return false;
       if (choice === null) {
@@ -785,14 +826,15 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       await seekPosition(positionOf(ab.axis, 'a', found.step + 1), { history: true });
     },
 
-    seek: (position, options) => seekPosition(position, options),
+    seek: (position, options) => seekPosition(release(position), options),
 
-    seekLane: (lane, step, options) => seekPosition(positionForLane(get().ab, lane, step), options),
+    seekLane: (lane, step, options) => seekPosition(positionForLane(get().ab, lane, release(step)), options),
 
-    stepBy: (delta) => seekPosition(targetPosition() + delta),
-    goFirst: () => seekPosition(0),
-    goLast: () => seekPosition(lastPosition()),
+    stepBy: (delta) => seekPosition(targetPosition() + release(delta)),
+    goFirst: () => seekPosition(release(0)),
+    goLast: () => seekPosition(release(lastPosition())),
     goChapter: async (direction) => {
+      release(0);
       const s = get();
       const summary = s.runs.a.summary;
       if (!summary) return;
