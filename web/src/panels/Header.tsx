@@ -6,6 +6,7 @@ import styles from './Header.module.css';
 import { MachineDialogButton } from './MachineDialog';
 import { ParamInput } from './ParamInput';
 import { ToggleBar } from './ToggleBar';
+import { ThemePicker } from '../theme/ThemePicker';
 
 /** Scenario `<select>` labelled "Scenario". */
 function ScenarioPicker() {
@@ -93,7 +94,10 @@ export function Header() {
         <ScenarioPicker />
         <ParamList />
         <MachineDialogButton />
-        <CopyLink />
+        <div className={styles.tools}>
+          <ThemePicker />
+          <CopyLink />
+        </div>
       </div>
       {summary && <ToggleBar />}
     </header>

@@ -16,22 +16,24 @@ import { ENGINE_WINDOW, frameTotal } from '../store/bulkWindow';
 import { useAppStore } from '../store/context';
 import { FrameCanvas, isDense, parseIndex, TlbCanvas, WindowPager } from './dense';
 import { findFrame, frameText } from './dense/denseMath';
+import { FRAME_TOKENS } from './dense/palette';
 import styles from './MachineView.module.css';
 import panel from './Panel.module.css';
 
-/** Fill colour of a frame state (Okabe–Ito). */
+/** Fill of a frame state: the theme's token, as the dense frame grid reads it (palette.FRAME_TOKENS). */
 export const FRAME_COLORS: Record<FrameState, string> = {
-  free: '#ffffff',
-  mapped: '#56b4e9',
-  isolated: '#e69f00',
-  migrating: '#d55e00',
+  free: `var(${FRAME_TOKENS[0]})`,
+  mapped: `var(${FRAME_TOKENS[1]})`,
+  isolated: `var(${FRAME_TOKENS[2]})`,
+  migrating: `var(${FRAME_TOKENS[3]})`,
 };
 
+/** The pfn label's colour: on a free frame like other text, on the Okabe–Ito fills black (at least 5.4:1 on each). */
 const FRAME_TEXT: Record<FrameState, string> = {
-  free: '#6b6b6b',
-  mapped: '#000000',
-  isolated: '#000000',
-  migrating: '#ffffff',
+  free: 'var(--frame-text)',
+  mapped: 'var(--on-fill)',
+  isolated: 'var(--on-fill)',
+  migrating: 'var(--on-fill)',
 };
 
 interface CpuBoxProps {
@@ -185,10 +187,10 @@ const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, re
       <title>
         {`pfn ${pfn} (${formatHex(pfn)}), node ${node}: ${state}${mapPid !== NO_PID ? `, mapped by pid ${mapPid} vpn ${formatHex(mapVpn)}` : ''}${locked ? ', locked' : ''}${dirty ? ', dirty' : ''}`}
       </title>
-      <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={FRAME_COLORS[state]} className={styles.frameRect} />
+      <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} style={{ fill: FRAME_COLORS[state] }} className={styles.frameRect} />
       {pattern && <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={pattern} pointerEvents="none" />}
       {label && (
-        <text x={c.xPx} y={c.yPx + 4} textAnchor="middle" fontSize={pfn >= 1000 ? 9.5 : 11.5} fill={FRAME_TEXT[state]} className={styles.pfnLabel}>
+        <text x={c.xPx} y={c.yPx + 4} textAnchor="middle" fontSize={pfn >= 1000 ? 9.5 : 11.5} style={{ fill: FRAME_TEXT[state] }} className={styles.pfnLabel}>
           {pfn}
         </text>
       )}
@@ -331,16 +333,16 @@ export function MachineView() {
       <svg className={styles.svg} viewBox={`-4 -36 ${layout.widthPx + 8} ${layout.heightPx + 40}`} role="img" aria-label={describe}>
         <defs>
           <marker id="mm-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse">
-            <path d="M0,0 L10,5 L0,10 z" fill="#cc79a7" stroke="#7a3b63" strokeWidth="0.8" />
+            <path d="M0,0 L10,5 L0,10 z" style={{ fill: 'var(--ipi)', stroke: 'var(--oi-purple-dark)' }} strokeWidth="0.8" />
           </marker>
           <marker id="mm-arrow-faint" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
-            <path d="M0,0 L10,5 L0,10 z" fill="#e3b5cf" />
+            <path d="M0,0 L10,5 L0,10 z" style={{ fill: 'var(--oi-purple-soft)' }} />
           </marker>
           <pattern id="mm-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-            <line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" strokeWidth="2" strokeOpacity="0.55" />
+            <line x1="0" y1="0" x2="0" y2="6" style={{ stroke: 'var(--hatch)' }} strokeWidth="2" strokeOpacity="0.55" />
           </pattern>
           <pattern id="mm-dots" width="6" height="6" patternUnits="userSpaceOnUse">
-            <circle cx="3" cy="3" r="1.1" fill="#000" fillOpacity="0.35" />
+            <circle cx="3" cy="3" r="1.1" style={{ fill: 'var(--dots)' }} fillOpacity="0.6" />
           </pattern>
         </defs>
         {topology.nodes.map((n, i) => {
@@ -417,7 +419,7 @@ export function MachineView() {
         {(framesDense ? [] : (Object.keys(FRAME_COLORS) as FrameState[])).map((st) => (
           <li key={st}>
             <svg width="18" height="18" aria-hidden="true">
-              <rect x="1" y="1" width="16" height="16" rx="3" fill={FRAME_COLORS[st]} stroke="#555" />
+              <rect x="1" y="1" width="16" height="16" rx="3" style={{ fill: FRAME_COLORS[st], stroke: 'var(--frame-stroke)' }} />
               {st === 'migrating' && <rect x="1" y="1" width="16" height="16" rx="3" fill="url(#mm-hatch)" />}
               {st === 'isolated' && <rect x="1" y="1" width="16" height="16" rx="3" fill="url(#mm-dots)" />}
             </svg>

@@ -23,7 +23,8 @@ import {
   tlbSummary,
   tlbText,
 } from './denseMath';
-import { packRgb, parseHexColor, readPalette } from './palette';
+import { themeTokens } from '../../theme/themeTokens';
+import { FRAME_TOKENS, packRgb, parseHexColor, readPalette, themePalette } from './palette';
 import { testBulk } from './testBulk';
 
 describe('threshold', () => {
@@ -220,9 +221,17 @@ describe('palette', () => {
     expect([...new Uint8Array(px.buffer)]).toEqual([0x56, 0xb4, 0xe9, 255]);
   });
 
-  it('uses the machine view\'s frame colours, so canvas and SVG match', () => {
-    const p = readPalette(null);
-    expect(p.frame.map((c) => c.css)).toEqual([FRAME_COLORS.free, FRAME_COLORS.mapped, FRAME_COLORS.isolated, FRAME_COLORS.migrating]);
-    expect(p.pte.map((c) => c.css)).toEqual(['#d4d4d0', '#56b4e9', '#d55e00', '#009e73']);
+  it('reads the machine view\'s frame tokens, so canvas and SVG match', () => {
+    expect([FRAME_COLORS.free, FRAME_COLORS.mapped, FRAME_COLORS.isolated, FRAME_COLORS.migrating]).toEqual(FRAME_TOKENS.map((t) => `var(${t})`));
+    const light = themeTokens('light');
+    expect(readPalette(null).frame.map((c) => c.css)).toEqual(FRAME_TOKENS.map((t) => light.get(t)));
+    expect(readPalette(null).pte.map((c) => c.css)).toEqual(['#d4d4d0', '#56b4e9', '#d55e00', '#009e73']);
+  });
+
+  it('falls back to the named theme\'s token file where no stylesheet applies', () => {
+    const dark = readPalette(null, 'dark');
+    expect(dark.background.css).toBe(themeTokens('dark').get('--panel-bg'));
+    expect(dark.background.css).not.toBe(readPalette(null, 'light').background.css);
+    expect(themePalette('high-contrast').ink.css).toBe('#000000');
   });
 });
