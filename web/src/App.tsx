@@ -12,14 +12,15 @@ import { ErrorBanner } from './panels/ErrorBanner';
 import { Header } from './panels/Header';
 import { MachineView } from './panels/MachineView';
 import { MechanismPanels } from './panels/MechanismPanels';
-import { Narration } from './panels/Narration';
+import { Narration, NarrationAnnouncer } from './panels/Narration';
 import { PageTableView } from './panels/PageTableView';
 import { ChapterList } from './panels/ChapterList';
 import { LoadProgress } from './panels/LoadProgress';
 import { Plots } from './panels/plots/Plots';
 import { useUrlSync } from './share/useUrlSync';
 import { useAppStore, useAppStoreApi } from './store/context';
-import { Transport } from './timeline/Transport';
+import { KeySheet } from './timeline/KeySheet';
+import { STEP_CONTROLS_ID, Transport } from './timeline/Transport';
 import { useKeyboard } from './timeline/useKeyboard';
 import { usePlayback } from './timeline/usePlayback';
 
@@ -43,6 +44,22 @@ function useEngineBoot(): void {
   }, [store]);
 }
 
+/** The first Tab stop: moves focus to the transport (without touching the address bar, which holds the link). */
+function SkipLink() {
+  return (
+    <a
+      className="skip-link"
+      href={`#${STEP_CONTROLS_ID}`}
+      onClick={(e) => {
+        e.preventDefault();
+        document.getElementById(STEP_CONTROLS_ID)?.focus();
+      }}
+    >
+      Skip to step controls
+    </a>
+  );
+}
+
 /** The whole lab. */
 export function App() {
   useEngineBoot();
@@ -54,7 +71,9 @@ export function App() {
   const loading = useAppStore((s) => s.loading !== null);
   return (
     <div className={styles.app}>
+      <SkipLink />
       <Header />
+      <KeySheet />
       <ErrorBanner />
       {/* Early in the DOM, so that Cancel comes right after the header for keyboard users; shown over the page. */}
       {ready && <LoadProgress placement="overlay" />}
@@ -62,6 +81,7 @@ export function App() {
         <>
           <section className={styles.stage} aria-label="Current step">
             <Narration />
+            <NarrationAnnouncer />
             <Transport />
           </section>
           <main className={styles.main}>

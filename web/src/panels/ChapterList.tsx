@@ -1,4 +1,5 @@
 // Chapter list: click to seek; the current chapter is marked.
+import { formatCount } from '../base/format';
 import { chapterIndexAt } from '../store/simSlice';
 import { useAppStore } from '../store/context';
 import panel from './Panel.module.css';
@@ -30,7 +31,7 @@ export function ChapterList() {
                 void seek(c.step);
               }}
             >
-              <span className={styles.step}>{c.step}</span>
+              <span className={styles.step}>{formatCount(c.step)}</span>
               <span>{c.title}</span>
             </button>
           </li>

@@ -64,7 +64,7 @@ export function CountersTable() {
       heading: [
         `mmviz: ${summary.id} (${summary.title})`,
         `toggles: ${toggles.length ? toggles.join(', ') : 'defaults'}${params.length ? `; params: ${params.join(', ')}` : ''}`,
-        `step ${frame.step} / ${summary.totalSteps}`,
+        `step ${formatCount(frame.step)} / ${formatCount(summary.totalSteps)}`,
         // A reader of the pasted table must know what the run's own warnings say.
         ...summary.warnings.map((w) => `warning: ${w}`),
       ],
@@ -95,7 +95,7 @@ export function CountersTable() {
       {comparison && comparison.step === frame.step && (
         <p className={styles.comparison}>
           Rebuilt with <code>{comparison.reason}</code>: “was” shows the value before the change
-          {comparison.fromStep !== comparison.step ? ` (at step ${comparison.fromStep}, past the new end)` : ''}.
+          {comparison.fromStep !== comparison.step ? ` (at step ${formatCount(comparison.fromStep)}, past the new end)` : ''}.
         </p>
       )}
       <table className={styles.table}>

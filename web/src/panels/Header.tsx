@@ -7,6 +7,7 @@ import { MachineDialogButton } from './MachineDialog';
 import { ParamInput } from './ParamInput';
 import { ToggleBar } from './ToggleBar';
 import { ThemePicker } from '../theme/ThemePicker';
+import { KeySheetButton } from '../timeline/KeySheet';
 
 /** Scenario `<select>` labelled "Scenario". */
 function ScenarioPicker() {
@@ -96,6 +97,7 @@ export function Header() {
         <MachineDialogButton />
         <div className={styles.tools}>
           <ThemePicker />
+          <KeySheetButton />
           <CopyLink />
         </div>
       </div>
