@@ -1310,3 +1310,6 @@ describe('NUMA balancing panel', () => {
     assert.deepEqual(pageErrors, []);
   });
 });
+
+// Feature files, one per feature, share this runner (node:test runs them after the tests above).
+await import('./access.e2e.mjs');
