@@ -236,6 +236,15 @@ describe('themes and access', () => {
     await page.keyboard.press('Enter');
     await lab.waitForStep(100);
     assert.equal(await field.inputValue(), '');
+    // On to the machine's frames: one Tab stop, arrows move between them, Enter selects one.
+    await page.keyboard.press('Tab');
+    assert.match((await focused(page)).name, /^pfn 0 \(0x0\), node 0: /);
+    await page.keyboard.press('ArrowRight');
+    assert.match((await focused(page)).name, /^pfn 1 \(0x1\), node 0: /);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /[#&]sel=machine:pfn-1(&|$)/.test(window.location.hash));
+    assert.equal((await lab.readStep()).step, 100, 'the arrows moved between frames, not steps');
+    await lab.screenshot('a11y-09-frame-focused');
     assert.deepEqual(browser.pageErrors, []);
     await page.close();
   });
@@ -261,7 +270,7 @@ describe('themes and access', () => {
     await page.keyboard.press('Space');
     await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
     assert.equal(await speed.inputValue(), '8', 'the keys did not change the speed');
-    await lab.screenshot('a11y-09-after-speed-pick');
+    await lab.screenshot('a11y-10-after-speed-pick');
     // Kernel: the pick rebuilds the run; PageDown then changes the chapter, not the kernel.
     const kernel = page.getByRole('combobox', { name: 'Kernel' });
     const kernels = await kernel.locator('option').evaluateAll((os) => os.map((o) => o.value));
@@ -325,7 +334,7 @@ describe('themes and access', () => {
     await page.keyboard.press('Space');
     await page.getByRole('button', { name: 'Play', exact: true }).waitFor();
     assert.equal(await slider.getAttribute('aria-valuetext'), `step ${(await lab.readStep()).step} of 161`);
-    await lab.screenshot('a11y-10-scrubber-keys');
+    await lab.screenshot('a11y-11-scrubber-keys');
     assert.deepEqual(browser.pageErrors, []);
     await page.close();
   });
@@ -348,7 +357,7 @@ describe('themes and access', () => {
       }));
       assert.ok(layout.scrollWidth <= layout.innerWidth, `${width}x${height}: no sideways scrolling (${layout.scrollWidth} > ${layout.innerWidth})`);
       assert.ok(layout.play > 0 && layout.play <= height, `${width}x${height}: Play is on screen (bottom at ${layout.play})`);
-      await lab.screenshot(`a11y-11-layout-${width}x${height}`);
+      await lab.screenshot(`a11y-12-layout-${width}x${height}`);
     }
     await page.setViewportSize({ width: 1280, height: 720 });
     await page.close();

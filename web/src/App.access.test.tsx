@@ -119,4 +119,24 @@ describe('access', () => {
     expect(field).toHaveProperty('value', '');
     expect(field.getAttribute('aria-invalid')).toBe('false');
   });
+
+  it("operates the machine view's frames from the keyboard: one Tab stop, arrows move, Enter selects, PageDown is the lab's", async () => {
+    await renderApp();
+    const frame = (pfn: number): HTMLElement => screen.getByRole('button', { name: new RegExp(`^pfn ${pfn} \\(`) });
+    expect(frame(0).getAttribute('tabindex')).toBe('0');
+    expect(frame(1).getAttribute('tabindex')).toBe('-1');
+    frame(0).focus();
+    fireEvent.keyDown(frame(0), { key: 'ArrowRight' });
+    await settle();
+    expect(document.activeElement).toBe(frame(1));
+    expect(readout()).toBe('step 0 / 161');
+    fireEvent.keyDown(frame(1), { key: 'Enter' });
+    await settle();
+    expect(store.getState().selection).toEqual({ panel: 'machine', object: 'pfn-1' });
+    expect(frame(1).getAttribute('aria-pressed')).toBe('true');
+    expect(frame(1).getAttribute('tabindex')).toBe('0');
+    fireEvent.keyDown(frame(1), { key: 'PageDown' });
+    await settle();
+    expect(store.getState().step).toBe(store.getState().summary?.chapters[1]?.step);
+  });
 });

@@ -5,9 +5,9 @@
 // than DENSE_THRESHOLD frames, or TLB slots over all CPUs) draw their frames and
 // TLBs on canvases under the SVG instead (./dense).
 import { cpuRanges } from '../base/numactl';
-import { memo, useCallback, useEffect, useMemo, useState, type ReactElement } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
-import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
+import { archOverPx, cellInDirection, rectCenterPx, type RectPx } from '../base/geometry';
 import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, tlbLinesShown } from '../base/machineLayout';
 import { useReducedMotion } from '../base/useReducedMotion';
 import { FRAME_DIRTY, FRAME_LOCKED, frameState, NO_PID, tlbCount, tlbEntries as tlbEntriesOf, windowNote, type TlbEntryView } from '../engine/bulk';
@@ -172,21 +172,47 @@ interface FrameCellProps {
   touched: boolean;
   highlighted: boolean;
   label: boolean;
+  selected: boolean;
+  /** The frames' one Tab stop (roving: the selected frame, else the first). */
+  tabStop: boolean;
   onHover: (pfn: number | null) => void;
   onSelect: (pfn: number) => void;
+  /** Arrow keys: move the focus to the neighbouring frame. */
+  onMove: (pfn: number, key: string) => boolean;
 }
 
-const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, rect, touched, highlighted, label, onHover, onSelect }: FrameCellProps) {
+const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, rect, touched, highlighted, label, selected, tabStop, onHover, onSelect, onMove }: FrameCellProps) {
   const c = rectCenterPx(rect);
   const state = frameState(flags);
   const locked = (flags & FRAME_LOCKED) !== 0;
   const dirty = (flags & FRAME_DIRTY) !== 0;
   const pattern = state === 'migrating' ? 'url(#mm-hatch)' : state === 'isolated' ? 'url(#mm-dots)' : null;
+  const text = `pfn ${pfn} (${formatHex(pfn)}), node ${node}: ${state}${mapPid !== NO_PID ? `, mapped by pid ${mapPid} vpn ${formatHex(mapVpn)}` : ''}${locked ? ', locked' : ''}${dirty ? ', dirty' : ''}`;
   return (
-    <g className={styles.frame} onMouseEnter={() => onHover(pfn)} onMouseLeave={() => onHover(null)} onClick={() => onSelect(pfn)}>
-      <title>
-        {`pfn ${pfn} (${formatHex(pfn)}), node ${node}: ${state}${mapPid !== NO_PID ? `, mapped by pid ${mapPid} vpn ${formatHex(mapVpn)}` : ''}${locked ? ', locked' : ''}${dirty ? ', dirty' : ''}`}
-      </title>
+    <g
+      className={styles.frame}
+      data-pfn={pfn}
+      role="button"
+      tabIndex={tabStop ? 0 : -1}
+      aria-label={text}
+      aria-pressed={selected}
+      onMouseEnter={() => onHover(pfn)}
+      onMouseLeave={() => onHover(null)}
+      onFocus={() => onHover(pfn)}
+      onBlur={() => onHover(null)}
+      onClick={() => onSelect(pfn)}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          onSelect(pfn);
+        } else if (onMove(pfn, e.key)) {
+          // The frames take the arrows (as the dense grids do): the run does not step.
+          e.preventDefault();
+          e.stopPropagation();
+        }
+      }}
+    >
+      <title>{text}</title>
       <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} style={{ fill: FRAME_COLORS[state] }} className={styles.frameRect} />
       {pattern && <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={pattern} pointerEvents="none" />}
       {label && (
@@ -240,6 +266,23 @@ export function MachineView() {
     (pfn: number) => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` }),
     [select, selectedPfn],
   );
+  // The frames take one Tab stop (roving): the frame last moved to with the arrows.
+  const svgRef = useRef<SVGSVGElement | null>(null);
+  const [focusPfn, setFocusPfn] = useState<number | null>(null);
+  const moveFocus = useCallback((pfn: number, key: string): boolean => {
+    const svg = svgRef.current;
+    if (!svg) return false;
+    // The drawn cells, in pfn order, where they are drawn (the first rect of each is the cell).
+    const cells = [...svg.querySelectorAll<SVGGElement>('g[data-pfn]')].map((g) => {
+      const r = g.querySelector('rect');
+      return { id: Number(g.dataset.pfn), xPx: Number(r?.getAttribute('x')), yPx: Number(r?.getAttribute('y')) };
+    });
+    const next = cellInDirection(cells, pfn, key);
+    if (next === null) return false;
+    setFocusPfn(next);
+    svg.querySelector<SVGGElement>(`g[data-pfn="${next}"]`)?.focus();
+    return true;
+  }, []);
   const bulkWindow = useAppStore((s) => s.bulkWindow);
   const setBulkWindow = useAppStore((s) => s.setBulkWindow);
   const showPfn = useAppStore((s) => s.showPfn);
@@ -296,6 +339,9 @@ export function MachineView() {
   const shownTlb = tlbLinesShown(topology.tlbEntries);
   const framesNote = windowNote(frame.frameWindow, 'frames');
   const linkedPfns = [hoverPfn, selectedPfn].filter((p): p is number => p !== null);
+  // The frames' one Tab stop: the selected frame when it is drawn, else the one last moved to, else the first.
+  const drawnPfns = framesDense ? [] : [...frameRects.keys()];
+  const tabPfn = selectedPfn !== null && frameRects.has(selectedPfn) ? selectedPfn : focusPfn !== null && frameRects.has(focusPfn) ? focusPfn : (drawnPfns[0] ?? null);
   const cells: ReactElement[] = [];
   for (let i = 0; !framesDense && i < bulk.framePfn.length; i++) {
     const pfn = bulk.framePfn[i] as number;
@@ -314,8 +360,11 @@ export function MachineView() {
         touched={touchedPfns.has(pfn)}
         label={labelled.get(node) ?? true}
         highlighted={pfn === hoverPfn || pfn === selectedPfn}
+        selected={pfn === selectedPfn}
+        tabStop={pfn === tabPfn}
         onHover={setHoverPfn}
         onSelect={toggleSelect}
+        onMove={moveFocus}
       />,
     );
   }
@@ -330,7 +379,7 @@ export function MachineView() {
           {framesNote && <> · {framesNote} (the frame holds a window of memory)</>}
         </span>
       </h2>
-      <svg className={styles.svg} viewBox={`-4 -36 ${layout.widthPx + 8} ${layout.heightPx + 40}`} role="img" aria-label={describe}>
+      <svg ref={svgRef} className={styles.svg} viewBox={`-4 -36 ${layout.widthPx + 8} ${layout.heightPx + 40}`} role="group" aria-roledescription="machine drawing" aria-label={describe}>
         <defs>
           <marker id="mm-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse">
             <path d="M0,0 L10,5 L0,10 z" style={{ fill: 'var(--ipi)', stroke: 'var(--oi-purple-dark)' }} strokeWidth="0.8" />

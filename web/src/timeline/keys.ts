@@ -129,7 +129,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['Esc'], what: 'Close this list, a dialog or a patch card' },
   { keys: ['Tab'], what: 'Next control; the first stop is “Skip to step controls”' },
   { keys: ['Enter'], what: 'In “Go to step”: go there (1234567 or 1,234,567)' },
-  { keys: ['↑', '↓', '←', '→'], what: 'In a dense grid (canvas): move the cursor; Enter selects, Esc hides it' },
+  { keys: ['↑', '↓', '←', '→'], what: 'On the machine’s frames or in a dense grid: move between cells (Home, End: first, last); Enter selects' },
 ];
 
 /** The keys `commandForKey` maps, as the sheet names them. */

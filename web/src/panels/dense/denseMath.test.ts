@@ -115,7 +115,7 @@ describe('hitIndex', () => {
 
 describe('moveCell and labelEvery', () => {
   const l = gridLayout(100, 90, { minCellPx: 8, maxCellPx: 8, gapPx: 1 }); // 10 columns
-  it('moves by cells, rows and pages, clamped', () => {
+  it('moves by cells and rows, clamped; leaves PageUp/PageDown to the lab', () => {
     expect(l.cols).toBe(10);
     expect(moveCell(l, -1, 'ArrowRight')).toBe(0);
     expect(moveCell(l, 5, 'ArrowRight')).toBe(6);
@@ -123,7 +123,8 @@ describe('moveCell and labelEvery', () => {
     expect(moveCell(l, 5, 'ArrowDown')).toBe(15);
     expect(moveCell(l, 95, 'ArrowDown')).toBe(99);
     expect(moveCell(l, 5, 'ArrowUp')).toBe(0);
-    expect(moveCell(l, 5, 'PageDown')).toBe(85);
+    expect(moveCell(l, 5, 'PageDown')).toBeNull();
+    expect(moveCell(l, 5, 'PageUp')).toBeNull();
     expect(moveCell(l, 5, 'End')).toBe(99);
     expect(moveCell(l, 50, 'Home')).toBe(0);
     expect(moveCell(l, 5, 'a')).toBeNull();
