@@ -70,7 +70,8 @@ export default defineConfig({
     root: webRoot,
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
     environment: 'node',
-    css: { modules: { classNameStrategy: 'non-scoped' } },
+    // The theme's token files are read as text (?raw) by the canvas palette and the contrast tests.
+    css: { include: [/src\/styles\/.*\.css/], modules: { classNameStrategy: 'non-scoped' } },
     // The first jsdom render of the whole lab takes seconds on a shared 2-core machine (5 s, the default, timed out there).
     testTimeout: 20_000,
   },

@@ -433,7 +433,8 @@ describe('mmviz lab', () => {
     }
     if (found) await lab.screenshot('09-code-diff');
     // An IPI on its way and one received, with and without motion.
-    const machine = (re) => lab.page.getByRole('img', { name: re });
+    // The drawing is a group (its frames are buttons), named by what it shows.
+    const machine = (re) => lab.page.getByRole('group', { name: re });
     let sent = -1;
     for (let s = 1; s <= total && sent < 0; s++) {
       await lab.stepTo(s);
@@ -1344,3 +1345,6 @@ describe('NUMA balancing panel', () => {
     assert.deepEqual(pageErrors, []);
   });
 });
+
+// Feature files, one per feature, share this runner (node:test runs them after the tests above).
+await import('./access.e2e.mjs');

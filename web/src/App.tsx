@@ -12,7 +12,7 @@ import { ErrorBanner } from './panels/ErrorBanner';
 import { Header } from './panels/Header';
 import { MachineView } from './panels/MachineView';
 import { MechanismPanels } from './panels/MechanismPanels';
-import { Narration } from './panels/Narration';
+import { Narration, NarrationAnnouncer } from './panels/Narration';
 import { PageTableView } from './panels/PageTableView';
 import { ChapterList } from './panels/ChapterList';
 import { LoadProgress } from './panels/LoadProgress';
@@ -24,7 +24,8 @@ import type { LaneId } from './store/types';
 import { AbBar } from './panels/AbBar';
 import { registerServiceWorker } from './offline/register';
 import { IpiHeatStrip } from './panels/IpiHeatStrip';
-import { Transport } from './timeline/Transport';
+import { KeySheet } from './timeline/KeySheet';
+import { STEP_CONTROLS_ID, Transport } from './timeline/Transport';
 import { useKeyboard } from './timeline/useKeyboard';
 import { usePlayback } from './timeline/usePlayback';
 
@@ -121,6 +122,7 @@ function AbLayout() {
               <div className={styles.laneStage} aria-label={`Run ${lane.toUpperCase()} narration`} role="group">
                 <LaneTitle lane={lane} />
                 <Narration />
+                <NarrationAnnouncer />
               </div>
             </LaneProvider>
           ))}
@@ -143,6 +145,22 @@ function AbLayout() {
   );
 }
 
+/** The first Tab stop: moves focus to the transport (without touching the address bar, which holds the link). */
+function SkipLink() {
+  return (
+    <a
+      className="skip-link"
+      href={`#${STEP_CONTROLS_ID}`}
+      onClick={(e) => {
+        e.preventDefault();
+        document.getElementById(STEP_CONTROLS_ID)?.focus();
+      }}
+    >
+      Skip to step controls
+    </a>
+  );
+}
+
 /** The whole lab. */
 export function App() {
   useEngineBoot();
@@ -155,7 +173,9 @@ export function App() {
   const inAb = useAppStore((s) => s.ab !== null);
   return (
     <div className={styles.app}>
+      <SkipLink />
       <Header />
+      <KeySheet />
       <ErrorBanner />
       {/* Early in the DOM, so that Cancel comes right after the header for keyboard users; shown over the page. */}
       {ready && <LoadProgress placement="overlay" />}
@@ -167,6 +187,7 @@ export function App() {
           <>
             <section className={styles.stage} aria-label="Current step">
               <Narration />
+              <NarrationAnnouncer />
               <Transport />
             </section>
             <main className={styles.main}>

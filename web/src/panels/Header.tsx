@@ -8,6 +8,8 @@ import styles from './Header.module.css';
 import { MachineDialogButton } from './MachineDialog';
 import { ParamInput } from './ParamInput';
 import { ToggleBar } from './ToggleBar';
+import { ThemePicker } from '../theme/ThemePicker';
+import { KeySheetButton } from '../timeline/KeySheet';
 
 /** Scenario `<select>` labelled "Scenario". */
 function ScenarioPicker() {
@@ -119,8 +121,12 @@ export function Header() {
         <ScenarioPicker />
         <ParamList />
         <MachineDialogButton />
-        <CopyLink />
-        <AboutButton />
+        <div className={styles.tools}>
+          <ThemePicker />
+          <KeySheetButton />
+          <CopyLink />
+          <AboutButton />
+        </div>
       </div>
       {summary && <ToggleBar />}
     </header>
