@@ -13,6 +13,7 @@ import lzString from 'lz-string';
 import { chromium } from 'playwright-core';
 import { Lab } from './helper.mjs';
 import { startStaticServer } from './server.mjs';
+import { sweepSuite } from './sweep.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distDir = join(here, '..', 'dist');
@@ -1306,6 +1307,15 @@ describe('NUMA balancing panel', () => {
     await lab.page.close();
   });
 
+  it('raised no page errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});
+
+// One file per feature, registered here (this file owns the browser, the server and the oracle).
+sweepSuite({ newLab: () => newLab(), wasm, builtins: BUILTINS });
+
+describe('feature files', () => {
   it('raised no page errors', () => {
     assert.deepEqual(pageErrors, []);
   });

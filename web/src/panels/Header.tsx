@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { writeUrlNow } from '../share/useUrlSync';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
+import { SweepButton } from '../sweep/SweepDialog';
 import { MachineDialogButton } from './MachineDialog';
 import { ParamInput } from './ParamInput';
 import { ToggleBar } from './ToggleBar';
@@ -49,6 +50,17 @@ function ParamList() {
   );
 }
 
+/** Says when the run is at a link's seed, not the scenario's own (a sweep's run). */
+function SeedNote() {
+  const seed = useAppStore((s) => (s.scenario?.seed === undefined ? null : (s.summary?.seed ?? null)));
+  if (seed === null) return null;
+  return (
+    <span className={styles.seed} title="This run is at a seed the link gives (seed=), not the scenario's own: a run of a sweep. Opening the scenario again runs it at its own seed.">
+      seed {seed}
+    </span>
+  );
+}
+
 /** "Copy link" button: writes the URL now and copies it. */
 function CopyLink() {
   const store = useAppStoreApi();
@@ -92,7 +104,9 @@ export function Header() {
         )}
         <ScenarioPicker />
         <ParamList />
+        <SeedNote />
         <MachineDialogButton />
+        <SweepButton />
         <CopyLink />
       </div>
       {summary && <ToggleBar />}

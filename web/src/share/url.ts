@@ -6,6 +6,7 @@
 //   s=<lz-string>            custom scenario text (compressToEncodedURIComponent)
 //   t.<toggle>=<value>       toggles that differ from the scenario's defaults (true/false or enum value)
 //   p.<param>=<number>       params that differ from their defaults
+//   seed=<n>                 the run's seed, when it is not the scenario's own (a sweep's run)
 //   step=<n>                 step shown (0 when absent)
 //   sel=<panel>:<object>     selected object, e.g. machine:pfn-12
 // Everything read from a URL is validated here (zod) and is only ever used as data.
@@ -19,8 +20,8 @@ export const URL_FORMAT_VERSION = 1;
 /** Largest fragment we try to read. */
 export const MAX_FRAGMENT_CHARS = 200_000;
 
-/** Which scenario a link opens. */
-export type ScenarioRef = { kind: 'builtin'; id: string; hash: string | null } | { kind: 'custom'; text: string };
+/** Which scenario a link opens, and at which seed when not at the scenario's own (`seed=`). */
+export type ScenarioRef = ({ kind: 'builtin'; id: string; hash: string | null } | { kind: 'custom'; text: string }) & { seed?: number };
 
 /** Panels that can hold a selection. */
 export const PANELS = ['machine', 'pagetable', 'code', 'counters', 'chapters'] as const;
@@ -70,6 +71,7 @@ const fixedKeys = z
     h: z.string().regex(/^[0-9a-f]{8}$/, 'the scenario hash (h=) is not 8 hex digits').optional(),
     s: z.string().min(1, 'the custom scenario (s=) is empty').optional(),
     step: z.string().regex(/^\d{1,9}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
+    seed: z.string().regex(/^\d{1,15}$/, 'the seed (seed=) is not a whole number 0 or larger').optional(),
     sel: z
       .string()
       .regex(new RegExp(`^(${PANELS.join('|')}):[a-z0-9_.-]{1,64}$`), 'the selection (sel=) is not of the form panel:object')
@@ -107,6 +109,7 @@ export function stateToUrl(state: ShareState): string {
   }
   for (const [name, value] of sortedEntries(state.toggles)) parts.push(`t.${name}=${encodeValue(String(value))}`);
   for (const [name, value] of sortedEntries(state.params)) parts.push(`p.${name}=${encodeValue(String(value))}`);
+  if (state.scenario.seed !== undefined) parts.push(`seed=${Math.max(0, Math.trunc(state.scenario.seed))}`);
   parts.push(`step=${Math.max(0, Math.trunc(state.step))}`);
   if (state.selection) parts.push(`sel=${state.selection.panel}:${encodeValue(state.selection.object)}`);
   return parts.join('&');
@@ -215,6 +218,7 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
     if (f.s !== undefined) scenario = { kind: 'custom', text: decodeScenarioText(f.s) };
     else if (f.sc !== undefined) scenario = { kind: 'builtin', id: f.sc, hash: f.h ?? null };
     else throw new Error('it names no scenario (sc= or s=)');
+    if (f.seed !== undefined) scenario.seed = Number(f.seed);
     let selection: Selection | null = null;
     if (f.sel !== undefined) {
       const colon = f.sel.indexOf(':');

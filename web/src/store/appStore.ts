@@ -23,10 +23,10 @@ export function createAppStore(): AppStore {
 export function selectShareState(s: AppState): ShareState | null {
   if (!s.scenario || !s.summary) return null;
   return {
-    scenario:
-      s.scenario.kind === 'builtin'
-        ? { kind: 'builtin', id: s.scenario.id, hash: fnv1a32Hex(s.scenarioText) }
-        : { kind: 'custom', text: s.scenario.text },
+    scenario: {
+      ...(s.scenario.kind === 'builtin' ? { kind: 'builtin', id: s.scenario.id, hash: fnv1a32Hex(s.scenarioText) } : { kind: 'custom', text: s.scenario.text }),
+      ...(s.scenario.seed === undefined ? {} : { seed: s.scenario.seed }),
+    },
     toggles: s.toggleOverrides,
     params: s.paramOverrides,
     step: s.step,

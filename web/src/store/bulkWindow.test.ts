@@ -159,6 +159,9 @@ function windowedEngine(options: { auto: boolean; knownEvents: boolean }) {
     parseNumactl: async () => Promise.reject(new Error('no numactl here')),
     describe: async () => summary(),
     create: async () => sim,
+    planSweep: async () => Promise.reject(new Error('no sweeps here')),
+    sweepReport: async () => Promise.reject(new Error('no sweeps here')),
+    openRunPool: () => ({ run: async () => Promise.reject(new Error('no sweeps here')), close: () => {} }),
   };
   return { engine, calls };
 }

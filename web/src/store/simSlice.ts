@@ -154,8 +154,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
   };
   // Steps of each run prepared in this session, to estimate the next preparation of the same run.
   const totals = new Map<string, number>();
-  const runKey = (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): string =>
-    `${JSON.stringify(Object.entries(toggles).sort())}\n${baselineKey(text, params)}`;
+  const runKey = (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number): string =>
+    `${seed ?? ''}\n${JSON.stringify(Object.entries(toggles).sort())}\n${baselineKey(text, params)}`;
 
   // The running load. `generation` only grows; a load is current while its id equals it.
   let generation = 0;
@@ -197,12 +197,12 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
   };
 
   /** Creates a simulation for the current load; frees it at once if the load was superseded meanwhile. */
-  const createFor = async (ctx: LoadContext, text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): Promise<SimHandle> => {
+  const createFor = async (ctx: LoadContext, text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number): Promise<SimHandle> => {
     const { engine } = get();
     if (!engine) throw new Error('the simulation engine is not loaded');
-    const key = runKey(text, toggles, params);
+    const key = runKey(text, toggles, params, seed);
     ctx.expect(totals.get(key) ?? null);
-    const sim = await engine.create(text, toggles, params, { signal: ctx.signal, onProgress: ctx.onProgress });
+    const sim = await engine.create(text, toggles, params, { signal: ctx.signal, onProgress: ctx.onProgress, ...(seed === undefined ? {} : { seed }) });
     if (totals.size > 64) totals.clear();
     totals.set(key, sim.summary().totalSteps);
     try {
@@ -226,9 +226,9 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     return summary;
   };
 
-  /** Prepares the run and, when toggles are overridden, reads the baseline summary too. */
-  const build = async (ctx: LoadContext, text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): Promise<Built> => {
-    const sim = await createFor(ctx, text, toggles, params);
+  /** Prepares the run (at `seed` when given) and, when toggles are overridden, reads the baseline summary too. */
+  const build = async (ctx: LoadContext, text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number): Promise<Built> => {
+    const sim = await createFor(ctx, text, toggles, params, seed);
     try {
       let baseline = sim.summary();
       // Without overrides the run is its own baseline.
@@ -413,7 +413,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     return runLoad(label, false, async (ctx) => {
       let built: Built;
       try {
-        built = await build(ctx, text, toggles, params);
+        built = await build(ctx, text, toggles, params, ref.seed);
       } catch (err) {
         if (isCancelled(err)) throw err;
         get().report(`The scenario could not be loaded: ${errorMessage(err)}`);
@@ -448,7 +448,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       let params = req.params;
       let built: Built;
       try {
-        built = await build(ctx, text, t.toggles, params);
+        built = await build(ctx, text, t.toggles, params, req.scenario.seed);
       } catch (err) {
         if (isCancelled(err)) throw err;
         // The engine refused the run. If it was for the link's params, say which
@@ -469,7 +469,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         for (const problem of checked.problems) report(`In this link, ${problem}.`, 'warning');
         params = checked.params;
         try {
-          built = await build(ctx, text, t.toggles, params);
+          built = await build(ctx, text, t.toggles, params, req.scenario.seed);
         } catch (retryErr) {
           if (isCancelled(retryErr)) throw retryErr;
           report(`The scenario could not be loaded: ${errorMessage(retryErr)}`);
