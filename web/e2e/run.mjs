@@ -15,6 +15,7 @@ import { abSuite } from './ab.mjs';
 import { shareSuite } from './share.mjs';
 import { Lab } from './helper.mjs';
 import { startStaticServer } from './server.mjs';
+import { sweepSuite } from './sweep.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distDir = join(here, '..', 'dist');
@@ -1346,5 +1347,14 @@ describe('NUMA balancing panel', () => {
   });
 });
 
+// One file per feature, registered here (this file owns the browser, the server and the oracle).
+sweepSuite({ newLab: () => newLab(), wasm, builtins: BUILTINS });
+
 // Feature files, one per feature, share this runner (node:test runs them after the tests above).
 await import('./access.e2e.mjs');
+
+describe('feature files', () => {
+  it('raised no page errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});

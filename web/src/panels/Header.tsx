@@ -5,6 +5,7 @@ import { writeUrlNow } from '../share/useUrlSync';
 import { AboutButton } from './AboutDialog';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
+import { SweepButton } from '../sweep/SweepDialog';
 import { MachineDialogButton } from './MachineDialog';
 import { ParamInput } from './ParamInput';
 import { ToggleBar } from './ToggleBar';
@@ -50,6 +51,17 @@ function ParamList() {
         <ParamInput key={`${summary.id}:${p.name}`} info={p} onApply={(v) => void setParam(p.name, v)} />
       ))}
     </fieldset>
+  );
+}
+
+/** Says when the run is at a link's seed, not the scenario's own (a sweep's run). */
+function SeedNote() {
+  const seed = useAppStore((s) => (s.scenario?.seed === undefined ? null : (s.runs.a.summary?.seed ?? null)));
+  if (seed === null) return null;
+  return (
+    <span className={styles.seed} title="This run is at a seed the link gives (seed=), not the scenario's own: a run of a sweep. Opening the scenario again runs it at its own seed.">
+      seed {seed}
+    </span>
   );
 }
 
@@ -120,7 +132,9 @@ export function Header() {
         )}
         <ScenarioPicker />
         <ParamList />
+        <SeedNote />
         <MachineDialogButton />
+        <SweepButton />
         <div className={styles.tools}>
           <ThemePicker />
           <KeySheetButton />

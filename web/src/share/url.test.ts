@@ -38,6 +38,8 @@ const cases: [string, ShareState][] = [
   ['A/B of presets', { ...base, ab: { kind: 'preset', a: 'page_alloc/base', b: 'page_alloc/patch7' }, bStep: 0 }],
   ['plots chosen, as rates', { ...base, plots: { counters: ['numa_hint_faults', 'nr_tlb_remote_flush'], rate: true } }],
   ['plots as rates with the default counters', { ...base, plots: { counters: null, rate: true } }],
+  ['a run at another seed', { ...base, scenario: { kind: 'builtin', id: 'numa-pmbench', hash: null, seed: 3 }, params: { node1_cpus: 16 }, step: 12 }],
+  ['a custom scenario at seed 0', { ...base, scenario: { kind: 'custom', text: 'x', seed: 0 } }],
 ];
 
 describe('stateToUrl / urlToState round trip', () => {
@@ -53,6 +55,21 @@ describe('stateToUrl / urlToState round trip', () => {
     const b = stateToUrl({ ...base, toggles: { a: false, b: true }, params: { y: 2, z: 1 } });
     expect(a).toBe(b);
     expect(a).toBe('v=2&sc=numa-hint-fault-101&h=0a1b2c3d&t.a=false&t.b=true&p.y=2&p.z=1&step=0');
+  });
+
+  it('writes the seed as its own key, only when there is one', () => {
+    expect(stateToUrl({ ...base, scenario: { kind: 'builtin', id: 'numa-pmbench', hash: null, seed: 2 }, params: { node1_cpus: 16 } })).toBe(
+      'v=2&sc=numa-pmbench&p.node1_cpus=16&seed=2&step=0',
+    );
+    expect(stateToUrl(base)).not.toContain('seed=');
+  });
+
+  it('refuses a seed that is not a whole number, naming it', () => {
+    for (const bad of ['-1', '1.5', 'x', '1e3', '1234567890123456', '']) {
+      const r = urlToState(`#v=2&sc=abc&seed=${bad}`);
+      expect(r.ok).toBe(false);
+      expect(!r.ok && r.error).toContain('the seed (seed=) is not a whole number 0 or larger');
+    }
   });
 
   it('reads an empty fragment as "nothing to restore"', () => {

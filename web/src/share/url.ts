@@ -6,6 +6,7 @@
 //   s=<lz-string>            custom scenario text (compressToEncodedURIComponent)
 //   t.<toggle>=<value>       toggles that differ from the scenario's defaults (true/false or enum value)
 //   p.<param>=<number>       params that differ from their defaults
+//   seed=<n>                 the run's seed, when it is not the scenario's own (a sweep's run)
 //   step=<n>                 step shown (0 when absent); A's step in an A/B comparison
 //   sel=<panel>:<object>     selected object, e.g. machine:pfn-12
 //   ab=<what>:<A>,<B>        an A/B comparison (optional): t.<toggle>:<a>,<b> (the toggle's
@@ -14,6 +15,7 @@
 //   pc=<counter>,<counter>   the counters plotted (the run's defaults when absent)
 //   rate=1                   plots show rates per µs
 // v1 (2026-11-22 to 2026-11-27) had v, sc, h, s, t.*, p.*, step and sel, with the same meanings.
+// v2 added ab, bstep, pc, rate and seed.
 // Everything read from a URL is validated here (zod) and is only ever used as data.
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
 import { z } from 'zod';
@@ -25,8 +27,8 @@ export const URL_FORMAT_VERSION = 2;
 /** Largest fragment we try to read. */
 export const MAX_FRAGMENT_CHARS = 200_000;
 
-/** Which scenario a link opens. */
-export type ScenarioRef = { kind: 'builtin'; id: string; hash: string | null } | { kind: 'custom'; text: string };
+/** Which scenario a link opens, and at which seed when not at the scenario's own (`seed=`). */
+export type ScenarioRef = ({ kind: 'builtin'; id: string; hash: string | null } | { kind: 'custom'; text: string }) & { seed?: number };
 
 /** Panels that can hold a selection. */
 export const PANELS = ['machine', 'pagetable', 'code', 'counters', 'chapters'] as const;
@@ -82,7 +84,7 @@ export type Upgrader = (pairs: Map<string, string>) => Map<string, string>;
  */
 export const UPGRADERS: Readonly<Record<number, Upgrader>> = {
   1: (pairs) => {
-    for (const key of ['ab', 'bstep', 'pc', 'rate']) {
+    for (const key of ['ab', 'bstep', 'pc', 'rate', 'seed']) {
       if (pairs.has(key)) throw new Error(`it is a v=1 link with ${quoteForMessage(key)}, which v1 did not have`);
     }
     return pairs;
@@ -108,6 +110,7 @@ const fixedKeys = z
     h: z.string().regex(/^[0-9a-f]{8}$/, 'the scenario hash (h=) is not 8 hex digits').optional(),
     s: z.string().min(1, 'the custom scenario (s=) is empty').optional(),
     step: z.string().regex(/^\d{1,9}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
+    seed: z.string().regex(/^\d{1,15}$/, 'the seed (seed=) is not a whole number 0 or larger').optional(),
     sel: z
       .string()
       .regex(new RegExp(`^(${PANELS.join('|')}):[a-z0-9_.-]{1,64}$`), 'the selection (sel=) is not of the form panel:object')
@@ -205,6 +208,7 @@ export function stateToUrl(state: ShareState): string {
   }
   for (const [name, value] of sortedEntries(state.toggles)) parts.push(`t.${name}=${encodeValue(String(value))}`);
   for (const [name, value] of sortedEntries(state.params)) parts.push(`p.${name}=${encodeValue(String(value))}`);
+  if (state.scenario.seed !== undefined) parts.push(`seed=${Math.max(0, Math.trunc(state.scenario.seed))}`);
   parts.push(`step=${Math.max(0, Math.trunc(state.step))}`);
   if (state.selection) parts.push(`sel=${state.selection.panel}:${encodeValue(state.selection.object)}`);
   if (state.ab) {
@@ -320,6 +324,7 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
     if (f.s !== undefined) scenario = { kind: 'custom', text: decodeScenarioText(f.s) };
     else if (f.sc !== undefined) scenario = { kind: 'builtin', id: f.sc, hash: f.h ?? null };
     else throw new Error('it names no scenario (sc= or s=)');
+    if (f.seed !== undefined) scenario.seed = Number(f.seed);
     let selection: Selection | null = null;
     if (f.sel !== undefined) {
       const colon = f.sel.indexOf(':');

@@ -196,7 +196,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
   };
   // Steps of each run prepared in this session, to estimate the next preparation of the same run.
   const totals = new Map<string, number>();
-  const runKey = (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): string => `${sortedJson(toggles)}\n${baselineKey(text, params)}`;
+  const runKey = (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number): string =>
+    `${seed ?? ''}\n${sortedJson(toggles)}\n${baselineKey(text, params)}`;
   // Each lane's toggles and run key as installed, to keep a run that a load asks for again.
   const installedKeys: Record<LaneId, string | null> = { a: null, b: null };
 
@@ -258,7 +259,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
   /**
    * Prepares the runs of a load (both lanes of a comparison in parallel, each in its worker),
    * keeping a run on screen when it is the one asked for and `reuse` (a rebuild; an open
-   * prepares afresh); reads the baseline summary too.
+   * prepares afresh); reads the baseline summary too. A link's `seed` replaces the scenario's own (a sweep's run).
    * Progress is the two runs' together.
    */
   const build = async (
@@ -268,11 +269,12 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     togglesB: Record<string, ToggleValue> | null,
     params: Record<string, number>,
     reuse: boolean,
+    seed?: number,
   ): Promise<BuiltLoad> => {
     const { engine } = get();
     if (!engine) throw new Error('the simulation engine is not loaded');
     const wanted: [LaneId, Record<string, ToggleValue>][] = togglesB ? [['a', togglesA], ['b', togglesB]] : [['a', togglesA]];
-    const keys = wanted.map(([, t]) => runKey(text, t, params));
+    const keys = wanted.map(([, t]) => runKey(text, t, params, seed));
     const known = keys.map((k) => totals.get(k));
     ctx.expect(known.every((t) => t !== undefined) ? known.reduce<number>((n, t) => n + (t ?? 0), 0) : null);
     const progress: (Progress | null)[] = wanted.map(() => null);
@@ -291,7 +293,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
           const run = get().runs[sameAs];
           if (run.sim && run.summary) return { sim: run.sim, summary: run.summary, kept: sameAs === lane ? current : run };
         }
-        const sim = await engine.create(text, toggles, params, { signal: ctx.signal, onProgress: (p) => report(i, p) });
+        const sim = await engine.create(text, toggles, params, { signal: ctx.signal, onProgress: (p) => report(i, p), ...(seed === undefined ? {} : { seed }) });
         if (totals.size > 64) totals.clear();
         totals.set(keys[i] as string, sim.summary().totalSteps);
         return { sim, summary: sim.summary(), kept: null };
@@ -412,8 +414,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         paramOverrides,
         ab,
       });
-      installedKeys.a = runKey(text, laneTogglesOf(toggles, choice, 'a'), params);
-      installedKeys.b = ab ? runKey(text, laneTogglesOf(toggles, choice, 'b'), params) : null;
+      installedKeys.a = runKey(text, laneTogglesOf(toggles, choice, 'a'), params, ref.seed);
+      installedKeys.b = ab ? runKey(text, laneTogglesOf(toggles, choice, 'b'), params, ref.seed) : null;
       freeUnless([old.a.sim, old.b.sim], [runA.sim, runB.sim]);
       // What the engine says about the whole run (threads stopped for want of memory).
       for (const [lane, run] of [['A', runA], ['B', runB]] as const) {
@@ -483,7 +485,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     return runLoad(label, false, async (ctx) => {
       let load: BuiltLoad;
       try {
-        load = await build(ctx, text, laneTogglesOf(toggles, choice, 'a'), choice ? laneTogglesOf(toggles, choice, 'b') : null, params, true);
+        load = await build(ctx, text, laneTogglesOf(toggles, choice, 'a'), choice ? laneTogglesOf(toggles, choice, 'b') : null, params, true, ref.seed);
       } catch (err) {
         if (isCancelled(err)) throw err;
         get().report(`The scenario could not be loaded: ${errorMessage(err)}`);
@@ -537,7 +539,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       }
       let params = req.params;
       const buildFor = (ps: Record<string, number>): Promise<BuiltLoad> =>
-        build(ctx, text, laneTogglesOf(t.toggles, choice, 'a'), choice ? laneTogglesOf(t.toggles, choice, 'b') : null, ps, false);
+        build(ctx, text, laneTogglesOf(t.toggles, choice, 'a'), choice ? laneTogglesOf(t.toggles, choice, 'b') : null, ps, false, req.scenario.seed);
       let load: BuiltLoad;
       try {
         load = await buildFor(params);
