@@ -5,9 +5,10 @@ import { useId, useMemo, useState } from 'react';
 import { formatCount, formatDelta } from '../base/format';
 import { groupCounters } from '../base/mechanisms';
 import type { CounterInfo, Frame } from '../engine/types';
-import { useAppStore } from '../store/context';
-import { choiceLabel, toggleValueLabel } from '../store/simSlice';
-import { abCountersAsText, countersAsText, percentChange } from './countersText';
+import { useAppStore, useAppStoreApi } from '../store/context';
+import { percentChange, runReportText } from './countersText';
+import { reportAbout } from './reportAbout';
+import { currentLink } from '../share/useUrlSync';
 import styles from './CountersTable.module.css';
 import panel from './Panel.module.css';
 
@@ -90,6 +91,7 @@ function AbTable({ groups, a, b, noteId }: { groups: ReturnType<typeof groupCoun
 /** The counters table with "Copy as text". */
 export function CountersTable() {
   const titleId = useId();
+  const store = useAppStoreApi();
   const summary = useAppStore((s) => s.runs.a.summary);
   const frame = useAppStore((s) => s.runs.a.frame);
   const frameB = useAppStore((s) => (s.ab ? s.runs.b.frame : null));
@@ -118,34 +120,20 @@ export function CountersTable() {
   const anyModelOnly = groups.some((g) => g.counters.some((c) => !c.kernel));
 
   const copy = async (): Promise<void> => {
-    const toggles = Object.entries(summary.toggles)
-      .filter(([id]) => id in overrides)
-      .map(([id, v]) => `${id}=${toggleValueLabel(patches.find((p) => p.id === id), v)}`);
-    const params = Object.entries(paramOverrides).map(([k, v]) => `${k}=${v}`);
-    const heading = [
-      `mmviz: ${summary.id} (${summary.title})`,
-      `toggles: ${toggles.length ? toggles.join(', ') : 'defaults'}${params.length ? `; params: ${params.join(', ')}` : ''}`,
-    ];
-    const text =
-      choice && frameB
-        ? abCountersAsText({
-            heading: [...heading, `A/B: ${choiceLabel(choice, patches)}; A at step ${formatCount(frame.step)}, B at step ${formatCount(frameB.step)}`],
-            names,
-            a: frame.counters,
-            b: frameB.counters,
-            labels: ['A', 'B'],
-          })
-        : countersAsText({
-            heading: [
-              ...heading,
-              `step ${formatCount(frame.step)} / ${formatCount(summary.totalSteps)}`,
-              // A reader of the pasted table must know what the run's own warnings say.
-              ...summary.warnings.map((w) => `warning: ${w}`),
-            ],
-            names,
-            values: frame.counters,
-            deltas,
-          });
+    const summaryB = store.getState().runs.b.summary;
+    const text = runReportText({
+      about: reportAbout({ summary, frame, frameB: choice ? frameB : null, choice, patches, overrides, paramOverrides }),
+      counters:
+        choice && frameB
+          ? { kind: 'ab', names, a: frame.counters, b: frameB.counters }
+          : { kind: 'one', names, values: frame.counters, deltas },
+      link: currentLink(store),
+      toggles: Object.entries(summary.toggles).map(([id, a]) => {
+        const patch = patches.find((p) => p.id === id);
+        const b = choice && summaryB ? summaryB.toggles[id] : undefined;
+        return { id, a, ...(b === undefined ? {} : { b }), commit: patch?.commit ?? 'unknown', version: patch?.version ?? '' };
+      }),
+    });
     try {
       await copyText(text);
       setStatus('Copied');

@@ -1,7 +1,7 @@
 // Header: product name, scenario picker, patch toggles (+ cards), params, copy link.
 import { useState } from 'react';
-import { isLocalBase, linkBase } from '../base/build';
-import { writeUrlNow } from '../share/useUrlSync';
+import { isLocalBase } from '../base/build';
+import { currentLink } from '../share/useUrlSync';
 import { AboutButton } from './AboutDialog';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
@@ -74,8 +74,7 @@ function CopyLink() {
   const [status, setStatus] = useState('');
   const [long, setLong] = useState(false);
   const copy = async (): Promise<void> => {
-    writeUrlNow(store);
-    const link = `${linkBase(window.location)}${window.location.hash}`;
+    const link = currentLink(store);
     const notes: string[] = [];
     if (isLocalBase(link)) notes.push('it opens only on this machine (build the lab with MMVIZ_PUBLIC_URL to share it)');
     const tooLong = link.length > LONG_LINK_CHARS;

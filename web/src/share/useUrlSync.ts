@@ -4,6 +4,7 @@
 // leaves a history entry: the frame jumped from is written first, and the frame jumped to is
 // pushed, so Back returns to where the jump started.
 import { useEffect } from 'react';
+import { linkBase } from '../base/build';
 import { selectShareState, type AppStore } from '../store/appStore';
 import { useAppStoreApi } from '../store/context';
 import { stateToUrl } from './url';
@@ -25,6 +26,12 @@ export function writeUrlNow(store: AppStore, push = false): string {
     else window.history.replaceState(window.history.state, '', `#${fragment}`);
   }
   return window.location.href;
+}
+
+/** Writes the URL now and returns the link to share: the current fragment at the lab's public address (base/build.ts). */
+export function currentLink(store: AppStore): string {
+  writeUrlNow(store);
+  return `${linkBase(window.location)}${window.location.hash}`;
 }
 
 /** Hook: syncs store → URL (debounced) and URL → store on hashchange. */
