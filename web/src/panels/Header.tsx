@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import { isLocalBase } from '../base/build';
 import { currentLink } from '../share/useUrlSync';
+import { ExportButton } from '../export/ExportDialog';
 import { AboutButton } from './AboutDialog';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
@@ -138,6 +139,7 @@ export function Header() {
           <ThemePicker />
           <KeySheetButton />
           <CopyLink />
+          {summary && <ExportButton />}
           <AboutButton />
         </div>
       </div>
