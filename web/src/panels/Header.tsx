@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { isLocalBase } from '../base/build';
 import { currentLink } from '../share/useUrlSync';
 import { ExportButton } from '../export/ExportDialog';
+import { EditorButton } from '../editor/EditorDialog';
 import { AboutButton } from './AboutDialog';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
@@ -134,6 +135,7 @@ export function Header() {
         <ParamList />
         <SeedNote />
         <MachineDialogButton />
+        {summary && <EditorButton />}
         <SweepButton />
         <div className={styles.tools}>
           <ThemePicker />
