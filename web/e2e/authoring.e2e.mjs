@@ -1,8 +1,8 @@
 // End-to-end tests of exports and authoring: "Copy as text" (one run and A/B) within 72 columns
-/* global DOMParser, Blob, Image -- these run in the page (page.evaluate), not in Node. */
 // with the link and the commits, the frame as SVG and PNG and a step range as a .zip of SVGs,
 // the scenario editor (inline errors from the engine, autosave across a reload, run, reset) and
 // markup typed into a scenario shown as text. Run by run.mjs (which imports this file).
+/* global DOMParser, Blob, Image -- these run in the page (page.evaluate), not in Node. */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
