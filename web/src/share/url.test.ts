@@ -19,6 +19,7 @@ const cases: [string, ShareState][] = [
   ['enum toggle', { ...base, toggles: { flush_mode: 'batched' } }],
   ['params incl. negative and fractional', { ...base, params: { pages: 16, scan_delay_ms: 2.5, bias: -3 } }],
   ['large step', { ...base, step: 987_654_321 }],
+  ['a step past 10^9 (the reader took 9 digits at most before)', { ...base, step: 12_345_678_901 }],
   ['selection', { ...base, step: 3, selection: { panel: 'machine', object: 'pfn-12' } }],
   ['pte selection', { ...base, selection: { panel: 'pagetable', object: 'pte-100-64' } }],
   [

@@ -109,14 +109,14 @@ const fixedKeys = z
     sc: z.string().regex(ID_RE, 'the scenario id (sc=) may only contain a-z, 0-9, "-" and "_"').optional(),
     h: z.string().regex(/^[0-9a-f]{8}$/, 'the scenario hash (h=) is not 8 hex digits').optional(),
     s: z.string().min(1, 'the custom scenario (s=) is empty').optional(),
-    step: z.string().regex(/^\d{1,9}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
+    step: z.string().regex(/^\d{1,15}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
     seed: z.string().regex(/^\d{1,15}$/, 'the seed (seed=) is not a whole number 0 or larger').optional(),
     sel: z
       .string()
       .regex(new RegExp(`^(${PANELS.join('|')}):[a-z0-9_.-]{1,64}$`), 'the selection (sel=) is not of the form panel:object')
       .optional(),
     ab: z.string().min(1, 'the A/B comparison (ab=) is empty').max(300, 'the A/B comparison (ab=) is too long').optional(),
-    bstep: z.string().regex(/^\d{1,9}$/, "B's step (bstep=) is not a whole number 0 or larger").optional(),
+    bstep: z.string().regex(/^\d{1,15}$/, "B's step (bstep=) is not a whole number 0 or larger").optional(),
     pc: z
       .string()
       .regex(/^[a-z0-9_]{1,64}(,[a-z0-9_]{1,64}){0,31}$/, 'the plotted counters (pc=) are not counter names separated by commas')
