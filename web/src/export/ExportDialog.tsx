@@ -1,7 +1,6 @@
 // "Export…": the frame on screen as SVG or PNG (with the scenario, the step and the link in a
 // caption), or a range of steps as a .zip of SVGs, one per step, for slides.
 import { useId, useRef, useState } from 'react';
-import { zipSync, strToU8 } from 'fflate';
 import { formatCount } from '../base/format';
 import { reportAbout } from '../panels/reportAbout';
 import { currentLink } from '../share/useUrlSync';
@@ -107,6 +106,8 @@ export function ExportButton() {
     const back = cursor.position;
     setBusy(true);
     cancel.current = false;
+    // The zip code is fetched when a range is first exported, not with the page.
+    const { zipSync, strToU8 } = await import('fflate');
     const files: Record<string, Uint8Array> = {};
     let name = 'mmviz';
     try {
