@@ -116,3 +116,9 @@ export interface NumaHardware {
   /** `distances[i][j]`: from `nodes[i]` to `nodes[j]`; null without a distance table. */
   distances: number[][] | null;
 }
+
+/** A question asked at a chapter (predict, then reveal), with its answer as the run gives it. */
+export type { QuestionView } from './generated/QuestionView';
+
+/** A question's answer, computed from the run: a counter's change, the CPUs with an event, or which statements hold. */
+export type { AnswerView } from './generated/AnswerView';
