@@ -30,6 +30,9 @@ const cases: [string, ShareState][] = [
     },
   ],
   ['custom empty-ish text', { ...base, scenario: { kind: 'custom', text: ' ' } }],
+  ['lecture mode at a step', { ...base, step: 34, lecture: 'on' }],
+  ['lecture mode on its first slide', { ...base, lecture: 'intro' }],
+  ['an embed of some steps', { ...base, step: 20, embed: true, range: { from: 16, to: 40 } }],
 ];
 
 describe('stateToUrl / urlToState round trip', () => {
@@ -50,6 +53,16 @@ describe('stateToUrl / urlToState round trip', () => {
   it('reads an empty fragment as "nothing to restore"', () => {
     expect(urlToState('')).toEqual({ ok: true, state: null, warnings: [] });
     expect(urlToState('#')).toEqual({ ok: true, state: null, warnings: [] });
+  });
+
+  it('reads embed mode without a value, and warns about a range that has one end or runs backwards', () => {
+    const r = urlToState('#v=1&sc=abc&embed&from=3');
+    expect(r.ok && r.state?.embed).toBe(true);
+    expect(r.ok && r.state?.range).toBeUndefined();
+    expect(r.ok && r.warnings[0]).toMatch(/only one end of the steps/);
+    const back = urlToState('#v=1&sc=abc&embed=1&from=9&to=3');
+    expect(back.ok && back.warnings[0]).toMatch(/run backwards/);
+    expect(urlToState('#v=1&sc=abc&lecture=yes')).toEqual({ ok: false, error: 'This link could not be read: lecture mode (lecture=) is not 1, intro or 0.' });
   });
 
   it('defaults the step to 0 and warns about unknown parts', () => {

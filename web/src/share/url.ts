@@ -11,6 +11,10 @@
 //   ab=<what>:<A>,<B>        an A/B comparison (optional): t.<toggle>:<a>,<b> (the toggle's
 //                            values), k:<vA>,<vB> (kernels) or p:<mech/preset>,<mech/preset>
 //   bstep=<n>                B's step in an A/B comparison (A's partner at `step` when absent)
+//   lecture=1|intro          lecture mode (optional), at `step`, or on its first slide (the
+//                            scenario's description and parameters)
+//   embed=1                  embed mode (optional; `?embed` in the query says the same)
+//   from=<n>&to=<n>          the steps an embed shows (optional): the transport stays within them
 // Everything read from a URL is validated here (zod) and is only ever used as data.
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
 import { z } from 'zod';
@@ -56,6 +60,21 @@ export interface ShareState {
   ab?: AbChoice | null;
   /** B's step in the comparison (null: A's partner at `step`). */
   bStep?: number | null;
+  /** Lecture mode: on at `step`, or on its first slide; null or absent: off. */
+  lecture?: LectureMode | null;
+  /** Embed mode (minimal chrome, no history entries). */
+  embed?: boolean;
+  /** The steps an embed shows, inclusive (A's steps); null or absent: the whole run. */
+  range?: StepRange | null;
+}
+
+/** Lecture mode: on at the step, or on its first slide (the scenario's description and parameters). */
+export type LectureMode = 'on' | 'intro';
+
+/** Steps `from..=to`. */
+export interface StepRange {
+  from: number;
+  to: number;
 }
 
 const KERNEL_RE = /^v\d{1,2}\.\d{1,3}$/;
@@ -145,6 +164,10 @@ const fixedKeys = z
       .optional(),
     ab: z.string().min(1, 'the A/B comparison (ab=) is empty').max(300, 'the A/B comparison (ab=) is too long').optional(),
     bstep: z.string().regex(/^\d{1,9}$/, "B's step (bstep=) is not a whole number 0 or larger").optional(),
+    lecture: z.enum(['1', 'intro', '0'], { error: 'lecture mode (lecture=) is not 1, intro or 0' }).optional(),
+    embed: z.enum(['1', '0', ''], { error: 'embed mode (embed=) is not 1 or 0' }).optional(),
+    from: z.string().regex(/^\d{1,9}$/, 'the first step (from=) is not a whole number 0 or larger').optional(),
+    to: z.string().regex(/^\d{1,9}$/, 'the last step (to=) is not a whole number 0 or larger').optional(),
   })
   .strict();
 
@@ -185,6 +208,9 @@ export function stateToUrl(state: ShareState): string {
     parts.push(`ab=${encodeValue(abToText(state.ab)).replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%2F/g, '/')}`);
     if (state.bStep !== null && state.bStep !== undefined) parts.push(`bstep=${Math.max(0, Math.trunc(state.bStep))}`);
   }
+  if (state.lecture) parts.push(`lecture=${state.lecture === 'intro' ? 'intro' : '1'}`);
+  if (state.embed) parts.push('embed=1');
+  if (state.range) parts.push(`from=${Math.max(0, Math.trunc(state.range.from))}`, `to=${Math.max(0, Math.trunc(state.range.to))}`);
   return parts.join('&');
 }
 
@@ -307,6 +333,13 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
     if (ab !== null) {
       state.ab = ab;
       state.bStep = f.bstep !== undefined ? Number(f.bstep) : null;
+    }
+    if (f.lecture === '1' || f.lecture === 'intro') state.lecture = f.lecture === '1' ? 'on' : 'intro';
+    if (f.embed === '1' || f.embed === '') state.embed = true;
+    if (f.from !== undefined || f.to !== undefined) {
+      if (f.from === undefined || f.to === undefined) warnings.push('The link gives only one end of the steps to show (from= and to= go together); it was ignored.');
+      else if (Number(f.from) > Number(f.to)) warnings.push(`The link's steps to show run backwards (from=${f.from} is after to=${f.to}); they were ignored.`);
+      else state.range = { from: Number(f.from), to: Number(f.to) };
     }
     return { ok: true, state, warnings };
   } catch (err) {
