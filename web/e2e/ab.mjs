@@ -112,7 +112,7 @@ export function abSuite({ newLab, freshLab, scenario }) {
     it('mremap-2mb across three mremap_flush values: A/B of the first two, with a message saying so', async () => {
       const lab = await newLab();
       await lab.page.setViewportSize({ width: 1280, height: 720 });
-      await lab.openScenario(undefined, 'v=1&sc=mremap-2mb&ab=t.mremap_flush:deferred,dirty,present&step=0');
+      await lab.openScenario(undefined, 'v=2&sc=mremap-2mb&ab=t.mremap_flush:deferred,dirty,present&step=0');
       await lab.page.getByRole('region', { name: 'A/B comparison' }).waitFor({ timeout: 60_000 });
       const alerts = (await lab.alerts()).join('\n');
       assert.match(alerts, /compares 3 runs \(deferred, dirty, present\).*A = deferred and B = dirty/);

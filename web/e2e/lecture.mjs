@@ -100,7 +100,7 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
       await picker.focus();
       assert.equal(await lab.page.evaluate(() => document.activeElement?.tagName), 'SELECT');
       // A prepared link enters lecture mode on its first slide, with the dropdown still focused.
-      await lab.pasteLink(`v=1&sc=${scenario}&step=0&lecture=intro`);
+      await lab.pasteLink(`v=2&sc=${scenario}&step=0&lecture=intro`);
       const lecture = lab.page.getByRole('region', { name: 'Lecture mode' });
       await lecture.waitFor();
       // Chrome hidden: no header, pickers or toggle bar.
@@ -184,6 +184,13 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
       await press(lab, 'PageDown');
       await lab.page.waitForTimeout(200);
       assert.equal((await lab.readStep()).step, chapters[3].step);
+      // Each chapter jump is a history entry: Back returns to the chapter before, still in lecture mode.
+      await lab.page.goBack();
+      await lab.waitForStep(chapters[2].step);
+      assert.equal(await lectureHeading(lab), `Chapter 3/4 ${chapters[2].title}`);
+      await lab.page.goForward();
+      await lab.waitForStep(chapters[3].step);
+      assert.equal(await lectureHeading(lab), `Chapter 4/4 ${chapters[3].title}`);
 
       // The speaker notes: every chapter's narration, the current one marked.
       await press(lab, 'n');
@@ -210,7 +217,7 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
     it('the lab\'s "Lecture mode" button enters at the step on screen; a link per slide reopens that slide in a fresh browser', async () => {
       const lab = await newLab();
       await lab.page.setViewportSize({ width: 1280, height: 720 });
-      await lab.openScenario(scenario, `v=1&sc=${scenario}&step=40`);
+      await lab.openScenario(scenario, `v=2&sc=${scenario}&step=40`);
       await lab.page.getByRole('button', { name: 'Lecture mode' }).click();
       await lab.page.getByRole('region', { name: 'Lecture mode' }).waitFor();
       assert.equal((await lab.readStep()).step, 40);
@@ -229,11 +236,11 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
         await fresh.lab.waitForStep(40);
         assert.equal(await lectureHeading(fresh.lab), `Chapter 3/4 ${summary.chapters[2].title}`);
         // A slide with a question waiting: the question is there to be asked.
-        await fresh.lab.openLink(`${baseUrl()}#v=1&sc=${scenario}&step=${summary.chapters[1].step}&lecture=1`);
+        await fresh.lab.openLink(`${baseUrl()}#v=2&sc=${scenario}&step=${summary.chapters[1].step}&lecture=1`);
         await fresh.lab.page.getByRole('region', { name: /^Question/ }).getByText(summary.questions[0].prompt).waitFor();
         // The first slide (it has no step readout to wait for).
         await fresh.lab.page.goto('about:blank');
-        await fresh.lab.page.goto(`${baseUrl()}#v=1&sc=${scenario}&step=0&lecture=intro`);
+        await fresh.lab.page.goto(`${baseUrl()}#v=2&sc=${scenario}&step=0&lecture=intro`);
         await fresh.lab.page.getByRole('region', { name: 'About this scenario' }).waitFor({ timeout: 30_000 });
         assert.deepEqual(await fresh.lab.alerts(), []);
         await fresh.lab.screenshot('lecture-08-link-first-slide');
@@ -248,7 +255,7 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
       const lab = await newLab();
       const page = lab.page;
       await page.setViewportSize({ width: 1100, height: 760 });
-      const src = `${baseUrl()}?embed#v=1&sc=${scenario}&step=20&from=16&to=40`;
+      const src = `${baseUrl()}?embed#v=2&sc=${scenario}&step=20&from=16&to=40`;
       // A slide of its own, served from another origin (a server on another port), the lab in an iframe it sizes.
       const hostDir = mkdtempSync(join(tmpdir(), 'mmviz-e2e-host-'));
       writeFileSync(
@@ -292,13 +299,13 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
       await page.waitForTimeout(400);
       assert.equal(await page.evaluate(() => history.length), hostHistory);
       const frameHash = await page.frames().find((f) => f.url().startsWith(baseUrl()))?.evaluate(() => location.hash);
-      assert.equal(frameHash, `#v=1&sc=${scenario}&step=20&from=16&to=40`);
+      assert.equal(frameHash, `#v=2&sc=${scenario}&step=20&from=16&to=40`);
       // "Open in the full lab": a new tab at the same frame, without embed or range.
       const open = frame.getByRole('link', { name: /Open in the full lab/ });
       assert.equal(await open.getAttribute('target'), '_blank');
       assert.match((await open.getAttribute('rel')) ?? '', /\bnoopener\b/);
       const href = (await open.getAttribute('href')) ?? '';
-      assert.match(href, new RegExp(`^${baseUrl().replace(/[.?]/g, '\\$&')}#v=1&sc=${scenario}&h=[0-9a-f]{8}&step=17$`));
+      assert.match(href, new RegExp(`^${baseUrl().replace(/[.?]/g, '\\$&')}#v=2&sc=${scenario}&h=[0-9a-f]{8}&step=17$`));
       const [popup] = await Promise.all([page.context().waitForEvent('page'), open.click()]);
       await popup.locator('output[aria-label="Step readout"]').waitFor({ timeout: 30_000 });
       await popup.getByRole('combobox', { name: 'Scenario' }).waitFor();
@@ -311,7 +318,7 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
         f.style.height = '480px';
       });
       await frame.getByRole('heading', { name: /^Code/ }).waitFor({ state: 'hidden' });
-      const machine = await frame.getByRole('img', { name: /NUMA nodes/ }).boundingBox();
+      const machine = await frame.getByRole('group', { name: /NUMA nodes/ }).boundingBox();
       assert.ok(machine && machine.width > 440 && machine.width < 520, `the machine fills the narrow frame (${machine?.width} px)`);
       await lab.screenshot('embed-02-narrow-iframe');
       } finally {
@@ -319,6 +326,29 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
         rmSync(hostDir, { recursive: true, force: true });
       }
       await page.close();
+    });
+  });
+
+  describe('the scenario\'s story', () => {
+    it('"About this scenario" shows the description and every parameter\'s meaning as text, not tooltips', async () => {
+      const summary = engineSummary();
+      const lab = await newLab();
+      await lab.page.setViewportSize({ width: 1280, height: 720 });
+      await lab.openScenario(scenario);
+      await lab.page.locator('summary', { hasText: 'About this scenario' }).click();
+      const table = lab.page.getByRole('table', { name: 'Parameters' });
+      await table.waitFor();
+      assert.ok(summary.params.length > 0);
+      for (const p of summary.params) {
+        assert.ok(p.description, `${p.name} has a description`);
+        const row = table.getByRole('row').filter({ has: lab.page.getByText(p.name, { exact: true }) });
+        await row.getByText(p.description, { exact: true }).waitFor();
+        assert.ok(await row.getByText(p.description, { exact: true }).isVisible());
+      }
+      const first = summary.description.split(/\n\s*\n/)[0].replace(/\s+/g, ' ').trim();
+      await lab.page.getByText(first, { exact: true }).waitFor();
+      await lab.screenshot('story-01-about-scenario');
+      await lab.page.close();
     });
   });
 

@@ -6,15 +6,17 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import lzString from 'lz-string';
 import { chromium } from 'playwright-core';
 import { abSuite } from './ab.mjs';
+import { shareSuite } from './share.mjs';
 import { lectureSuite } from './lecture.mjs';
 import { Lab } from './helper.mjs';
 import { startStaticServer } from './server.mjs';
+import { sweepSuite } from './sweep.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distDir = join(here, '..', 'dist');
@@ -212,6 +214,7 @@ async function freshLab() {
   page.on('pageerror', (e) => pageErrors.push(e.message));
   return {
     lab: new Lab(page, baseUrl),
+    context: ctx,
     close: async () => {
       await ctx.close();
       rmSync(dir, { recursive: true, force: true });
@@ -295,7 +298,7 @@ describe('mmviz lab', () => {
     await lab.stepTo(12);
     const counters = await lab.readCounters();
     const link = await lab.copyLink();
-    assert.match(link, /#v=1&/);
+    assert.match(link, /#v=2&/);
     assert.match(link, new RegExp(`t\\.numa_delay_map=${!wasOn}`));
     assert.match(link, /step=12/);
     await lab.page.reload();
@@ -432,7 +435,8 @@ describe('mmviz lab', () => {
     }
     if (found) await lab.screenshot('09-code-diff');
     // An IPI on its way and one received, with and without motion.
-    const machine = (re) => lab.page.getByRole('img', { name: re });
+    // The drawing is a group (its frames are buttons), named by what it shows.
+    const machine = (re) => lab.page.getByRole('group', { name: re });
     let sent = -1;
     for (let s = 1; s <= total && sent < 0; s++) {
       await lab.stepTo(s);
@@ -1053,6 +1057,16 @@ describe('mmviz lab', () => {
 });
 
 abSuite({ newLab: () => newLab(), freshLab, scenario: SCENARIO });
+shareSuite({
+  newLab: () => newLab(),
+  freshLab,
+  wasm,
+  get baseUrl() {
+    return baseUrl;
+  },
+  mmvizBin: process.env.MMVIZ_BIN ? resolve(here, '..', '..', process.env.MMVIZ_BIN) : null,
+  distDir,
+});
 lectureSuite({ newLab: () => newLab(), freshLab, scenario: SCENARIO, wasm, builtins: BUILTINS, baseUrl: () => baseUrl });
 
 describe('PCP panel (page allocator)', () => {
@@ -1337,6 +1351,18 @@ describe('NUMA balancing panel', () => {
     await lab.page.close();
   });
 
+  it('raised no page errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});
+
+// One file per feature, registered here (this file owns the browser, the server and the oracle).
+sweepSuite({ newLab: () => newLab(), wasm, builtins: BUILTINS });
+
+// Feature files, one per feature, share this runner (node:test runs them after the tests above).
+await import('./access.e2e.mjs');
+
+describe('feature files', () => {
   it('raised no page errors', () => {
     assert.deepEqual(pageErrors, []);
   });

@@ -317,7 +317,7 @@ describe('URL sync', () => {
     await settle();
     expect(window.location.hash).toBe('');
     await settle(400);
-    expect(window.location.hash).toMatch(/^#v=1&sc=numa-hint-fault-101&h=[0-9a-f]{8}&t\.numa_delay_map=false&step=1$/);
+    expect(window.location.hash).toMatch(/^#v=2&sc=numa-hint-fault-101&h=[0-9a-f]{8}&t\.numa_delay_map=false&step=1$/);
     act(() => {
       window.history.replaceState(null, '', '#v=1&sc=rmap-101&step=4');
       window.dispatchEvent(new HashChangeEvent('hashchange'));
@@ -326,6 +326,22 @@ describe('URL sync', () => {
     expect(store.getState().runs.a.summary?.id).toBe('rmap-101');
     expect(readout()).toBe(`step 4 / ${fixtureRun('rmap-101').summary.totalSteps}`);
     expect(store.getState().runs.a.summary?.toggles.numa_delay_map).toBe(true);
+  });
+});
+
+describe('URL sync after a bad link', () => {
+  it('keeps the link in the address bar beside its message, until the person does something', async () => {
+    vi.useFakeTimers();
+    window.history.replaceState(null, '', '#v=2&s=%%%garbage');
+    await renderApp('#v=2&s=%%%garbage');
+    await settle(400);
+    expect(screen.getAllByRole('alert').map((a) => a.textContent).join(' ')).toContain('This link could not be read');
+    // The default scenario is usable, and the address bar still shows what was sent.
+    expect(readout()).toMatch(/^step 0 \//);
+    expect(window.location.hash).toBe('#v=2&s=%%%garbage');
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle(400);
+    expect(window.location.hash).toMatch(/^#v=2&sc=numa-hint-fault-101&.*step=1$/);
   });
 });
 

@@ -12,7 +12,7 @@ import { ErrorBanner } from './panels/ErrorBanner';
 import { Header } from './panels/Header';
 import { MachineView } from './panels/MachineView';
 import { MechanismPanels } from './panels/MechanismPanels';
-import { Narration } from './panels/Narration';
+import { Narration, NarrationAnnouncer } from './panels/Narration';
 import { PageTableView } from './panels/PageTableView';
 import { ChapterList } from './panels/ChapterList';
 import { LoadProgress } from './panels/LoadProgress';
@@ -22,8 +22,10 @@ import { LaneProvider, useAppStore, useAppStoreApi } from './store/context';
 import { toggleValueLabel } from './store/simSlice';
 import type { LaneId } from './store/types';
 import { AbBar } from './panels/AbBar';
+import { registerServiceWorker } from './offline/register';
 import { IpiHeatStrip } from './panels/IpiHeatStrip';
-import { Transport } from './timeline/Transport';
+import { KeySheet } from './timeline/KeySheet';
+import { STEP_CONTROLS_ID, Transport } from './timeline/Transport';
 import { useKeyboard } from './timeline/useKeyboard';
 import { usePlayback } from './timeline/usePlayback';
 import { AboutScenario } from './panels/AboutScenario';
@@ -32,9 +34,18 @@ import { useMachineNote } from './panels/useMachineNote';
 import { LectureView } from './lecture/LectureView';
 import { EmbedView } from './embed/EmbedView';
 
+/** Registers the service worker once per page (offline use; src/offline/register.ts). */
+let serviceWorkerRegistered = false;
+
 /** Loads the engine once and boots the store from the URL. */
 function useEngineBoot(): void {
   const store = useAppStoreApi();
+  useEffect(() => {
+    if (!serviceWorkerRegistered) {
+      serviceWorkerRegistered = true;
+      registerServiceWorker(store);
+    }
+  }, [store]);
   useEffect(() => {
     let cancelled = false;
     if (store.getState().engine) return;
@@ -120,6 +131,7 @@ function AbLayout() {
               <div className={styles.laneStage} aria-label={`Run ${lane.toUpperCase()} narration`} role="group">
                 <LaneTitle lane={lane} />
                 <Narration />
+                <NarrationAnnouncer />
               </div>
             </LaneProvider>
           ))}
@@ -151,6 +163,22 @@ function useMachineNoteBanner(): void {
   }, [note, report]);
 }
 
+/** The first Tab stop: moves focus to the transport (without touching the address bar, which holds the link). */
+function SkipLink() {
+  return (
+    <a
+      className="skip-link"
+      href={`#${STEP_CONTROLS_ID}`}
+      onClick={(e) => {
+        e.preventDefault();
+        document.getElementById(STEP_CONTROLS_ID)?.focus();
+      }}
+    >
+      Skip to step controls
+    </a>
+  );
+}
+
 /** The whole lab: the full lab, lecture mode or the embed (the store's `mode`). */
 export function App() {
   useEngineBoot();
@@ -167,6 +195,7 @@ export function App() {
     return (
       <div className={styles.app} data-mode="lecture">
         <ErrorBanner />
+        <KeySheet lecture />
         <LectureView />
       </div>
     );
@@ -187,7 +216,9 @@ export function App() {
   }
   return (
     <div className={styles.app} data-mode="lab">
+      <SkipLink />
       <Header />
+      <KeySheet />
       <ErrorBanner />
       {/* Early in the DOM, so that Cancel comes right after the header for keyboard users; shown over the page. */}
       {ready && <LoadProgress placement="overlay" />}
@@ -199,6 +230,7 @@ export function App() {
           <>
             <section className={styles.stage} aria-label="Current step">
               <Narration />
+              <NarrationAnnouncer />
               <Transport />
             </section>
             <main className={styles.main}>

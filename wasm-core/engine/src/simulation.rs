@@ -132,6 +132,12 @@ impl Simulation {
         Ok(Self::unprepared(scenario, &set))
     }
 
+    /// Sets up an already parsed scenario (e.g. at another seed) without running: call
+    /// [`Simulation::prepare`] until it is done.
+    pub fn load_scenario(scenario: Scenario, toggles: &ToggleSet) -> Self {
+        Self::unprepared(scenario, toggles)
+    }
+
     /// Prepares the whole run of an already parsed scenario.
     pub fn from_scenario(scenario: Scenario, toggles: &ToggleSet) -> Result<Self, Error> {
         let mut s = Self::unprepared(scenario, toggles);

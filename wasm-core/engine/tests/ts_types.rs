@@ -45,6 +45,11 @@ fn generate() -> BTreeMap<String, String> {
     mmviz_engine::mech::page_alloc_view::PcpView::export_all(&cfg).unwrap();
     mmviz_engine::mech::mremap::MremapView::export_all(&cfg).unwrap();
     mmviz_engine::mech::numa_view::NumaView::export_all(&cfg).unwrap();
+    // A sweep: what the lab asks, the plan or the problem, and the report (`mmviz sweep --json`).
+    mmviz_engine::run::sweep::SweepRequest::export_all(&cfg).unwrap();
+    mmviz_engine::run::sweep::SweepPlan::export_all(&cfg).unwrap();
+    mmviz_engine::run::sweep::SweepProblem::export_all(&cfg).unwrap();
+    mmviz_engine::run::sweep::SweepReport::export_all(&cfg).unwrap();
     let files = read_ts(&dir)
         .into_iter()
         .map(|(name, text)| {

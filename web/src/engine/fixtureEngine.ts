@@ -7,7 +7,7 @@
 // rejects. Each frame's bulk is rebuilt as the wasm layer makes it, typed arrays on one
 // new ArrayBuffer per call (so it can be transferred like the engine's).
 import { BULK_ARRAYS, BULK_LAYOUT, packBulk, type FrameBulk, type FrameWindowRequest } from './bulk';
-import { cancelledBy, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
+import { cancelledBy, type BuiltinScenario, type CreateOptions, type RunPool, type SimEngine, type SimHandle } from './engine';
 import type { KernelInfo } from '../base/kernels';
 import type { CounterSeries, Divergence, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
@@ -312,7 +312,14 @@ export interface FixtureEngineOptions {
   kernels?: KernelInfo[];
   /** Reads numactl text (by default the fixture engine cannot and rejects). */
   parseNumactl?: (text: string) => NumaHardware;
+  /** Plans, runs and reports sweeps (by default the fixture engine cannot and rejects: use the wasm engine). */
+  sweeps?: Pick<SimEngine, 'planSweep' | 'sweepReport' | 'openRunPool'>;
 }
+
+const NO_SWEEPS = 'the fixture engine cannot run sweeps: use the wasm engine';
+
+/** A pool whose every run rejects: the fixture engine has no counters-only runs. */
+const noRunPool: RunPool = { run: () => Promise.reject(new Error(NO_SWEEPS)), close: () => {} };
 
 /** What the fixture engine was asked to do, for tests. */
 export interface FixtureEngineLog {
@@ -348,11 +355,15 @@ export function createFixtureEngine(options: FixtureEngineOptions = {}): Fixture
   const { createDelayMs = 0, progressReports = 0, seekDelayMs = 0 } = options;
   const log: FixtureEngineLog = { creates: 0, framesFetched: [] };
   const create = async (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, opts: CreateOptions = {}): Promise<SimHandle> => {
-    const { signal, onProgress } = opts;
+    const { signal, onProgress, seed } = opts;
     log.creates++;
     if (signal?.aborted) throw cancelledBy(signal);
     // Look the run up first so that bad input fails at once, as the engine's parser does.
-    const sim = new FixtureSim(findRun(text, toggles, params), log, seekDelayMs);
+    const run = findRun(text, toggles, params);
+    if (seed !== undefined && seed !== run.summary.seed) {
+      throw new Error(`the fixture engine has no recorded run of ${describeLabel(text, toggles, params)} at seed ${seed} (only at the scenario's seed ${run.summary.seed})`);
+    }
+    const sim = new FixtureSim(run, log, seekDelayMs);
     const total = sim.summary().totalSteps;
     const reports = createDelayMs > 0 ? Math.max(0, Math.trunc(progressReports)) : 0;
     if (reports > 0) {
@@ -412,5 +423,8 @@ export function createFixtureEngine(options: FixtureEngineOptions = {}): Fixture
       }
       return d.result;
     },
+    planSweep: (...args) => options.sweeps?.planSweep(...args) ?? Promise.reject(new Error(NO_SWEEPS)),
+    sweepReport: (...args) => options.sweeps?.sweepReport(...args) ?? Promise.reject(new Error(NO_SWEEPS)),
+    openRunPool: (size) => options.sweeps?.openRunPool(size) ?? noRunPool,
   };
 }

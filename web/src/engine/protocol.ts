@@ -15,7 +15,22 @@
 import type { FrameWindowRequest } from './bulk';
 import type { BuiltinScenario } from './engine';
 import type { KernelInfo } from '../base/kernels';
-import type { CounterSeries, Divergence, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type {
+  CounterSeries,
+  Divergence,
+  Frame,
+  MechanismInfo,
+  NumaHardware,
+  PatchInfo,
+  RunValues,
+  ScenarioSummary,
+  SimEvent,
+  SweepPlanOutcome,
+  SweepReportOutcome,
+  SweepRequest,
+  SweepRunValues,
+  ToggleValue,
+} from './types';
 
 /** Every method the worker answers: its argument tuple and its result. */
 export interface EngineMethods {
@@ -23,9 +38,9 @@ export interface EngineMethods {
   init: { args: []; result: { patches: PatchInfo[]; scenarios: BuiltinScenario[]; mechanisms: MechanismInfo[]; kernelVersions: string[]; kernels: KernelInfo[] } };
   /** Reads pasted `numactl --hardware` text (the engine's message names the line when it cannot). */
   parseNumactl: { args: [text: string]; result: NumaHardware };
-  /** Prepares a run; posts progress while it runs. Returns a handle for the other methods. */
+  /** Prepares a run (at `seed` when given, else the scenario's own); posts progress while it runs. Returns a handle for the other methods. */
   create: {
-    args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>];
+    args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number];
     result: { handle: number; summary: ScenarioSummary };
   };
   /** Reads a scenario's summary without preparing its run (toggles and params are right; totalSteps is 0). */
@@ -33,6 +48,12 @@ export interface EngineMethods {
     args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>];
     result: ScenarioSummary;
   };
+  /** Checks a sweep: its plan, or its problem (field and message). */
+  sweepPlan: { args: [scenarioText: string, params: Record<string, number>, request: SweepRequest]; result: SweepPlanOutcome };
+  /** Runs a scenario to its end, counters only (no checkpoints), at `seed` (null: the scenario's own). */
+  sweepRun: { args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed: number | null]; result: RunValues };
+  /** The report and table of a sweep's runs. */
+  sweepReport: { args: [scenarioText: string, params: Record<string, number>, request: SweepRequest, runs: SweepRunValues[]]; result: SweepReportOutcome };
   step: { args: [handle: number, n: number]; result: number };
   seek: { args: [handle: number, step: number]; result: null };
   /** Seek and frame in one call, so that the frame can never belong to another step than the one asked for. */
@@ -65,6 +86,9 @@ export const ENGINE_METHODS: readonly EngineMethod[] = [
   'parseNumactl',
   'create',
   'describe',
+  'sweepPlan',
+  'sweepRun',
+  'sweepReport',
   'step',
   'seek',
   'frameAt',

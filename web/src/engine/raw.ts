@@ -36,9 +36,9 @@ export interface RawDivergenceSearch {
 
 /** The static side of the wasm `Simulation` class. */
 export interface RawSimulationClass {
-  new (scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>): RawSimulation;
-  /** Parses and sets up without running; `prepare` then runs it in slices. */
-  load(scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>): RawSimulation;
+  new (scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number): RawSimulation;
+  /** Parses and sets up without running; `prepare` then runs it in slices. `seed` replaces the scenario's own. */
+  load(scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number): RawSimulation;
 }
 
 /** The JS module wasm-bindgen `--target web` generates. */
@@ -59,6 +59,12 @@ export interface RawWasmModule {
   DivergenceSearch?: {
     load(scenarioText: string, togglesA: Record<string, boolean | string>, togglesB: Record<string, boolean | string>, params: Record<string, number>): RawDivergenceSearch;
   };
+  /** A sweep's `{plan}` or `{problem}` (absent from older packages). */
+  sweepPlan?(scenarioText: string, params: Record<string, number>, request: unknown): unknown;
+  /** One counters-only run: `{values, steps, warnings}`; `seed` replaces the scenario's own. */
+  sweepRun?(scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number): unknown;
+  /** A sweep's `{report, table}` or `{problem}`. */
+  sweepReport?(scenarioText: string, params: Record<string, number>, request: unknown, runs: unknown): unknown;
 }
 
 // scripts/build-wasm.sh runs wasm-bindgen with `--out-name mmviz`.

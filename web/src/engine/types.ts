@@ -24,6 +24,9 @@ import type { PatchView } from './generated/PatchView';
 import type { ProcessView } from './generated/ProcessView';
 import type { SeriesView } from './generated/SeriesView';
 import type { SummaryView } from './generated/SummaryView';
+import type { SweepPlan } from './generated/SweepPlan';
+import type { SweepProblem } from './generated/SweepProblem';
+import type { SweepReport } from './generated/SweepReport';
 import type { ThreadView } from './generated/ThreadView';
 import type { ToggleValue as GeneratedToggleValue } from './generated/ToggleValue';
 import type { TouchedView } from './generated/TouchedView';
@@ -122,3 +125,31 @@ export type { QuestionView } from './generated/QuestionView';
 
 /** A question's answer, computed from the run: a counter's change, the CPUs with an event, or which statements hold. */
 export type { AnswerView } from './generated/AnswerView';
+export type { SweepRequest } from './generated/SweepRequest';
+export type { SweepPlan, SweepProblem, SweepReport };
+export type { SweepField } from './generated/SweepField';
+export type { SweepChange } from './generated/SweepChange';
+export type { SweepLevel } from './generated/SweepLevel';
+export type { SweepCell } from './generated/SweepCell';
+
+/** A sweep's plan, or what is wrong with its request (the engine's `sweepPlan`). */
+export type SweepPlanOutcome = { plan: SweepPlan } | { problem: SweepProblem };
+
+/** A sweep's report (`mmviz sweep --json`) with its plain-text table (`mmviz sweep`), or what is wrong with its request. */
+export type SweepReportOutcome = { report: SweepReport; table: string } | { problem: SweepProblem };
+
+/** One counters-only run (the engine's `sweepRun`): every counter, `steps` and every metric by name, and the run's warnings. */
+export interface RunValues {
+  values: Record<string, number>;
+  steps: number;
+  warnings: string[];
+}
+
+/** One run of a sweep with its numbers, as `sweepReport` takes it. */
+export interface SweepRunValues {
+  /** The varied parameter's value (null without one). */
+  value: number | null;
+  seed: number;
+  toggleValue: ToggleValue;
+  values: Record<string, number>;
+}

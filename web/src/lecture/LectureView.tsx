@@ -1,7 +1,7 @@
 // Lecture mode: the lab for a room. Full screen (when the browser allows), room-sized type
 // (at least 24 px at 1280 × 720), high contrast, no chrome: the chapter, the narration, the
 // machine, the code pane (or the chapter's question), a counter or two and the step. A clicker
-// drives it (lectureKeys.ts); Escape leaves it. The first slide is the scenario's description
+// drives it (timeline/keys.ts, lectureCommandForKey); Escape leaves it. The first slide is the scenario's description
 // and parameters; the speaker notes (each chapter's narration) open beside the machine.
 import { useEffect, useMemo, useRef } from 'react';
 import { defaultPlotCounters } from '../base/mechanisms';
@@ -13,6 +13,7 @@ import { useMachineNote } from '../panels/useMachineNote';
 import { useAppStore, useRun } from '../store/context';
 import { questionShownAt } from '../store/lectureSlice';
 import { chapterIndexAt } from '../store/simSlice';
+import { setThemeOverride } from '../theme/themeStore';
 import { Icon } from '../timeline/icons';
 import { enterFullscreen, exitFullscreen, isFullscreen } from './fullscreen';
 import { LectureIntro } from './LectureIntro';
@@ -170,6 +171,11 @@ export function LectureView() {
   // Keys go to the lecture from the start, not to a control the full lab had focused.
   useEffect(() => {
     root.current?.focus({ preventScroll: true });
+  }, []);
+  // The high-contrast theme's tokens while lecture mode is shown; the user's theme after.
+  useEffect(() => {
+    setThemeOverride('high-contrast');
+    return () => setThemeOverride(null);
   }, []);
   return (
     <div ref={root} className={styles.lecture} tabIndex={-1} aria-label="Lecture mode" role="region">

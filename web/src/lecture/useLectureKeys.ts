@@ -1,22 +1,19 @@
 // Lecture mode's keys on window, in the capture phase: they run before any control sees the
-// key, so a clicker's PageDown never reaches a button, a checkbox or a focused select.
+// key, so a clicker's PageDown never reaches a button, a checkbox or a focused select. Which key
+// does what, and which stays with the focused control, is keys.ts's mapping (lectureCommandForKey).
 import { useEffect } from 'react';
 import { useAppStoreApi } from '../store/context';
 import { questionShownAt } from '../store/lectureSlice';
+import { trackFocusOrigin } from '../timeline/focusOrigin';
+import { openKeySheet } from '../timeline/keySheetStore';
+import { lectureCommandForKey } from '../timeline/keys';
 import { consumeLeftOnPurpose, enterFullscreen, exitFullscreen, isFullscreen } from './fullscreen';
-import { lectureCommandForKey } from './lectureKeys';
 
-/** Whether `el` takes typed text (a guess box): it keeps the keys that edit it. */
-function takesText(el: Element | null): boolean {
-  if (!(el instanceof HTMLElement)) return false;
-  if (el.isContentEditable || el.tagName === 'TEXTAREA') return true;
-  return el instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit', 'reset', 'range'].includes(el.type);
-}
-
-/** Hook: while lecture mode is on, maps clicker keys to the lecture (see lectureKeys.ts). */
+/** Hook: while lecture mode is on, maps clicker keys to the lecture. */
 export function useLectureKeys(): void {
   const store = useAppStoreApi();
   useEffect(() => {
+    const origin = trackFocusOrigin(window);
     // Leaving full screen on purpose (F, the button) keeps lecture mode; Escape (which the
     // browser takes for leaving full screen itself) leaves it.
     let wasFullscreen = isFullscreen();
@@ -28,17 +25,28 @@ export function useLectureKeys(): void {
     const onKey = (e: KeyboardEvent): void => {
       const s = store.getState();
       if (s.mode !== 'lecture') return;
+      const target = e.target instanceof HTMLElement ? e.target : null;
+      // Keys in a modal dialog (the key sheet) belong to it.
+      if (target?.closest('dialog[open]')) return;
       const command = lectureCommandForKey({
         key: e.key,
         shiftKey: e.shiftKey,
         altKey: e.altKey,
         ctrlKey: e.ctrlKey,
         metaKey: e.metaKey,
-        targetTakesText: takesText(e.target instanceof Element ? e.target : null),
+        targetTag: target?.tagName ?? 'BODY',
+        targetEditable: target?.isContentEditable ?? false,
+        targetRole: target?.getAttribute('role') ?? null,
+        targetType: target instanceof HTMLInputElement ? target.type : null,
+        targetPointerFocused: origin.pointerFocused(target),
       });
       if (!command) return;
       e.preventDefault();
       e.stopPropagation();
+      if (command === 'keySheet') {
+        openKeySheet();
+        return;
+      }
       if (!s.runs.a.summary) return;
       switch (command) {
         case 'next':
@@ -94,6 +102,7 @@ export function useLectureKeys(): void {
     return () => {
       window.removeEventListener('keydown', onKey, { capture: true });
       document.removeEventListener('fullscreenchange', onFullscreen);
+      origin.stop();
     };
   }, [store]);
 }

@@ -4,6 +4,7 @@
 // try_to_unmap_one ← … ← the hint fault ← the page-table walk that faulted.
 // Every hop is a button that goes to the step showing that event.
 import { useEffect, useId, useState } from 'react';
+import { formatCount } from '../base/format';
 import { errorMessage, type SimHandle } from '../engine/engine';
 import type { SimEvent } from '../engine/types';
 import { useAppStore, useLaneActions, useRun } from '../store/context';
@@ -80,7 +81,7 @@ export function CauseChain() {
                   type="button"
                   className={styles.hopButton}
                   aria-current={here ? 'step' : undefined}
-                  aria-label={`Go to step ${target}: ${hopLabel(hop)} (${hop.kind}) on CPU ${hop.cpu}`}
+                  aria-label={`Go to step ${formatCount(target)}: ${hopLabel(hop)} (${hop.kind}) on CPU ${hop.cpu}`}
                   onClick={() => {
                     pause();
                     void seek(target, { history: true });
@@ -89,7 +90,7 @@ export function CauseChain() {
                   <code className={styles.fn}>{hopLabel(hop)}</code>
                   <span className={styles.kind}>{hop.kind.replace(/_/g, ' ')}</span>
                   <span className={styles.where}>
-                    CPU {hop.cpu} · {hop.task} · step {target}
+                    CPU {hop.cpu} · {hop.task} · step {formatCount(target)}
                   </span>
                 </button>
               </li>

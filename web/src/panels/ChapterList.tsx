@@ -1,5 +1,6 @@
 // Chapter list: click to seek; the current chapter is marked.
 import { useId } from 'react';
+import { formatCount } from '../base/format';
 import { chapterIndexAt } from '../store/simSlice';
 import { useAppStore, useLaneActions, useRun } from '../store/context';
 import panel from './Panel.module.css';
@@ -33,7 +34,7 @@ export function ChapterList() {
                 void seek(c.step, { history: true });
               }}
             >
-              <span className={styles.step}>{c.step}</span>
+              <span className={styles.step}>{formatCount(c.step)}</span>
               <span>{c.title}</span>
             </button>
           </li>

@@ -129,7 +129,7 @@ export function CountersTable() {
     const text =
       choice && frameB
         ? abCountersAsText({
-            heading: [...heading, `A/B: ${choiceLabel(choice, patches)}; A at step ${frame.step}, B at step ${frameB.step}`],
+            heading: [...heading, `A/B: ${choiceLabel(choice, patches)}; A at step ${formatCount(frame.step)}, B at step ${formatCount(frameB.step)}`],
             names,
             a: frame.counters,
             b: frameB.counters,
@@ -138,7 +138,7 @@ export function CountersTable() {
         : countersAsText({
             heading: [
               ...heading,
-              `step ${frame.step} / ${summary.totalSteps}`,
+              `step ${formatCount(frame.step)} / ${formatCount(summary.totalSteps)}`,
               // A reader of the pasted table must know what the run's own warnings say.
               ...summary.warnings.map((w) => `warning: ${w}`),
             ],
@@ -169,7 +169,7 @@ export function CountersTable() {
       {comparison && comparison.step === frame.step && (
         <p className={styles.comparison}>
           Rebuilt with <code>{comparison.reason}</code>: “was” shows the value before the change
-          {comparison.fromStep !== comparison.step ? ` (at step ${comparison.fromStep}, the same point of the workload)` : ''}.
+          {comparison.fromStep !== comparison.step ? ` (at step ${formatCount(comparison.fromStep)}, the same point of the workload)` : ''}.
         </p>
       )}
       {choice && frameB ? (

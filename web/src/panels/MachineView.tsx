@@ -5,9 +5,9 @@
 // than DENSE_THRESHOLD frames, or TLB slots over all CPUs) draw their frames and
 // TLBs on canvases under the SVG instead (./dense).
 import { cpuRanges } from '../base/numactl';
-import { memo, type ReactElement, useCallback, useEffect, useId, useMemo, useState } from 'react';
+import { memo, type ReactElement, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
-import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
+import { archOverPx, cellInDirection, rectCenterPx, type RectPx } from '../base/geometry';
 import {
   DEFAULT_METRICS,
   frameLabelFits,
@@ -29,22 +29,24 @@ import { ENGINE_WINDOW, frameTotal } from '../store/bulkWindow';
 import { useAppStore, useLane, useLaneActions, useRun } from '../store/context';
 import { FrameCanvas, isDense, parseIndex, TlbCanvas, WindowPager } from './dense';
 import { findFrame, frameText } from './dense/denseMath';
+import { FRAME_TOKENS } from './dense/palette';
 import styles from './MachineView.module.css';
 import panel from './Panel.module.css';
 
-/** Fill colour of a frame state (Okabe–Ito). */
+/** Fill of a frame state: the theme's token, as the dense frame grid reads it (palette.FRAME_TOKENS). */
 export const FRAME_COLORS: Record<FrameState, string> = {
-  free: '#ffffff',
-  mapped: '#56b4e9',
-  isolated: '#e69f00',
-  migrating: '#d55e00',
+  free: `var(${FRAME_TOKENS[0]})`,
+  mapped: `var(${FRAME_TOKENS[1]})`,
+  isolated: `var(${FRAME_TOKENS[2]})`,
+  migrating: `var(${FRAME_TOKENS[3]})`,
 };
 
+/** The pfn label's colour: on a free frame like other text, on the Okabe–Ito fills black (at least 5.4:1 on each). */
 const FRAME_TEXT: Record<FrameState, string> = {
-  free: '#6b6b6b',
-  mapped: '#000000',
-  isolated: '#000000',
-  migrating: '#ffffff',
+  free: 'var(--frame-text)',
+  mapped: 'var(--on-fill)',
+  isolated: 'var(--on-fill)',
+  migrating: 'var(--on-fill)',
 };
 
 interface CpuBoxProps {
@@ -189,26 +191,52 @@ interface FrameCellProps {
   highlighted: boolean;
   label: boolean;
   fonts: MachineFontsPx;
+  selected: boolean;
+  /** The frames' one Tab stop (roving: the selected frame, else the first). */
+  tabStop: boolean;
   onHover: (pfn: number | null) => void;
   onSelect: (pfn: number) => void;
+  /** Arrow keys: move the focus to the neighbouring frame. */
+  onMove: (pfn: number, key: string) => boolean;
 }
 
-const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, rect, touched, highlighted, label, fonts, onHover, onSelect }: FrameCellProps) {
+const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, rect, touched, highlighted, label, fonts, selected, tabStop, onHover, onSelect, onMove }: FrameCellProps) {
   const c = rectCenterPx(rect);
   const state = frameState(flags);
   const locked = (flags & FRAME_LOCKED) !== 0;
   const dirty = (flags & FRAME_DIRTY) !== 0;
   const lane = useLane();
   const pattern = state === 'migrating' ? `url(#${defId(lane, 'hatch')})` : state === 'isolated' ? `url(#${defId(lane, 'dots')})` : null;
+  const text = `pfn ${pfn} (${formatHex(pfn)}), node ${node}: ${state}${mapPid !== NO_PID ? `, mapped by pid ${mapPid} vpn ${formatHex(mapVpn)}` : ''}${locked ? ', locked' : ''}${dirty ? ', dirty' : ''}`;
   return (
-    <g className={styles.frame} onMouseEnter={() => onHover(pfn)} onMouseLeave={() => onHover(null)} onClick={() => onSelect(pfn)}>
-      <title>
-        {`pfn ${pfn} (${formatHex(pfn)}), node ${node}: ${state}${mapPid !== NO_PID ? `, mapped by pid ${mapPid} vpn ${formatHex(mapVpn)}` : ''}${locked ? ', locked' : ''}${dirty ? ', dirty' : ''}`}
-      </title>
-      <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={FRAME_COLORS[state]} className={styles.frameRect} />
+    <g
+      className={styles.frame}
+      data-pfn={pfn}
+      role="button"
+      tabIndex={tabStop ? 0 : -1}
+      aria-label={text}
+      aria-pressed={selected}
+      onMouseEnter={() => onHover(pfn)}
+      onMouseLeave={() => onHover(null)}
+      onFocus={() => onHover(pfn)}
+      onBlur={() => onHover(null)}
+      onClick={() => onSelect(pfn)}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          onSelect(pfn);
+        } else if (onMove(pfn, e.key)) {
+          // The frames take the arrows (as the dense grids do): the run does not step.
+          e.preventDefault();
+          e.stopPropagation();
+        }
+      }}
+    >
+      <title>{text}</title>
+      <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} style={{ fill: FRAME_COLORS[state] }} className={styles.frameRect} />
       {pattern && <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={pattern} pointerEvents="none" />}
       {label && (
-        <text x={c.xPx} y={c.yPx + (pfn >= 1000 ? fonts.pfnLong : fonts.pfn) * 0.35} textAnchor="middle" fontSize={pfn >= 1000 ? fonts.pfnLong : fonts.pfn} fill={FRAME_TEXT[state]} className={styles.pfnLabel}>
+        <text x={c.xPx} y={c.yPx + (pfn >= 1000 ? fonts.pfnLong : fonts.pfn) * 0.35} textAnchor="middle" fontSize={pfn >= 1000 ? fonts.pfnLong : fonts.pfn} style={{ fill: FRAME_TEXT[state] }} className={styles.pfnLabel}>
           {pfn}
         </text>
       )}
@@ -266,6 +294,23 @@ export function MachineView() {
     (pfn: number) => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` }),
     [select, selectedPfn],
   );
+  // The frames take one Tab stop (roving): the frame last moved to with the arrows.
+  const svgRef = useRef<SVGSVGElement | null>(null);
+  const [focusPfn, setFocusPfn] = useState<number | null>(null);
+  const moveFocus = useCallback((pfn: number, key: string): boolean => {
+    const svg = svgRef.current;
+    if (!svg) return false;
+    // The drawn cells, in pfn order, where they are drawn (the first rect of each is the cell).
+    const cells = [...svg.querySelectorAll<SVGGElement>('g[data-pfn]')].map((g) => {
+      const r = g.querySelector('rect');
+      return { id: Number(g.dataset.pfn), xPx: Number(r?.getAttribute('x')), yPx: Number(r?.getAttribute('y')) };
+    });
+    const next = cellInDirection(cells, pfn, key);
+    if (next === null) return false;
+    setFocusPfn(next);
+    svg.querySelector<SVGGElement>(`g[data-pfn="${next}"]`)?.focus();
+    return true;
+  }, []);
   const bulkWindow = useRun((r) => r.bulkWindow);
   const laneActions = useLaneActions();
   const setBulkWindow = laneActions.setBulkWindow;
@@ -328,6 +373,9 @@ export function MachineView() {
   const shownTlb = tlbLinesShown(topology.tlbEntries, maxTlbLines);
   const framesNote = windowNote(frame.frameWindow, 'frames');
   const linkedPfns = [hoverPfn, selectedPfn].filter((p): p is number => p !== null);
+  // The frames' one Tab stop: the selected frame when it is drawn, else the one last moved to, else the first.
+  const drawnPfns = framesDense ? [] : [...frameRects.keys()];
+  const tabPfn = selectedPfn !== null && frameRects.has(selectedPfn) ? selectedPfn : focusPfn !== null && frameRects.has(focusPfn) ? focusPfn : (drawnPfns[0] ?? null);
   const cells: ReactElement[] = [];
   for (let i = 0; !framesDense && i < bulk.framePfn.length; i++) {
     const pfn = bulk.framePfn[i] as number;
@@ -347,8 +395,11 @@ export function MachineView() {
         label={labelled.get(node) ?? true}
         fonts={lecture ? LECTURE_FONTS : labFontsPx(200)}
         highlighted={pfn === hoverPfn || pfn === selectedPfn}
+        selected={pfn === selectedPfn}
+        tabStop={pfn === tabPfn}
         onHover={setHoverPfn}
         onSelect={toggleSelect}
+        onMove={moveFocus}
       />,
     );
   }
@@ -369,21 +420,23 @@ export function MachineView() {
         viewBox={`-4 ${lecture ? -30 : -36} ${layout.widthPx + 8} ${layout.heightPx + (lecture ? 34 : 40)}`}
         // Lecture mode: one user unit per CSS px, so the type is the size its fonts say.
         style={lecture ? { width: layout.widthPx + 8 } : undefined}
-        role="img"
+        ref={svgRef}
+        role="group"
+        aria-roledescription="machine drawing"
         aria-label={describe}
       >
         <defs>
           <marker id={defId(lane, 'arrow')} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse">
-            <path d="M0,0 L10,5 L0,10 z" fill="#cc79a7" stroke="#7a3b63" strokeWidth="0.8" />
+            <path d="M0,0 L10,5 L0,10 z" style={{ fill: 'var(--ipi)', stroke: 'var(--oi-purple-dark)' }} strokeWidth="0.8" />
           </marker>
           <marker id={defId(lane, 'arrow-faint')} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
-            <path d="M0,0 L10,5 L0,10 z" fill="#e3b5cf" />
+            <path d="M0,0 L10,5 L0,10 z" style={{ fill: 'var(--oi-purple-soft)' }} />
           </marker>
           <pattern id={defId(lane, 'hatch')} width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-            <line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" strokeWidth="2" strokeOpacity="0.55" />
+            <line x1="0" y1="0" x2="0" y2="6" style={{ stroke: 'var(--hatch)' }} strokeWidth="2" strokeOpacity="0.55" />
           </pattern>
           <pattern id={defId(lane, 'dots')} width="6" height="6" patternUnits="userSpaceOnUse">
-            <circle cx="3" cy="3" r="1.1" fill="#000" fillOpacity="0.35" />
+            <circle cx="3" cy="3" r="1.1" style={{ fill: 'var(--dots)' }} fillOpacity="0.6" />
           </pattern>
         </defs>
         {topology.nodes.map((n, i) => {
@@ -479,7 +532,7 @@ export function MachineView() {
         {(framesDense ? [] : (Object.keys(FRAME_COLORS) as FrameState[])).map((st) => (
           <li key={st}>
             <svg width="18" height="18" aria-hidden="true">
-              <rect x="1" y="1" width="16" height="16" rx="3" fill={FRAME_COLORS[st]} stroke="#555" />
+              <rect x="1" y="1" width="16" height="16" rx="3" style={{ fill: FRAME_COLORS[st], stroke: 'var(--frame-stroke)' }} />
               {st === 'migrating' && <rect x="1" y="1" width="16" height="16" rx="3" fill={`url(#${defId(lane, 'hatch')})`} />}
               {st === 'isolated' && <rect x="1" y="1" width="16" height="16" rx="3" fill={`url(#${defId(lane, 'dots')})`} />}
             </svg>

@@ -1,33 +1,38 @@
 // The shareable part of the app state <-> the URL fragment (pure functions).
 //
-// Format v1 (fragment, `&`-separated, values percent-encoded):
-//   v=1                      format version (required)
+// Format v2 (fragment, `&`-separated, values percent-encoded):
+//   v=2                      format version (required; v=1 links are upgraded by code)
 //   sc=<id>&h=<hash8>        built-in scenario id + FNV-1a hash of its text, or
 //   s=<lz-string>            custom scenario text (compressToEncodedURIComponent)
 //   t.<toggle>=<value>       toggles that differ from the scenario's defaults (true/false or enum value)
 //   p.<param>=<number>       params that differ from their defaults
+//   seed=<n>                 the run's seed, when it is not the scenario's own (a sweep's run)
 //   step=<n>                 step shown (0 when absent); A's step in an A/B comparison
 //   sel=<panel>:<object>     selected object, e.g. machine:pfn-12
 //   ab=<what>:<A>,<B>        an A/B comparison (optional): t.<toggle>:<a>,<b> (the toggle's
 //                            values), k:<vA>,<vB> (kernels) or p:<mech/preset>,<mech/preset>
 //   bstep=<n>                B's step in an A/B comparison (A's partner at `step` when absent)
+//   pc=<counter>,<counter>   the counters plotted (the run's defaults when absent)
+//   rate=1                   plots show rates per µs
 //   lecture=1|intro          lecture mode (optional), at `step`, or on its first slide (the
 //                            scenario's description and parameters)
 //   embed=1                  embed mode (optional; `?embed` in the query says the same)
 //   from=<n>&to=<n>          the steps an embed shows (optional): the transport stays within them
+// v1 (2026-11-22 to 2026-11-27) had v, sc, h, s, t.*, p.*, step and sel, with the same meanings.
+// v2 added ab, bstep, pc, rate, seed, lecture, embed, from and to.
 // Everything read from a URL is validated here (zod) and is only ever used as data.
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
 import { z } from 'zod';
 import type { ToggleValue } from '../engine/types';
 
 /** Current URL format version. */
-export const URL_FORMAT_VERSION = 1;
+export const URL_FORMAT_VERSION = 2;
 
 /** Largest fragment we try to read. */
 export const MAX_FRAGMENT_CHARS = 200_000;
 
-/** Which scenario a link opens. */
-export type ScenarioRef = { kind: 'builtin'; id: string; hash: string | null } | { kind: 'custom'; text: string };
+/** Which scenario a link opens, and at which seed when not at the scenario's own (`seed=`). */
+export type ScenarioRef = ({ kind: 'builtin'; id: string; hash: string | null } | { kind: 'custom'; text: string }) & { seed?: number };
 
 /** Panels that can hold a selection. */
 export const PANELS = ['machine', 'pagetable', 'code', 'counters', 'chapters'] as const;
@@ -60,6 +65,8 @@ export interface ShareState {
   ab?: AbChoice | null;
   /** B's step in the comparison (null: A's partner at `step`). */
   bStep?: number | null;
+  /** The plots' layout: the counters chosen (null: the run's defaults) and whether they show rates. */
+  plots?: PlotLayout;
   /** Lecture mode: on at `step`, or on its first slide; null or absent: off. */
   lecture?: LectureMode | null;
   /** Embed mode (minimal chrome, no history entries). */
@@ -76,6 +83,81 @@ export interface StepRange {
   from: number;
   to: number;
 }
+
+/** What the Plots panel shows: the counters chosen (null: the run's defaults) and rates or counts. */
+export interface PlotLayout {
+  counters: string[] | null;
+  rate: boolean;
+}
+
+/** Result of reading a fragment: state (null for an empty fragment) plus non-fatal warnings, or an error. */
+export type UrlReadResult = { ok: true; state: ShareState | null; warnings: string[] } | { ok: false; error: string };
+
+/** Upgraders from version N (key) to N+1, applied in order to old links' key/value pairs. */
+export type Upgrader = (pairs: Map<string, string>) => Map<string, string>;
+
+/**
+ * The registered upgraders. v1 -> v2: every v1 key keeps its meaning in v2 (v2 adds the A/B
+ * comparison, the plots' layout, a seed, lecture and embed mode), so a v1 link's pairs are v2's
+ * as they are; a v1 link never had the v2-only keys, and one that has them is refused (it was
+ * not made by mmviz).
+ */
+export const UPGRADERS: Readonly<Record<number, Upgrader>> = {
+  1: (pairs) => {
+    for (const key of ['ab', 'bstep', 'pc', 'rate', 'seed', 'lecture', 'embed', 'from', 'to']) {
+      if (pairs.has(key)) throw new Error(`it is a v=1 link with ${quoteForMessage(key)}, which v1 did not have`);
+    }
+    return pairs;
+  },
+};
+
+const NAME_RE = /^[a-z0-9_]{1,64}$/;
+const ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const ENUM_VALUE_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+const NUMBER_RE = /^-?(?:\d{1,15}(?:\.\d{1,15})?|\.\d{1,15})(?:e[+-]?\d{1,3})?$/i;
+
+/** Quotes an outside value for an error message: truncated, control characters removed (always shown as text). */
+export function quoteForMessage(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = value.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return `"${clean.length > 40 ? `${clean.slice(0, 40)}…` : clean}"`;
+}
+
+const fixedKeys = z
+  .object({
+    v: z.string().regex(/^\d{1,4}$/, 'the format version (v=) is not a number'),
+    sc: z.string().regex(ID_RE, 'the scenario id (sc=) may only contain a-z, 0-9, "-" and "_"').optional(),
+    h: z.string().regex(/^[0-9a-f]{8}$/, 'the scenario hash (h=) is not 8 hex digits').optional(),
+    s: z.string().min(1, 'the custom scenario (s=) is empty').optional(),
+    step: z.string().regex(/^\d{1,9}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
+    seed: z.string().regex(/^\d{1,15}$/, 'the seed (seed=) is not a whole number 0 or larger').optional(),
+    sel: z
+      .string()
+      .regex(new RegExp(`^(${PANELS.join('|')}):[a-z0-9_.-]{1,64}$`), 'the selection (sel=) is not of the form panel:object')
+      .optional(),
+    ab: z.string().min(1, 'the A/B comparison (ab=) is empty').max(300, 'the A/B comparison (ab=) is too long').optional(),
+    bstep: z.string().regex(/^\d{1,9}$/, "B's step (bstep=) is not a whole number 0 or larger").optional(),
+    pc: z
+      .string()
+      .regex(/^[a-z0-9_]{1,64}(,[a-z0-9_]{1,64}){0,31}$/, 'the plotted counters (pc=) are not counter names separated by commas')
+      .optional(),
+    rate: z.enum(['1'], { message: 'the plots\' rate flag (rate=) is not 1' }).optional(),
+    lecture: z.enum(['1', 'intro', '0'], { error: 'lecture mode (lecture=) is not 1, intro or 0' }).optional(),
+    embed: z.enum(['1', '0', ''], { error: 'embed mode (embed=) is not 1 or 0' }).optional(),
+    from: z.string().regex(/^\d{1,9}$/, 'the first step (from=) is not a whole number 0 or larger').optional(),
+    to: z.string().regex(/^\d{1,9}$/, 'the last step (to=) is not a whole number 0 or larger').optional(),
+  })
+  .strict();
+
+const toggleValueSchema = z
+  .string()
+  .regex(ENUM_VALUE_RE, 'is not a toggle value')
+  .transform((v): ToggleValue => (v === 'true' ? true : v === 'false' ? false : v));
+const paramValueSchema = z
+  .string()
+  .regex(NUMBER_RE, 'is not a number')
+  .transform(Number)
+  .refine(Number.isFinite, 'is not a finite number');
 
 const KERNEL_RE = /^v\d{1,2}\.\d{1,3}$/;
 const PRESET_RE = /^[a-z0-9_]{1,64}\/[A-Za-z0-9_.-]{1,64}$/;
@@ -130,57 +212,6 @@ export function abFromText(text: string): { choice: AbChoice; warning: string | 
   throw new Error(`the A/B comparison (ab=) compares ${quoteForMessage(what)}, which is none of t.<toggle>, k (kernels) or p (presets)`);
 }
 
-/** Result of reading a fragment: state (null for an empty fragment) plus non-fatal warnings, or an error. */
-export type UrlReadResult = { ok: true; state: ShareState | null; warnings: string[] } | { ok: false; error: string };
-
-/** Upgraders from version N (key) to N+1, applied in order to old links' key/value pairs. */
-export type Upgrader = (pairs: Map<string, string>) => Map<string, string>;
-
-/** The registered upgraders: none yet, v1 is the first format. */
-export const UPGRADERS: Readonly<Record<number, Upgrader>> = {};
-
-const NAME_RE = /^[a-z0-9_]{1,64}$/;
-const ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-const ENUM_VALUE_RE = /^[A-Za-z0-9_.-]{1,64}$/;
-const NUMBER_RE = /^-?(?:\d{1,15}(?:\.\d{1,15})?|\.\d{1,15})(?:e[+-]?\d{1,3})?$/i;
-
-/** Quotes an outside value for an error message: truncated, control characters removed (always shown as text). */
-export function quoteForMessage(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = value.replace(/[\u0000-\u001f\u007f]/g, '?');
-  return `"${clean.length > 40 ? `${clean.slice(0, 40)}…` : clean}"`;
-}
-
-const fixedKeys = z
-  .object({
-    v: z.string().regex(/^\d{1,4}$/, 'the format version (v=) is not a number'),
-    sc: z.string().regex(ID_RE, 'the scenario id (sc=) may only contain a-z, 0-9, "-" and "_"').optional(),
-    h: z.string().regex(/^[0-9a-f]{8}$/, 'the scenario hash (h=) is not 8 hex digits').optional(),
-    s: z.string().min(1, 'the custom scenario (s=) is empty').optional(),
-    step: z.string().regex(/^\d{1,9}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
-    sel: z
-      .string()
-      .regex(new RegExp(`^(${PANELS.join('|')}):[a-z0-9_.-]{1,64}$`), 'the selection (sel=) is not of the form panel:object')
-      .optional(),
-    ab: z.string().min(1, 'the A/B comparison (ab=) is empty').max(300, 'the A/B comparison (ab=) is too long').optional(),
-    bstep: z.string().regex(/^\d{1,9}$/, "B's step (bstep=) is not a whole number 0 or larger").optional(),
-    lecture: z.enum(['1', 'intro', '0'], { error: 'lecture mode (lecture=) is not 1, intro or 0' }).optional(),
-    embed: z.enum(['1', '0', ''], { error: 'embed mode (embed=) is not 1 or 0' }).optional(),
-    from: z.string().regex(/^\d{1,9}$/, 'the first step (from=) is not a whole number 0 or larger').optional(),
-    to: z.string().regex(/^\d{1,9}$/, 'the last step (to=) is not a whole number 0 or larger').optional(),
-  })
-  .strict();
-
-const toggleValueSchema = z
-  .string()
-  .regex(ENUM_VALUE_RE, 'is not a toggle value')
-  .transform((v): ToggleValue => (v === 'true' ? true : v === 'false' ? false : v));
-const paramValueSchema = z
-  .string()
-  .regex(NUMBER_RE, 'is not a number')
-  .transform(Number)
-  .refine(Number.isFinite, 'is not a finite number');
-
 function encodeValue(value: string): string {
   return encodeURIComponent(value);
 }
@@ -201,6 +232,7 @@ export function stateToUrl(state: ShareState): string {
   }
   for (const [name, value] of sortedEntries(state.toggles)) parts.push(`t.${name}=${encodeValue(String(value))}`);
   for (const [name, value] of sortedEntries(state.params)) parts.push(`p.${name}=${encodeValue(String(value))}`);
+  if (state.scenario.seed !== undefined) parts.push(`seed=${Math.max(0, Math.trunc(state.scenario.seed))}`);
   parts.push(`step=${Math.max(0, Math.trunc(state.step))}`);
   if (state.selection) parts.push(`sel=${state.selection.panel}:${encodeValue(state.selection.object)}`);
   if (state.ab) {
@@ -208,6 +240,8 @@ export function stateToUrl(state: ShareState): string {
     parts.push(`ab=${encodeValue(abToText(state.ab)).replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%2F/g, '/')}`);
     if (state.bStep !== null && state.bStep !== undefined) parts.push(`bstep=${Math.max(0, Math.trunc(state.bStep))}`);
   }
+  if (state.plots?.counters) parts.push(`pc=${state.plots.counters.map(encodeValue).join(',')}`);
+  if (state.plots?.rate) parts.push('rate=1');
   if (state.lecture) parts.push(`lecture=${state.lecture === 'intro' ? 'intro' : '1'}`);
   if (state.embed) parts.push('embed=1');
   if (state.range) parts.push(`from=${Math.max(0, Math.trunc(state.range.from))}`, `to=${Math.max(0, Math.trunc(state.range.to))}`);
@@ -317,6 +351,7 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
     if (f.s !== undefined) scenario = { kind: 'custom', text: decodeScenarioText(f.s) };
     else if (f.sc !== undefined) scenario = { kind: 'builtin', id: f.sc, hash: f.h ?? null };
     else throw new Error('it names no scenario (sc= or s=)');
+    if (f.seed !== undefined) scenario.seed = Number(f.seed);
     let selection: Selection | null = null;
     if (f.sel !== undefined) {
       const colon = f.sel.indexOf(':');
@@ -334,6 +369,7 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
       state.ab = ab;
       state.bStep = f.bstep !== undefined ? Number(f.bstep) : null;
     }
+    if (f.pc !== undefined || f.rate !== undefined) state.plots = { counters: f.pc !== undefined ? f.pc.split(',') : null, rate: f.rate === '1' };
     if (f.lecture === '1' || f.lecture === 'intro') state.lecture = f.lecture === '1' ? 'on' : 'intro';
     if (f.embed === '1' || f.embed === '') state.embed = true;
     if (f.from !== undefined || f.to !== undefined) {

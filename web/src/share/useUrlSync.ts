@@ -48,18 +48,20 @@ export function useUrlSync(): void {
       }
       // While a load runs, the address bar keeps what was asked for (e.g. a
       // pasted link still opening); it follows the screen again once the load
-      // ends, however it ended: shown, failed, superseded or cancelled.
-      if (state.loading) return;
+      // ends, however it ended: shown, failed, superseded or cancelled. A link that
+      // could not be read stays there until the person does something.
+      if (state.loading || state.urlHold !== null) return;
       const fragment = currentFragment(store);
       if (fragment === null) return;
-      const loadEnded = previous.loading !== null;
+      // A load that ended, or a held link released, leaves the address bar behind the screen.
+      const behind = previous.loading !== null || previous.urlHold !== null;
       const hash = window.location.hash;
-      const stale = loadEnded && hash !== '' && hash !== `#${fragment}`;
+      const stale = behind && hash !== '' && hash !== `#${fragment}`;
       if (fragment === lastFragment && !stale) return;
       lastFragment = fragment;
       clearTimeout(timer);
       timer = setTimeout(() => {
-        if (store.getState().loading || store.getState().mode === 'embed') return;
+        if (store.getState().loading || store.getState().urlHold !== null || store.getState().mode === 'embed') return;
         writeUrlNow(store, pushNext);
         pushNext = false;
       }, URL_DEBOUNCE_MS);

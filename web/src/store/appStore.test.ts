@@ -461,7 +461,7 @@ describe('A/B comparison', () => {
   });
 
   it('reads a link comparing three values as A/B of the first two, and says so', async () => {
-    const store = await booted('#v=1&sc=numa-hint-fault-101&ab=t.numa_delay_map:false,true,false&step=3');
+    const store = await booted('#v=2&sc=numa-hint-fault-101&ab=t.numa_delay_map:false,true,false&step=3');
     const s = store.getState();
     expect(s.ab?.choice).toEqual(choice);
     expect(s.messages.map((m) => m.message).join('\n')).toMatch(/compares 3 runs .* shows A = false and B = true/);
@@ -486,5 +486,38 @@ describe('A/B comparison', () => {
     expect(store.getState().runs.a.step).toBe(stepA);
     await store.getState().stepBy(1);
     expect(store.getState().runs.a.step).toBe(stepA + 1);
+  });
+});
+
+describe('a link at another seed (seed=, a sweep\'s run)', () => {
+  it('runs at that seed, keeps it across a toggle change, and the link carries it', async () => {
+    const engine = createFixtureEngine();
+    const asked: (number | undefined)[] = [];
+    const create = engine.create.bind(engine);
+    engine.create = (text, toggles, params, options) => {
+      asked.push(options?.seed);
+      return create(text, toggles, params, options);
+    };
+    const seed = fixtureRun('hint-101').summary.seed;
+    const store = createAppStore();
+    await store.getState().boot(engine, `v=2&sc=${hint101.id}&seed=${seed}&step=3`);
+    expect(store.getState().messages).toEqual([]);
+    expect(store.getState().runs.a.step).toBe(3);
+    expect(asked).toEqual([seed]);
+    expect(stateToUrl(selectShareState(store.getState())!)).toContain(`&seed=${seed}&step=3`);
+    await store.getState().setToggle('numa_delay_map', !store.getState().runs.a.summary!.toggles.numa_delay_map);
+    expect(asked.at(-1)).toBe(seed);
+    // Another scenario is opened at its own seed.
+    await store.getState().openBuiltin(hint101.id);
+    expect(asked.at(-1)).toBeUndefined();
+    expect(stateToUrl(selectShareState(store.getState())!)).not.toContain('seed=');
+  });
+
+  it('says so when the engine cannot run it', async () => {
+    const store = await booted(`v=2&sc=${hint101.id}&seed=99`);
+    expect(store.getState().messages.map((m) => m.message).join('\n')).toMatch(/at seed 99/);
+    // The default scenario is shown instead, at its own seed.
+    expect(store.getState().runs.a.summary?.id).toBe(hint101.id);
+    expect(store.getState().scenario?.seed).toBeUndefined();
   });
 });

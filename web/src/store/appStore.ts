@@ -28,10 +28,10 @@ export function selectShareState(s: AppState): ShareState | null {
   const a = s.runs.a;
   if (!s.scenario || !a.summary) return null;
   const share: ShareState = {
-    scenario:
-      s.scenario.kind === 'builtin'
-        ? { kind: 'builtin', id: s.scenario.id, hash: fnv1a32Hex(s.scenarioText) }
-        : { kind: 'custom', text: s.scenario.text },
+    scenario: {
+      ...(s.scenario.kind === 'builtin' ? { kind: 'builtin', id: s.scenario.id, hash: fnv1a32Hex(s.scenarioText) } : { kind: 'custom', text: s.scenario.text }),
+      ...(s.scenario.seed === undefined ? {} : { seed: s.scenario.seed }),
+    },
     toggles: s.toggleOverrides,
     params: s.paramOverrides,
     step: a.step,
@@ -41,6 +41,7 @@ export function selectShareState(s: AppState): ShareState | null {
     share.ab = s.ab.choice;
     share.bStep = s.runs.b.step;
   }
+  if (s.plots.counters !== null || s.plots.rate) share.plots = s.plots;
   if (s.mode === 'lecture') share.lecture = s.lectureIntro ? 'intro' : 'on';
   if (s.mode === 'embed') {
     share.embed = true;

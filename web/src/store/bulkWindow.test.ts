@@ -162,6 +162,9 @@ function windowedEngine(options: { auto: boolean; knownEvents: boolean }) {
     describe: async () => summary(),
     firstDivergence: async () => Promise.reject(new Error('no A/B here')),
     create: async () => sim,
+    planSweep: async () => Promise.reject(new Error('no sweeps here')),
+    sweepReport: async () => Promise.reject(new Error('no sweeps here')),
+    openRunPool: () => ({ run: async () => Promise.reject(new Error('no sweeps here')), close: () => {} }),
   };
   return { engine, calls };
 }

@@ -17,7 +17,7 @@ afterEach(() => {
 
 describe('lecture mode and its questions', () => {
   it('a link opens lecture mode on its first slide, and the link keeps it', async () => {
-    const store = await booted('v=1&sc=numa-hint-fault-101&step=0&lecture=intro');
+    const store = await booted('v=2&sc=numa-hint-fault-101&step=0&lecture=intro');
     expect(store.getState().mode).toBe('lecture');
     expect(store.getState().lectureIntro).toBe(true);
     expect(selectShareState(store.getState())?.lecture).toBe('intro');
@@ -27,7 +27,7 @@ describe('lecture mode and its questions', () => {
   });
 
   it('next reveals the question asked at the step before going on; previous goes back to the first slide', async () => {
-    const store = await booted('v=1&sc=numa-hint-fault-101&step=0&lecture=1');
+    const store = await booted('v=2&sc=numa-hint-fault-101&step=0&lecture=1');
     const s = () => store.getState();
     const questions = s().runs.a.summary!.questions;
     expect(questions.map((q) => q.step)).toEqual([16, 34, 50]);
@@ -57,7 +57,7 @@ describe('lecture mode and its questions', () => {
 
   it('playing stops at a question that waits, and a skipped question is not shown', async () => {
     vi.useFakeTimers();
-    const store = await booted('v=1&sc=numa-hint-fault-101&step=12');
+    const store = await booted('v=2&sc=numa-hint-fault-101&step=12');
     const s = () => store.getState();
     s().play();
     for (let i = 0; i < 10 && s().playing; i++) {
@@ -75,7 +75,7 @@ describe('lecture mode and its questions', () => {
   });
 
   it('an embed keeps the cursor within its steps and makes no history entries', async () => {
-    const store = await booted('v=1&sc=numa-hint-fault-101&step=5&embed=1&from=10&to=20');
+    const store = await booted('v=2&sc=numa-hint-fault-101&step=5&embed=1&from=10&to=20');
     const s = () => store.getState();
     expect(s().mode).toBe('embed');
     expect(s().runs.a.step).toBe(10);

@@ -19,6 +19,7 @@ import { LatestOnly } from '../base/latest';
 import { CancelledError, cancelledBy, errorMessage, isCancelled, type SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
 import type { PatchInfo, ScenarioSummary, ToggleValue } from '../engine/types';
+import { archivedScenario, lineChanges, type ArchivedScenario } from '../share/archive';
 import { urlToState, type AbChoice, type ScenarioRef } from '../share/url';
 import { clampWindow, DEFAULT_WINDOW_REQUEST, type WindowRequest } from './bulkWindow';
 import { clampStep, EMPTY_RUN, eventsWindowAt, frameIn, LaneFetcher, MAX_EVENTS_FETCHED } from './lane';
@@ -196,7 +197,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
   };
   // Steps of each run prepared in this session, to estimate the next preparation of the same run.
   const totals = new Map<string, number>();
-  const runKey = (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>): string => `${sortedJson(toggles)}\n${baselineKey(text, params)}`;
+  const runKey = (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number): string =>
+    `${seed ?? ''}\n${sortedJson(toggles)}\n${baselineKey(text, params)}`;
   // Each lane's toggles and run key as installed, to keep a run that a load asks for again.
   const installedKeys: Record<LaneId, string | null> = { a: null, b: null };
 
@@ -258,7 +260,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
   /**
    * Prepares the runs of a load (both lanes of a comparison in parallel, each in its worker),
    * keeping a run on screen when it is the one asked for and `reuse` (a rebuild; an open
-   * prepares afresh); reads the baseline summary too.
+   * prepares afresh); reads the baseline summary too. A link's `seed` replaces the scenario's own (a sweep's run).
    * Progress is the two runs' together.
    */
   const build = async (
@@ -268,11 +270,12 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     togglesB: Record<string, ToggleValue> | null,
     params: Record<string, number>,
     reuse: boolean,
+    seed?: number,
   ): Promise<BuiltLoad> => {
     const { engine } = get();
     if (!engine) throw new Error('the simulation engine is not loaded');
     const wanted: [LaneId, Record<string, ToggleValue>][] = togglesB ? [['a', togglesA], ['b', togglesB]] : [['a', togglesA]];
-    const keys = wanted.map(([, t]) => runKey(text, t, params));
+    const keys = wanted.map(([, t]) => runKey(text, t, params, seed));
     const known = keys.map((k) => totals.get(k));
     ctx.expect(known.every((t) => t !== undefined) ? known.reduce<number>((n, t) => n + (t ?? 0), 0) : null);
     const progress: (Progress | null)[] = wanted.map(() => null);
@@ -291,7 +294,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
           const run = get().runs[sameAs];
           if (run.sim && run.summary) return { sim: run.sim, summary: run.summary, kept: sameAs === lane ? current : run };
         }
-        const sim = await engine.create(text, toggles, params, { signal: ctx.signal, onProgress: (p) => report(i, p) });
+        const sim = await engine.create(text, toggles, params, { signal: ctx.signal, onProgress: (p) => report(i, p), ...(seed === undefined ? {} : { seed }) });
         if (totals.size > 64) totals.clear();
         totals.set(keys[i] as string, sim.summary().totalSteps);
         return { sim, summary: sim.summary(), kept: null };
@@ -414,8 +417,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         // Another run answers the questions anew.
         questionStates: {},
       });
-      installedKeys.a = runKey(text, laneTogglesOf(toggles, choice, 'a'), params);
-      installedKeys.b = ab ? runKey(text, laneTogglesOf(toggles, choice, 'b'), params) : null;
+      installedKeys.a = runKey(text, laneTogglesOf(toggles, choice, 'a'), params, ref.seed);
+      installedKeys.b = ab ? runKey(text, laneTogglesOf(toggles, choice, 'b'), params, ref.seed) : null;
       freeUnless([old.a.sim, old.b.sim], [runA.sim, runB.sim]);
       // What the engine says about the whole run (threads stopped for want of memory).
       for (const [lane, run] of [['A', runA], ['B', runB]] as const) {
@@ -485,7 +488,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     return runLoad(label, false, async (ctx) => {
       let load: BuiltLoad;
       try {
-        load = await build(ctx, text, laneTogglesOf(toggles, choice, 'a'), choice ? laneTogglesOf(toggles, choice, 'b') : null, params, true);
+        load = await build(ctx, text, laneTogglesOf(toggles, choice, 'a'), choice ? laneTogglesOf(toggles, choice, 'b') : null, params, true, ref.seed);
       } catch (err) {
         if (isCancelled(err)) throw err;
         get().report(`The scenario could not be loaded: ${errorMessage(err)}`);
@@ -524,7 +527,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     get().pause();
     return runLoad(label, opensDefault, async (ctx) => {
       const { patches, report } = get();
-      const text = textOf(req.scenario);
+      const text = req.text ?? textOf(req.scenario);
       if (text === null) {
         report(`There is no built-in scenario "${req.scenario.kind === 'builtin' ? req.scenario.id : ''}".`);
         return 'failed';
@@ -539,7 +542,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       }
       let params = req.params;
       const buildFor = (ps: Record<string, number>): Promise<BuiltLoad> =>
-        build(ctx, text, laneTogglesOf(t.toggles, choice, 'a'), choice ? laneTogglesOf(t.toggles, choice, 'b') : null, ps, false);
+        build(ctx, text, laneTogglesOf(t.toggles, choice, 'a'), choice ? laneTogglesOf(t.toggles, choice, 'b') : null, ps, false, req.scenario.seed);
       let load: BuiltLoad;
       try {
         load = await buildFor(params);
@@ -630,6 +633,12 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     return lanes.a.seek(within);
   };
 
+  /** A person did something: a link held in the address bar (urlHold) gives way to what is on screen. Returns `x` (for use inline). */
+  const release = (x: number): number => {
+    if (get().urlHold !== null) set({ urlHold: null });
+    return x;
+  };
+
   /** The position at which lane `lane` shows `step`. */
   const positionForLane = (ab: AbState | null, lane: LaneId, step: number): number => (ab ? positionOf(ab.axis, lane, step) : step);
 
@@ -644,6 +653,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     comparison: null,
     loading: null,
     historyMark: 0,
+    urlHold: null,
 
     boot: async (engine, fragment) => {
       get().attachEngine(engine);
@@ -653,6 +663,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     applyFragment: async (fragment) => {
       const read = urlToState(fragment);
       if (!read.ok) {
+        // The link stays in the address bar, so that its recipient sees what was sent.
+        set({ urlHold: fragment });
         get().report(read.error);
         // A bad link on top of a scenario already shown leaves it there.
         if (!get().runs.a.summary) await get().openDefault();
@@ -681,12 +693,30 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         }
         text = builtin.text;
         if (ref.hash && ref.hash !== fnv1a32Hex(builtin.text)) {
-          report(
-            `The scenario "${builtin.id}" has changed since this link was made, so the frame shown may differ from the one that was shared.`,
-            'warning',
-          );
+          // The link names another version: open it if this lab shipped it, never silently another.
+          let archived: ArchivedScenario | null = null;
+          try {
+            archived = await archivedScenario(builtin.id, ref.hash);
+          } catch {
+            // An unreadable archive is as good as none: said below.
+          }
+          if (archived) {
+            text = archived.text;
+            const current = { ...state, scenario: { kind: 'builtin' as const, id: builtin.id, hash: null } };
+            report(
+              `This link was made when the scenario "${builtin.id}" read differently, so it shows that version (of ${archived.date}); the current version differs in ${lineChanges(archived.text, builtin.text)}.`,
+              'warning',
+              { label: 'Open the current version', run: () => void get().open(current) },
+            );
+          } else {
+            report(
+              `The scenario "${builtin.id}" has changed since this link was made, and this version of mmviz does not have the version it names (h=${ref.hash}): it shows the current version, so the frame may differ from the one that was shared.`,
+              'warning',
+            );
+          }
         }
       }
+      if (state.plots) set({ plots: state.plots });
       // The runs on screen are the link's (Back, Forward, a link to another step): only move.
       const s = get();
       const sameRuns =
@@ -703,7 +733,15 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         return;
       }
       // Only a failure falls back to the default: a superseded or cancelled load leaves that to what replaced it.
-      const outcome = await openRequest({ ...state, selection: state.selection, ab: state.ab ?? null, bStep: state.bStep ?? undefined });
+      const request: OpenRequest = { ...state, selection: state.selection, ab: state.ab ?? null, bStep: state.bStep ?? undefined };
+      const builtinText = ref.kind === 'builtin' ? textOf(ref) : null;
+      if (text !== null && text !== builtinText && ref.kind === 'builtin') request.text = text;
+      let outcome = await openRequest(request);
+      if (outcome === 'failed' && request.text !== undefined) {
+        // The older version no longer runs on this engine: say so, and show the current one.
+        report(`The version of "${ref.kind === 'builtin' ? ref.id : ''}" this link names no longer runs in this version of mmviz (the message above says why); showing the current version.`, 'warning');
+        outcome = await openRequest({ ...request, text: undefined });
+      }
       if (outcome === 'failed' && !get().runs.a.summary) await get().openDefault();
     },
 
@@ -712,6 +750,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     openDefault: openDefaultScenario,
 
     openBuiltin: async (id) => {
+      release(0);
       await openRequest({ scenario: { kind: 'builtin', id, hash: null }, toggles: {}, params: {}, step: 0 });
     },
 
@@ -728,6 +767,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     },
 
     setToggle: async (id, value) => {
+      release(0);
       const s = get();
       const summary = s.runs.a.summary;
       if (!s.scenario || !summary) return;
@@ -741,6 +781,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     },
 
     setToggles: async (toggles, label) => {
+      release(0);
       const s = get();
       const summary = s.runs.a.summary;
       if (!s.scenario || !summary) return;
@@ -754,6 +795,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     },
 
     setParam: async (name, value) => {
+      release(0);
       const s = get();
       const summary = s.runs.a.summary;
       if (!s.scenario || !summary) return false;
@@ -764,6 +806,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     },
 
     setAb: async (choice) => {
+      release(0);
       const s = get();
       if (!s.scenario || !s.runs.a.summary) return false;
       if (choice === null) {
@@ -796,21 +839,23 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       await seekPosition(positionOf(ab.axis, 'a', found.step + 1), { history: true });
     },
 
-    seek: (position, options) => seekPosition(position, options),
+    seek: (position, options) => seekPosition(release(position), options),
 
-    seekLane: (lane, step, options) => seekPosition(positionForLane(get().ab, lane, step), options),
+    seekLane: (lane, step, options) => seekPosition(positionForLane(get().ab, lane, release(step)), options),
 
-    stepBy: (delta) => seekPosition(targetPosition() + delta),
-    goFirst: () => seekPosition(0),
-    goLast: () => seekPosition(lastPosition()),
+    stepBy: (delta) => seekPosition(targetPosition() + release(delta)),
+    goFirst: () => seekPosition(release(0)),
+    goLast: () => seekPosition(release(lastPosition())),
     goChapter: async (direction) => {
+      release(0);
       const s = get();
       const summary = s.runs.a.summary;
       if (!summary) return;
       // Chapters are A's: from where A is asked to be.
       const fromStep = s.ab ? stepsAt(s.ab.axis, s.ab.target).a : s.runs.a.targetStep;
       const target = chapterTarget(summary.chapters, fromStep, direction);
-      if (target !== null) await seekPosition(positionForLane(s.ab, 'a', target));
+      // A chapter is a jump a person makes (a clicker's PageDown, a chapter's button): Back returns.
+      if (target !== null) await seekPosition(positionForLane(s.ab, 'a', target), { history: true });
     },
 
     setBulkWindow: (lane, w) => lanes[lane].moveWindow(w),

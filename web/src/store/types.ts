@@ -6,7 +6,7 @@ import type { AbAxis } from '../base/abAxis';
 import type { BuiltinScenario, SimEngine, SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
 import type { CounterSeries, Divergence, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
-import type { AbChoice, LectureMode, ScenarioRef, Selection, ShareState, StepRange } from '../share/url';
+import type { AbChoice, LectureMode, PlotLayout, ScenarioRef, Selection, ShareState, StepRange } from '../share/url';
 import type { KernelInfo } from '../base/kernels';
 import type { WindowRequest } from './bulkWindow';
 
@@ -20,10 +20,12 @@ export interface OpenRequest {
   params: Record<string, number>;
   /** A's step. */
   step: number;
+  /** The scenario's text when it is not the built-in's current one (a link to an older version of it). */
+  text?: string;
   selection?: Selection | null;
   /** The A/B comparison to open, and B's step in it (with A at `step`). */
   ab?: AbChoice | null;
-  bStep?: number;
+  bStep?: number | null;
 }
 
 /** Counters of the simulation before the last toggle/param change, to show what changed. */
@@ -130,6 +132,8 @@ export interface SimSlice {
   loading: LoadingState | null;
   /** Set by a move that should leave a history entry; the URL sync pushes the next URL and clears it. */
   historyMark: number;
+  /** A link that could not be read, kept in the address bar beside its message until the person does something (the URL sync leaves it alone meanwhile). */
+  urlHold: string | null;
   /** Attaches the engine and opens what the URL fragment says; resolves when it is shown. */
   boot: (engine: SimEngine, fragment: string) => Promise<void>;
   applyFragment: (fragment: string) => Promise<void>;
@@ -156,6 +160,7 @@ export interface SimSlice {
   stepBy: (delta: number) => Promise<void>;
   goFirst: () => Promise<void>;
   goLast: () => Promise<void>;
+  /** The next or previous chapter (of A), as a history entry. */
   goChapter: (direction: 1 | -1) => Promise<void>;
   /** Asks for the lane's current frame again with window `w` (clamped to the run); resolves once the latest asked-for frame is shown. */
   setBulkWindow: (lane: LaneId, w: WindowRequest) => Promise<void>;
@@ -177,12 +182,19 @@ export interface PlaybackSlice {
   tick: () => void;
 }
 
+/** Something a person can do about a message: a button beside it. */
+export interface MessageAction {
+  label: string;
+  run: () => void;
+}
+
 /** A message shown in the error banner. */
 export interface AppMessage {
   id: number;
   message: string;
   /** 'info' is a plain notice about something the user did (e.g. a cancelled load), announced politely. */
   severity: 'error' | 'warning' | 'info';
+  action?: MessageAction;
 }
 
 /** The UI slice: messages, selection, hover. */
@@ -190,7 +202,7 @@ export interface UiSlice {
   messages: AppMessage[];
   selection: Selection | null;
   hoverPfn: number | null;
-  report: (message: string, severity?: AppMessage['severity']) => void;
+  report: (message: string, severity?: AppMessage['severity'], action?: MessageAction) => void;
   dismiss: (id: number) => void;
   dismissAll: () => void;
   select: (selection: Selection | null) => void;
@@ -198,6 +210,9 @@ export interface UiSlice {
   /** The text in the "Machine from numactl --hardware" box (kept in sessionStorage, so nothing typed is lost on a reload). */
   numactlText: string;
   setNumactlText: (text: string) => void;
+  /** What the Plots panel shows (a link carries it). */
+  plots: PlotLayout;
+  setPlots: (plots: PlotLayout) => void;
 }
 
 /** How the lab is shown: the full lab, lecture mode (a room), or embedded in another page. */

@@ -84,10 +84,15 @@ export function Scrubber() {
           ))}
           <line x1={x(position)} x2={x(position)} y1={0} y2={heightPx} className={styles.now} />
         </svg>
-        <ul className={styles.legend} aria-label="Marks on the timeline">
-          {present.map((c) => (
+        <ul className={styles.legend} aria-label="Marks on the timeline, a row per kind, top first">
+          {present.map((c, i) => (
             <li key={c.id}>
-              <span className={styles.swatch} style={{ background: c.color }} aria-hidden="true" />
+              {/* The key shows the kind's row as well as its colour: colour alone does not tell the rows apart. */}
+              <svg className={styles.rowKey} viewBox={`0 0 10 ${present.length * 3}`} preserveAspectRatio="none" aria-hidden="true">
+                {present.map((other, j) => (
+                  <rect key={other.id} x={0} y={j * 3} width={10} height={j === i ? 3 : 2} style={{ fill: j === i ? c.color : 'var(--rule)' }} />
+                ))}
+              </svg>
               {c.label}
             </li>
           ))}

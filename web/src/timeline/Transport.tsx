@@ -1,10 +1,15 @@
-// Transport: first/back/play/forward/last, speed, scrubber with event marks, readout.
+// Transport: first/back/play/forward/last, speed, scrubber with event marks, readout, go to step.
+// Its root is the target of the page's skip link ("Skip to step controls").
 import { formatCount } from '../base/format';
 import { SPEEDS } from '../store/playbackSlice';
 import { useAppStore, useCursor } from '../store/context';
+import { GoToStep } from './GoToStep';
 import { Icon } from './icons';
 import { Scrubber } from './Scrubber';
 import styles from './Transport.module.css';
+
+/** The id of the transport's root, where the skip link sends focus. */
+export const STEP_CONTROLS_ID = 'step-controls';
 
 /** The transport bar; without a scenario its buttons are disabled and it says why. */
 export function Transport() {
@@ -28,7 +33,7 @@ export function Transport() {
   const atEnd = !ready || target >= last;
   const reason = ready ? undefined : 'transport-reason';
   return (
-    <div className={styles.transport}>
+    <div className={styles.transport} id={STEP_CONTROLS_ID} tabIndex={-1} role="group" aria-label="Step controls">
       <div className={styles.buttons} role="group" aria-label="Transport" aria-describedby={reason}>
         <button type="button" className={styles.button} aria-label="First step" title="First step (Home)" disabled={atStart} onClick={() => { pause(); void goFirst(); }}>
           <Icon name="first" />
@@ -59,17 +64,20 @@ export function Transport() {
             </select>
           </label>
           <Scrubber />
-          <output className={styles.readout} aria-label="Step readout" aria-live="off">
-            {inAb ? (
-              <>
-                A step {formatCount(stepA)} / {formatCount(totalA)} · B step {formatCount(stepB)} / {formatCount(totalB)}
-              </>
-            ) : (
-              <>
-                step {formatCount(stepA)} / {formatCount(totalA)}
-              </>
-            )}
-          </output>
+          <div className={styles.position}>
+            <output className={styles.readout} aria-label="Step readout" aria-live="off">
+              {inAb ? (
+                <>
+                  A step {formatCount(stepA)} / {formatCount(totalA)} · B step {formatCount(stepB)} / {formatCount(totalB)}
+                </>
+              ) : (
+                <>
+                  step {formatCount(stepA)} / {formatCount(totalA)}
+                </>
+              )}
+            </output>
+            <GoToStep total={totalA} />
+          </div>
         </>
       ) : (
         <p id="transport-reason" className={styles.reason}>

@@ -6,6 +6,8 @@
 // panel links to it. Everything comes from the frame's `views.mremap` (the engine's
 // MremapView at this step), the counter series and the store.
 import { useId, useMemo } from 'react';
+import { formatCount } from '../../base/format';
+import { scrollBehavior } from '../../base/useReducedMotion';
 import type { CpuView } from '../../engine/types';
 import type { MremapCellView as CellView } from '../../engine/generated/MremapCellView';
 import type { MremapLockView as LockView } from '../../engine/generated/MremapLockView';
@@ -31,7 +33,7 @@ const LOST_WRITE_WHY =
 const MACHINE_TITLE_ID = 'machine-title';
 
 function showMachineView() {
-  document.getElementById(MACHINE_TITLE_ID)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  document.getElementById(MACHINE_TITLE_ID)?.scrollIntoView({ behavior: scrollBehavior(), block: 'start' });
 }
 
 function LockChip({ name, lock }: { name: string; lock: LockView | null }) {
@@ -162,8 +164,8 @@ function FindingList({ label, findings, onSeek, current }: { label: string; find
     <li className={styles.finding}>
       <span className={styles.findingLabel}>{label}</span>
       {findings.map((f) => (
-        <button key={f.step} type="button" className={f.step === current ? `${panel.smallButton} ${styles.here}` : panel.smallButton} onClick={() => onSeek(f.step)} title={f.exact ? `Go to step ${f.step}` : `It happened by step ${f.step} (the counter is sampled): go there`}>
-          {f.exact ? '' : '≤ '}step {f.step}
+        <button key={f.step} type="button" className={f.step === current ? `${panel.smallButton} ${styles.here}` : panel.smallButton} onClick={() => onSeek(f.step)} title={f.exact ? `Go to step ${formatCount(f.step)}` : `It happened by step ${formatCount(f.step)} (the counter is sampled): go there`}>
+          {f.exact ? '' : '≤ '}step {formatCount(f.step)}
           {f.count > 1 ? ` (×${f.count})` : ''}
         </button>
       ))}

@@ -194,8 +194,11 @@ export function Plots() {
   const frameB = useAppStore((s) => (s.ab ? s.runs.b.frame : null));
   const [open, setOpen] = useState(true);
   // The user's pick; until there is one, each run plots what its mechanisms' views name (defaultPlotCounters).
-  const [picked, setPicked] = useState<string[] | null>(null);
-  const [rate, setRate] = useState(false);
+  // What is plotted is part of the link (the store's `plots`).
+  const plots = useAppStore((s) => s.plots);
+  const setPlots = useAppStore((s) => s.setPlots);
+  const picked = plots.counters;
+  const rate = plots.rate;
   const bodyId = useId();
   const rates = useMemo(() => ratesOf(series, rate), [series, rate]);
   const ratesB = useMemo(() => ratesOf(seriesB, rate), [seriesB, rate]);
@@ -222,8 +225,8 @@ export function Plots() {
       </h2>
       <div id={bodyId} hidden={!open}>
         <div className={styles.controls}>
-          <CounterPicker names={names} chosen={chosen} onChange={setPicked} />
-          <button type="button" className={panel.smallButton} aria-pressed={rate} onClick={() => setRate(!rate)}>
+          <CounterPicker names={names} chosen={chosen} onChange={(counters) => setPlots({ ...plots, counters })} />
+          <button type="button" className={panel.smallButton} aria-pressed={rate} onClick={() => setPlots({ ...plots, rate: !rate })}>
             Rate per µs
           </button>
         </div>
