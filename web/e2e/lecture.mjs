@@ -131,6 +131,10 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
       assert.equal(scan.step, chapters[1].step);
       const card = lab.page.getByRole('region', { name: /^Question/ });
       await card.getByText(scan.prompt).waitFor();
+      // The chapter's narration, which says who gets the IPI, is held back until the answer.
+      const narration = lecture.getByRole('region', { name: 'Narration' });
+      assert.match((await narration.textContent()) ?? '', /^First a question: /);
+      assert.equal(await lab.page.getByText(chapters[1].narration).count(), 0);
       // Type: narration, labels, pfn labels and task names, measured, and everything else on screen.
       const narrationPx = await lecture.getByRole('region', { name: 'Narration' }).locator('p').first().evaluate((p) => Number.parseFloat(window.getComputedStyle(p).fontSize));
       const labelPx = await svgTextPx(lab.page, 'CPU 3');
@@ -151,6 +155,7 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
       assert.deepEqual(scan.answer.cpus, [3]);
       await card.getByText('You picked CPU 3: right.').waitFor();
       assert.equal((await lab.readStep()).step, scan.step, 'the reveal does not move');
+      await narration.getByText(chapters[1].narration).waitFor();
       await lab.screenshot('lecture-04-revealed');
 
       // The migration's question: a number typed in, revealed by PageDown from the box.

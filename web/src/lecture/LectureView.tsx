@@ -11,7 +11,7 @@ import { MachineView } from '../panels/MachineView';
 import { QuestionCard } from '../panels/QuestionCard';
 import { useMachineNote } from '../panels/useMachineNote';
 import { useAppStore, useRun } from '../store/context';
-import { questionShownAt } from '../store/lectureSlice';
+import { questionShownAt, waitingQuestionAt } from '../store/lectureSlice';
 import { chapterIndexAt } from '../store/simSlice';
 import { setThemeOverride } from '../theme/themeStore';
 import { Icon } from '../timeline/icons';
@@ -79,33 +79,44 @@ function LectureBar() {
   );
 }
 
-/** The narration in room-sized type: a chapter's own narration at its first step, else what the step did. */
+/**
+ * The narration in room-sized type: a chapter's own narration at its first step, else what the
+ * step did. While the chapter's question waits for its answer, the chapter's narration (which
+ * explains what happens, and so the answer) is held back: predict first, then read why. The
+ * speaker notes keep it for the lecturer.
+ */
 function LectureNarration() {
   const frame = useRun((r) => r.frame);
   const summary = useRun((r) => r.summary);
+  const waiting = useAppStore((s) => (frame ? waitingQuestionAt(s, frame.step) !== null : false));
   if (!frame || !summary) return null;
   const chapters = summary.chapters;
   const chapter = chapters[chapterIndexAt(chapters, frame.step)];
   const atChapterStart = chapter !== undefined && chapter.step === frame.step && chapter.narration !== '';
   const event = frame.event;
-  const text = atChapterStart ? chapter.narration : (event?.narration ?? chapter?.narration ?? summary.description);
+  const held = atChapterStart && waiting;
+  const text = held
+    ? 'First a question: what will the kernel do here? The explanation comes with the answer.'
+    : atChapterStart
+      ? chapter.narration
+      : (event?.narration ?? chapter?.narration ?? summary.description);
   return (
     <section className={styles.narration} aria-label="Narration">
       <p className={text.length > 200 ? `${styles.narrationText} ${styles.narrationLong}` : styles.narrationText}>{text}</p>
       {/* At a chapter's start the text is the chapter's, not the last step's: no step details. */}
       {!atChapterStart && (
-      <p className={styles.meta}>
-        {event ? (
-          <>
-            <span className={styles.cpu}>CPU {event.cpu}</span>
-            {event.function && <code>{functionLabel(event.function)}</code>}
-            <span>{event.kind.replace(/_/g, ' ')}</span>
-          </>
-        ) : (
-          <span>start of the run</span>
-        )}
-        <span>t = {formatTimeNs(frame.timeNs)}</span>
-      </p>
+        <p className={styles.meta}>
+          {event ? (
+            <>
+              <span className={styles.cpu}>CPU {event.cpu}</span>
+              {event.function && <code>{functionLabel(event.function)}</code>}
+              <span>{event.kind.replace(/_/g, ' ')}</span>
+            </>
+          ) : (
+            <span>start of the run</span>
+          )}
+          <span>t = {formatTimeNs(frame.timeNs)}</span>
+        </p>
       )}
     </section>
   );
