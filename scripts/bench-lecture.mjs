@@ -39,7 +39,7 @@ const context = await chromium.launchPersistentContext(profile, {
 });
 try {
   const page = context.pages()[0] ?? (await context.newPage());
-  await page.goto(`${server.url}#v=1&sc=${scenario}&step=0&lecture=1`);
+  await page.goto(`${server.url}#v=2&sc=${scenario}&step=0&lecture=1`);
   await page.getByRole('region', { name: 'Lecture mode' }).waitFor({ timeout: 180_000 });
   await page.locator('output[aria-label="Step readout"]').waitFor({ timeout: 180_000 });
   const readStep = async () => Number(/step\s+([\d,]+)/.exec((await page.locator('output[aria-label="Step readout"]').textContent()) ?? '')?.[1]?.replace(/,/g, ''));
