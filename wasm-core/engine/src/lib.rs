@@ -16,6 +16,7 @@ pub mod engine;
 pub mod invariants;
 pub mod kernel;
 pub mod knobs;
+pub mod lecture;
 pub mod listings;
 pub mod machine;
 pub mod mech;

@@ -120,6 +120,11 @@ export interface NumaHardware {
   distances: number[][] | null;
 }
 
+/** A question asked at a chapter (predict, then reveal), with its answer as the run gives it. */
+export type { QuestionView } from './generated/QuestionView';
+
+/** A question's answer, computed from the run: a counter's change, the CPUs with an event, or which statements hold. */
+export type { AnswerView } from './generated/AnswerView';
 export type { SweepRequest } from './generated/SweepRequest';
 export type { SweepPlan, SweepProblem, SweepReport };
 export type { SweepField } from './generated/SweepField';

@@ -1,9 +1,10 @@
 // Header: product name, scenario picker, patch toggles (+ cards), params, copy link.
 import { useState } from 'react';
 import { isLocalBase } from '../base/build';
-import { currentLink } from '../share/useUrlSync';
-import { ExportButton } from '../export/ExportDialog';
 import { EditorButton } from '../editor/EditorDialog';
+import { ExportButton } from '../export/ExportDialog';
+import { enterFullscreen } from '../lecture/fullscreen';
+import { currentLink } from '../share/useUrlSync';
 import { AboutButton } from './AboutDialog';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
@@ -116,6 +117,27 @@ function CopyLink() {
   );
 }
 
+/** "Lecture mode": the lab for a room, full screen when the browser allows (on its first slide at step 0). */
+function LectureButton() {
+  const enterLecture = useAppStore((s) => s.enterLecture);
+  const atStart = useAppStore((s) => s.runs.a.step === 0);
+  const ready = useAppStore((s) => s.runs.a.summary !== null);
+  return (
+    <button
+      type="button"
+      className={styles.button}
+      disabled={!ready}
+      title="Full screen, room-sized type, clicker keys (PageDown, PageUp, Space, arrows); Escape leaves"
+      onClick={() => {
+        enterLecture(atStart);
+        void enterFullscreen(document.documentElement);
+      }}
+    >
+      Lecture mode
+    </button>
+  );
+}
+
 /** The app header. */
 export function Header() {
   const engineKind = useAppStore((s) => s.engine?.kind);
@@ -137,6 +159,7 @@ export function Header() {
         <MachineDialogButton />
         {summary && <EditorButton />}
         <SweepButton />
+        <LectureButton />
         <div className={styles.tools}>
           <ThemePicker />
           <KeySheetButton />

@@ -21,6 +21,7 @@ function summary(): ScenarioSummary {
     toggles: {},
     params: [],
     chapters: [],
+    questions: [],
     totalSteps: 5,
     topology: {
       nodes: [
