@@ -7,6 +7,7 @@ import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
 import { SweepButton } from '../sweep/SweepDialog';
 import { MachineDialogButton } from './MachineDialog';
+import { RealityDialogButton } from './RealityDialog';
 import { ParamInput } from './ParamInput';
 import { ToggleBar } from './ToggleBar';
 import { ThemePicker } from '../theme/ThemePicker';
@@ -134,6 +135,7 @@ export function Header() {
         <ParamList />
         <SeedNote />
         <MachineDialogButton />
+        <RealityDialogButton />
         <SweepButton />
         <div className={styles.tools}>
           <ThemePicker />
