@@ -73,7 +73,9 @@ pub fn parse(text: &str) -> Result<Vec<Counter>, PasteError> {
     for &(line, raw) in &all {
         let s = raw.trim();
         if !started {
-            if !is_pairs(s) && !(is_name(s) && s.contains('_')) {
+            // A line of pairs, or a counter's name whose value was wrapped to the next line.
+            let counters = is_pairs(s) || (is_name(s) && s.contains('_'));
+            if !counters {
                 continue; // a prompt or a heading before the counters
             }
             started = true;
