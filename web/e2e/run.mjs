@@ -1362,6 +1362,7 @@ sweepSuite({ newLab: () => newLab(), wasm, builtins: BUILTINS });
 // Feature files, one per feature, share this runner (node:test runs them after the tests above).
 await import('./access.e2e.mjs');
 await import('./authoring.e2e.mjs');
+await import('./imports.e2e.mjs');
 
 describe('feature files', () => {
   it('raised no page errors', () => {

@@ -129,6 +129,11 @@ pub struct MachineSpec {
     /// ids are kept and must be 0..N-1. Needs `mem_scale`.
     #[schemars(with = "Option<String>")]
     pub numactl: Option<Spanned<String>>,
+    /// With `numactl`: the same machine's `lscpu` output. A node numactl lists without CPUs
+    /// takes lscpu's list (both must agree where both give one), and the last-level cache's
+    /// share per CPU sets the knob `llc_slice_kb` unless `[knobs]` sets it.
+    #[schemars(with = "Option<String>")]
+    pub lscpu: Option<Spanned<String>>,
     /// With `numactl`: real 4 KiB pages per simulated page (a node of S MB gets
     /// S * 256 / mem_scale pages), so a 384 GB machine runs at a size a browser holds.
     #[schemars(with = "Option<NumOrParam>")]
@@ -1705,9 +1710,16 @@ impl Resolver<'_> {
 
     fn topology(&self) -> Result<Topology, ScenarioError> {
         let m = &self.file.machine;
-        let (raw, numactl_distance) = match &m.numactl {
-            Some(text) => self.numactl_nodes(text)?,
-            None => (self.spec_nodes()?, None),
+        let (raw, numactl_distance) = match (&m.numactl, &m.lscpu) {
+            (Some(text), _) => self.numactl_nodes(text)?,
+            (None, Some(l)) => {
+                return Err(self.err(
+                    l.span(),
+                    "machine.lscpu",
+                    "lscpu gives no node memory sizes: give machine.numactl (numactl --hardware of the same machine) with it",
+                ))
+            }
+            (None, None) => (self.spec_nodes()?, None),
         };
         if raw.is_empty() || raw.len() > 64 {
             return Err(ScenarioError {
@@ -1906,17 +1918,11 @@ impl Resolver<'_> {
                 "give the machine either as [[machine.node]] tables or as machine.numactl text, not both",
             ));
         }
-        let hw = crate::numactl::parse(text.get_ref()).map_err(|e| {
-            // The text's line N is N - 1 lines below the opening quotes; TOML drops a
-            // newline right after triple quotes.
-            let b = self.text.get(span.clone()).unwrap_or("").as_bytes();
-            let skip = usize::from(b.len() > 3 && b[3] == b'\n' && (b[0] == b'"' || b[0] == b'\''));
-            ScenarioError {
-                line: Some(line_of(self.text, span.start) + skip + e.line - 1),
-                field: Some("machine.numactl".into()),
-                message: format!("numactl text line {}: {}", e.line, e.message),
-            }
-        })?;
+        let hw = crate::numactl::parse(text.get_ref()).map_err(|e| self.pasted_err(text, "numactl", e.line, &e.message))?;
+        let hw = match self.lscpu()? {
+            Some((l, ltext)) => crate::lscpu::merge(&hw, &l).map_err(|e| self.pasted_err(ltext, "lscpu", e.line, &e.message))?,
+            None => hw,
+        };
         let total_mb: u64 = hw.nodes.iter().map(|n| n.size_mb).sum();
         let suggest = (total_mb * 256).div_ceil(1 << 16).max(1);
         let Some(scale) = &m.mem_scale else {
@@ -1962,8 +1968,36 @@ impl Resolver<'_> {
         Ok((out, hw.distances))
     }
 
+    /// The error of line `line` of a pasted text in `[machine]` (`numactl`, `lscpu`), at its
+    /// line in the scenario file.
+    fn pasted_err(&self, text: &Spanned<String>, what: &str, line: usize, message: &str) -> ScenarioError {
+        // The text's line N is N - 1 lines below the opening quotes; TOML drops a
+        // newline right after triple quotes.
+        let span = text.span();
+        let b = self.text.get(span.clone()).unwrap_or("").as_bytes();
+        let skip = usize::from(b.len() > 3 && b[3] == b'\n' && (b[0] == b'"' || b[0] == b'\''));
+        ScenarioError {
+            line: Some(line_of(self.text, span.start) + skip + line - 1),
+            field: Some(format!("machine.{what}")),
+            message: format!("{what} text line {line}: {message}"),
+        }
+    }
+
+    /// `[machine] lscpu`, read.
+    fn lscpu(&self) -> Result<Option<(crate::lscpu::Lscpu, &Spanned<String>)>, ScenarioError> {
+        let Some(text) = &self.file.machine.lscpu else { return Ok(None) };
+        let l = crate::lscpu::parse(text.get_ref()).map_err(|e| self.pasted_err(text, "lscpu", e.line, &e.message))?;
+        Ok(Some((l, text)))
+    }
+
     fn knobs(&self, topo: &Topology) -> Result<Knobs, ScenarioError> {
         let mut knobs = Knobs::default();
+        // The pasted machine's last-level cache share per CPU, unless [knobs] says otherwise.
+        if let Some(kb) = self.lscpu()?.and_then(|(l, _)| l.llc_slice_kb) {
+            if !self.file.knobs.values.contains_key("llc_slice_kb") {
+                knobs.set("llc_slice_kb", kb.min(1 << 20) as i64);
+            }
+        }
         // check_numabalancing_enable (mm/mempolicy.c, v5.12): the default applies only
         // when more than one node is online; a one-node machine runs without NUMA
         // balancing unless told otherwise (the `numa_balancing=` override).

@@ -10,6 +10,7 @@ import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
 import { SweepButton } from '../sweep/SweepDialog';
 import { MachineDialogButton } from './MachineDialog';
+import { RealityDialogButton } from './RealityDialog';
 import { ParamInput } from './ParamInput';
 import { ToggleBar } from './ToggleBar';
 import { ThemePicker } from '../theme/ThemePicker';
@@ -158,6 +159,7 @@ export function Header() {
         <SeedNote />
         <MachineDialogButton />
         {summary && <EditorButton />}
+        <RealityDialogButton />
         <SweepButton />
         <LectureButton />
         <div className={styles.tools}>

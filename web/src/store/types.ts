@@ -5,7 +5,7 @@
 import type { AbAxis } from '../base/abAxis';
 import type { BuiltinScenario, SimEngine, SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
-import type { CounterSeries, Divergence, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
+import type { CounterSeries, Divergence, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue, VmstatDelta } from '../engine/types';
 import type { AbChoice, LectureMode, PlotLayout, ScenarioRef, Selection, ShareState, StepRange } from '../share/url';
 import type { KernelInfo } from '../base/kernels';
 import type { WindowRequest } from './bulkWindow';
@@ -197,6 +197,16 @@ export interface AppMessage {
   action?: MessageAction;
 }
 
+/** A box of pasted machine output (see uiSlice PASTE_BOXES). */
+export type PasteBox = 'lscpu' | 'zoneinfo' | 'vmstatBefore' | 'vmstatAfter' | 'vmstatInterval';
+
+/** What two pasted /proc/vmstat snapshots of a real machine measured. */
+export interface Reality {
+  delta: VmstatDelta;
+  /** Seconds between the snapshots, when the user gave them. */
+  intervalS: number | null;
+}
+
 /** The UI slice: messages, selection, hover. */
 export interface UiSlice {
   messages: AppMessage[];
@@ -210,6 +220,12 @@ export interface UiSlice {
   /** The text in the "Machine from numactl --hardware" box (kept in sessionStorage, so nothing typed is lost on a reload). */
   numactlText: string;
   setNumactlText: (text: string) => void;
+  /** The other boxes of pasted machine output (lscpu, zoneinfo, two vmstat snapshots and their interval), kept like numactlText. */
+  pastes: Record<PasteBox, string>;
+  setPaste: (box: PasteBox, text: string) => void;
+  /** Two vmstat snapshots of a real machine shown beside the counters ("model vs reality"), or null. */
+  reality: Reality | null;
+  setReality: (reality: Reality | null) => void;
   /** What the Plots panel shows (a link carries it). */
   plots: PlotLayout;
   setPlots: (plots: PlotLayout) => void;
