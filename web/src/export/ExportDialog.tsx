@@ -12,11 +12,11 @@ import styles from './ExportDialog.module.css';
 /** Most frames one step-range export takes (each is an SVG of the whole machine). */
 export const MAX_RANGE_FRAMES = 200;
 
-/** The theme's page, text and link colours, for the exported file's background and caption. */
+/** The theme's page, text and link colours, for the exported file's background and caption (the browser's own page colours, CSS system colours, if a token is missing). */
 function themeColours(): ExportColours {
   const css = getComputedStyle(document.documentElement);
   const get = (name: string, fallback: string): string => css.getPropertyValue(name).trim() || fallback;
-  return { background: get('--bg', 'white'), text: get('--ink', 'black'), link: get('--text-blue', 'blue') };
+  return { background: get('--bg', 'Canvas'), text: get('--ink', 'CanvasText'), link: get('--text-blue', 'LinkText') };
 }
 
 /** Waits until the browser has painted what React rendered last. */
