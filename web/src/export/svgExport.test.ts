@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { buildFrameSvg, captionLines, viewBoxOf, xmlEscape } from './svgExport';
+import { buildFrameSvg, captionLines, viewBoxOf } from './svgExport';
 
 const colours = { background: '#ffffff', text: '#1a1a1a', link: '#005a8c' };
 
@@ -68,11 +68,5 @@ describe('buildFrameSvg', () => {
     expect(inner.map((s) => s.getAttribute('x'))).toEqual(['0', '324']);
     expect(text).toContain('>Run A<');
     expect(text).toContain('>Run B<');
-  });
-});
-
-describe('xmlEscape', () => {
-  it('escapes markup', () => {
-    expect(xmlEscape(`<script>"x" & 'y'</script>`)).toBe('&lt;script&gt;&quot;x&quot; &amp; &apos;y&apos;&lt;/script&gt;');
   });
 });

@@ -60,11 +60,6 @@ export function captionLines(text: string, width = CAPTION_CHARS): string[] {
   return out;
 }
 
-/** Escapes text for an XML text node or attribute. */
-export function xmlEscape(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
-}
-
 /** Copies the computed style of every element of `from` onto the matching element of `to` (same tree). */
 function inlineStyles(from: Element, to: Element): void {
   const sources = [from, ...Array.from(from.querySelectorAll('*'))];
