@@ -120,11 +120,11 @@ pub fn enabled(sim: &Sim) -> Vec<CpuId> {
 /// A digest of the state for the search (see the module's notes for what it covers).
 pub fn digest(sim: &Sim) -> u64 {
     let st = &sim.st;
-    let mut text = String::with_capacity(16 * 1024);
+    let mut d = Hasher::default();
     for c in &st.cpus {
         let inbox: Vec<_> = c.inbox.iter().map(|i| (i.mm, i.start, i.pages, i.gen, i.arrive)).collect();
         let _ = write!(
-            text,
+            d,
             "{}|{}|{}|{:?}|{}|{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{:?}|{:?};",
             c.clock,
             c.curr,
@@ -144,14 +144,17 @@ pub fn digest(sim: &Sim) -> u64 {
             c.sd_numa
         );
     }
-    let _ = write!(text, "{:?}", st.tasks);
+    // Tasks carry the lab's hint records, whose step numbers are left out.
+    let _ = d.write_str(&strip_step_records(&format!("{:?}", st.tasks)));
     for s in &st.stacks {
-        let frames: Vec<_> = s.iter().collect();
-        let _ = write!(text, "{frames:?}");
+        for f in s.iter() {
+            let _ = write!(d, "{f:?}");
+        }
+        d.word(u64::MAX);
     }
     let _ = write!(
-        text,
-        "{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{}{}{:?}{:?}{}{:?}{}{}",
+        d,
+        "{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{}{}{:?}{:?}{}{:?}{}",
         st.mms,
         st.roots,
         st.page_cache,
@@ -167,22 +170,85 @@ pub fn digest(sim: &Sim) -> u64 {
         st.nohz_next_balance,
         st.numa_groups,
         st.sched_pos,
-        st.node_queued.len()
     );
     // The frames (the biggest part) as numbers, not text.
-    let mut h = fnv1a(strip_step_records(&text).as_bytes());
     for pfn in 0..st.frames.len() {
         let p = st.frames.get(pfn);
-        let words = [
-            u64::from(p.flags) | u64::from(p.mapcount) << 16 | u64::from(p.refcount) << 32 | u64::from(p.mapping) << 48,
-            u64::from(p.index) | u64::from(p.last_cpupid) << 32,
-            u64::from(st.frames.content(pfn)),
-        ];
-        for w in words {
-            h = (h ^ w).wrapping_mul(0x0100_0000_01b3);
+        d.word(u64::from(p.flags) | u64::from(p.mapcount) << 16 | u64::from(p.refcount) << 32 | u64::from(p.mapping) << 48);
+        d.word(u64::from(p.index) | u64::from(p.last_cpupid) << 32);
+        d.word(u64::from(st.frames.content(pfn)));
+    }
+    d.finish()
+}
+
+/// A 64-bit hash fed eight bytes at a time (a multiply-rotate mix): text is written to it
+/// as it is formatted, through a small buffer, with no string built first.
+struct Hasher {
+    h: u64,
+    buf: [u8; 1024],
+    len: usize,
+}
+
+impl Default for Hasher {
+    fn default() -> Self {
+        Hasher {
+            h: 0,
+            buf: [0; 1024],
+            len: 0,
         }
     }
-    h
+}
+
+impl Hasher {
+    fn mix(&mut self, w: u64) {
+        self.h = (self.h.rotate_left(23) ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    /// Hashes the buffer's whole words; a partial word stays at the front.
+    fn drain(&mut self) {
+        let whole = self.len / 8 * 8;
+        for i in (0..whole).step_by(8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&self.buf[i..i + 8]);
+            self.mix(u64::from_le_bytes(w));
+        }
+        self.buf.copy_within(whole..self.len, 0);
+        self.len -= whole;
+    }
+
+    fn word(&mut self, w: u64) {
+        if self.len + 8 > self.buf.len() {
+            self.drain();
+        }
+        self.buf[self.len..self.len + 8].copy_from_slice(&w.to_le_bytes());
+        self.len += 8;
+    }
+
+    fn finish(mut self) -> u64 {
+        self.drain();
+        let mut w = [0u8; 8];
+        w[..self.len].copy_from_slice(&self.buf[..self.len]);
+        let last = u64::from_le_bytes(w) ^ (self.len as u64) << 56;
+        self.mix(last);
+        let h = self.h;
+        (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (h >> 32)
+    }
+}
+
+impl std::fmt::Write for Hasher {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let mut bytes = s.as_bytes();
+        while !bytes.is_empty() {
+            if self.len == self.buf.len() {
+                self.drain();
+            }
+            let n = bytes.len().min(self.buf.len() - self.len);
+            self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
+            self.len += n;
+            bytes = &bytes[n..];
+        }
+        Ok(())
+    }
 }
 
 /// Kinds of step that act on the CPU's own task only: starting or ending a stretch of user
@@ -218,14 +284,6 @@ fn strip_step_records(text: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h
 }
 
 /// The search's state along the current path.
