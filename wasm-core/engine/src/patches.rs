@@ -349,10 +349,12 @@ impl ToggleSet {
     /// The value index of toggle `t` among its values (enums: declaration order).
     pub fn index(&self, t: Tog) -> usize {
         let i = t.0 as usize;
-        registry()
-            .get(i)
-            .and_then(|p| self.values.get(i).and_then(|v| p.index_of(v)))
-            .unwrap_or(0)
+        // Without building the value list: stepping reads enum toggles and must not allocate.
+        match (registry().get(i), self.values.get(i)) {
+            (Some(_), Some(ToggleValue::Bool(b))) => usize::from(*b),
+            (Some(p), Some(ToggleValue::Enum(v))) => p.enum_values.iter().position(|e| e == v).unwrap_or(0),
+            _ => 0,
+        }
     }
 
     /// Sets toggle `id` to `value`, checking both.

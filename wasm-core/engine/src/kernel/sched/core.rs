@@ -73,10 +73,9 @@ fn context_switch(sim: &mut Sim, cpu: CpuId, next: u16, ns: u64) -> Ev {
     let ev = match sim.st.tasks[next as usize].mm() {
         Some(mm) => switch_mm_irqs_off(sim, cpu, mm),
         None => {
-            // enter_lazy_tlb: the old mm stays loaded and this CPU stays in its mm_cpumask.
-            if sim.st.cpus[c].loaded_mm.is_some() {
-                sim.st.cpus[c].lazy = true;
-            }
+            // enter_lazy_tlb: the old mm stays loaded and this CPU stays in its mm_cpumask
+            // (in v4.14-v4.19 with PCID it switches to init_mm instead: arch tlb.rs).
+            crate::arch::x86::mm::tlb::enter_lazy_tlb(sim, cpu);
             Ev::new(core_ev::SWITCH, "__schedule", "K3")
         }
     };
