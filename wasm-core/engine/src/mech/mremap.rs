@@ -35,7 +35,7 @@ crate::toggles! { Mremap;
         date: "2016-11-10 / 2018-06-05 / 2018-10-12",
         commit: "5d1904204c99 (v4.9), not merged (2018), eb66ae030829 (v4.19)",
         version: "v4.9 / unmerged / v4.19",
-        link: "https://git.kernel.org/torvalds/c/5d1904204c99 ; https://lore.kernel.org/lkml/20180605093419.ibelu5f3ixpavp3k@techsingularity.net/ ; https://git.kernel.org/torvalds/c/eb66ae030829 (CVE-2018-18281)",
+        link: "https://git.kernel.org/torvalds/c/5d1904204c99 ; https://lore.kernel.org/r/20180605171319.uc5jxdkxopio6kg3@techsingularity.net ; https://git.kernel.org/torvalds/c/eb66ae030829 (CVE-2018-18281)",
         explanation: "mremap moves PTEs from the old address to the new one under the two PTE locks. \
             Up to v4.8 it flushed the old range once, after dropping every lock: in between, another CPU \
             could still store through a stale writable, dirty TLB entry for the old address while writeback's \
@@ -105,6 +105,9 @@ crate::counters! { Mremap;
     model MREMAP_FLUSH_PTL => "mremap_flush_ptl",
     /// Model only: `move_page_tables`' final flush (`need_flush`).
     model MREMAP_FLUSH_DEFERRED => "mremap_flush_deferred",
+    /// Model only: `tlb_finish_mmu` flushes of `move_vma`'s `do_munmap` of the old range,
+    /// for the PTE table `free_pgtables` freed (counted in `mremap_flush_ops` too).
+    model MREMAP_FLUSH_FREE_PGTABLES => "mremap_flush_free_pgtables",
     /// Model only: flushes `flush_tlb_batched_pending` did (reclaim's batched flushes; the
     /// model has no reclaim yet, so none).
     model MREMAP_FLUSH_BATCHED => "mremap_flush_batched",
@@ -150,7 +153,7 @@ pub mod ev {
 pub const OPS: &[OpDef] = &[
     OpDef {
         name: "mremap",
-        doc: "mremap(MREMAP_MAYMOVE|MREMAP_FIXED) of a whole VMA: to `to` if given, else back where it was before its last mremap (so repeated calls go back and forth), else to the lowest free PMD-aligned range.",
+        doc: "mremap(MREMAP_MAYMOVE|MREMAP_FIXED) of a whole VMA: to `to` if given, else back where it was before its last mremap (so repeated calls go back and forth), else to the lowest free PMD-aligned range (plus `offset` pages).",
         args: &[
             ArgDef::required("vma", ArgKind::Vma, "Name of a VMA of this process."),
             ArgDef::optional(
@@ -159,9 +162,18 @@ pub const OPS: &[OpDef] = &[
                 -1,
                 "New start, in pages above the first VMA's start (vpn 0x7f000); must not overlap a mapped VMA. Default: back and forth.",
             ),
+            ArgDef::optional(
+                "offset",
+                ArgKind::Int { min: 0, max: 511 },
+                0,
+                "Without `to`, when the VMA goes to a free range: start it this many pages past a PMD boundary (0: PMD-aligned, the ideal case; the kernel places mappings page-aligned).",
+            ),
         ],
         run: OpRun::Call {
-            start: |a| crate::mm::mremap::SysMremap::frame(a[0] as u16, if a[1] > u64::from(u32::MAX) { crate::mm::mremap::NO_TO } else { a[1] as u32 }),
+            start: |a| {
+                let to = if a[1] > u64::from(u32::MAX) { crate::mm::mremap::NO_TO } else { a[1] as u32 };
+                crate::mm::mremap::SysMremap::frame(a[0] as u16, to, a[2] as u16)
+            },
             says: "calls mremap()",
         },
     },
@@ -263,7 +275,13 @@ pub const MECHANISM: Mechanism = Mechanism {
         title: "mremap",
         // Its own counters only: a view naming core counters would take over the plots of
         // every scenario in which they move (the lab prefers the last-registered view).
-        plots: &["mremap_calls", "mremap_flush_ops", "mremap_flush_ptl", "mremap_flush_deferred"],
+        plots: &[
+            "mremap_calls",
+            "mremap_flush_ops",
+            "mremap_flush_ptl",
+            "mremap_flush_deferred",
+            "mremap_flush_free_pgtables",
+        ],
         state: Some(view_state),
     }],
 };
