@@ -347,7 +347,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             link,
         } => compare(
             &scenario,
-            toggle.as_deref(),
+            toggle.map(|t| toggle_arg(&t)).as_deref(),
             &choice,
             &param,
             &CompareOut {
@@ -369,7 +369,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             json,
         } => sweep::sweep(&sweep::SweepArgs {
             scenario: &scenario,
-            toggle: &toggle,
+            toggle: &toggle_arg(&toggle),
             choice: &choice,
             param: &param,
             vary: vary.as_deref(),
@@ -385,7 +385,22 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             param,
             json,
             link,
-        } => diverge(&scenario, toggle.as_deref(), values.as_deref(), &choice, &param, json, &link),
+        } => {
+            // A renamed toggle's --values are the old id's: read them as the new id's.
+            let values = match (toggle.as_deref().and_then(patches::renamed), values) {
+                (Some(r), Some(v)) => Some(
+                    list(&v)
+                        .into_iter()
+                        .map(|x| r.translate(&ToggleValue::Enum(x.into())).map(|v| v.to_string()))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| bad(format!("--values {v}: {e}")))?
+                        .join(","),
+                ),
+                (_, v) => v,
+            };
+            let toggle = toggle.map(|t| toggle_arg(&t));
+            diverge(&scenario, toggle.as_deref(), values.as_deref(), &choice, &param, json, &link)
+        }
         Cmd::Check { scenarios, seeds } => check(&scenarios, seeds),
         Cmd::Mechanisms { json } => {
             let ms = mmviz_engine::view::mechanism_views();
@@ -600,6 +615,30 @@ fn toggles(choice: &Choice) -> Result<ToggleSet, Fail> {
     Ok(t)
 }
 
+/// Prints `mmviz: note: {msg}` on stderr, once per message (the toggles of a choice are
+/// read once per run compared).
+fn note_once(msg: String) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    if let Ok(mut said) = SAID.lock() {
+        if !said.contains(&msg) {
+            eprintln!("mmviz: note: {msg}");
+            said.push(msg);
+        }
+    }
+}
+
+/// A toggle id from the command line: a renamed one (see `patches::RENAMED`) is replaced
+/// by its successor, with a note on stderr saying so.
+fn toggle_arg(id: &str) -> String {
+    match patches::renamed(id) {
+        Some(r) => {
+            note_once(r.note());
+            r.new.to_string()
+        }
+        None => id.to_string(),
+    }
+}
+
 /// `--set ID=VALUE` arguments, checked.
 fn sets(set: &[String]) -> Result<Vec<(String, ToggleValue)>, Fail> {
     set.iter()
@@ -607,6 +646,13 @@ fn sets(set: &[String]) -> Result<Vec<(String, ToggleValue)>, Fail> {
             let (id, v) = s
                 .split_once('=')
                 .ok_or_else(|| bad(format!("--set `{s}`: expected ID=VALUE, e.g. numa_delay_map=off")))?;
+            if let Some(r) = patches::renamed(id) {
+                let value = r
+                    .translate(&ToggleValue::Enum(v.into()))
+                    .map_err(|e| bad(format!("--set {s}: {e}")))?;
+                note_once(format!("{}; --set {s} runs {}={value}", r.note(), r.new));
+                return Ok((r.new.to_string(), value));
+            }
             let patch = patches::find(id.trim()).ok_or_else(|| {
                 bad(format!(
                     "--set {s}: unknown toggle `{}` (known toggles: {})",

@@ -1424,7 +1424,7 @@ impl Resolver<'_> {
         let kernel = f.kernel.as_ref().map(|k| self.kernel(k, "kernel")).transpose()?;
         let mut toggles = Vec::new();
         for (id, v) in &f.toggles {
-            toggles.push((id.clone(), self.toggle_value(id, v, &format!("toggles.{id}"))?));
+            toggles.push(self.toggle_value(id, v, &format!("toggles.{id}"))?);
         }
         let processes = self.processes(&topology)?;
         let chapters = self.chapters(&processes)?;
@@ -1468,19 +1468,26 @@ impl Resolver<'_> {
         }
         let mut out = Vec::new();
         for (id, v) in set {
-            out.push((id.clone(), self.toggle_value(id, v, &format!("{field}.set.{id}"))?));
+            out.push(self.toggle_value(id, v, &format!("{field}.set.{id}"))?);
         }
         Ok(RunChoice { kernel, presets, set: out })
     }
 
-    fn toggle_value(&self, id: &str, v: &Spanned<toml::Value>, field: &str) -> Result<ToggleValue, ScenarioError> {
-        let patch = patches::find(id).ok_or_else(|| {
+    /// A toggle's id and value as a scenario gives them; a renamed id (an older file, or
+    /// one an old link carries) is read as its successor with the value meaning the same.
+    fn toggle_value(&self, id: &str, v: &Spanned<toml::Value>, field: &str) -> Result<(String, ToggleValue), ScenarioError> {
+        let unknown = || {
             self.err(
                 v.span(),
                 field,
                 format!("unknown toggle `{id}` (known toggles: {})", patches::known_ids()),
             )
-        })?;
+        };
+        let renamed = patches::renamed(id);
+        let patch = match renamed {
+            Some(r) => patches::find(r.new).ok_or_else(unknown)?,
+            None => patches::find(id).ok_or_else(unknown)?,
+        };
         let text = match v.get_ref() {
             toml::Value::Boolean(b) => b.to_string(),
             toml::Value::String(s) => s.clone(),
@@ -1492,7 +1499,11 @@ impl Resolver<'_> {
                 ))
             }
         };
-        patch.parse_value(&text).map_err(|m| self.err(v.span(), field, m))
+        let value = match renamed {
+            Some(r) => r.translate(&ToggleValue::Enum(text)),
+            None => patch.parse_value(&text),
+        };
+        Ok((patch.id.to_string(), value.map_err(|m| self.err(v.span(), field, m))?))
     }
 
     fn topology(&self) -> Result<Topology, ScenarioError> {
@@ -2602,6 +2613,26 @@ ops = [ { op = "compute", ns = 1 } ]
         for bad in ["", "format = ", "[[[", "format = 1\nid = 3", "\u{0}"] {
             assert!(parse(bad, &[]).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_renamed_toggle_in_the_file_is_read_as_its_successor() {
+        // Scenario texts written before `mremap_latency_limit` became `mremap_pmd_extents`
+        // (the archive old links open) keep their meaning: on = LATENCY_LIMIT = off now.
+        let text = MINI.replace("[[process]]", "[toggles]\nmremap_latency_limit = true\n\n[[process]]");
+        let s = parse(
+            &format!("{text}\n[[expect]]\nname = \"x\"\nset = {{ mremap_latency_limit = \"off\" }}\ncounter = \"accesses\"\nmin = 0\n"),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.toggles, vec![("mremap_pmd_extents".to_string(), ToggleValue::Bool(false))]);
+        assert_eq!(
+            s.expects[0].choice.set,
+            vec![("mremap_pmd_extents".to_string(), ToggleValue::Bool(true))]
+        );
+        let bad = MINI.replace("[[process]]", "[toggles]\nmremap_latency_limit = \"sometimes\"\n\n[[process]]");
+        let e = parse(&bad, &[]).unwrap_err();
+        assert!(e.message.contains("`mremap_latency_limit` is on/off"), "{e}");
     }
 
     #[test]

@@ -69,29 +69,33 @@ crate::toggles! { Mremap;
             },
         ],
     },
-    /// `mremap_latency_limit`: `move_ptes` extents capped at 64 pages (≤ v4.17).
-    MREMAP_LATENCY_LIMIT = Patch {
-        id: "mremap_latency_limit",
+    /// `mremap_pmd_extents`: `move_page_tables` extents bounded by PMD boundaries only
+    /// (v4.18, LATENCY_LIMIT removed); off = capped at 64 pages (≤ v4.17). It replaces the
+    /// released `mremap_latency_limit`, whose `on` meant before the patch (`patches::RENAMED`).
+    MREMAP_PMD_EXTENTS = Patch {
+        id: "mremap_pmd_extents",
         kind: ToggleKind::Bool,
-        title: "mremap: Remove LATENCY_LIMIT from mremap to reduce the number of TLB shootdowns (on = before it)",
+        title: "mremap: Remove LATENCY_LIMIT from mremap to reduce the number of TLB shootdowns",
         author: "Mel Gorman (acked by Vlastimil Babka and Michal Hocko)",
         date: "2018-06-07",
         commit: "37a4094e828f",
-        version: "v4.18 removed it (on = v4.17 and earlier)",
+        version: "v4.18",
         link: "https://git.kernel.org/torvalds/c/37a4094e828f",
         explanation: "move_page_tables used to cap each move_ptes call at LATENCY_LIMIT (64 pages) to bound \
             the PTE-lock hold time. It cost nothing while mremap flushed once at the end (v4.8), but after \
             5d1904204c99 every extent holding a dirty PTE flushes under the PTL, so a dirty 2 MiB region meant \
             8 full flushes with IPIs. v4.18 bounds extents by PMD boundaries only: up to 8 times fewer \
-            shootdowns in the ideal case (Mel's mremap benchmark recovered most, not all, of the loss).",
+            shootdowns in the ideal case (Mel's mremap benchmark recovered most, not all, of the loss). \
+            On = the patch applied (v4.18+); this toggle was `mremap_latency_limit`, whose on meant \
+            before the patch: links and scenarios with the old id still open, its value inverted.",
         functions: &["get_extent"],
-        history: &[("", "on"), ("v4.18", "off")],
+        history: &[],
         enum_values: &[],
-        default_index: 0,
-        value_labels: &["v4.18+: PMD-bounded extents", "v4.17 and earlier: 64-page extents"],
+        default_index: 1,
+        value_labels: &["v4.17 and earlier: 64-page extents (LATENCY_LIMIT)", "v4.18+: PMD-bounded extents"],
         listings: &[ListingPair {
-            before: l::GET_EXTENT_V4_18,
-            after: l::GET_EXTENT_V4_17,
+            before: l::GET_EXTENT_V4_17,
+            after: l::GET_EXTENT_V4_18,
         }],
     },
 }
@@ -242,8 +246,8 @@ pub const MECHANISM: Mechanism = Mechanism {
         },
         FunctionListings {
             function: "get_extent",
-            variants: &[l::GET_EXTENT_V4_18, l::GET_EXTENT_V4_17],
-            select: |t| usize::from(t.on(MREMAP_LATENCY_LIMIT)),
+            variants: &[l::GET_EXTENT_V4_17, l::GET_EXTENT_V4_18],
+            select: |t| usize::from(t.on(MREMAP_PMD_EXTENTS)),
         },
         FunctionListings::single(&[l::SYS_MREMAP]),
         FunctionListings::single(&[l::MOVE_VMA]),
@@ -733,7 +737,7 @@ pub fn mremap_view(sim: &crate::engine::Sim) -> Option<MremapView> {
             Regime::Present => "present",
         }
         .to_string(),
-        latency_limit: sim.cfg.toggles.on(MREMAP_LATENCY_LIMIT),
+        latency_limit: !sim.cfg.toggles.on(MREMAP_PMD_EXTENTS),
         moves,
         hidden,
         stale_cpus,

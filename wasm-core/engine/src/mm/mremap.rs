@@ -1,6 +1,6 @@
 //! `mm/mremap.c`: `sys_mremap` → `move_vma` → `copy_vma`, `move_page_tables` →
 //! `move_ptes`, then `do_munmap` of the old range, under four TLB-flush regimes
-//! (`mremap_flush`) and with or without `LATENCY_LIMIT` (`mremap_latency_limit`).
+//! (`mremap_flush`) and with or without `LATENCY_LIMIT` (`mremap_pmd_extents` off or on).
 //!
 //! Follows Linux v4.8 (`deferred`: no flush in `move_ptes`, one `flush_tlb_range` of the
 //! whole range after every lock is dropped), v4.9–v4.18 (`dirty`, 5d1904204c99 with the
@@ -34,7 +34,7 @@ use crate::mech::core::{PTE_WRITE_NS, PTL_NS, TRYLOCK_PAGE_NS};
 use crate::mech::mremap::ev as mr_ev;
 use crate::mech::mremap::{
     MREMAP_CALLS, MREMAP_DELAY_NS, MREMAP_EINVAL, MREMAP_EXTENTS, MREMAP_FLUSH, MREMAP_FLUSH_DEFERRED, MREMAP_FLUSH_FREE_PGTABLES,
-    MREMAP_FLUSH_OPS, MREMAP_FLUSH_PTL, MREMAP_LATENCY_LIMIT, MREMAP_PTES_MOVED, MREMAP_VMA_NS,
+    MREMAP_FLUSH_OPS, MREMAP_FLUSH_PTL, MREMAP_PMD_EXTENTS, MREMAP_PTES_MOVED, MREMAP_VMA_NS,
 };
 use crate::mm::memory::lock_wait;
 use crate::registry::{Frame, Function};
@@ -545,7 +545,7 @@ impl Function for MovePageTables {
                 }
                 // alloc_new_pmd, pte_alloc; the new side's PMD boundary caps the extent too.
                 extent = extent.min(PTRS_PER_PTE - new % PTRS_PER_PTE);
-                let limit = sim.cfg.toggles.on(MREMAP_LATENCY_LIMIT);
+                let limit = !sim.cfg.toggles.on(MREMAP_PMD_EXTENTS);
                 if limit {
                     extent = extent.min(LATENCY_LIMIT);
                 }
