@@ -158,6 +158,13 @@ export class Lab {
     }
   }
 
+  /** Opens the patch card of the patch titled `title`, expanding the collapsed patch bar first. */
+  async openPatchCard(title) {
+    const about = this.page.getByRole('button', { name: `About the patch: ${title}` });
+    if ((await about.count()) === 0) await this.page.getByRole('button', { name: /^All patches \(\d+\)$/ }).click();
+    await about.click();
+  }
+
   /** Reads a counter's value from the counters table. */
   async readCounter(name) {
     const row = this.page.getByRole('row').filter({ has: this.page.getByRole('rowheader', { name, exact: true }) });

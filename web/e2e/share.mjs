@@ -65,6 +65,70 @@ export function shareSuite(opts) {
       await lab.page.close();
     });
 
+    it('every part of the state made in the lab (toggle, param, step 37, a selection, plots, A/B) comes back from the link in a fresh context', async () => {
+      const lab = await newLab();
+      await lab.page.setViewportSize({ width: 1280, height: 720 });
+      await lab.openScenario('numa-hint-fault-101');
+      // A param (pages 4 -> 6), a toggle off, step 37, pfn 2 selected, the plots as rates.
+      const pages = lab.page.getByRole('spinbutton', { name: /^pages/ });
+      await pages.fill('6');
+      await pages.press('Enter');
+      await lab.page.waitForFunction(() => /[#&]p\.pages=6(&|$)/.test(location.hash), null, { timeout: 60_000 });
+      const title = 'NUMA balancing: reduce TLB flush via delaying mapping on hint page fault';
+      const wasOn = await lab.toggleSwitch(title).isChecked();
+      await lab.toggle(title, !wasOn);
+      await lab.stepTo(37);
+      const frame = lab.page.getByRole('button', { name: /^pfn 2 \(0x2\), node 0/ }).first();
+      await frame.click();
+      assert.equal(await frame.getAttribute('aria-pressed'), 'true');
+      const rate = lab.page.getByRole('checkbox', { name: /rate/i }).first();
+      if ((await rate.count()) > 0) await rate.check();
+      const counters = await lab.readCounters();
+      const solo = await lab.copyLink();
+      assert.match(solo, new RegExp(`t\\.numa_delay_map=${!wasOn}`));
+      assert.match(solo, /p\.pages=6/);
+      assert.match(solo, /step=37/);
+      assert.match(solo, /sel=machine:pfn-2/);
+      // A/B of the same state: kernels v5.12 against v5.13.
+      await lab.page.getByRole('button', { name: 'A/B compare…' }).click();
+      const form = lab.page.getByRole('form', { name: 'Start an A/B comparison' });
+      const compare = form.getByRole('combobox', { name: 'Compare' });
+      const kernel = await compare.locator('option').evaluateAll((os) => os.find((o) => /kernel/i.test(o.textContent))?.value);
+      let abLink = null;
+      let abAlerts = [];
+      if (kernel) {
+        await compare.selectOption(kernel);
+        await form.getByRole('button', { name: 'Show side by side' }).click();
+        await lab.page.getByRole('region', { name: 'A/B comparison' }).waitFor({ timeout: 60_000 });
+        abLink = await lab.copyLink();
+        assert.match(abLink, /[#&]ab=/);
+        abAlerts = await lab.alerts();
+      }
+      const fresh = await freshLab();
+      try {
+        await fresh.lab.page.setViewportSize({ width: 1280, height: 720 });
+        await fresh.lab.openLink(solo);
+        await fresh.lab.waitForStep(37, 60_000);
+        assert.deepEqual(await fresh.lab.readCounters(), counters);
+        assert.equal(await fresh.lab.page.getByRole('spinbutton', { name: /^pages/ }).inputValue(), '6');
+        assert.equal(await fresh.lab.toggleSwitch(title).isChecked(), !wasOn);
+        assert.equal(await fresh.lab.page.getByRole('button', { name: /^pfn 2 \(0x2\), node 0/ }).first().getAttribute('aria-pressed'), 'true');
+        assert.equal(await fresh.lab.copyLink(), solo);
+        assert.deepEqual(await fresh.lab.alerts(), []);
+        if (abLink) {
+          await fresh.lab.openLink(abLink);
+          await fresh.lab.page.getByRole('region', { name: 'A/B comparison' }).waitFor({ timeout: 60_000 });
+          assert.equal(await fresh.lab.copyLink(), abLink);
+          // The same comparison, with the same warning (kernels differ in more than one toggle).
+          assert.deepEqual(await fresh.lab.alerts(), abAlerts);
+        }
+        await fresh.lab.screenshot('share-00-every-part-in-a-fresh-context');
+      } finally {
+        await fresh.close();
+      }
+      await lab.page.close();
+    });
+
     it('a link mmviz compare --link prints opens the same two runs side by side', { skip: mmvizBin && existsSync(mmvizBin) ? false : 'the CLI is not built' }, async () => {
       // The server's address is known once the suite runs (run.mjs starts it before the tests).
       const baseUrl = opts.baseUrl;

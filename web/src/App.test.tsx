@@ -209,8 +209,12 @@ describe('App with the fixture engine', () => {
     expect(pfn.getAttribute('aria-pressed')).toBe('true');
   });
 
-  it('opens the patch card by the About button', async () => {
+  it('opens the patch card by the About button (the toggle bar expanded)', async () => {
     await renderApp();
+    // Collapsed, the bar shows each relevant toggle as a chip; "All patches" opens the titles and cards.
+    expect(screen.queryByRole('button', { name: `About the patch: ${TITLE}` })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: /^All patches \(\d+\)$/ }));
+    await settle();
     fireEvent.click(screen.getByRole('button', { name: `About the patch: ${TITLE}` }));
     await settle();
     const card = screen.getByRole('complementary', { name: `Patch: ${TITLE}` });

@@ -28,6 +28,11 @@ import { KeySheet } from './timeline/KeySheet';
 import { STEP_CONTROLS_ID, Transport } from './timeline/Transport';
 import { useKeyboard } from './timeline/useKeyboard';
 import { usePlayback } from './timeline/usePlayback';
+import { AboutScenario } from './panels/AboutScenario';
+import { QuestionCard } from './panels/QuestionCard';
+import { useMachineNote } from './panels/useMachineNote';
+import { LectureView } from './lecture/LectureView';
+import { EmbedView } from './embed/EmbedView';
 
 /** Registers the service worker once per page (offline use; src/offline/register.ts). */
 let serviceWorkerRegistered = false;
@@ -44,6 +49,8 @@ function useEngineBoot(): void {
   useEffect(() => {
     let cancelled = false;
     if (store.getState().engine) return;
+    // `?embed` in the query: the page is embedded whatever its fragment says.
+    if (new URLSearchParams(window.location.search).has('embed')) store.getState().setEmbedQuery(true);
     loadAppEngine().then(
       (engine) => {
         if (!cancelled && !store.getState().engine) void store.getState().boot(engine, window.location.hash);
@@ -89,6 +96,8 @@ function LanePanels({ lane, wide }: { lane: LaneId; wide: boolean }) {
             <MechanismPanels />
           </div>
           <div className={styles.right}>
+            <QuestionCard />
+            <AboutScenario />
             <CauseChain />
             <CodePane />
             <CountersTable />
@@ -145,6 +154,15 @@ function AbLayout() {
   );
 }
 
+/** Says once, in the banner, when the run's machine is not the one its scenario's text was written for. */
+function useMachineNoteBanner(): void {
+  const note = useMachineNote();
+  const report = useAppStore((s) => s.report);
+  useEffect(() => {
+    if (note) report(note, 'warning');
+  }, [note, report]);
+}
+
 /** The first Tab stop: moves focus to the transport (without touching the address bar, which holds the link). */
 function SkipLink() {
   return (
@@ -161,18 +179,43 @@ function SkipLink() {
   );
 }
 
-/** The whole lab. */
+/** The whole lab: the full lab, lecture mode or the embed (the store's `mode`). */
 export function App() {
   useEngineBoot();
   useUrlSync();
   useKeyboard();
   usePlayback();
+  useMachineNoteBanner();
   const ready = useAppStore((s) => s.runs.a.summary !== null);
   const engineLoaded = useAppStore((s) => s.engine !== null);
   const loading = useAppStore((s) => s.loading !== null);
   const inAb = useAppStore((s) => s.ab !== null);
+  const mode = useAppStore((s) => s.mode);
+  if (ready && mode === 'lecture') {
+    return (
+      <div className={styles.app} data-mode="lecture">
+        <ErrorBanner />
+        <KeySheet lecture />
+        <LectureView />
+      </div>
+    );
+  }
+  if (mode === 'embed') {
+    return (
+      <div className={styles.app} data-mode="embed">
+        <ErrorBanner />
+        {ready ? (
+          <EmbedView />
+        ) : (
+          <p className={styles.loading} role="status">
+            {engineLoaded ? 'Preparing the run…' : 'Loading the simulation engine…'}
+          </p>
+        )}
+      </div>
+    );
+  }
   return (
-    <div className={styles.app}>
+    <div className={styles.app} data-mode="lab">
       <SkipLink />
       <Header />
       <KeySheet />

@@ -1,5 +1,6 @@
 //! `mmviz`: the engine headless. `run`, `compare`, `sweep`, `check`, `trace`, `bench` and
-//! `topology --numactl FILE` (reads `numactl --hardware` text),
+//! `topology --numactl FILE [--lscpu FILE]` (reads `numactl --hardware` and `lscpu` text),
+//! `zoneinfo FILE` and `vmstat BEFORE AFTER` (read pasted `/proc` files),
 //! per the CLI contract in DESIGN.md. Exit codes: 0 success, 1 a failed expectation,
 //! 2 bad input (with a one-line message naming the file, line and field).
 
@@ -12,6 +13,7 @@ use mmviz_engine::patches::{self, Kernel, ToggleSet, ToggleValue};
 use mmviz_engine::run::{self, RunResult};
 use mmviz_engine::scenario::{self, Scenario};
 use mmviz_engine::simulation::Simulation;
+use mmviz_engine::{lscpu, vmstat, zoneinfo};
 use serde_json::{json, Map, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -197,12 +199,41 @@ enum Cmd {
         #[arg(long, default_value_t = u64::MAX)]
         limit: u64,
     },
-    /// Read a machine's topology from `numactl --hardware` text and print it.
+    /// Read a machine's topology from `numactl --hardware` and/or `lscpu` text and print it
+    /// (with both: numactl's nodes, memory and distances with lscpu's CPU lists).
+    #[command(arg_required_else_help = true)]
     Topology {
         /// A file holding `numactl --hardware` output (`-` for stdin).
         #[arg(long, value_name = "FILE")]
-        numactl: String,
-        /// Print JSON: `{"nodes":[{"id","cpus","size_mb","free_mb"}],"distances"}`.
+        numactl: Option<String>,
+        /// A file holding `lscpu` output of the same machine (`-` for stdin).
+        #[arg(long, value_name = "FILE")]
+        lscpu: Option<String>,
+        /// Print JSON: `{"nodes":[{"id","cpus","size_mb","free_mb"}],"distances"}` (with
+        /// `--lscpu` alone: what lscpu says, CPUs, nodes, caches).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read `/proc/zoneinfo` text: each zone's sizes, watermarks and pagesets beside what the
+    /// model derives for a zone of that size.
+    Zoneinfo {
+        /// A file holding `/proc/zoneinfo` (`-` for stdin).
+        file: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The difference of two `/proc/vmstat` snapshots of a real machine (the lab shows it beside
+    /// the simulated counters of the same names).
+    Vmstat {
+        /// The first snapshot (`-` for stdin).
+        before: String,
+        /// The second snapshot.
+        after: String,
+        /// Seconds between the two: adds a per-second column.
+        #[arg(long, value_name = "SECONDS")]
+        interval: Option<f64>,
+        /// Print JSON.
         #[arg(long)]
         json: bool,
     },
@@ -476,7 +507,14 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             }
             Ok(())
         }
-        Cmd::Topology { numactl, json } => topology(&numactl, json),
+        Cmd::Topology { numactl, lscpu, json } => topology(numactl.as_deref(), lscpu.as_deref(), json),
+        Cmd::Zoneinfo { file, json } => zoneinfo_cmd(&file, json),
+        Cmd::Vmstat {
+            before,
+            after,
+            interval,
+            json,
+        } => vmstat_cmd(&before, &after, interval, json),
         Cmd::Bench {
             scenarios,
             json,
@@ -501,8 +539,9 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
     }
 }
 
-/// `mmviz topology --numactl FILE`: parse, then print JSON or a short summary.
-fn topology(file: &str, json: bool) -> Result<(), Fail> {
+/// A pasted text from a file (`-`: stdin), not necessarily UTF-8 (the parser names the
+/// first line it cannot read).
+fn read_text(file: &str) -> Result<String, Fail> {
     let bytes = if file == "-" {
         let mut t = Vec::new();
         std::io::stdin()
@@ -512,9 +551,56 @@ fn topology(file: &str, json: bool) -> Result<(), Fail> {
     } else {
         std::fs::read(file).map_err(|e| bad(format!("{file}: cannot read: {e}")))?
     };
-    // Not UTF-8: the parser names the first line it cannot read.
-    let text = String::from_utf8_lossy(&bytes);
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn json_line<T: serde::Serialize>(v: &T) -> Result<(), Fail> {
+    outln!("{}", serde_json::to_string(v).map_err(|e| Fail(1, e.to_string()))?);
+    Ok(())
+}
+
+/// `mmviz topology --numactl FILE [--lscpu FILE]`: parse, then print JSON or a short summary.
+fn topology(numactl_file: Option<&str>, lscpu_file: Option<&str>, json: bool) -> Result<(), Fail> {
+    let l = match lscpu_file {
+        Some(f) => Some(lscpu::parse(&read_text(f)?).map_err(|e| bad(format!("{f}: {e}")))?),
+        None => None,
+    };
+    let Some(file) = numactl_file else {
+        let Some(l) = l else {
+            return Err(bad("topology: give --numactl FILE, --lscpu FILE or both"));
+        };
+        if json {
+            return json_line(&l);
+        }
+        let cpus = l.cpus.map_or("? CPUs".to_string(), |c| format!("{c} CPU(s)"));
+        outln!("{cpus}, {} NUMA node line(s)", l.nodes.len());
+        for n in &l.nodes {
+            let list = if n.cpus.is_empty() {
+                "no CPUs".to_string()
+            } else {
+                format!("cpus {}", numactl::ranges(&n.cpus))
+            };
+            outln!("  node {}: {list}", n.id);
+        }
+        for c in &l.caches {
+            outln!(
+                "  {}: {} KiB{}",
+                c.level,
+                c.bytes / 1024,
+                if c.total { " in all" } else { " per instance" }
+            );
+        }
+        if let (Some(kb), Some(how)) = (l.llc_slice_kb, &l.llc_note) {
+            outln!("llc_slice_kb = {kb} ({how})");
+        }
+        return Ok(());
+    };
+    let text = read_text(file)?;
     let hw = numactl::parse(&text).map_err(|e| bad(format!("{file}: {e}")))?;
+    let hw = match (&l, lscpu_file) {
+        (Some(l), Some(f)) => lscpu::merge(&hw, l).map_err(|e| bad(format!("{f}: {e}")))?,
+        _ => hw,
+    };
     if json {
         outln!("{}", serde_json::to_string(&hw).map_err(|e| Fail(1, e.to_string()))?);
         return Ok(());
@@ -542,6 +628,73 @@ fn topology(file: &str, json: bool) -> Result<(), Fail> {
             }
         }
     }
+    Ok(())
+}
+
+/// `mmviz zoneinfo FILE`: each zone's sizes, watermarks and pagesets, and the model's.
+fn zoneinfo_cmd(file: &str, json: bool) -> Result<(), Fail> {
+    let z = zoneinfo::parse(&read_text(file)?).map_err(|e| bad(format!("{file}: {e}")))?;
+    if json {
+        return json_line(&z);
+    }
+    outln!(
+        "{:<4} {:<8} {:>11} {:>11} {:>23} {:>23} {:>11}",
+        "node",
+        "zone",
+        "managed",
+        "free",
+        "min/low/high",
+        "model min/low/high",
+        "pcp h/b"
+    );
+    for zone in &z.zones {
+        let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+        let model = zone.model.as_ref().map_or("(not modelled)".to_string(), |m| {
+            format!("{}/{}/{}", m.wmarks[0], m.wmarks[1], m.wmarks[2])
+        });
+        let pcp = zone.pagesets.first().map_or("-".to_string(), |p| format!("{}/{}", p.high, p.batch));
+        outln!(
+            "{:<4} {:<8} {:>11} {:>11} {:>23} {:>23} {:>11}",
+            zone.node,
+            zone.name,
+            opt(zone.managed),
+            opt(zone.free),
+            format!("{}/{}/{}", zone.min, zone.low, zone.high),
+            model,
+            pcp
+        );
+    }
+    outln!("read but not used by the model: {}", z.unused.join(", "));
+    Ok(())
+}
+
+/// `mmviz vmstat BEFORE AFTER [--interval S]`: what changed between two snapshots.
+fn vmstat_cmd(before: &str, after: &str, interval: Option<f64>, json: bool) -> Result<(), Fail> {
+    if let Some(i) = interval {
+        if !(i.is_finite() && i > 0.0) {
+            return Err(bad(format!("--interval {i}: expected seconds above 0")));
+        }
+    }
+    let d = vmstat::delta(&read_text(before)?, &read_text(after)?).map_err(|e| {
+        let file = if e.message.starts_with("before:") { before } else { after };
+        bad(format!("{file}: {e}"))
+    })?;
+    if json {
+        return json_line(&d);
+    }
+    for c in d.changes.iter().filter(|c| c.delta != 0) {
+        match interval {
+            Some(i) => outln!("{:<40} {:>16} {:>16.1}/s", c.name, c.delta, c.delta as f64 / i),
+            None => outln!("{:<40} {:>16}", c.name, c.delta),
+        }
+    }
+    let same = d.changes.iter().filter(|c| c.delta == 0).count();
+    outln!(
+        "{} counter(s) in both, {same} unchanged; only before: {}; only after: {}",
+        d.changes.len(),
+        d.only_before.len(),
+        d.only_after.len()
+    );
     Ok(())
 }
 

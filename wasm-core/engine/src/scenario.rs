@@ -129,6 +129,11 @@ pub struct MachineSpec {
     /// ids are kept and must be 0..N-1. Needs `mem_scale`.
     #[schemars(with = "Option<String>")]
     pub numactl: Option<Spanned<String>>,
+    /// With `numactl`: the same machine's `lscpu` output. A node numactl lists without CPUs
+    /// takes lscpu's list (both must agree where both give one), and the last-level cache's
+    /// share per CPU sets the knob `llc_slice_kb` unless `[knobs]` sets it.
+    #[schemars(with = "Option<String>")]
+    pub lscpu: Option<Spanned<String>>,
     /// With `numactl`: real 4 KiB pages per simulated page (a node of S MB gets
     /// S * 256 / mem_scale pages), so a 384 GB machine runs at a size a browser holds.
     #[schemars(with = "Option<NumOrParam>")]
@@ -543,11 +548,15 @@ pub struct ProcessSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChapterSpec {
-    /// Heading in the chapter list.
-    pub title: String,
-    /// What to say while the chapter plays.
-    #[serde(default)]
-    pub narration: String,
+    /// Heading in the chapter list (a `[[question]]` names its chapter by it). May name
+    /// CPUs and nodes of the run: `{cpu PROCESS/THREAD}`, `{node PROCESS/THREAD}`,
+    /// `{node PROCESS.VMA}`, `{cpus PROCESS}`, resolved at the chapter's start.
+    #[schemars(with = "String")]
+    pub title: Spanned<String>,
+    /// What to say while the chapter plays (the lecture's speaker notes); placeholders as
+    /// in `title`.
+    #[schemars(with = "Option<String>", extend("default" = ""))]
+    pub narration: Option<Spanned<String>>,
     /// Start at an operation of the process with this name (needs `op`).
     #[schemars(with = "Option<String>")]
     pub process: Option<Spanned<String>>,
@@ -560,6 +569,60 @@ pub struct ChapterSpec {
     /// Or start at the first event of this kind (e.g. `pte_clear`, `ipi_send`, `migrate_done`).
     #[schemars(with = "Option<String>")]
     pub event: Option<Spanned<String>>,
+}
+
+/// `[[question]]`: predict, then reveal. Asked at the start of a chapter, before the
+/// steps that answer it; the answer is computed from the run (so it follows the toggles),
+/// never written here. Give exactly one of `counter` (a number to guess), `cpus_with`
+/// (which CPUs) or `[[question.choice]]` (which statements hold).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuestionSpec {
+    /// Title of the `[[chapter]]` at whose start the question is asked.
+    #[schemars(with = "String")]
+    pub chapter: Spanned<String>,
+    /// The question, for the room. May name CPUs and nodes of the run with placeholders
+    /// (`{cpu app/1}`), resolved at the chapter's start.
+    #[schemars(with = "String")]
+    pub prompt: Spanned<String>,
+    /// Where the steps the question is about end: the title of a later chapter (its start),
+    /// or `"end"` (the end of the run). Default: the start of the next chapter.
+    #[schemars(with = "Option<String>")]
+    pub until: Option<Spanned<String>>,
+    /// A number to guess: the answer is how much this counter changes over the question's
+    /// steps (e.g. `nr_tlb_remote_flush`).
+    #[schemars(with = "Option<String>")]
+    pub counter: Option<Spanned<String>>,
+    /// Which CPUs: the answer is the CPUs that have an event of this kind in the
+    /// question's steps (e.g. `ipi_recv`: the CPUs that receive an IPI).
+    #[schemars(with = "Option<String>")]
+    pub cpus_with: Option<Spanned<String>>,
+    /// Statements to pick from (at least two); each is true or false on the run.
+    #[serde(default)]
+    pub choice: Vec<ChoiceSpec>,
+}
+
+/// `[[question.choice]]`: a statement, true on a run when its condition holds over the
+/// question's steps: the change of `counter`, or the number of `event`s, compared with
+/// `eq`, `min` and `max` (at least one; all given must hold).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChoiceSpec {
+    /// The statement (placeholders as in `prompt`).
+    #[schemars(with = "String")]
+    pub text: Spanned<String>,
+    /// The counter whose change over the question's steps is compared.
+    #[schemars(with = "Option<String>")]
+    pub counter: Option<Spanned<String>>,
+    /// Or the event kind whose events in the question's steps are counted.
+    #[schemars(with = "Option<String>")]
+    pub event: Option<Spanned<String>>,
+    /// The measure must equal this.
+    pub eq: Option<i64>,
+    /// The measure must be at least this.
+    pub min: Option<i64>,
+    /// The measure must be at most this.
+    pub max: Option<i64>,
 }
 
 /// `[[expect]]`: an assertion on a counter (or ratio of counters) after a run; at least
@@ -628,9 +691,11 @@ pub struct ScenarioFile {
     pub id: String,
     /// One-line title.
     pub title: String,
-    /// What the scenario shows.
-    #[serde(default)]
-    pub description: String,
+    /// What the scenario shows (the lab's "About this scenario" and the lecture's first
+    /// slide). May name CPUs and nodes of the run with placeholders (`{node app/0}`, as in
+    /// `[[chapter]]`), resolved at step 0.
+    #[schemars(with = "Option<String>", extend("default" = ""))]
+    pub description: Option<Spanned<String>>,
     /// Seed of the RNG behind `random` operations; default 1.
     #[schemars(extend("default" = 1))]
     pub seed: Option<u64>,
@@ -661,6 +726,9 @@ pub struct ScenarioFile {
     /// Lecture chapters, in order.
     #[serde(default)]
     pub chapter: Vec<ChapterSpec>,
+    /// Questions asked at chapters (predict, then reveal).
+    #[serde(default)]
+    pub question: Vec<QuestionSpec>,
     /// Assertions `mmviz check` and the tests run.
     #[serde(default)]
     pub expect: Vec<ExpectSpec>,
@@ -904,11 +972,148 @@ pub enum ChapterAnchor {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChapterDef {
     /// Heading.
-    pub title: String,
+    pub title: Text,
     /// Narration.
-    pub narration: String,
+    pub narration: Text,
     /// Anchor.
     pub anchor: ChapterAnchor,
+}
+
+/// Text for people that may name CPUs and nodes of the run (a scenario's description, a
+/// chapter's title and narration, a question): literal pieces and placeholders that the
+/// run resolves (`crate::lecture::resolve`), so the text follows the machine it runs on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Text(pub Vec<TextPart>);
+
+/// One piece of a [`Text`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TextPart {
+    /// Written as is.
+    Lit(String),
+    /// `{cpu PROCESS/THREAD}`: the CPU the thread is on.
+    Cpu {
+        /// Index of the thread among every process's threads (the engine's task index).
+        task: usize,
+        /// As written, e.g. `app/0`.
+        name: String,
+    },
+    /// `{node PROCESS/THREAD}`: the node of the CPU the thread is on.
+    Node {
+        /// Task index.
+        task: usize,
+        /// As written.
+        name: String,
+    },
+    /// `{node PROCESS.VMA}`: the node holding most of the VMA's mapped pages (its `node`
+    /// when none is mapped yet).
+    VmaNode {
+        /// Process index.
+        process: usize,
+        /// VMA index in the process.
+        vma: usize,
+        /// As written, e.g. `app.heap`.
+        name: String,
+    },
+    /// `{cpus PROCESS}`: the CPUs the process's threads are on ("2 and 3").
+    Cpus {
+        /// Process index.
+        process: usize,
+        /// As written.
+        name: String,
+    },
+}
+
+impl Text {
+    /// Plain text without placeholders.
+    pub fn plain(s: &str) -> Self {
+        Text(vec![TextPart::Lit(s.to_string())])
+    }
+
+    /// The text as written, placeholders included (for places without a run).
+    pub fn raw(&self) -> String {
+        self.0
+            .iter()
+            .map(|p| match p {
+                TextPart::Lit(s) => s.clone(),
+                TextPart::Cpu { name, .. } => format!("{{cpu {name}}}"),
+                TextPart::Node { name, .. } | TextPart::VmaNode { name, .. } => format!("{{node {name}}}"),
+                TextPart::Cpus { name, .. } => format!("{{cpus {name}}}"),
+            })
+            .collect()
+    }
+
+    /// Whether the text names something of the run.
+    pub fn has_placeholders(&self) -> bool {
+        self.0.iter().any(|p| !matches!(p, TextPart::Lit(_)))
+    }
+}
+
+/// A validated question (`[[question]]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuestionDef {
+    /// Index of the chapter at whose start it is asked.
+    pub chapter: usize,
+    /// The question.
+    pub prompt: Text,
+    /// Where its steps end.
+    pub until: Until,
+    /// What the run is asked.
+    pub kind: QuestionKind,
+    /// Line in the file.
+    pub line: usize,
+}
+
+/// Where a question's steps end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Until {
+    /// At the next chapter's start (or the end of the run).
+    NextChapter,
+    /// At this chapter's start.
+    Chapter(usize),
+    /// At the end of the run.
+    End,
+}
+
+/// What a question asks of the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum QuestionKind {
+    /// How much a counter changes.
+    Counter(crate::counters::Counter),
+    /// Which CPUs have an event of this kind.
+    CpusWith(crate::trace::EventKind),
+    /// Which statements hold.
+    Choice(Vec<ChoiceDef>),
+}
+
+/// A validated `[[question.choice]]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChoiceDef {
+    /// The statement.
+    pub text: Text,
+    /// What is measured over the question's steps.
+    pub measure: Measure,
+    /// Must equal.
+    pub eq: Option<i64>,
+    /// At least.
+    pub min: Option<i64>,
+    /// At most.
+    pub max: Option<i64>,
+}
+
+impl ChoiceDef {
+    /// Whether `value` satisfies the choice's condition.
+    pub fn holds(&self, value: i64) -> bool {
+        self.eq.is_none_or(|e| value == e) && self.min.is_none_or(|m| value >= m) && self.max.is_none_or(|m| value <= m)
+    }
+}
+
+/// What a choice measures over a question's steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// The change of a counter.
+    Counter(crate::counters::Counter),
+    /// The number of events of a kind.
+    Events(crate::trace::EventKind),
 }
 
 /// A validated expectation.
@@ -1002,8 +1207,8 @@ pub struct Scenario {
     pub id: String,
     /// Title.
     pub title: String,
-    /// Description.
-    pub description: String,
+    /// Description (placeholders resolved at step 0 by the run).
+    pub description: Text,
     /// RNG seed.
     pub seed: u64,
     /// The machine.
@@ -1022,6 +1227,8 @@ pub struct Scenario {
     pub processes: Vec<ProcessDef>,
     /// Chapters.
     pub chapters: Vec<ChapterDef>,
+    /// Questions asked at chapters.
+    pub questions: Vec<QuestionDef>,
     /// Assertions.
     pub expects: Vec<Expect>,
 }
@@ -1428,11 +1635,16 @@ impl Resolver<'_> {
         }
         let processes = self.processes(&topology)?;
         let chapters = self.chapters(&processes)?;
+        let questions = self.questions(&processes)?;
+        let description = match &f.description {
+            Some(d) => self.text(d, "description", &processes)?,
+            None => Text::default(),
+        };
         let expects = self.expects()?;
         Ok(Scenario {
             id: f.id.clone(),
             title: f.title.clone(),
-            description: f.description.clone(),
+            description,
             seed: f.seed.unwrap_or(1),
             topology,
             knobs,
@@ -1442,6 +1654,7 @@ impl Resolver<'_> {
             params,
             processes,
             chapters,
+            questions,
             expects,
         })
     }
@@ -1508,9 +1721,16 @@ impl Resolver<'_> {
 
     fn topology(&self) -> Result<Topology, ScenarioError> {
         let m = &self.file.machine;
-        let (raw, numactl_distance) = match &m.numactl {
-            Some(text) => self.numactl_nodes(text)?,
-            None => (self.spec_nodes()?, None),
+        let (raw, numactl_distance) = match (&m.numactl, &m.lscpu) {
+            (Some(text), _) => self.numactl_nodes(text)?,
+            (None, Some(l)) => {
+                return Err(self.err(
+                    l.span(),
+                    "machine.lscpu",
+                    "lscpu gives no node memory sizes: give machine.numactl (numactl --hardware of the same machine) with it",
+                ))
+            }
+            (None, None) => (self.spec_nodes()?, None),
         };
         if raw.is_empty() || raw.len() > 64 {
             return Err(ScenarioError {
@@ -1709,17 +1929,11 @@ impl Resolver<'_> {
                 "give the machine either as [[machine.node]] tables or as machine.numactl text, not both",
             ));
         }
-        let hw = crate::numactl::parse(text.get_ref()).map_err(|e| {
-            // The text's line N is N - 1 lines below the opening quotes; TOML drops a
-            // newline right after triple quotes.
-            let b = self.text.get(span.clone()).unwrap_or("").as_bytes();
-            let skip = usize::from(b.len() > 3 && b[3] == b'\n' && (b[0] == b'"' || b[0] == b'\''));
-            ScenarioError {
-                line: Some(line_of(self.text, span.start) + skip + e.line - 1),
-                field: Some("machine.numactl".into()),
-                message: format!("numactl text line {}: {}", e.line, e.message),
-            }
-        })?;
+        let hw = crate::numactl::parse(text.get_ref()).map_err(|e| self.pasted_err(text, "numactl", e.line, &e.message))?;
+        let hw = match self.lscpu()? {
+            Some((l, ltext)) => crate::lscpu::merge(&hw, &l).map_err(|e| self.pasted_err(ltext, "lscpu", e.line, &e.message))?,
+            None => hw,
+        };
         let total_mb: u64 = hw.nodes.iter().map(|n| n.size_mb).sum();
         let suggest = (total_mb * 256).div_ceil(1 << 16).max(1);
         let Some(scale) = &m.mem_scale else {
@@ -1765,8 +1979,36 @@ impl Resolver<'_> {
         Ok((out, hw.distances))
     }
 
+    /// The error of line `line` of a pasted text in `[machine]` (`numactl`, `lscpu`), at its
+    /// line in the scenario file.
+    fn pasted_err(&self, text: &Spanned<String>, what: &str, line: usize, message: &str) -> ScenarioError {
+        // The text's line N is N - 1 lines below the opening quotes; TOML drops a
+        // newline right after triple quotes.
+        let span = text.span();
+        let b = self.text.get(span.clone()).unwrap_or("").as_bytes();
+        let skip = usize::from(b.len() > 3 && b[3] == b'\n' && (b[0] == b'"' || b[0] == b'\''));
+        ScenarioError {
+            line: Some(line_of(self.text, span.start) + skip + line - 1),
+            field: Some(format!("machine.{what}")),
+            message: format!("{what} text line {line}: {message}"),
+        }
+    }
+
+    /// `[machine] lscpu`, read.
+    fn lscpu(&self) -> Result<Option<(crate::lscpu::Lscpu, &Spanned<String>)>, ScenarioError> {
+        let Some(text) = &self.file.machine.lscpu else { return Ok(None) };
+        let l = crate::lscpu::parse(text.get_ref()).map_err(|e| self.pasted_err(text, "lscpu", e.line, &e.message))?;
+        Ok(Some((l, text)))
+    }
+
     fn knobs(&self, topo: &Topology) -> Result<Knobs, ScenarioError> {
         let mut knobs = Knobs::default();
+        // The pasted machine's last-level cache share per CPU, unless [knobs] says otherwise.
+        if let Some(kb) = self.lscpu()?.and_then(|(l, _)| l.llc_slice_kb) {
+            if !self.file.knobs.values.contains_key("llc_slice_kb") {
+                knobs.set("llc_slice_kb", kb.min(1 << 20) as i64);
+            }
+        }
         // check_numabalancing_enable (mm/mempolicy.c, v5.12): the default applies only
         // when more than one node is online; a one-node machine runs without NUMA
         // balancing unless told otherwise (the `numa_balancing=` override).
@@ -2282,15 +2524,291 @@ impl Resolver<'_> {
                         field: Some(f),
                         message: format!(
                             "chapter `{}` needs either `process` + `op` (+ `thread`), or `event`, or neither (start)",
-                            c.title
+                            c.title.get_ref()
                         ),
                     })
                 }
             };
             out.push(ChapterDef {
-                title: c.title.clone(),
-                narration: c.narration.clone(),
+                title: self.text(&c.title, &format!("{f}.title"), processes)?,
+                narration: match &c.narration {
+                    Some(n) => self.text(n, &format!("{f}.narration"), processes)?,
+                    None => Text::default(),
+                },
                 anchor,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The 1-based line of byte `at` of the value of the string `s` (a multi-line string's
+    /// lines counted; escapes inside the string can shift it a little).
+    fn line_in(&self, s: &Spanned<String>, at: usize) -> usize {
+        let raw = self.text.get(s.span()).unwrap_or("");
+        // TOML drops a newline right after an opening `"""` or `'''`.
+        let dropped = usize::from(
+            raw.starts_with("\"\"\"\n") || raw.starts_with("\'\'\'\n") || raw.starts_with("\"\"\"\r\n") || raw.starts_with("\'\'\'\r\n"),
+        );
+        let before = s.get_ref().get(..at).unwrap_or("");
+        line_of(self.text, s.span().start) + dropped + before.matches('\n').count()
+    }
+
+    /// Reads text that may name CPUs and nodes of the run: `{cpu P/T}`, `{node P/T}`,
+    /// `{node P.VMA}` and `{cpus P}` (process `P` by name, thread `T` by index). A `{`
+    /// followed by a lower-case word and a space starts a placeholder and must be one of
+    /// these; any other `{` is text (`{0, 1}`).
+    fn text(&self, s: &Spanned<String>, field: &str, processes: &[ProcessDef]) -> Result<Text, ScenarioError> {
+        let value = s.get_ref();
+        let fail = |at: usize, message: String| ScenarioError {
+            line: Some(self.line_in(s, at)),
+            field: Some(field.to_string()),
+            message,
+        };
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        let mut rest = value.as_str();
+        let mut offset = 0;
+        while let Some(open) = rest.find('{') {
+            let after = &rest[open + 1..];
+            let word_len = after.find(|c: char| !(c.is_ascii_lowercase() || c == '_')).unwrap_or(after.len());
+            let is_placeholder = word_len > 0 && after[word_len..].starts_with(' ');
+            if !is_placeholder {
+                lit.push_str(&rest[..=open]);
+                offset += open + 1;
+                rest = after;
+                continue;
+            }
+            let at = offset + open;
+            let word = &after[..word_len];
+            // A placeholder ends on its line, before any other `{`.
+            let Some(close) = after.find('}').filter(|&c| !after[..c].contains(['{', '\n'])) else {
+                return Err(fail(at, format!("`{{{word} ...` has no closing `}}`")));
+            };
+            let arg = after[word_len..close].trim();
+            let placeholder = &rest[open..open + close + 2];
+            let part = self
+                .placeholder(word, arg, processes)
+                .map_err(|m| fail(at, format!("in `{placeholder}`: {m}")))?;
+            lit.push_str(&rest[..open]);
+            if !lit.is_empty() {
+                parts.push(TextPart::Lit(std::mem::take(&mut lit)));
+            }
+            parts.push(part);
+            offset += open + close + 2;
+            rest = &rest[open + close + 2..];
+        }
+        lit.push_str(rest);
+        if !lit.is_empty() {
+            parts.push(TextPart::Lit(lit));
+        }
+        Ok(Text(parts))
+    }
+
+    /// One placeholder of [`Resolver::text`]: `word` (`cpu`, `node`, `cpus`) and its argument.
+    fn placeholder(&self, word: &str, arg: &str, processes: &[ProcessDef]) -> Result<TextPart, String> {
+        const KNOWN: &str = "`{cpu PROCESS/THREAD}`, `{node PROCESS/THREAD}`, `{node PROCESS.VMA}`, `{cpus PROCESS}`";
+        let process = |name: &str| -> Result<usize, String> {
+            processes.iter().position(|p| p.name == name).ok_or_else(|| {
+                let names: Vec<&str> = processes.iter().map(|p| p.name.as_str()).collect();
+                format!(
+                    "no process named `{name}` (processes: {})",
+                    if names.is_empty() { "none".into() } else { names.join(", ") }
+                )
+            })
+        };
+        let thread = |arg: &str| -> Result<usize, String> {
+            let (p, t) = arg
+                .rsplit_once('/')
+                .ok_or_else(|| format!("expected PROCESS/THREAD (e.g. `app/0`), found `{arg}`"))?;
+            let pi = process(p)?;
+            let n = processes[pi].threads.len();
+            let ti: usize = t
+                .parse()
+                .map_err(|_| format!("the thread `{t}` is not a thread index (0, 1, ...)"))?;
+            if ti >= n {
+                return Err(format!("process `{p}` has {n} thread(s), so no thread {ti}"));
+            }
+            Ok(processes[..pi].iter().map(|p| p.threads.len()).sum::<usize>() + ti)
+        };
+        match word {
+            "cpu" => Ok(TextPart::Cpu {
+                task: thread(arg)?,
+                name: arg.into(),
+            }),
+            "node" if arg.contains('/') => Ok(TextPart::Node {
+                task: thread(arg)?,
+                name: arg.into(),
+            }),
+            "node" => {
+                // The process is the longest name before a `.` (names may hold dots).
+                let split = arg
+                    .match_indices('.')
+                    .map(|(i, _)| i)
+                    .rev()
+                    .find(|&i| processes.iter().any(|p| p.name == arg[..i]))
+                    .ok_or_else(|| {
+                        format!("expected PROCESS/THREAD (a thread's node) or PROCESS.VMA (where a VMA's pages are), found `{arg}`")
+                    })?;
+                let pi = process(&arg[..split])?;
+                let vma = &arg[split + 1..];
+                let vi = processes[pi].vmas.iter().position(|v| v.name == vma).ok_or_else(|| {
+                    let names: Vec<&str> = processes[pi].vmas.iter().map(|v| v.name.as_str()).collect();
+                    format!(
+                        "process `{}` has no VMA named `{vma}` (VMAs: {})",
+                        processes[pi].name,
+                        names.join(", ")
+                    )
+                })?;
+                Ok(TextPart::VmaNode {
+                    process: pi,
+                    vma: vi,
+                    name: arg.into(),
+                })
+            }
+            "cpus" => Ok(TextPart::Cpus {
+                process: process(arg)?,
+                name: arg.into(),
+            }),
+            _ => Err(format!("unknown placeholder `{{{word} ...}}` (known: {KNOWN})")),
+        }
+    }
+
+    /// The `[[question]]`s: each names a chapter by its title and asks one thing of the run.
+    fn questions(&self, processes: &[ProcessDef]) -> Result<Vec<QuestionDef>, ScenarioError> {
+        let titles: Vec<&str> = self.file.chapter.iter().map(|c| c.title.get_ref().as_str()).collect();
+        // A chapter named by a question: by its title, which must be unique.
+        let chapter = |name: &Spanned<String>, field: &str| -> Result<usize, ScenarioError> {
+            let found: Vec<usize> = titles
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| **t == name.get_ref())
+                .map(|(i, _)| i)
+                .collect();
+            match found.as_slice() {
+                [one] => Ok(*one),
+                [] => Err(self.err(
+                    name.span(),
+                    field,
+                    format!(
+                        "no chapter titled `{}` (chapters: {})",
+                        name.get_ref(),
+                        if titles.is_empty() {
+                            "none".into()
+                        } else {
+                            titles.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
+                        }
+                    ),
+                )),
+                _ => Err(self.err(
+                    name.span(),
+                    field,
+                    format!(
+                        "{} chapters are titled `{}`: give them different titles",
+                        found.len(),
+                        name.get_ref()
+                    ),
+                )),
+            }
+        };
+        let counter = |n: &Spanned<String>, field: &str| -> Result<crate::counters::Counter, ScenarioError> {
+            crate::counters::Counter::from_name(n.get_ref()).ok_or_else(|| {
+                let known: Vec<&str> = crate::counters::Counter::all().iter().map(|c| c.name()).collect();
+                self.err(
+                    n.span(),
+                    field,
+                    format!("unknown counter `{}` (known: {})", n.get_ref(), known.join(", ")),
+                )
+            })
+        };
+        let event = |n: &Spanned<String>, field: &str| -> Result<crate::trace::EventKind, ScenarioError> {
+            crate::trace::EventKind::from_name(n.get_ref()).ok_or_else(|| {
+                let known: Vec<&str> = crate::registry::event_kinds().map(|k| k.name()).collect();
+                self.err(
+                    n.span(),
+                    field,
+                    format!("unknown event kind `{}` (known: {})", n.get_ref(), known.join(", ")),
+                )
+            })
+        };
+        let mut out = Vec::new();
+        for (qi, q) in self.file.question.iter().enumerate() {
+            let f = format!("question[{qi}]");
+            let ci = chapter(&q.chapter, &format!("{f}.chapter"))?;
+            let until = match &q.until {
+                None => Until::NextChapter,
+                Some(u) if u.get_ref() == "end" => Until::End,
+                Some(u) => {
+                    let ui = chapter(u, &format!("{f}.until"))?;
+                    if ui == ci {
+                        return Err(self.err(
+                            u.span(),
+                            format!("{f}.until"),
+                            "`until` names the question's own chapter: name a later one, or \"end\"",
+                        ));
+                    }
+                    Until::Chapter(ui)
+                }
+            };
+            let given = usize::from(q.counter.is_some()) + usize::from(q.cpus_with.is_some()) + usize::from(!q.choice.is_empty());
+            if given != 1 {
+                return Err(self.err(
+                    q.prompt.span(),
+                    f,
+                    format!(
+                        "a question needs exactly one of `counter` (a number to guess), `cpus_with` (which CPUs) or `[[question.choice]]` (statements to pick from); this one has {}",
+                        if given == 0 { "none".to_string() } else { given.to_string() }
+                    ),
+                ));
+            }
+            let kind = if let Some(c) = &q.counter {
+                QuestionKind::Counter(counter(c, &format!("{f}.counter"))?)
+            } else if let Some(e) = &q.cpus_with {
+                QuestionKind::CpusWith(event(e, &format!("{f}.cpus_with"))?)
+            } else {
+                if q.choice.len() < 2 {
+                    return Err(self.err(
+                        q.choice[0].text.span(),
+                        format!("{f}.choice"),
+                        "a question with choices needs at least two",
+                    ));
+                }
+                let mut choices = Vec::new();
+                for (ki, c) in q.choice.iter().enumerate() {
+                    let cf = format!("{f}.choice[{ki}]");
+                    let measure = match (&c.counter, &c.event) {
+                        (Some(n), None) => Measure::Counter(counter(n, &format!("{cf}.counter"))?),
+                        (None, Some(e)) => Measure::Events(event(e, &format!("{cf}.event"))?),
+                        _ => {
+                            return Err(self.err(
+                                c.text.span(),
+                                cf,
+                                "a choice needs exactly one of `counter` (its change) or `event` (how many of that kind)",
+                            ))
+                        }
+                    };
+                    if c.eq.is_none() && c.min.is_none() && c.max.is_none() {
+                        return Err(self.err(
+                            c.text.span(),
+                            cf,
+                            "a choice needs `eq`, `min` or `max` (when the statement is true)",
+                        ));
+                    }
+                    choices.push(ChoiceDef {
+                        text: self.text(&c.text, &format!("{cf}.text"), processes)?,
+                        measure,
+                        eq: c.eq,
+                        min: c.min,
+                        max: c.max,
+                    });
+                }
+                QuestionKind::Choice(choices)
+            };
+            out.push(QuestionDef {
+                chapter: ci,
+                prompt: self.text(&q.prompt, &format!("{f}.prompt"), processes)?,
+                until,
+                kind,
+                line: line_of(self.text, q.prompt.span().start),
             });
         }
         Ok(out)
@@ -2676,6 +3194,132 @@ ops = [ { op = "compute", ns = 1 } ]
         let text = MINI.replace("\"$pages\"", "\"$pagez\"");
         let e = parse(&text, &[]).unwrap_err();
         assert!(e.message.contains("unknown parameter `$pagez`"), "{e}");
+    }
+
+    /// MINI with two chapters and `extra` (questions) after them.
+    fn lecture(extra: &str) -> String {
+        format!(
+            "{MINI}\n[[chapter]]\ntitle = \"Touch\"\nnarration = \"\"\"\nThe heap is on node {{node app.heap}};\napp/0 runs on CPU {{cpu app/0}} (node {{node app/0}}), all of app on {{cpus app}}; a set {{0, 1}}.\n\"\"\"\n\n[[chapter]]\ntitle = \"Scan\"\nprocess = \"app\"\nop = 1\n{extra}"
+        )
+    }
+
+    #[test]
+    fn placeholders_name_threads_and_vmas_and_a_plain_brace_stays_text() {
+        let s = parse(&lecture(""), &[]).unwrap();
+        let parts = &s.chapters[0].narration.0;
+        assert!(matches!(parts[1], TextPart::VmaNode { process: 0, vma: 0, .. }), "{parts:?}");
+        assert!(matches!(parts[3], TextPart::Cpu { task: 0, .. }), "{parts:?}");
+        assert!(matches!(parts[5], TextPart::Node { task: 0, .. }), "{parts:?}");
+        assert!(matches!(parts[7], TextPart::Cpus { process: 0, .. }), "{parts:?}");
+        assert!(
+            s.chapters[0].narration.raw().contains("a set {0, 1}."),
+            "{}",
+            s.chapters[0].narration.raw()
+        );
+        assert!(!s.chapters[1].narration.has_placeholders());
+    }
+
+    #[test]
+    fn a_bad_placeholder_names_its_line_and_field() {
+        let text = lecture("").replace("{cpu app/0}", "{cpux app/0}");
+        let e = parse(&text, &[]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("chapter[0].narration"));
+        assert_eq!(e.line, Some(line_with(&text, "{cpux app/0}")), "{e}");
+        assert!(e.message.contains("unknown placeholder `{cpux ...}`"), "{e}");
+        for (bad, says) in [
+            ("{cpu app/2}", "has 1 thread(s), so no thread 2"),
+            ("{cpu db/0}", "no process named `db`"),
+            ("{node app.stack}", "has no VMA named `stack`"),
+            ("{node heap}", "expected PROCESS/THREAD"),
+            ("{cpu app/0", "has no closing `}`"),
+        ] {
+            let e = parse(&lecture("").replace("{cpu app/0}", bad), &[]).unwrap_err();
+            assert!(e.message.contains(says), "{bad}: {e}");
+        }
+        let e = parse(
+            &MINI.replace("title = \"Mini\"", "title = \"Mini\"\ndescription = \"on {cpus ap}\""),
+            &[],
+        )
+        .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("description"));
+        assert_eq!(e.line, Some(line_with(MINI, "title = \"Mini\"") + 1));
+    }
+
+    #[test]
+    fn questions_are_read_and_checked_with_their_line_and_field() {
+        let ok = "[[question]]\nchapter = \"Scan\"\nprompt = \"How many PTEs on CPU {cpu app/0}?\"\ncounter = \"numa_pte_updates\"\n\n\
+                  [[question]]\nchapter = \"Touch\"\nprompt = \"Which CPUs?\"\nuntil = \"end\"\ncpus_with = \"ipi_recv\"\n\n\
+                  [[question]]\nchapter = \"Touch\"\nprompt = \"Flushed?\"\nuntil = \"Scan\"\n\
+                  [[question.choice]]\ntext = \"yes\"\nevent = \"ipi_send\"\nmin = 1\n[[question.choice]]\ntext = \"no\"\ncounter = \"nr_tlb_remote_flush\"\neq = 0\n";
+        let s = parse(&lecture(ok), &[]).unwrap();
+        assert_eq!(s.questions.len(), 3);
+        assert_eq!((s.questions[0].chapter, s.questions[0].until), (1, Until::NextChapter));
+        assert!(matches!(s.questions[0].kind, QuestionKind::Counter(c) if c.name() == "numa_pte_updates"));
+        assert_eq!(s.questions[1].until, Until::End);
+        assert!(matches!(s.questions[1].kind, QuestionKind::CpusWith(k) if k.name() == "ipi_recv"));
+        assert_eq!(s.questions[2].until, Until::Chapter(1));
+        let QuestionKind::Choice(choices) = &s.questions[2].kind else {
+            panic!()
+        };
+        assert!(choices[0].holds(3) && !choices[0].holds(0) && choices[1].holds(0));
+        for (from, to, field, says) in [
+            (
+                "chapter = \"Scan\"",
+                "chapter = \"Scanning\"",
+                "question[0].chapter",
+                "no chapter titled `Scanning` (chapters: `Touch`, `Scan`)",
+            ),
+            (
+                "counter = \"numa_pte_updates\"",
+                "counter = \"numa_pte_update\"",
+                "question[0].counter",
+                "unknown counter `numa_pte_update`",
+            ),
+            (
+                "cpus_with = \"ipi_recv\"",
+                "cpus_with = \"ipi_received\"",
+                "question[1].cpus_with",
+                "unknown event kind `ipi_received`",
+            ),
+            (
+                "until = \"Scan\"",
+                "until = \"Touch\"",
+                "question[2].until",
+                "names the question's own chapter",
+            ),
+            ("eq = 0\n", "\n", "question[2].choice[1]", "needs `eq`, `min` or `max`"),
+            ("event = \"ipi_send\"\n", "\n", "question[2].choice[0]", "exactly one of `counter`"),
+            (
+                "prompt = \"Which CPUs?\"\n",
+                "prompt = \"Which CPUs?\"\ncounter = \"numa_pte_updates\"\n",
+                "question[1]",
+                "exactly one of `counter`",
+            ),
+            (
+                "prompt = \"How many PTEs on CPU {cpu app/0}?\"",
+                "prompt = \"How many PTEs on CPU {cpu app/9}?\"",
+                "question[0].prompt",
+                "no thread 9",
+            ),
+        ] {
+            let text = lecture(&ok.replacen(from, to, 1));
+            let e = parse(&text, &[]).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some(field), "{to}: {e}");
+            assert!(e.message.contains(says), "{to}: {e}");
+            assert!(e.line.is_some(), "{to}: {e}");
+        }
+        let e = parse(
+            &lecture(&ok.replacen("chapter = \"Scan\"", "chapter = \"Twice\"", 1))
+                .replace("title = \"Scan\"", "title = \"Twice\"\n")
+                .replace("title = \"Touch\"", "title = \"Twice\""),
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.message.contains("2 chapters are titled `Twice`"), "{e}");
+    }
+
+    fn line_with(text: &str, needle: &str) -> usize {
+        text.lines().position(|l| l.contains(needle)).unwrap() + 1
     }
 }
 

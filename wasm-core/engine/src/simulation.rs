@@ -16,7 +16,7 @@ use crate::mech::core::WORKLOAD_OPS;
 use crate::patches::ToggleSet;
 use crate::scenario::{ChapterAnchor, Scenario};
 use crate::trace::Event;
-use crate::view::{frame_view, ChapterView, FrameBulk, FrameHeader, FrameWindow, SummaryView};
+use crate::view::{frame_view, ChapterView, FrameBulk, FrameHeader, FrameWindow, LectureText, SummaryView};
 use std::fmt;
 
 /// Checkpoints kept at most (the interval doubles when the run outgrows them).
@@ -107,6 +107,10 @@ pub struct Simulation {
     /// `workload_ops` (user accesses and calls finished) grew, in step order; thinned to
     /// at most [`MAX_MARKS`] (see [`Simulation::progress_marks`]).
     marks: Vec<(u64, u64)>,
+    /// The description as the run's start resolves it.
+    description: String,
+    /// Chapters and questions resolved from the run (once it is prepared).
+    lecture: Option<LectureText>,
 }
 
 impl Simulation {
@@ -146,6 +150,7 @@ impl Simulation {
         let mut sim = runner.clone();
         sim.recording = true;
         let chapters = vec![None; scenario.chapters.len()];
+        let description = crate::lecture::resolve(&scenario.description, &runner, &scenario);
         Simulation {
             scenario,
             checkpoints: vec![runner.st.clone()],
@@ -160,6 +165,8 @@ impl Simulation {
             final_counters: Counters::default(),
             functions: Vec::new(),
             marks: Vec::new(),
+            description,
+            lecture: None,
         }
     }
 
@@ -198,6 +205,7 @@ impl Simulation {
                 self.push_sample(&runner, true);
                 self.sim.st = self.checkpoints[0].clone();
                 self.last_event = None;
+                self.lecture = Some(self.lecture_text());
                 return Ok(total);
             };
             note_function(&mut self.functions, function);
@@ -381,12 +389,73 @@ impl Simulation {
         frame_view(&self.sim, self.last_event.as_ref(), window, bulk).map_err(Error::Window)
     }
 
+    /// The state at `step` (0..=total), replayed from the nearest checkpoint without
+    /// narration.
+    fn state_at(&self, step: u64) -> Sim {
+        let mut sim = self.replay_from(step);
+        while sim.st.step < step {
+            if sim.step().is_none() {
+                break;
+            }
+        }
+        sim
+    }
+
+    /// The description, chapters and questions resolved from the prepared run: each
+    /// chapter's text at its start, each question's answer over its steps.
+    fn lecture_text(&self) -> LectureText {
+        let total = self.total_steps();
+        let mut titles: Vec<Option<String>> = vec![None; self.scenario.chapters.len()];
+        let mut chapters = Vec::new();
+        for (i, (c, s)) in self.scenario.chapters.iter().zip(&self.chapters).enumerate() {
+            let Some(step) = *s else { continue };
+            let (title, narration) = if c.title.has_placeholders() || c.narration.has_placeholders() {
+                let sim = self.state_at(step);
+                (
+                    crate::lecture::resolve(&c.title, &sim, &self.scenario),
+                    crate::lecture::resolve(&c.narration, &sim, &self.scenario),
+                )
+            } else {
+                (c.title.raw(), c.narration.raw())
+            };
+            titles[i] = Some(title.clone());
+            chapters.push(ChapterView { step, title, narration });
+        }
+        let questions = self
+            .scenario
+            .questions
+            .iter()
+            .enumerate()
+            .filter_map(|(i, q)| {
+                let span = crate::lecture::span(q, &self.chapters, total)?;
+                let title = titles.get(q.chapter).cloned().flatten().unwrap_or_default();
+                Some(crate::lecture::answer(
+                    i,
+                    q,
+                    span,
+                    self.replay_from(span.start),
+                    &self.scenario,
+                    title,
+                ))
+            })
+            .collect();
+        LectureText {
+            description: self.description.clone(),
+            chapters,
+            questions,
+        }
+    }
+
     /// Static facts.
     pub fn summary(&self) -> SummaryView {
+        let lecture = self.lecture.clone().unwrap_or_else(|| LectureText {
+            description: self.description.clone(),
+            ..LectureText::default()
+        });
         SummaryView::new(
             &self.scenario,
             &self.sim,
-            self.chapters(),
+            lecture,
             self.total_steps(),
             crate::run::warnings(&self.final_counters),
             self.functions(),
@@ -438,20 +507,15 @@ impl Simulation {
         &self.sim
     }
 
-    /// Resolved chapters.
+    /// Resolved chapters (their text resolved from the run at their start), empty until
+    /// the run is prepared.
     pub fn chapters(&self) -> Vec<ChapterView> {
-        self.scenario
-            .chapters
-            .iter()
-            .zip(&self.chapters)
-            .filter_map(|(c, s)| {
-                s.map(|step| ChapterView {
-                    step,
-                    title: c.title.clone(),
-                    narration: c.narration.clone(),
-                })
-            })
-            .collect()
+        self.lecture.as_ref().map(|l| l.chapters.clone()).unwrap_or_default()
+    }
+
+    /// The questions with this run's answers, empty until the run is prepared.
+    pub fn questions(&self) -> Vec<crate::view::QuestionView> {
+        self.lecture.as_ref().map(|l| l.questions.clone()).unwrap_or_default()
     }
 
     /// Checkpoints kept, and the bytes they hold beyond what they share with the state

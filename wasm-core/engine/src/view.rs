@@ -46,6 +46,82 @@ pub struct ChapterView {
     pub narration: String,
 }
 
+/// A question asked at a chapter (`[[question]]`), with its answer as this run gives it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionView {
+    /// Index among the file's `[[question]]`s.
+    pub index: u32,
+    /// Line of its prompt in the scenario file.
+    pub line: u32,
+    /// Title of the chapter it is asked at (resolved).
+    pub chapter: String,
+    /// Where it is asked: the chapter's first step (before the steps that answer it).
+    pub step: u64,
+    /// Where its steps end: the answer is about events `step..end`.
+    pub end: u64,
+    /// The question (placeholders resolved at `step`).
+    pub prompt: String,
+    /// The run's answer.
+    pub answer: AnswerView,
+    /// The frame that shows the whole answer: after the last event that counts toward it
+    /// (`end` when none does).
+    pub reveal_step: u64,
+    /// Steps of the events that count toward the answer, in order (at most 32).
+    pub evidence: Vec<u64>,
+}
+
+/// A question's answer, computed from the run.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum AnswerView {
+    /// How much a counter changed over the question's steps.
+    #[serde(rename_all = "camelCase")]
+    Count {
+        /// Counter.
+        counter: &'static str,
+        /// Its change (`to - from`).
+        value: i64,
+        /// At the question's start.
+        from: u64,
+        /// At its end.
+        to: u64,
+    },
+    /// Which CPUs had an event of a kind.
+    #[serde(rename_all = "camelCase")]
+    Cpus {
+        /// Event kind.
+        event: &'static str,
+        /// The CPUs that had one, ascending.
+        cpus: Vec<u16>,
+        /// Every CPU of the machine (what the room picks from).
+        options: Vec<u16>,
+    },
+    /// Which statements hold.
+    #[serde(rename_all = "camelCase")]
+    Choice {
+        /// The statements in file order.
+        choices: Vec<ChoiceView>,
+    },
+}
+
+/// One statement of a choice question, judged on the run.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ChoiceView {
+    /// The statement (resolved).
+    pub text: String,
+    /// Whether it holds on this run.
+    pub correct: bool,
+    /// What it measures (a counter, or an event kind whose events are counted).
+    pub measure: &'static str,
+    /// The measure over the question's steps.
+    pub value: i64,
+}
+
 /// A node.
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -133,7 +209,7 @@ pub struct SummaryView {
     pub id: String,
     /// Title.
     pub title: String,
-    /// Description.
+    /// Description, with the CPUs and nodes it names resolved from the run at step 0.
     pub description: String,
     /// Seed.
     pub seed: u64,
@@ -143,6 +219,9 @@ pub struct SummaryView {
     pub params: Vec<ParamView>,
     /// Chapters.
     pub chapters: Vec<ChapterView>,
+    /// Questions asked at chapters, with the run's answers, in file order (none before
+    /// the run is prepared, and none for a chapter the run never reaches).
+    pub questions: Vec<QuestionView>,
     /// Number of steps of the whole run; valid steps are `0..=totalSteps` (0 from `describe`, which does not run).
     pub total_steps: u64,
     /// Machine.
@@ -316,12 +395,24 @@ pub struct FrameHeader {
     pub views: BTreeMap<&'static str, serde_json::Value>,
 }
 
+/// What a summary says for people, resolved from the run: the description, the chapters
+/// and the questions with their answers.
+#[derive(Clone, Debug, Default)]
+pub struct LectureText {
+    /// Description (at step 0).
+    pub description: String,
+    /// Chapters reached.
+    pub chapters: Vec<ChapterView>,
+    /// Questions of chapters reached.
+    pub questions: Vec<QuestionView>,
+}
+
 impl SummaryView {
     /// Builds the summary.
     pub fn new(
         s: &Scenario,
         sim: &Sim,
-        chapters: Vec<ChapterView>,
+        lecture: LectureText,
         total_steps: u64,
         warnings: Vec<String>,
         functions: Vec<&'static str>,
@@ -329,7 +420,7 @@ impl SummaryView {
         SummaryView {
             id: s.id.clone(),
             title: s.title.clone(),
-            description: s.description.clone(),
+            description: lecture.description,
             seed: s.seed,
             toggles: sim.cfg.toggles.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
             params: s
@@ -344,7 +435,8 @@ impl SummaryView {
                     description: p.description.clone(),
                 })
                 .collect(),
-            chapters,
+            chapters: lecture.chapters,
+            questions: lecture.questions,
             total_steps,
             topology: TopologyView {
                 nodes: s

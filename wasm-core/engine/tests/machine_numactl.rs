@@ -105,3 +105,58 @@ fn what_cannot_be_run_is_named() {
     let e = scenario::parse(&both, &[]).unwrap_err().to_string();
     assert!(e.contains("not both"), "{e}");
 }
+
+fn lscpu_fixture(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lscpu").join(name);
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// `with_machine` with `lscpu = '''...'''` after the numactl text.
+fn with_lscpu(numactl: &str, lscpu: &str, thread: &str) -> String {
+    with_machine(numactl, Some(4096), thread, 0).replace("[[process]]", &format!("lscpu = '''\n{lscpu}'''\n[[process]]"))
+}
+
+#[test]
+fn lscpu_beside_numactl_gives_cpu_lists_and_the_llc_share() {
+    use mmviz_engine::mech::page_alloc::LLC_SLICE_KB;
+    // The same Aurora node from both tools: lscpu agrees, and its text gives no cache sizes
+    // (the poster cut that section), so the knob keeps its default.
+    let numactl = fixture("intel-xeon-max-9470c-2s-hbm-cpuless.txt");
+    let s = scenario::parse(
+        &with_lscpu(&numactl, &lscpu_fixture("intel-xeon-max-9470c-aurora-hbm.txt"), "cpu = 0"),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(s.topology.nr_cpus(), 208);
+    assert_eq!(s.knobs.get(LLC_SLICE_KB), Some(1920), "the knob's default");
+    // numactl without CPU lists (an old numactl) takes lscpu's; the flat lscpu's 30720K L3 per
+    // socket x 8 sockets over 160 CPUs sets llc_slice_kb = 1536 unless [knobs] sets it.
+    let lscpu = lscpu_fixture("intel-xeon-e7-4870-8socket-160cpu.txt");
+    let sizes: String = (0..8).map(|n| format!("node {n} size: 4096 MB\n")).collect();
+    let s = scenario::parse(&with_lscpu(&sizes, &lscpu, "cpu = 85"), &[]).unwrap();
+    assert_eq!(s.topology.nr_cpus(), 160);
+    assert_eq!(s.topology.cpu_node[85], 0, "CPU 85 is a node-0 hyperthread in lscpu");
+    assert_eq!(s.knobs.get(LLC_SLICE_KB), Some(1536));
+    run::run(&s, &ToggleSet::default()).unwrap();
+    let set = with_lscpu(&sizes, &lscpu, "cpu = 85").replace("[[process]]", "[knobs]\nllc_slice_kb = 100\n[[process]]");
+    assert_eq!(scenario::parse(&set, &[]).unwrap().knobs.get(LLC_SLICE_KB), Some(100));
+}
+
+#[test]
+fn lscpu_problems_are_named_at_their_scenario_line() {
+    let numactl = fixture("aws-c5n-18xlarge-2s-intel-72cpu.txt");
+    // Another machine's lscpu: the first node line that disagrees, at its line in the scenario.
+    let lscpu = lscpu_fixture("intel-xeon-e7-4870-8socket-160cpu.txt");
+    let text = with_lscpu(&numactl, &lscpu, "cpu = 0");
+    let e = scenario::parse(&text, &[]).unwrap_err();
+    assert!(
+        e.to_string().contains("lscpu text line 22: NUMA node0 CPU(s) 0-9,80-89 differ"),
+        "{e}"
+    );
+    let line = text.lines().nth(e.line.unwrap() - 1).unwrap();
+    assert!(line.starts_with("NUMA node0 CPU(s):"), "{line}");
+    // lscpu without numactl: no memory sizes.
+    let alone = format!("format = 1\nid = \"x\"\ntitle = \"t\"\n[machine]\nlscpu = '''\n{lscpu}'''\n");
+    let e = scenario::parse(&alone, &[]).unwrap_err().to_string();
+    assert!(e.contains("machine.lscpu") && e.contains("give machine.numactl"), "{e}");
+}

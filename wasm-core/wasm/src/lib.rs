@@ -390,6 +390,36 @@ pub fn parse_numactl(text: &str) -> Result<JsValue, JsValue> {
     to_js(&hw)
 }
 
+/// Reads `lscpu` text: CPUs, sockets, NUMA nodes' CPU lists, caches and the LLC share per
+/// CPU, as `mmviz topology --lscpu FILE --json` prints it, or an error naming the line.
+#[wasm_bindgen(js_name = parseLscpu)]
+pub fn parse_lscpu(text: &str) -> Result<JsValue, JsValue> {
+    to_js(&mmviz_engine::lscpu::parse(text).map_err(js_error)?)
+}
+
+/// The machine of `numactl --hardware` text with the CPU lists of `lscpu` text merged in
+/// (`{nodes, distances}` as [`parse_numactl`]); errors say which text and line.
+#[wasm_bindgen(js_name = mergeLscpu)]
+pub fn merge_lscpu(numactl: &str, lscpu: &str) -> Result<JsValue, JsValue> {
+    let hw = mmviz_engine::numactl::parse(numactl).map_err(|e| js_error(format!("numactl text {e}")))?;
+    let l = mmviz_engine::lscpu::parse(lscpu).map_err(|e| js_error(format!("lscpu text {e}")))?;
+    to_js(&mmviz_engine::lscpu::merge(&hw, &l).map_err(|e| js_error(format!("lscpu text {e}")))?)
+}
+
+/// Reads `/proc/zoneinfo` text: per node and zone the watermarks, sizes and pagesets, with
+/// what the model derives for a zone of that size (`mmviz zoneinfo FILE --json`).
+#[wasm_bindgen(js_name = parseZoneinfo)]
+pub fn parse_zoneinfo(text: &str) -> Result<JsValue, JsValue> {
+    to_js(&mmviz_engine::zoneinfo::parse(text).map_err(js_error)?)
+}
+
+/// The difference of two `/proc/vmstat` snapshots (`mmviz vmstat BEFORE AFTER --json`); an
+/// error names the snapshot (`before:`/`after:`) and the line.
+#[wasm_bindgen(js_name = vmstatDelta)]
+pub fn vmstat_delta(before: &str, after: &str) -> Result<JsValue, JsValue> {
+    to_js(&mmviz_engine::vmstat::delta(before, after).map_err(js_error)?)
+}
+
 /// The built-in scenarios (id, title, TOML text).
 #[wasm_bindgen(js_name = builtinScenarios)]
 pub fn builtin_scenarios() -> Result<JsValue, JsValue> {

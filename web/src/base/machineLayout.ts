@@ -41,6 +41,53 @@ export const DEFAULT_METRICS: MachineMetricsPx = {
   memTitlePx: 24,
 };
 
+/**
+ * Sizes for lecture mode: drawn at its natural size (one user unit = one CSS px) beside the
+ * code pane at 1280 × 720, with every text at least 24 px (LECTURE_FONTS).
+ */
+export const LECTURE_METRICS: MachineMetricsPx = {
+  widthPx: 760,
+  gapPx: 16,
+  paddingPx: 12,
+  titlePx: 36,
+  cpuLinePx: 29,
+  cpuHeaderLines: 4,
+  tlbLinePx: 27,
+  cpuGapPx: 10,
+  maxCpusPerRow: 2,
+  frameCellPx: 40,
+  frameGapPx: 4,
+  memTitlePx: 32,
+};
+
+/** TLB lines a CPU box draws at most in lecture mode (the last one summarises the rest). */
+export const LECTURE_TLB_LINES = 4;
+
+/** Font sizes (px) of a CPU box's lines and a frame's pfn label. */
+export interface MachineFontsPx {
+  name: number;
+  task: number;
+  state: number;
+  fn: number;
+  mono: number;
+  badge: number;
+  badgeWidth: number;
+  badgeHeight: number;
+  pfn: number;
+  /** pfn labels of 4 digits or more. */
+  pfnLong: number;
+}
+
+/** The lab's fonts for a CPU box of `widthPx` (small boxes get smaller type and one-letter badges). */
+export function labFontsPx(widthPx: number): MachineFontsPx {
+  const small = widthPx < 170;
+  const f = small ? 12 : 15;
+  return { name: f + 1, task: f - 1, state: f - 2, fn: f - 1, mono: small ? 11 : 13.5, badge: small ? 11 : 12, badgeWidth: small ? 17 : 48, badgeHeight: 18, pfn: 11.5, pfnLong: 9.5 };
+}
+
+/** Lecture mode's fonts: at least 24 px everywhere. */
+export const LECTURE_FONTS: MachineFontsPx = { name: 24, task: 24, state: 24, fn: 24, mono: 24, badge: 24, badgeWidth: 64, badgeHeight: 28, pfn: 24, pfnLong: 24 };
+
 /** At most this many frames are drawn per node (the rest is summarised). */
 export const MAX_FRAMES_DRAWN = 1024;
 
@@ -84,9 +131,9 @@ export function nodeColumns(nodeCount: number): number {
 /** At most this many TLB lines are drawn per CPU (the last one summarises the rest). */
 export const MAX_TLB_LINES = 8;
 
-/** Number of TLB lines a CPU box draws for a TLB of `tlbEntries` entries. */
-export function tlbLinesShown(tlbEntries: number): number {
-  return Math.max(1, Math.min(MAX_TLB_LINES, tlbEntries));
+/** Number of TLB lines a CPU box draws for a TLB of `tlbEntries` entries (at most `max`). */
+export function tlbLinesShown(tlbEntries: number, max = MAX_TLB_LINES): number {
+  return Math.max(1, Math.min(max, tlbEntries));
 }
 
 /** Height of one CPU box for a TLB of `tlbEntries` entries. */

@@ -134,4 +134,11 @@ name = "app"
     expect(twice.match(/\[machine\]/g)).toHaveLength(1);
     expect(twice).toContain("numactl = '''\nnode 0 cpus: 1\n'''\nmem_scale = 2");
   });
+
+  it('carries the lscpu text when given, as a literal string that a replaced machine drops again', () => {
+    const out = scenarioOnMachine('format = 1\nid = "x"\n', 'node 0 cpus: 0', 1, 'CPU(s): 1\r\nNUMA node0 CPU(s): 0\r\n');
+    expect(out).toContain("lscpu = '''\nCPU(s): 1\nNUMA node0 CPU(s): 0\n'''\nmem_scale = 1");
+    const again = scenarioOnMachine(out, 'node 0 cpus: 0', 1);
+    expect(again).not.toContain('lscpu');
+  });
 });

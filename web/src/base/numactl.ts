@@ -184,11 +184,11 @@ function machineLines(lines: readonly string[], inside: readonly boolean[]): Mac
 
 /**
  * The scenario `scenarioText` run on the machine of `numactlText`: its `[machine]` table and
- * every `[[machine.node]]` (and other `machine.*` table) replaced by `numactl = '''...'''` and
- * `mem_scale = N` (its `tlb_entries` kept), where the old `[machine]` was (at the end when
+ * every `[[machine.node]]` (and other `machine.*` table) replaced by `numactl = '''...'''`,
+ * `lscpu = '''...'''` when `lscpuText` is given, and `mem_scale = N` (its `tlb_entries` kept), where the old `[machine]` was (at the end when
  * there was none), and its title marked.
  */
-export function scenarioOnMachine(scenarioText: string, numactlText: string, memScale: number): string {
+export function scenarioOnMachine(scenarioText: string, numactlText: string, memScale: number, lscpuText = ''): string {
   const lines = scenarioText.replace(/\r\n?/g, '\n').split('\n');
   const inside = linesInsideStrings(lines.join('\n'));
   const machine = machineLines(lines, inside);
@@ -196,6 +196,7 @@ export function scenarioOnMachine(scenarioText: string, numactlText: string, mem
     '[machine]',
     `# The machine of pasted \`numactl --hardware\` output; ${memScale} real 4 KiB page${memScale === 1 ? '' : 's'} per simulated page.`,
     `numactl = ${tomlMultiline(numactlText)}`,
+    ...(lscpuText.trim() !== '' ? ['# Its `lscpu` output: CPU lists where numactl gives none, and the LLC share per CPU (knob llc_slice_kb).', `lscpu = ${tomlMultiline(lscpuText)}`] : []),
     `mem_scale = ${memScale}`,
     ...(machine?.tlbEntries ? [`tlb_entries = ${machine.tlbEntries}`] : []),
     '',

@@ -12,6 +12,8 @@ import type {
   Frame,
   MechanismInfo,
   NumaHardware,
+  PasteKind,
+  PasteKinds,
   PatchInfo,
   RunValues,
   ScenarioSummary,
@@ -88,6 +90,8 @@ export interface SimEngine {
   kernels(): KernelInfo[];
   /** Reads pasted `numactl --hardware` text; rejects with Error("line N: ...") when it cannot. */
   parseNumactl(text: string): Promise<NumaHardware>;
+  /** Reads pasted `lscpu`, `/proc/zoneinfo` or `/proc/vmstat` text; rejects with Error("line N: ...") naming the line (and, for two texts, which one). */
+  readPaste<K extends PasteKind>(kind: K, texts: PasteKinds[K]['texts']): Promise<PasteKinds[K]['result']>;
   /** A scenario's summary without preparing its run: its toggle values and params are right, its totalSteps and chapters are not. */
   describe(scenarioText: string, params: Record<string, number>): Promise<ScenarioSummary>;
   /**

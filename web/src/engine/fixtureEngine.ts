@@ -392,6 +392,10 @@ export function createFixtureEngine(options: FixtureEngineOptions = {}): Fixture
       if (!options.parseNumactl) throw new Error('the fixture engine cannot read numactl output: use the wasm engine');
       return options.parseNumactl(text);
     },
+    readPaste: async (kind) => {
+      await Promise.resolve();
+      throw new Error(`the fixture engine cannot read pasted ${kind} text: use the wasm engine`);
+    },
     describe: async (text, params) => {
       await Promise.resolve();
       throwRecordedError(text, {}, params, true);

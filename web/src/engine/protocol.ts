@@ -21,6 +21,8 @@ import type {
   Frame,
   MechanismInfo,
   NumaHardware,
+  PasteKind,
+  PasteKinds,
   PatchInfo,
   RunValues,
   ScenarioSummary,
@@ -38,6 +40,8 @@ export interface EngineMethods {
   init: { args: []; result: { patches: PatchInfo[]; scenarios: BuiltinScenario[]; mechanisms: MechanismInfo[]; kernelVersions: string[]; kernels: KernelInfo[] } };
   /** Reads pasted `numactl --hardware` text (the engine's message names the line when it cannot). */
   parseNumactl: { args: [text: string]; result: NumaHardware };
+  /** Reads pasted `lscpu`, `/proc/zoneinfo` or `/proc/vmstat` text (the message names the line). */
+  readPaste: { args: [kind: PasteKind, texts: string[]]; result: PasteKinds[PasteKind]['result'] };
   /** Prepares a run (at `seed` when given, else the scenario's own); posts progress while it runs. Returns a handle for the other methods. */
   create: {
     args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number];
@@ -84,6 +88,7 @@ export type EngineMethod = keyof EngineMethods;
 export const ENGINE_METHODS: readonly EngineMethod[] = [
   'init',
   'parseNumactl',
+  'readPaste',
   'create',
   'describe',
   'sweepPlan',

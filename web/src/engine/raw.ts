@@ -55,6 +55,14 @@ export interface RawWasmModule {
   kernelToggles?(version: string): unknown;
   /** `numactl --hardware` text → `{nodes, distances}`; throws "line N: ..." (absent from older packages). */
   parseNumactl?(text: string): unknown;
+  /** `lscpu` text → what it says; throws "line N: ..." (absent from older packages, as the next three). */
+  parseLscpu?(text: string): unknown;
+  /** numactl + lscpu text → the merged `{nodes, distances}`; throws "numactl|lscpu text line N: ...". */
+  mergeLscpu?(numactl: string, lscpu: string): unknown;
+  /** `/proc/zoneinfo` text → zones; throws "line N: ...". */
+  parseZoneinfo?(text: string): unknown;
+  /** Two `/proc/vmstat` snapshots → their difference; throws "line N: before|after: ...". */
+  vmstatDelta?(before: string, after: string): unknown;
   /** Absent from older packages. */
   DivergenceSearch?: {
     load(scenarioText: string, togglesA: Record<string, boolean | string>, togglesB: Record<string, boolean | string>, params: Record<string, number>): RawDivergenceSearch;

@@ -120,6 +120,104 @@ export interface NumaHardware {
   distances: number[][] | null;
 }
 
+/** A question asked at a chapter (predict, then reveal), with its answer as the run gives it. */
+export type { QuestionView } from './generated/QuestionView';
+
+/** A question's answer, computed from the run: a counter's change, the CPUs with an event, or which statements hold. */
+export type { AnswerView } from './generated/AnswerView';
+/** One `NUMA nodeN CPU(s):` line of pasted `lscpu` text. */
+export interface LscpuNode {
+  id: number;
+  /** CPU numbers, ascending (empty for a CPU-less node). */
+  cpus: number[];
+  /** The 1-based line of the pasted text. */
+  line: number;
+}
+
+/** One cache of pasted `lscpu` text. */
+export interface LscpuCache {
+  /** `L1d`, `L1i`, `L2`, `L3`. */
+  level: string;
+  bytes: number;
+  instances: number | null;
+  /** Whether `bytes` is the sum over all instances (else one instance). */
+  total: boolean;
+}
+
+/** What pasted `lscpu` text says (`mmviz topology --lscpu FILE --json`). */
+export interface Lscpu {
+  cpus: number | null;
+  sockets: number | null;
+  cores_per_socket: number | null;
+  threads_per_core: number | null;
+  model_name: string | null;
+  numa_nodes: number | null;
+  nodes: LscpuNode[];
+  caches: LscpuCache[];
+  /** The last-level cache per CPU in KiB (the knob `llc_slice_kb`), when derivable. */
+  llc_slice_kb: number | null;
+  /** How `llc_slice_kb` was derived. */
+  llc_note: string | null;
+}
+
+/** One CPU's pageset of a zone in pasted `/proc/zoneinfo`. */
+export interface ZonePageset {
+  cpu: number;
+  count: number;
+  high: number;
+  batch: number;
+  high_min: number | null;
+  high_max: number | null;
+}
+
+/** One node's zone in pasted `/proc/zoneinfo`. */
+export interface ZoneInfoZone {
+  node: number;
+  name: string;
+  line: number;
+  free: number | null;
+  min: number;
+  low: number;
+  high: number;
+  spanned: number | null;
+  present: number | null;
+  managed: number | null;
+  pagesets: ZonePageset[];
+  /** What the model derives for a lowmem zone of `managed` pages; null for zones it has no counterpart of. */
+  model: { wmarks: [number, number, number]; batch: number } | null;
+}
+
+/** What pasted `/proc/zoneinfo` says (`mmviz zoneinfo FILE --json`). */
+export interface ZoneInfo {
+  zones: ZoneInfoZone[];
+  /** Lines read but not used by the model, each once. */
+  unused: string[];
+  lowmem_managed: number;
+}
+
+/** The difference of two pasted `/proc/vmstat` snapshots (`mmviz vmstat BEFORE AFTER --json`). */
+export interface VmstatDelta {
+  /** Counters both have, after - before. */
+  changes: { name: string; before: number; after: number; delta: number }[];
+  only_before: string[];
+  only_after: string[];
+}
+
+/** What the engine reads from pasted text, by kind, with the texts each kind takes. */
+export interface PasteKinds {
+  /** `lscpu` text. */
+  lscpu: { texts: [lscpu: string]; result: Lscpu };
+  /** `numactl --hardware` text with the same machine's `lscpu` text merged in. */
+  machine: { texts: [numactl: string, lscpu: string]; result: NumaHardware };
+  /** `/proc/zoneinfo` text. */
+  zoneinfo: { texts: [zoneinfo: string]; result: ZoneInfo };
+  /** Two `/proc/vmstat` snapshots. */
+  vmstat: { texts: [before: string, after: string]; result: VmstatDelta };
+}
+
+/** A kind of pasted text the engine reads. */
+export type PasteKind = keyof PasteKinds;
+
 export type { SweepRequest } from './generated/SweepRequest';
 export type { SweepPlan, SweepProblem, SweepReport };
 export type { SweepField } from './generated/SweepField';

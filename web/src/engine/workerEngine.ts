@@ -20,6 +20,8 @@ import type {
   Frame,
   MechanismInfo,
   NumaHardware,
+  PasteKind,
+  PasteKinds,
   PatchInfo,
   RunValues,
   ScenarioSummary,
@@ -205,6 +207,12 @@ class WorkerEngine implements SimEngine {
   async parseNumactl(text: string): Promise<NumaHardware> {
     const client = await this.spare;
     return client.call('parseNumactl', [text]);
+  }
+
+  /** Asks the spare worker, as parseNumactl. */
+  async readPaste<K extends PasteKind>(kind: K, texts: PasteKinds[K]['texts']): Promise<PasteKinds[K]['result']> {
+    const client = await this.spare;
+    return client.call('readPaste', [kind, [...texts]]) as Promise<PasteKinds[K]['result']>;
   }
 
   async create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options: CreateOptions = {}): Promise<SimHandle> {

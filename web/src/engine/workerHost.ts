@@ -6,7 +6,7 @@ import { errorMessage, type BuiltinScenario } from './engine';
 import { normalizeDivergence, normalizeEvent, normalizeFrame, normalizeSeries, normalizeSummary, plainRecord, toPlain } from './normalize';
 import { parseCallMessage, type CallMessage, type EngineMethods, type WorkerMessage } from './protocol';
 import type { RawSimulation, RawWasmModule } from './raw';
-import type { Divergence, Frame, MechanismInfo, NumaHardware, PatchInfo, RunValues, ScenarioSummary, SweepPlanOutcome, SweepReportOutcome, ToggleValue } from './types';
+import type { Divergence, Frame, MechanismInfo, NumaHardware, PasteKind, PasteKinds, PatchInfo, RunValues, ScenarioSummary, SweepPlanOutcome, SweepReportOutcome, ToggleValue } from './types';
 import { versionsToAsk, type KernelInfo } from '../base/kernels';
 
 /** Reports how far a long call is: steps prepared so far, and the run's steps once known. */
@@ -155,6 +155,13 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostM
         const parse = engine().parseNumactl;
         if (!parse) throw new Error('this build of the engine cannot read numactl output: rebuild it with `npm run build:wasm`');
         return toPlain(parse(call.args[0])) as NumaHardware;
+      }
+      case 'readPaste': {
+        const [kind, texts] = call.args;
+        const mod = engine();
+        const fn = { lscpu: mod.parseLscpu, machine: mod.mergeLscpu, zoneinfo: mod.parseZoneinfo, vmstat: mod.vmstatDelta }[kind];
+        if (!fn) throw new Error(`this build of the engine cannot read pasted ${kind} text: rebuild it with \`npm run build:wasm\``);
+        return toPlain((fn as (...t: string[]) => unknown)(...texts)) as PasteKinds[PasteKind]['result'];
       }
       case 'create': {
         const [text, toggles, params, seed] = call.args;

@@ -1,13 +1,17 @@
 // Counters: kernel vmstat names as the engine gives them, value, delta of this step, grouped
 // by the mechanism that declares them (the engine's metadata), each with its doc as tooltip.
-// "Copy as text" keeps the run's own counter order and format (countersText.ts).
+// "Copy as text" keeps the run's own counter order and format (countersText.ts). With two
+// /proc/vmstat snapshots pasted in "Measured…", a column beside shows how much the counters of
+// the same names moved on that real machine (per second when the interval was given).
 import { useId, useMemo, useState } from 'react';
 import { formatCount, formatDelta } from '../base/format';
 import { groupCounters } from '../base/mechanisms';
 import type { CounterInfo, Frame } from '../engine/types';
-import { useAppStore } from '../store/context';
-import { choiceLabel, toggleValueLabel } from '../store/simSlice';
-import { abCountersAsText, countersAsText, percentChange } from './countersText';
+import type { Reality } from '../store/types';
+import { useAppStore, useAppStoreApi } from '../store/context';
+import { percentChange, runReportText } from './countersText';
+import { reportAbout } from './reportAbout';
+import { currentLink } from '../share/useUrlSync';
 import styles from './CountersTable.module.css';
 import panel from './Panel.module.css';
 
@@ -87,9 +91,20 @@ function AbTable({ groups, a, b, noteId }: { groups: ReturnType<typeof groupCoun
   );
 }
 
+/** A real machine's change of counter `name` as shown (total, or per second with an interval); null when that machine has no such counter. */
+export function realityCell(reality: Reality, name: string): string | null {
+  const c = reality.delta.changes.find((x) => x.name === name);
+  if (!c) return null;
+  if (reality.intervalS === null) return c.delta === 0 ? '0' : formatDelta(c.delta);
+  const rate = c.delta / reality.intervalS;
+  const text = Math.abs(rate) >= 100 || rate === 0 ? formatCount(Math.round(Math.abs(rate))) : Math.abs(rate).toFixed(1);
+  return `${rate < 0 ? '−' : rate > 0 ? '+' : ''}${text}/s`;
+}
+
 /** The counters table with "Copy as text". */
 export function CountersTable() {
   const titleId = useId();
+  const store = useAppStoreApi();
   const summary = useAppStore((s) => s.runs.a.summary);
   const frame = useAppStore((s) => s.runs.a.frame);
   const frameB = useAppStore((s) => (s.ab ? s.runs.b.frame : null));
@@ -99,8 +114,10 @@ export function CountersTable() {
   const paramOverrides = useAppStore((s) => s.paramOverrides);
   const comparison = useAppStore((s) => s.comparison);
   const mechanisms = useAppStore((s) => s.mechanisms);
+  const reality = useAppStore((s) => s.reality);
   const [status, setStatus] = useState('');
   const noteId = useId();
+  const realityId = useId();
   const counterNames = summary?.counterNames;
   const counters = frame?.counters;
   const names = useMemo(() => (counterNames && counterNames.length > 0 ? counterNames : Object.keys(counters ?? {})), [counterNames, counters]);
@@ -118,34 +135,20 @@ export function CountersTable() {
   const anyModelOnly = groups.some((g) => g.counters.some((c) => !c.kernel));
 
   const copy = async (): Promise<void> => {
-    const toggles = Object.entries(summary.toggles)
-      .filter(([id]) => id in overrides)
-      .map(([id, v]) => `${id}=${toggleValueLabel(patches.find((p) => p.id === id), v)}`);
-    const params = Object.entries(paramOverrides).map(([k, v]) => `${k}=${v}`);
-    const heading = [
-      `mmviz: ${summary.id} (${summary.title})`,
-      `toggles: ${toggles.length ? toggles.join(', ') : 'defaults'}${params.length ? `; params: ${params.join(', ')}` : ''}`,
-    ];
-    const text =
-      choice && frameB
-        ? abCountersAsText({
-            heading: [...heading, `A/B: ${choiceLabel(choice, patches)}; A at step ${formatCount(frame.step)}, B at step ${formatCount(frameB.step)}`],
-            names,
-            a: frame.counters,
-            b: frameB.counters,
-            labels: ['A', 'B'],
-          })
-        : countersAsText({
-            heading: [
-              ...heading,
-              `step ${formatCount(frame.step)} / ${formatCount(summary.totalSteps)}`,
-              // A reader of the pasted table must know what the run's own warnings say.
-              ...summary.warnings.map((w) => `warning: ${w}`),
-            ],
-            names,
-            values: frame.counters,
-            deltas,
-          });
+    const summaryB = store.getState().runs.b.summary;
+    const text = runReportText({
+      about: reportAbout({ summary, frame, frameB: choice ? frameB : null, choice, patches, overrides, paramOverrides }),
+      counters:
+        choice && frameB
+          ? { kind: 'ab', names, a: frame.counters, b: frameB.counters }
+          : { kind: 'one', names, values: frame.counters, deltas },
+      link: currentLink(store),
+      toggles: Object.entries(summary.toggles).map(([id, a]) => {
+        const patch = patches.find((p) => p.id === id);
+        const b = choice && summaryB ? summaryB.toggles[id] : undefined;
+        return { id, a, ...(b === undefined ? {} : { b }), commit: patch?.commit ?? 'unknown', version: patch?.version ?? '' };
+      }),
+    });
     try {
       await copyText(text);
       setStatus('Copied');
@@ -185,6 +188,11 @@ export function CountersTable() {
             <th scope="col" className={styles.num}>
               this step
             </th>
+            {reality && (
+              <th scope="col" className={`${styles.num} ${styles.reality}`} aria-describedby={realityId} title="Measured on your machine (two /proc/vmstat snapshots you pasted), not simulated">
+                your machine{reality.intervalS !== null ? ' /s' : ' Δ'}
+              </th>
+            )}
           </tr>
         </thead>
         {groups.map((group) => (
@@ -192,7 +200,7 @@ export function CountersTable() {
             {/* Only with several groups: one mechanism's heading would say nothing. */}
             {groups.length > 1 && (
               <tr className={styles.group}>
-                <th scope="colgroup" colSpan={3}>
+                <th scope="colgroup" colSpan={reality ? 4 : 3}>
                   {group.mechanism?.title ?? 'Other counters'}
                 </th>
               </tr>
@@ -218,12 +226,20 @@ export function CountersTable() {
                     {changed && <span className={styles.was}> (was {formatCount(before)})</span>}
                   </td>
                   <td className={`${styles.num} ${delta > 0 ? styles.up : delta < 0 ? styles.down : ''}`}>{formatDelta(delta)}</td>
+                  {reality && <td className={`${styles.num} ${styles.reality}`}>{realityCell(reality, name) ?? ''}</td>}
                 </tr>
               );
             })}
           </tbody>
         ))}
       </table>
+      )}
+      {reality && (
+        <p id={realityId} className={styles.realityNote} data-testid="reality-note">
+          <strong>Your machine</strong>: how much each counter moved between the two <code>/proc/vmstat</code> snapshots pasted in Measured…
+          {reality.intervalS !== null ? `, per second over ${reality.intervalS} s` : ''}. A measurement of that machine, not of the model; only counters both have (
+          {names.filter((n) => realityCell(reality, n) !== null).length} here){choice && frameB ? '; not shown in an A/B comparison' : ''}.
+        </p>
       )}
       {anyModelOnly && (
         <p id={noteId} className={styles.note}>

@@ -1,12 +1,16 @@
 // Header: product name, scenario picker, patch toggles (+ cards), params, copy link.
 import { useState } from 'react';
-import { isLocalBase, linkBase } from '../base/build';
-import { writeUrlNow } from '../share/useUrlSync';
+import { isLocalBase } from '../base/build';
+import { EditorButton } from '../editor/EditorDialog';
+import { ExportButton } from '../export/ExportDialog';
+import { enterFullscreen } from '../lecture/fullscreen';
+import { currentLink } from '../share/useUrlSync';
 import { AboutButton } from './AboutDialog';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
 import { SweepButton } from '../sweep/SweepDialog';
 import { MachineDialogButton } from './MachineDialog';
+import { RealityDialogButton } from './RealityDialog';
 import { ParamInput } from './ParamInput';
 import { ToggleBar } from './ToggleBar';
 import { ThemePicker } from '../theme/ThemePicker';
@@ -74,8 +78,7 @@ function CopyLink() {
   const [status, setStatus] = useState('');
   const [long, setLong] = useState(false);
   const copy = async (): Promise<void> => {
-    writeUrlNow(store);
-    const link = `${linkBase(window.location)}${window.location.hash}`;
+    const link = currentLink(store);
     const notes: string[] = [];
     if (isLocalBase(link)) notes.push('it opens only on this machine (build the lab with MMVIZ_PUBLIC_URL to share it)');
     const tooLong = link.length > LONG_LINK_CHARS;
@@ -115,6 +118,27 @@ function CopyLink() {
   );
 }
 
+/** "Lecture mode": the lab for a room, full screen when the browser allows (on its first slide at step 0). */
+function LectureButton() {
+  const enterLecture = useAppStore((s) => s.enterLecture);
+  const atStart = useAppStore((s) => s.runs.a.step === 0);
+  const ready = useAppStore((s) => s.runs.a.summary !== null);
+  return (
+    <button
+      type="button"
+      className={styles.button}
+      disabled={!ready}
+      title="Full screen, room-sized type, clicker keys (PageDown, PageUp, Space, arrows); Escape leaves"
+      onClick={() => {
+        enterLecture(atStart);
+        void enterFullscreen(document.documentElement);
+      }}
+    >
+      Lecture mode
+    </button>
+  );
+}
+
 /** The app header. */
 export function Header() {
   const engineKind = useAppStore((s) => s.engine?.kind);
@@ -134,11 +158,15 @@ export function Header() {
         <ParamList />
         <SeedNote />
         <MachineDialogButton />
+        {summary && <EditorButton />}
+        <RealityDialogButton />
         <SweepButton />
+        <LectureButton />
         <div className={styles.tools}>
           <ThemePicker />
           <KeySheetButton />
           <CopyLink />
+          {summary && <ExportButton />}
           <AboutButton />
         </div>
       </div>

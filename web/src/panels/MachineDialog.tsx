@@ -1,14 +1,16 @@
 // "Machine from numactl --hardware": a box to paste a real machine's `numactl --hardware`
-// output into, a live preview of what the engine reads from it (nodes, CPUs, sizes,
-// distances) or its error with the line marked, and "Use this machine", which opens the
-// current scenario as a custom one on that machine. The text lives in the store (and the
+// output into, another for the same machine's `lscpu` (optional: CPU lists where numactl
+// gives none, and the last-level cache per CPU), a live preview of what the engine reads
+// from them (nodes, CPUs, sizes, distances, caches) or its error with the line marked, and
+// "Use this machine", which opens the current scenario as a custom one on that machine. The text lives in the store (and the
 // tab's sessionStorage): closing the dialog, an error or a reload loses nothing.
 import { useEffect, useId, useRef, useState } from 'react';
 import { chooseMemScale, cpuRanges, errorLine, errorWithoutLine, formatMb, MAX_MEM_SCALE, nodePages, scenarioOnMachine, simulatedPages } from '../base/numactl';
 import { errorMessage } from '../engine/engine';
-import type { NumaHardware } from '../engine/types';
+import type { Lscpu, NumaHardware } from '../engine/types';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './MachineDialog.module.css';
+import { NumberedTextarea, PasteError, selectLine, usePasteParse } from './PasteBox';
 
 /** What the engine made of the text: nothing yet, the machine, or its message. */
 type Parsed = { kind: 'empty' } | { kind: 'ok'; hw: NumaHardware } | { kind: 'error'; message: string };
@@ -41,51 +43,6 @@ function useParsed(text: string): Parsed {
     };
   }, [empty, engine, text]);
   return empty ? { kind: 'empty' } : got;
-}
-
-/** The pasted text's lines with their numbers beside it; `mark` is the 1-based line an error names. */
-function NumberedTextarea({ id, text, onChange, mark, describedBy }: { id: string; text: string; onChange: (t: string) => void; mark: number | null; describedBy: string }) {
-  const gutter = useRef<HTMLDivElement>(null);
-  const count = Math.max(1, text.split('\n').length);
-  return (
-    <div className={styles.editor}>
-      <div ref={gutter} className={styles.gutter} aria-hidden="true">
-        {Array.from({ length: count }, (_, i) => (
-          <div key={i} className={i + 1 === mark ? styles.gutterMark : undefined}>
-            {i + 1}
-          </div>
-        ))}
-      </div>
-      <textarea
-        id={id}
-        className={styles.textarea}
-        value={text}
-        wrap="off"
-        spellCheck={false}
-        autoComplete="off"
-        rows={14}
-        aria-invalid={mark !== null}
-        aria-describedby={describedBy}
-        placeholder={'$ numactl --hardware\navailable: 2 nodes (0-1)\nnode 0 cpus: 0 1 2 3\nnode 0 size: 16000 MB\n...'}
-        onChange={(e) => onChange(e.target.value)}
-        onScroll={(e) => {
-          if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
-        }}
-      />
-    </div>
-  );
-}
-
-/** Selects line `n` (1-based) of a textarea and scrolls it into view. */
-function selectLine(area: HTMLTextAreaElement | null, n: number): void {
-  if (!area) return;
-  const lines = area.value.split('\n');
-  const start = lines.slice(0, n - 1).reduce((sum, l) => sum + l.length + 1, 0);
-  const end = start + (lines[n - 1]?.length ?? 0);
-  area.focus();
-  area.setSelectionRange(start, end);
-  const lineHeight = parseFloat(getComputedStyle(area).lineHeight) || 20;
-  area.scrollTop = Math.max(0, (n - 3) * lineHeight);
 }
 
 /** The preview of a machine: its nodes and distances, and what the simulation makes of it at `scale`. */
@@ -155,13 +112,38 @@ function MachinePreview({ hw, scale }: { hw: NumaHardware; scale: number }) {
   );
 }
 
+/** KiB/MiB/GiB for a cache size in bytes. */
+function formatBytes(b: number): string {
+  if (b >= 1 << 30) return `${+(b / (1 << 30)).toFixed(1)} GiB`;
+  if (b >= 1 << 20) return `${+(b / (1 << 20)).toFixed(1)} MiB`;
+  return `${+(b / 1024).toFixed(1)} KiB`;
+}
+
+/** One line of what lscpu says: CPUs, sockets x cores x threads, nodes, caches, the LLC share per CPU. */
+export function lscpuSummary(l: Lscpu): string {
+  const parts: string[] = [];
+  if (l.cpus !== null) parts.push(`${l.cpus} CPUs`);
+  if (l.sockets !== null && l.cores_per_socket !== null && l.threads_per_core !== null)
+    parts.push(`${l.sockets} socket${l.sockets === 1 ? '' : 's'} × ${l.cores_per_socket} cores × ${l.threads_per_core} threads`);
+  if (l.nodes.length > 0) parts.push(`${l.nodes.length} NUMA node${l.nodes.length === 1 ? '' : 's'} with CPU lists`);
+  if (l.caches.length > 0) parts.push(l.caches.map((c) => `${c.level} ${formatBytes(c.bytes)}${c.total ? '' : ' each'}`).join(', '));
+  return parts.join('; ');
+}
+
 /** The dialog's body (rendered only while it is open). */
 function MachineForm({ onClose }: { onClose: () => void }) {
   const store = useAppStoreApi();
   const text = useAppStore((s) => s.numactlText);
   const setText = useAppStore((s) => s.setNumactlText);
-  const parsed = useParsed(text);
-  const ids = { text: useId(), status: useId(), scale: useId() };
+  const parsedAlone = useParsed(text);
+  const lscpuText = useAppStore((s) => s.pastes.lscpu);
+  const setPaste = useAppStore((s) => s.setPaste);
+  const lscpu = usePasteParse('lscpu', [lscpuText]);
+  // Both read: numactl's machine with lscpu's CPU lists (the engine checks they agree).
+  const merged = usePasteParse('machine', [text, lscpuText], parsedAlone.kind === 'ok' && lscpu.kind === 'ok');
+  const parsed: Parsed = parsedAlone.kind === 'ok' && merged.kind === 'ok' ? { kind: 'ok', hw: merged.value } : parsedAlone;
+  const lscpuBlocks = lscpu.kind === 'error' || merged.kind === 'error' || (lscpu.kind === 'ok' && parsedAlone.kind === 'ok' && merged.kind === 'empty');
+  const ids = { text: useId(), status: useId(), scale: useId(), lscpu: useId(), lscpuStatus: useId() };
   const area = useRef<HTMLDivElement>(null);
   const [scaleText, setScaleText] = useState<string | null>(null);
   const [useError, setUseError] = useState<{ message: string; scenarioText: string } | null>(null);
@@ -177,7 +159,7 @@ function MachineForm({ onClose }: { onClose: () => void }) {
     if (parsed.kind !== 'ok' || !scaleOk) return;
     const s = store.getState();
     if (!s.engine || !s.scenario) return;
-    const scenarioText = scenarioOnMachine(s.scenarioText, text, scaleValue);
+    const scenarioText = scenarioOnMachine(s.scenarioText, text, scaleValue, lscpu.kind === 'ok' ? lscpuText : '');
     setUseError(null);
     setBusy(true);
     try {
@@ -205,8 +187,8 @@ function MachineForm({ onClose }: { onClose: () => void }) {
         </button>
       </div>
       <p className={styles.help}>
-        Paste what <code>numactl --hardware</code> prints on a real machine (a prompt line, ranges, odd spacing are fine). The current scenario then runs on its nodes,
-        CPUs and distances.
+        Paste what <code>numactl --hardware</code> prints on a real machine (a prompt line, ranges, odd spacing are fine), and if you have it the same machine’s{' '}
+        <code>lscpu</code>. The current scenario then runs on its nodes, CPUs and distances.
       </p>
       <label htmlFor={ids.text} className={styles.label}>
         <code>numactl --hardware</code> output
@@ -221,6 +203,8 @@ function MachineForm({ onClose }: { onClose: () => void }) {
           }}
           mark={mark}
           describedBy={ids.status}
+          placeholder={'$ numactl --hardware\navailable: 2 nodes (0-1)\nnode 0 cpus: 0 1 2 3\nnode 0 size: 16000 MB\n...'}
+          testId="numactl-text"
         />
       </div>
       <div id={ids.status} className={styles.status}>
@@ -245,6 +229,36 @@ function MachineForm({ onClose }: { onClose: () => void }) {
         )}
         {parsed.kind === 'ok' && <MachinePreview hw={parsed.hw} scale={scaleOk ? scaleValue : chosen} />}
       </div>
+      <label htmlFor={ids.lscpu} className={styles.label}>
+        <code>lscpu</code> output of the same machine <span className={styles.count}>(optional)</span>
+      </label>
+      <NumberedTextarea
+        id={ids.lscpu}
+        text={lscpuText}
+        onChange={(t) => {
+          setPaste('lscpu', t);
+          setUseError(null);
+        }}
+        mark={lscpu.kind === 'error' ? errorLine(lscpu.message) : merged.kind === 'error' ? errorLine(merged.message) : null}
+        describedBy={ids.lscpuStatus}
+        placeholder={'$ lscpu\nCPU(s):              8\nNUMA node0 CPU(s):   0-3\n...'}
+        rows={7}
+        testId="lscpu-text"
+      />
+      <div id={ids.lscpuStatus} className={styles.status}>
+        {lscpu.kind === 'empty' && <p className={styles.note}>Nothing pasted: CPU lists come from numactl, the last-level cache share from the scenario.</p>}
+        {lscpu.kind === 'error' && <PasteError message={lscpu.message} text={lscpuText} areaId={ids.lscpu} testId="lscpu-error" what="lscpu" />}
+        {lscpu.kind === 'ok' && merged.kind === 'error' && <PasteError message={merged.message} text={lscpuText} areaId={ids.lscpu} testId="lscpu-error" what="lscpu" />}
+        {lscpu.kind === 'ok' && (
+          <p className={styles.note} data-testid="lscpu-summary">
+            {lscpuSummary(lscpu.value)}
+            {lscpu.value.llc_slice_kb !== null
+              ? `. The model's last-level cache per CPU (knob llc_slice_kb) becomes ${lscpu.value.llc_slice_kb.toLocaleString('en-US')} KiB (${lscpu.value.llc_note ?? ''}) unless the scenario sets it.`
+              : '. No last-level cache size to derive llc_slice_kb from: the scenario keeps its own.'}
+            {merged.kind === 'ok' ? ' CPU lists checked against numactl.' : ''}
+          </p>
+        )}
+      </div>
       {parsed.kind === 'ok' && (
         <div className={styles.use}>
           <label htmlFor={ids.scale} className={styles.label}>
@@ -266,7 +280,7 @@ function MachineForm({ onClose }: { onClose: () => void }) {
               ? `real 4 KiB pages per simulated page: ${simulatedPages(parsed.hw, scaleValue).toLocaleString('en-US')} simulated pages${scaleText === null ? ' (chosen to stay under 65,536)' : ''}`
               : `a whole number from 1 to ${MAX_MEM_SCALE.toLocaleString('en-US')}`}
           </span>
-          <button type="button" className={styles.primary} disabled={!scaleOk || busy} onClick={() => void use()}>
+          <button type="button" className={styles.primary} disabled={!scaleOk || busy || lscpuBlocks} onClick={() => void use()}>
             {busy ? 'Opening…' : 'Use this machine'}
           </button>
         </div>

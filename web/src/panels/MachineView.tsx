@@ -8,7 +8,20 @@ import { cpuRanges } from '../base/numactl';
 import { memo, type ReactElement, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
 import { archOverPx, cellInDirection, rectCenterPx, type RectPx } from '../base/geometry';
-import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, tlbLinesShown } from '../base/machineLayout';
+import {
+  DEFAULT_METRICS,
+  frameLabelFits,
+  labFontsPx,
+  LECTURE_FONTS,
+  LECTURE_METRICS,
+  LECTURE_TLB_LINES,
+  machineLayoutPx,
+  MAX_FRAMES_DRAWN,
+  MAX_TLB_LINES,
+  tlbLinesShown,
+  type MachineFontsPx,
+  type MachineMetricsPx,
+} from '../base/machineLayout';
 import { useReducedMotion } from '../base/useReducedMotion';
 import { FRAME_DIRTY, FRAME_LOCKED, frameState, NO_PID, tlbCount, tlbEntries as tlbEntriesOf, windowNote, type TlbEntryView } from '../engine/bulk';
 import type { CpuView, FrameState, IpiView, SimEvent } from '../engine/types';
@@ -52,23 +65,28 @@ interface CpuBoxProps {
   tlbDense: boolean;
   /** The hovered and selected frames: TLB lines caching them are outlined. */
   linkedPfns: readonly number[];
+  /** The layout's sizes, its type and the most TLB lines a box draws (lecture mode has its own). */
+  metrics: MachineMetricsPx;
+  fonts: MachineFontsPx;
+  maxTlbLines: number;
 }
 
-function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid, tlbDense, linkedPfns }: CpuBoxProps) {
-  const m = DEFAULT_METRICS;
-  const small = rect.widthPx < 170;
-  const fontPx = small ? 12 : 15;
-  const monoPx = small ? 11 : 13.5;
+function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid, tlbDense, linkedPfns, metrics: m, fonts, maxTlbLines }: CpuBoxProps) {
+  // One-letter badges on a narrow box (the lab's small type says it is narrow).
+  const small = fonts.badgeWidth < 30;
+  const monoPx = fonts.mono;
   const x = rect.xPx + 8;
   const textWidthPx = rect.widthPx - 14;
-  const line = (i: number): number => rect.yPx + 17 + i * m.cpuLinePx;
+  const line = (i: number): number => rect.yPx + m.cpuLinePx - 3 + i * m.cpuLinePx;
   const classes = [styles.cpu, cpu.lazy ? styles.lazy : '', isTouched ? styles.touchedCpu : '', isEventCpu ? styles.eventCpu : ''].join(' ');
-  const shown = tlbDense ? 0 : tlbLinesShown(tlbEntries);
+  const shown = tlbDense ? 0 : tlbLinesShown(tlbEntries, maxTlbLines);
   // When the TLB is bigger than the box, the last line summarises the rest.
   const overflow = !tlbDense && tlbTotal > shown ? tlbTotal - (shown - 1) : 0;
   const slots = tlbDense ? [] : Array.from({ length: overflow > 0 ? shown - 1 : shown }, (_, i) => tlb[i] ?? null);
+  // Room-sized type leaves room for the short form only.
+  const shortTlb = small || fonts.mono >= 20;
   const tlbText = (e: NonNullable<(typeof slots)[number]>): string =>
-    small
+    shortTlb
       ? `${e.vpn.toString(16)}→${e.pfn.toString(16)}`
       : `${formatHex(e.vpn)}→${formatHex(e.pfn)}${e.write ? ' W' : ''}${e.dirty ? ' D' : ''}${showPid ? ` pid ${e.pid}` : ''}`;
   return (
@@ -77,30 +95,30 @@ function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEn
         {`CPU ${cpu.id}: ${cpu.task ? `task ${cpu.task}` : 'no task'}, ${cpu.state}${cpu.inFunction ? `, in ${cpu.inFunction}` : ''}${cpu.lazy ? ', lazy TLB' : ''}${inMask ? ', in mm_cpumask' : ''}; ${tlbTotal} TLB entries${cpu.stack.length > 0 ? `; stack (bottom first): ${cpu.stack.join(' › ')}` : ''}`}
       </title>
       <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={6} className={classes} />
-      <text x={x} y={line(0)} className={styles.cpuName} fontSize={fontPx + 1}>
+      <text x={x} y={line(0)} className={styles.cpuName} fontSize={fonts.name}>
         CPU {cpu.id}
       </text>
       {inMask && (
         <g>
-          <rect x={rect.xPx + rect.widthPx - (small ? 22 : 54)} y={rect.yPx + 4} width={small ? 17 : 48} height={18} rx={3} className={styles.maskBadge} />
-          <text x={rect.xPx + rect.widthPx - (small ? 13.5 : 30)} y={rect.yPx + 17} className={styles.maskText} fontSize={small ? 11 : 12} textAnchor="middle">
+          <rect x={rect.xPx + rect.widthPx - fonts.badgeWidth - 5} y={rect.yPx + 4} width={fonts.badgeWidth} height={fonts.badgeHeight} rx={3} className={styles.maskBadge} />
+          <text x={rect.xPx + rect.widthPx - fonts.badgeWidth / 2 - 5} y={rect.yPx + 4 + fonts.badgeHeight * 0.5 + fonts.badge * 0.36} className={styles.maskText} fontSize={fonts.badge} textAnchor="middle">
             {small ? 'M' : 'mask'}
           </text>
         </g>
       )}
       {cpu.lazy && (
-        <text x={rect.xPx + rect.widthPx - (inMask ? (small ? 26 : 60) : 8)} y={line(0)} textAnchor="end" className={styles.lazyText} fontSize={fontPx - 2}>
+        <text x={rect.xPx + rect.widthPx - (inMask ? fonts.badgeWidth + 9 : 8)} y={line(0)} textAnchor="end" className={styles.lazyText} fontSize={fonts.state}>
           {small ? 'z' : 'lazy'}
         </text>
       )}
-      <text x={x} y={line(1)} fontSize={fontPx - 1} className={cpu.task ? styles.cpuTask : styles.cpuUser}>
+      <text x={x} y={line(1)} fontSize={fonts.task} className={cpu.task ? styles.cpuTask : styles.cpuUser}>
         {cpu.task ? `task ${cpu.task}` : 'no task'}
       </text>
-      <text x={x} y={line(2)} fontSize={fontPx - 2} className={styles.cpuState}>
-        {fitText(cpu.state, textWidthPx, fontPx - 2, 0.52)}
+      <text x={x} y={line(2)} fontSize={fonts.state} className={styles.cpuState}>
+        {fitText(cpu.state, textWidthPx, fonts.state, 0.52)}
       </text>
-      <text x={x} y={line(3)} fontSize={fontPx - 1} className={cpu.inFunction ? styles.cpuFn : styles.cpuUser}>
-        {cpu.inFunction ? fitText(functionLabel(cpu.inFunction), textWidthPx, fontPx - 1, 0.6) : cpu.task ? 'user mode' : ''}
+      <text x={x} y={line(3)} fontSize={fonts.fn} className={cpu.inFunction ? styles.cpuFn : styles.cpuUser}>
+        {cpu.inFunction ? fitText(functionLabel(cpu.inFunction), textWidthPx, fonts.fn, 0.6) : cpu.task ? 'user mode' : ''}
       </text>
       {slots.map((e, i) => (
         <g key={i}>
@@ -172,6 +190,7 @@ interface FrameCellProps {
   touched: boolean;
   highlighted: boolean;
   label: boolean;
+  fonts: MachineFontsPx;
   selected: boolean;
   /** The frames' one Tab stop (roving: the selected frame, else the first). */
   tabStop: boolean;
@@ -181,7 +200,7 @@ interface FrameCellProps {
   onMove: (pfn: number, key: string) => boolean;
 }
 
-const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, rect, touched, highlighted, label, selected, tabStop, onHover, onSelect, onMove }: FrameCellProps) {
+const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, rect, touched, highlighted, label, fonts, selected, tabStop, onHover, onSelect, onMove }: FrameCellProps) {
   const c = rectCenterPx(rect);
   const state = frameState(flags);
   const locked = (flags & FRAME_LOCKED) !== 0;
@@ -217,7 +236,7 @@ const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, re
       <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} style={{ fill: FRAME_COLORS[state] }} className={styles.frameRect} />
       {pattern && <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={pattern} pointerEvents="none" />}
       {label && (
-        <text x={c.xPx} y={c.yPx + 4} textAnchor="middle" fontSize={pfn >= 1000 ? 9.5 : 11.5} style={{ fill: FRAME_TEXT[state] }} className={styles.pfnLabel}>
+        <text x={c.xPx} y={c.yPx + (pfn >= 1000 ? fonts.pfnLong : fonts.pfn) * 0.35} textAnchor="middle" fontSize={pfn >= 1000 ? fonts.pfnLong : fonts.pfn} style={{ fill: FRAME_TEXT[state] }} className={styles.pfnLabel}>
           {pfn}
         </text>
       )}
@@ -304,6 +323,10 @@ export function MachineView() {
   }, [selectedPfn, showPfn]);
 
   const topology = summary?.topology;
+  // Lecture mode draws the machine at its natural size with room-sized type.
+  const lecture = useAppStore((s) => s.mode === 'lecture');
+  const metrics = lecture ? LECTURE_METRICS : DEFAULT_METRICS;
+  const maxTlbLines = lecture ? LECTURE_TLB_LINES : MAX_TLB_LINES;
   // One threshold rule (isDense) for both grids; small machines stay SVG.
   const framesDense = isDense(frame?.bulk.framePfn.length ?? 0);
   const tlbDense = isDense((frame?.cpus.length ?? 0) * (topology?.tlbEntries ?? 0));
@@ -314,10 +337,11 @@ export function MachineView() {
             // Dense frames are drawn on a canvas under the SVG: the nodes keep no room for frame cells.
             topology.nodes.map((n) => ({ cpuCount: n.cpus.length, frameCount: framesDense ? 0 : n.memPages })),
             // Dense TLBs: each CPU box has one line (the entry count) instead of a list.
-            tlbDense ? 1 : topology.tlbEntries,
+            tlbDense ? 1 : Math.min(topology.tlbEntries, maxTlbLines),
+            metrics,
           )
         : null,
-    [topology, framesDense, tlbDense],
+    [topology, framesDense, tlbDense, metrics, maxTlbLines],
   );
   if (!summary || !frame || !layout || !topology) return null;
 
@@ -335,7 +359,7 @@ export function MachineView() {
       const r = nl.frames[k];
       if (r) frameRects.set(n.firstPfn + k, r);
     }
-    labelled.set(n.id, frameLabelFits(nl.frameCellPx));
+    labelled.set(n.id, frameLabelFits(nl.frameCellPx) && (!lecture || nl.frameCellPx >= LECTURE_METRICS.frameCellPx));
   });
   const event = frame.event;
   const eventCpu = event ? frame.cpus.find((c) => c.id === event.cpu) : undefined;
@@ -346,7 +370,7 @@ export function MachineView() {
   const ipis = frame.ipis.filter((i) => cpuRects.has(i.from) && cpuRects.has(i.to));
   const cpuIndex = new Map(frame.cpus.map((c, i) => [c.id, i]));
   const bulk = frame.bulk;
-  const shownTlb = tlbLinesShown(topology.tlbEntries);
+  const shownTlb = tlbLinesShown(topology.tlbEntries, maxTlbLines);
   const framesNote = windowNote(frame.frameWindow, 'frames');
   const linkedPfns = [hoverPfn, selectedPfn].filter((p): p is number => p !== null);
   // The frames' one Tab stop: the selected frame when it is drawn, else the one last moved to, else the first.
@@ -369,6 +393,7 @@ export function MachineView() {
         rect={r}
         touched={touchedPfns.has(pfn)}
         label={labelled.get(node) ?? true}
+        fonts={lecture ? LECTURE_FONTS : labFontsPx(200)}
         highlighted={pfn === hoverPfn || pfn === selectedPfn}
         selected={pfn === selectedPfn}
         tabStop={pfn === tabPfn}
@@ -382,14 +407,24 @@ export function MachineView() {
 
   return (
     <section className={panel.panel} aria-labelledby={titleId}>
-      <h2 id={titleId} className={panel.title}>
+      <h2 id={titleId} className={`${panel.title} ${styles.machineTitle}`}>
         Machine{' '}
         <span className={panel.subtitle}>
           {currentPid !== null && <>mm_cpumask of pid {currentPid}: {[...mask].sort((a, b) => a - b).join(', ') || 'empty'}</>}
           {framesNote && <> · {framesNote} (the frame holds a window of memory)</>}
         </span>
       </h2>
-      <svg ref={svgRef} className={styles.svg} viewBox={`-4 -36 ${layout.widthPx + 8} ${layout.heightPx + 40}`} role="group" aria-roledescription="machine drawing" aria-label={describe}>
+      <svg
+        className={styles.svg}
+        // Room above the nodes for the IPI arcs (lecture mode's arcs over its wider boxes rise less).
+        viewBox={`-4 ${lecture ? -30 : -36} ${layout.widthPx + 8} ${layout.heightPx + (lecture ? 34 : 40)}`}
+        // Lecture mode: one user unit per CSS px, so the type is the size its fonts say.
+        style={lecture ? { width: layout.widthPx + 8 } : undefined}
+        ref={svgRef}
+        role="group"
+        aria-roledescription="machine drawing"
+        aria-label={describe}
+      >
         <defs>
           <marker id={defId(lane, 'arrow')} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse">
             <path d="M0,0 L10,5 L0,10 z" style={{ fill: 'var(--ipi)', stroke: 'var(--oi-purple-dark)' }} strokeWidth="0.8" />
@@ -419,7 +454,25 @@ export function MachineView() {
                 const cpu = index === undefined ? undefined : frame.cpus[index];
                 const r = nl.cpus[k];
                 if (!cpu || !r || index === undefined) return null;
-                return <CpuBox key={cpuId} cpu={cpu} tlb={tlbEntriesOf(bulk, index, shownTlb)} tlbTotal={tlbCount(bulk, index)} rect={r} inMask={mask.has(cpuId)} isEventCpu={event?.cpu === cpuId} isTouched={touchedCpus.has(cpuId)} tlbEntries={topology.tlbEntries} showPid={summary.processes.length > 1} tlbDense={tlbDense} linkedPfns={linkedPfns} />;
+                return (
+                  <CpuBox
+                    key={cpuId}
+                    cpu={cpu}
+                    tlb={tlbEntriesOf(bulk, index, shownTlb)}
+                    tlbTotal={tlbCount(bulk, index)}
+                    rect={r}
+                    inMask={mask.has(cpuId)}
+                    isEventCpu={event?.cpu === cpuId}
+                    isTouched={touchedCpus.has(cpuId)}
+                    tlbEntries={topology.tlbEntries}
+                    showPid={summary.processes.length > 1}
+                    tlbDense={tlbDense}
+                    linkedPfns={linkedPfns}
+                    metrics={metrics}
+                    fonts={lecture ? LECTURE_FONTS : labFontsPx(r.widthPx)}
+                    maxTlbLines={maxTlbLines}
+                  />
+                );
               })}
               <text x={nl.box.xPx + 12} y={nl.memLabelYPx} className={styles.memTitle}>
                 Memory: pfn {n.firstPfn}–{n.firstPfn + n.memPages - 1}
@@ -473,6 +526,7 @@ export function MachineView() {
           onSelectPfn={toggleSelect}
         />
       )}
+      {!lecture && (
       <ul className={styles.legend} aria-label="Legend">
         {/* Dense frames have their own legend under their grid. */}
         {(framesDense ? [] : (Object.keys(FRAME_COLORS) as FrameState[])).map((st) => (
@@ -504,7 +558,8 @@ export function MachineView() {
           IPI
         </li>
       </ul>
-      <CpuStacks cpus={frame.cpus} event={event ?? null} />
+      )}
+      {!lecture && <CpuStacks cpus={frame.cpus} event={event ?? null} />}
     </section>
   );
 }

@@ -51,8 +51,10 @@ describe('kernel and preset pickers', () => {
     expect(store.getState().runs.a.summary?.toggles.numa_delay_map).toBe(false);
     expect(store.getState().toggleOverrides).toEqual({ numa_delay_map: false });
     expect(kernel.value).toBe('v5.12');
-    // The preset picker is there exactly when some mechanism declares presets.
+    // Expanded, the preset picker is there exactly when some mechanism declares presets.
     const declared = store.getState().mechanisms.some((m) => m.presets.length > 0);
+    fireEvent.click(screen.getByRole('button', { name: /^All patches \(\d+\)$/ }));
+    await settle();
     expect(screen.queryByRole('combobox', { name: 'Preset' }) !== null).toBe(declared);
   });
 
@@ -66,7 +68,8 @@ describe('kernel and preset pickers', () => {
       { name: 'base', doc: 'before the patch', kernel: 'v5.12', toggles: [['numa_delay_map', false]] as [string, boolean][] },
       { name: 'patch1', doc: 'with the patch', kernel: null, toggles: [['numa_delay_map', true]] as [string, boolean][] },
     ];
-    const { store, engine } = await renderHeader({ mechanisms: [testMechanism('core'), testMechanism('pcp', { presets })] });
+    // Collapsed, the bar offers the presets of a mechanism whose toggles this run goes through.
+    const { store, engine } = await renderHeader({ mechanisms: [testMechanism('core'), testMechanism('pcp', { presets, toggles: ['numa_delay_map'] })] });
     const preset = screen.getByRole('combobox', { name: 'Preset' }) as HTMLSelectElement;
     expect([...preset.options].map((o) => o.textContent)).toEqual(['custom', 'base', 'patch1']);
     expect(preset.value).toBe('pcp/patch1');
@@ -135,6 +138,30 @@ describe('machine from numactl --hardware', () => {
     expect(within(dialog).getByTestId('machine-use-error').textContent).toMatch(/^The scenario cannot run on this machine: /);
     expect(store.getState().numactlText).toBe('node 0 cpus: 0-7\nnode 0 size: 1000 MB');
     expect(store.getState().scenario).toEqual({ kind: 'builtin', id: FIXTURE_SCENARIOS[0]?.id, hash: null });
+  });
+});
+
+describe('the collapsed toggle bar', () => {
+  it('shows the relevant toggles as chips named by their patches, and expands to every patch and back', async () => {
+    const { store } = await renderHeader({ mechanisms: [testMechanism('core'), testMechanism('pcp', { presets: [], toggles: ['pcp_free_count'] })] });
+    const toggles = store.getState().runs.a.summary!.toggles;
+    const patches = store.getState().patches;
+    const chips = screen.getByRole('list', { name: 'Patches this run goes through' });
+    const relevant = splitRelevant(patches, store.getState().runs.a.summary!.functions, []).relevant;
+    expect(within(chips).getAllByRole('switch').map((s) => s.getAttribute('aria-label'))).toEqual(relevant.filter((p) => p.kind === 'bool').map((p) => p.title));
+    const delay = patches.find((p) => p.id === 'numa_delay_map')!;
+    expect((screen.getByRole('switch', { name: delay.title }) as HTMLInputElement).checked).toBe(toggles.numa_delay_map === true);
+    // No preset picker while no mechanism with presets is at work, and no patch card buttons.
+    expect(screen.queryByRole('combobox', { name: 'Preset' })).toBeNull();
+    expect(screen.queryByRole('button', { name: /^About the patch: / })).toBeNull();
+    const expand = screen.getByRole('button', { name: /^All patches \(\d+\)$/ });
+    expect(expand.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(expand);
+    await settle();
+    expect(screen.getAllByRole('button', { name: /^About the patch: / }).length).toBe(patches.length);
+    fireEvent.click(screen.getByRole('button', { name: 'Fewer patches' }));
+    await settle();
+    expect(screen.getByRole('list', { name: 'Patches this run goes through' })).toBeTruthy();
   });
 });
 

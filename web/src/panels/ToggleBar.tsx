@@ -24,8 +24,42 @@ export function splitRelevant(
   return { relevant, other: patches.filter((p) => !relevant.includes(p)) };
 }
 
-function ToggleControl({ patch, value, onChange, locked }: { patch: PatchInfo; value: ToggleValue; onChange: (v: ToggleValue) => void; locked?: string }) {
+function ToggleControl({ patch, value, onChange, locked, compact }: { patch: PatchInfo; value: ToggleValue; onChange: (v: ToggleValue) => void; locked?: string; compact?: boolean }) {
   const id = useId();
+  if (compact) {
+    // One short chip: a small switch (its state) and the toggle's id; the patch's title stays its name.
+    const index = Math.max(0, patch.values.findIndex((v) => v === value));
+    const label = patch.valueLabels[index] ?? String(value);
+    if (patch.kind === 'bool') {
+      const on = value === true;
+      return (
+        <label className={styles.chip} htmlFor={id} title={locked ?? `${patch.title}: ${label}`}>
+          <input id={id} type="checkbox" role="switch" aria-label={patch.title} className={styles.chipCheckbox} checked={on} disabled={locked !== undefined} onChange={(e) => onChange(e.target.checked)} />
+          <span className={`${styles.track} ${styles.smallTrack}`} aria-hidden="true">
+            <span className={styles.thumb} />
+          </span>
+          <span className="visually-hidden">{patch.title}</span>
+          <span className={styles.chipId} aria-hidden="true">
+            {patch.id}
+          </span>
+        </label>
+      );
+    }
+    return (
+      <span className={styles.chip} title={locked ?? patch.title}>
+        <code className={styles.chipId} aria-hidden="true">
+          {patch.id}
+        </code>
+        <select aria-label={patch.title} className={styles.select} value={String(index)} disabled={locked !== undefined} onChange={(e) => onChange(patch.values[Number(e.target.value)] ?? patch.default)}>
+          {patch.values.map((v, i) => (
+            <option key={String(v)} value={String(i)}>
+              {patch.valueLabels[i] ?? String(v)}
+            </option>
+          ))}
+        </select>
+      </span>
+    );
+  }
   if (patch.kind === 'bool') {
     const on = value === true;
     return (
@@ -131,7 +165,12 @@ export function PresetPicker({ toggles }: { toggles: Record<string, ToggleValue>
   );
 }
 
-/** All toggles of the registry, the ones relevant to this run first. */
+/**
+ * All toggles of the registry, the ones relevant to this run first. Collapsed (on every load,
+ * so a projector keeps its height for the run): one line of the kernel, the presets and the
+ * relevant toggles as short chips with their values; "All patches" opens every toggle with
+ * its title.
+ */
 export function ToggleBar() {
   const patches = useAppStore((s) => s.patches);
   const events = useAppStore((s) => s.runs.a.events);
@@ -146,31 +185,63 @@ export function ToggleBar() {
     return new Set(choice.kind === 'toggle' ? [choice.id] : (differing ?? []).map(([id]) => id));
   }, [choice, differing]);
   const [openCard, setOpenCard] = useState<string | null>(null);
+  const [expanded, setExpanded] = useState(false);
   const { relevant, other } = useMemo(() => splitRelevant(patches, runFunctions, events), [patches, runFunctions, events]);
+  const mechanisms = useAppStore((s) => s.mechanisms);
+  // Collapsed, the presets show only when a mechanism that has them has a toggle this run goes through.
+  const presetsMatter = useMemo(() => mechanisms.some((m) => m.presets.length > 0 && m.toggles.some((t) => relevant.some((p) => p.id === t))), [mechanisms, relevant]);
   if (!toggles || patches.length === 0) return null;
   const cardPatch = patches.find((p) => p.id === openCard);
 
-  const item = (p: PatchInfo) => (
-    <li key={p.id} className={styles.item}>
+  const item = (p: PatchInfo, compact = false) => (
+    <li key={p.id} className={compact ? styles.chipItem : styles.item}>
       <ToggleControl
         patch={p}
         value={toggles[p.id] ?? p.default}
         onChange={(v) => void setToggle(p.id, v)}
+        compact={compact}
         locked={lockedIds.has(p.id) ? 'Set by the A/B comparison (the A/B bar changes it); shown as run A has it' : undefined}
       />
       {lockedIds.has(p.id) && <span className={styles.none}>A/B</span>}
-      <button
-        type="button"
-        className={styles.about}
-        aria-expanded={openCard === p.id}
-        aria-controls="patch-card"
-        aria-label={`About the patch: ${p.title}`}
-        onClick={() => setOpenCard(openCard === p.id ? null : p.id)}
-      >
-        About
-      </button>
+      {!compact && (
+        <button
+          type="button"
+          className={styles.about}
+          aria-expanded={openCard === p.id}
+          aria-controls="patch-card"
+          aria-label={`About the patch: ${p.title}`}
+          onClick={() => setOpenCard(openCard === p.id ? null : p.id)}
+        >
+          About
+        </button>
+      )}
     </li>
   );
+  const expandButton = (
+    <button type="button" className={styles.expand} aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
+      {expanded ? 'Fewer patches' : `All patches (${patches.length})`}
+    </button>
+  );
+
+  if (!expanded) {
+    return (
+      <div className={`${styles.bar} ${styles.compact}`}>
+        <span className={styles.pickers}>
+          <KernelPicker toggles={toggles} />
+          {presetsMatter && <PresetPicker toggles={toggles} />}
+        </span>
+        {relevant.length > 0 ? (
+          <ul className={styles.chips} aria-label="Patches this run goes through">
+            {relevant.map((p) => item(p, true))}
+          </ul>
+        ) : (
+          <span className={styles.none}>no patch changes code this run goes through</span>
+        )}
+        {expandButton}
+        {cardPatch && <PatchCard patch={cardPatch} value={toggles[cardPatch.id] ?? cardPatch.default} onClose={() => setOpenCard(null)} />}
+      </div>
+    );
+  }
 
   return (
     <div className={styles.bar}>
@@ -180,14 +251,15 @@ export function ToggleBar() {
       </span>
       <span className={styles.heading}>Patches</span>
       {relevant.length > 0 ? (
-        <ul className={styles.list}>{relevant.map(item)}</ul>
+        <ul className={styles.list}>{relevant.map((p) => item(p))}</ul>
       ) : (
         <span className={styles.none}>no patch changes code this run goes through</span>
       )}
+      {expandButton}
       {other.length > 0 && (
         <details className={styles.more}>
           <summary>{relevant.length > 0 ? 'Other patches' : 'All patches'} ({other.length})</summary>
-          <ul className={styles.list}>{other.map(item)}</ul>
+          <ul className={styles.list}>{other.map((p) => item(p))}</ul>
         </details>
       )}
       {cardPatch && <PatchCard patch={cardPatch} value={toggles[cardPatch.id] ?? cardPatch.default} onClose={() => setOpenCard(null)} />}

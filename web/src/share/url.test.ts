@@ -19,6 +19,7 @@ const cases: [string, ShareState][] = [
   ['enum toggle', { ...base, toggles: { flush_mode: 'batched' } }],
   ['params incl. negative and fractional', { ...base, params: { pages: 16, scan_delay_ms: 2.5, bias: -3 } }],
   ['large step', { ...base, step: 987_654_321 }],
+  ['a step past 10^9 (the reader took 9 digits at most before)', { ...base, step: 12_345_678_901 }],
   ['selection', { ...base, step: 3, selection: { panel: 'machine', object: 'pfn-12' } }],
   ['pte selection', { ...base, selection: { panel: 'pagetable', object: 'pte-100-64' } }],
   [
@@ -40,6 +41,9 @@ const cases: [string, ShareState][] = [
   ['plots as rates with the default counters', { ...base, plots: { counters: null, rate: true } }],
   ['a run at another seed', { ...base, scenario: { kind: 'builtin', id: 'numa-pmbench', hash: null, seed: 3 }, params: { node1_cpus: 16 }, step: 12 }],
   ['a custom scenario at seed 0', { ...base, scenario: { kind: 'custom', text: 'x', seed: 0 } }],
+  ['lecture mode at a step', { ...base, step: 34, lecture: 'on' }],
+  ['lecture mode on its first slide', { ...base, lecture: 'intro' }],
+  ['an embed of some steps', { ...base, step: 20, embed: true, range: { from: 16, to: 40 } }],
 ];
 
 describe('stateToUrl / urlToState round trip', () => {
@@ -75,6 +79,16 @@ describe('stateToUrl / urlToState round trip', () => {
   it('reads an empty fragment as "nothing to restore"', () => {
     expect(urlToState('')).toEqual({ ok: true, state: null, warnings: [] });
     expect(urlToState('#')).toEqual({ ok: true, state: null, warnings: [] });
+  });
+
+  it('reads embed mode without a value, and warns about a range that has one end or runs backwards', () => {
+    const r = urlToState('#v=2&sc=abc&embed&from=3');
+    expect(r.ok && r.state?.embed).toBe(true);
+    expect(r.ok && r.state?.range).toBeUndefined();
+    expect(r.ok && r.warnings[0]).toMatch(/only one end of the steps/);
+    const back = urlToState('#v=2&sc=abc&embed=1&from=9&to=3');
+    expect(back.ok && back.warnings[0]).toMatch(/run backwards/);
+    expect(urlToState('#v=2&sc=abc&lecture=yes')).toEqual({ ok: false, error: 'This link could not be read: lecture mode (lecture=) is not 1, intro or 0.' });
   });
 
   it('defaults the step to 0 and warns about unknown parts', () => {

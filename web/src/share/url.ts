@@ -14,8 +14,12 @@
 //   bstep=<n>                B's step in an A/B comparison (A's partner at `step` when absent)
 //   pc=<counter>,<counter>   the counters plotted (the run's defaults when absent)
 //   rate=1                   plots show rates per µs
+//   lecture=1|intro          lecture mode (optional), at `step`, or on its first slide (the
+//                            scenario's description and parameters)
+//   embed=1                  embed mode (optional; `?embed` in the query says the same)
+//   from=<n>&to=<n>          the steps an embed shows (optional): the transport stays within them
 // v1 (2026-11-22 to 2026-11-27) had v, sc, h, s, t.*, p.*, step and sel, with the same meanings.
-// v2 added ab, bstep, pc, rate and seed.
+// v2 added ab, bstep, pc, rate, seed, lecture, embed, from and to.
 // A toggle id the engine renamed (RENAMED_TOGGLES) is read as its successor, in t.* and ab=,
 // with the value meaning the same (mremap_latency_limit=true is mremap_pmd_extents=false).
 // Everything read from a URL is validated here (zod) and is only ever used as data.
@@ -65,6 +69,21 @@ export interface ShareState {
   bStep?: number | null;
   /** The plots' layout: the counters chosen (null: the run's defaults) and whether they show rates. */
   plots?: PlotLayout;
+  /** Lecture mode: on at `step`, or on its first slide; null or absent: off. */
+  lecture?: LectureMode | null;
+  /** Embed mode (minimal chrome, no history entries). */
+  embed?: boolean;
+  /** The steps an embed shows, inclusive (A's steps); null or absent: the whole run. */
+  range?: StepRange | null;
+}
+
+/** Lecture mode: on at the step, or on its first slide (the scenario's description and parameters). */
+export type LectureMode = 'on' | 'intro';
+
+/** Steps `from..=to`. */
+export interface StepRange {
+  from: number;
+  to: number;
 }
 
 /** What the Plots panel shows: the counters chosen (null: the run's defaults) and rates or counts. */
@@ -130,13 +149,13 @@ export type Upgrader = (pairs: Map<string, string>) => Map<string, string>;
 
 /**
  * The registered upgraders. v1 -> v2: every v1 key keeps its meaning in v2 (v2 adds the A/B
- * comparison and the plots' layout), so a v1 link's pairs are v2's as they are but for
- * renamed toggle ids (`renameToggles`); a v1 link never had the v2-only keys, and one that
- * has them is refused (it was not made by mmviz).
+ * comparison, the plots' layout, a seed, lecture and embed mode), so a v1 link's pairs are v2's
+ * as they are but for renamed toggle ids (`renameToggles`); a v1 link never had the v2-only
+ * keys, and one that has them is refused (it was not made by mmviz).
  */
 export const UPGRADERS: Readonly<Record<number, Upgrader>> = {
   1: (pairs) => {
-    for (const key of ['ab', 'bstep', 'pc', 'rate', 'seed']) {
+    for (const key of ['ab', 'bstep', 'pc', 'rate', 'seed', 'lecture', 'embed', 'from', 'to']) {
       if (pairs.has(key)) throw new Error(`it is a v=1 link with ${quoteForMessage(key)}, which v1 did not have`);
     }
     return renameToggles(pairs);
@@ -161,19 +180,23 @@ const fixedKeys = z
     sc: z.string().regex(ID_RE, 'the scenario id (sc=) may only contain a-z, 0-9, "-" and "_"').optional(),
     h: z.string().regex(/^[0-9a-f]{8}$/, 'the scenario hash (h=) is not 8 hex digits').optional(),
     s: z.string().min(1, 'the custom scenario (s=) is empty').optional(),
-    step: z.string().regex(/^\d{1,9}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
+    step: z.string().regex(/^\d{1,15}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
     seed: z.string().regex(/^\d{1,15}$/, 'the seed (seed=) is not a whole number 0 or larger').optional(),
     sel: z
       .string()
       .regex(new RegExp(`^(${PANELS.join('|')}):[a-z0-9_.-]{1,64}$`), 'the selection (sel=) is not of the form panel:object')
       .optional(),
     ab: z.string().min(1, 'the A/B comparison (ab=) is empty').max(300, 'the A/B comparison (ab=) is too long').optional(),
-    bstep: z.string().regex(/^\d{1,9}$/, "B's step (bstep=) is not a whole number 0 or larger").optional(),
+    bstep: z.string().regex(/^\d{1,15}$/, "B's step (bstep=) is not a whole number 0 or larger").optional(),
     pc: z
       .string()
       .regex(/^[a-z0-9_]{1,64}(,[a-z0-9_]{1,64}){0,31}$/, 'the plotted counters (pc=) are not counter names separated by commas')
       .optional(),
     rate: z.enum(['1'], { message: 'the plots\' rate flag (rate=) is not 1' }).optional(),
+    lecture: z.enum(['1', 'intro', '0'], { error: 'lecture mode (lecture=) is not 1, intro or 0' }).optional(),
+    embed: z.enum(['1', '0', ''], { error: 'embed mode (embed=) is not 1 or 0' }).optional(),
+    from: z.string().regex(/^\d{1,9}$/, 'the first step (from=) is not a whole number 0 or larger').optional(),
+    to: z.string().regex(/^\d{1,9}$/, 'the last step (to=) is not a whole number 0 or larger').optional(),
   })
   .strict();
 
@@ -270,6 +293,9 @@ export function stateToUrl(state: ShareState): string {
   }
   if (state.plots?.counters) parts.push(`pc=${state.plots.counters.map(encodeValue).join(',')}`);
   if (state.plots?.rate) parts.push('rate=1');
+  if (state.lecture) parts.push(`lecture=${state.lecture === 'intro' ? 'intro' : '1'}`);
+  if (state.embed) parts.push('embed=1');
+  if (state.range) parts.push(`from=${Math.max(0, Math.trunc(state.range.from))}`, `to=${Math.max(0, Math.trunc(state.range.to))}`);
   return parts.join('&');
 }
 
@@ -395,6 +421,13 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
       state.bStep = f.bstep !== undefined ? Number(f.bstep) : null;
     }
     if (f.pc !== undefined || f.rate !== undefined) state.plots = { counters: f.pc !== undefined ? f.pc.split(',') : null, rate: f.rate === '1' };
+    if (f.lecture === '1' || f.lecture === 'intro') state.lecture = f.lecture === '1' ? 'on' : 'intro';
+    if (f.embed === '1' || f.embed === '') state.embed = true;
+    if (f.from !== undefined || f.to !== undefined) {
+      if (f.from === undefined || f.to === undefined) warnings.push('The link gives only one end of the steps to show (from= and to= go together); it was ignored.');
+      else if (Number(f.from) > Number(f.to)) warnings.push(`The link's steps to show run backwards (from=${f.from} is after to=${f.to}); they were ignored.`);
+      else state.range = { from: Number(f.from), to: Number(f.to) };
+    }
     return { ok: true, state, warnings };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);

@@ -2,8 +2,10 @@
 // history.replaceState) and applies fragments pasted into the address bar. A jump a person
 // makes (a Why? hop, a chapter, a plot, the first divergence; the store's `historyMark`)
 // leaves a history entry: the frame jumped from is written first, and the frame jumped to is
-// pushed, so Back returns to where the jump started.
+// pushed, so Back returns to where the jump started. An embed writes no URL at all: inside
+// another page's iframe its history entries would be that page's, and its link is the host's.
 import { useEffect } from 'react';
+import { linkBase } from '../base/build';
 import { selectShareState, type AppStore } from '../store/appStore';
 import { useAppStoreApi } from '../store/context';
 import { stateToUrl } from './url';
@@ -27,6 +29,12 @@ export function writeUrlNow(store: AppStore, push = false): string {
   return window.location.href;
 }
 
+/** Writes the URL now and returns the link to share: the current fragment at the lab's public address (base/build.ts). */
+export function currentLink(store: AppStore): string {
+  writeUrlNow(store);
+  return `${linkBase(window.location)}${window.location.hash}`;
+}
+
 /** Hook: syncs store → URL (debounced) and URL → store on hashchange. */
 export function useUrlSync(): void {
   const store = useAppStoreApi();
@@ -36,6 +44,7 @@ export function useUrlSync(): void {
     // A jump was asked for: the next URL written is a new history entry.
     let pushNext = false;
     const unsubscribe = store.subscribe((state, previous) => {
+      if (state.mode === 'embed') return;
       if (state.historyMark !== previous.historyMark && !state.loading) {
         // The frame jumped from is still the state's: it goes in the address bar now.
         clearTimeout(timer);
@@ -59,7 +68,7 @@ export function useUrlSync(): void {
       lastFragment = fragment;
       clearTimeout(timer);
       timer = setTimeout(() => {
-        if (store.getState().loading || store.getState().urlHold !== null) return;
+        if (store.getState().loading || store.getState().urlHold !== null || store.getState().mode === 'embed') return;
         writeUrlNow(store, pushNext);
         pushNext = false;
       }, URL_DEBOUNCE_MS);

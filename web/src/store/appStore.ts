@@ -3,6 +3,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { fnv1a32Hex } from '../base/hash';
 import type { ShareState } from '../share/url';
 import { createCatalogSlice } from './catalogSlice';
+import { createLectureSlice } from './lectureSlice';
 import { createPlaybackSlice } from './playbackSlice';
 import { createSimSlice } from './simSlice';
 import type { AppState } from './types';
@@ -18,6 +19,7 @@ export function createAppStore(): AppStore {
     ...createSimSlice(...a),
     ...createPlaybackSlice(...a),
     ...createUiSlice(...a),
+    ...createLectureSlice(...a),
   }));
 }
 
@@ -40,5 +42,10 @@ export function selectShareState(s: AppState): ShareState | null {
     share.bStep = s.runs.b.step;
   }
   if (s.plots.counters !== null || s.plots.rate) share.plots = s.plots;
+  if (s.mode === 'lecture') share.lecture = s.lectureIntro ? 'intro' : 'on';
+  if (s.mode === 'embed') {
+    share.embed = true;
+    if (s.range) share.range = s.range;
+  }
   return share;
 }

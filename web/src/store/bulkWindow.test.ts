@@ -21,6 +21,7 @@ function summary(): ScenarioSummary {
     toggles: {},
     params: [],
     chapters: [],
+    questions: [],
     totalSteps: 5,
     topology: {
       nodes: [
@@ -158,6 +159,7 @@ function windowedEngine(options: { auto: boolean; knownEvents: boolean }) {
     kernelVersions: () => [],
     kernels: () => [],
     parseNumactl: async () => Promise.reject(new Error('no numactl here')),
+    readPaste: async () => Promise.reject(new Error('no pastes here')),
     describe: async () => summary(),
     firstDivergence: async () => Promise.reject(new Error('no A/B here')),
     create: async () => sim,

@@ -71,6 +71,6 @@ export function useLaneActions(): LaneActions {
 }
 
 /** The transport's cursor: A's steps alone, the A/B axis in a comparison. */
-export function useCursor(): { position: number; target: number; last: number; ready: boolean } {
+export function useCursor(): { position: number; target: number; first: number; last: number; ready: boolean } {
   return useAppStore(useShallow(cursorOf));
 }

@@ -23,6 +23,7 @@ import { archivedScenario, lineChanges, type ArchivedScenario } from '../share/a
 import { urlToState, type AbChoice, type ScenarioRef } from '../share/url';
 import { clampWindow, DEFAULT_WINDOW_REQUEST, type WindowRequest } from './bulkWindow';
 import { clampStep, EMPTY_RUN, eventsWindowAt, frameIn, LaneFetcher, MAX_EVENTS_FETCHED } from './lane';
+import { cursorBounds } from './playbackSlice';
 import type { AbState, AppState, LaneId, OpenRequest, RunState, SimSlice } from './types';
 
 export { clampStep, eventBefore, EVENTS_WINDOW, eventsWindowAt, MAX_EVENTS_FETCHED, needsNewWindow } from './lane';
@@ -413,6 +414,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         toggleOverrides,
         paramOverrides,
         ab,
+        // Another run answers the questions anew.
+        questionStates: {},
       });
       installedKeys.a = runKey(text, laneTogglesOf(toggles, choice, 'a'), params, ref.seed);
       installedKeys.b = ab ? runKey(text, laneTogglesOf(toggles, choice, 'b'), params, ref.seed) : null;
@@ -617,13 +620,17 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
   const seekPosition = (position: number, options?: { history?: boolean }): Promise<void> => {
     const s = get();
     if (!s.runs.a.sim || !s.runs.a.summary) return Promise.resolve();
-    if (options?.history) set((x) => ({ historyMark: x.historyMark + 1 }));
+    // An embed makes no history entries: its page's Back button belongs to the page around it.
+    if (options?.history && s.mode !== 'embed') set((x) => ({ historyMark: x.historyMark + 1 }));
+    // An embed's steps: the cursor stays within them.
+    const { first, last } = cursorBounds(s);
+    const within = s.range ? Math.max(first, Math.min(last, position)) : position;
     if (s.ab) {
-      const target = clampPosition(s.ab.axis, position);
+      const target = clampPosition(s.ab.axis, within);
       set({ ab: { ...s.ab, target } });
       return cursor.request(target);
     }
-    return lanes.a.seek(position);
+    return lanes.a.seek(within);
   };
 
   /** A person did something: a link held in the address bar (urlHold) gives way to what is on screen. Returns `x` (for use inline). */
@@ -669,8 +676,12 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       } else await get().applyShareState(read.state);
     },
 
-    applyShareState: async (state) => {
+    applyShareState: async (linked) => {
       const { scenarios, report } = get();
+      get().setView(linked.lecture ?? null, linked.embed ?? false, linked.range ?? null);
+      // An embed opens within its steps.
+      const range = get().range;
+      const state = range ? { ...linked, step: Math.max(range.from, Math.min(range.to, linked.step)) } : linked;
       const ref = state.scenario;
       let text: string | null = ref.kind === 'custom' ? ref.text : null;
       if (ref.kind === 'builtin') {
@@ -843,7 +854,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       // Chapters are A's: from where A is asked to be.
       const fromStep = s.ab ? stepsAt(s.ab.axis, s.ab.target).a : s.runs.a.targetStep;
       const target = chapterTarget(summary.chapters, fromStep, direction);
-      if (target !== null) await seekPosition(positionForLane(s.ab, 'a', target));
+      // A chapter is a jump a person makes (a clicker's PageDown, a chapter's button): Back returns.
+      if (target !== null) await seekPosition(positionForLane(s.ab, 'a', target), { history: true });
     },
 
     setBulkWindow: (lane, w) => lanes[lane].moveWindow(w),

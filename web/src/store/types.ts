@@ -5,8 +5,8 @@
 import type { AbAxis } from '../base/abAxis';
 import type { BuiltinScenario, SimEngine, SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
-import type { CounterSeries, Divergence, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
-import type { AbChoice, PlotLayout, ScenarioRef, Selection, ShareState } from '../share/url';
+import type { CounterSeries, Divergence, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue, VmstatDelta } from '../engine/types';
+import type { AbChoice, LectureMode, PlotLayout, ScenarioRef, Selection, ShareState, StepRange } from '../share/url';
 import type { KernelInfo } from '../base/kernels';
 import type { WindowRequest } from './bulkWindow';
 
@@ -160,6 +160,7 @@ export interface SimSlice {
   stepBy: (delta: number) => Promise<void>;
   goFirst: () => Promise<void>;
   goLast: () => Promise<void>;
+  /** The next or previous chapter (of A), as a history entry. */
   goChapter: (direction: 1 | -1) => Promise<void>;
   /** Asks for the lane's current frame again with window `w` (clamped to the run); resolves once the latest asked-for frame is shown. */
   setBulkWindow: (lane: LaneId, w: WindowRequest) => Promise<void>;
@@ -196,6 +197,16 @@ export interface AppMessage {
   action?: MessageAction;
 }
 
+/** A box of pasted machine output (see uiSlice PASTE_BOXES). */
+export type PasteBox = 'lscpu' | 'zoneinfo' | 'vmstatBefore' | 'vmstatAfter' | 'vmstatInterval';
+
+/** What two pasted /proc/vmstat snapshots of a real machine measured. */
+export interface Reality {
+  delta: VmstatDelta;
+  /** Seconds between the snapshots, when the user gave them. */
+  intervalS: number | null;
+}
+
 /** The UI slice: messages, selection, hover. */
 export interface UiSlice {
   messages: AppMessage[];
@@ -209,10 +220,64 @@ export interface UiSlice {
   /** The text in the "Machine from numactl --hardware" box (kept in sessionStorage, so nothing typed is lost on a reload). */
   numactlText: string;
   setNumactlText: (text: string) => void;
+  /** The other boxes of pasted machine output (lscpu, zoneinfo, two vmstat snapshots and their interval), kept like numactlText. */
+  pastes: Record<PasteBox, string>;
+  setPaste: (box: PasteBox, text: string) => void;
+  /** Two vmstat snapshots of a real machine shown beside the counters ("model vs reality"), or null. */
+  reality: Reality | null;
+  setReality: (reality: Reality | null) => void;
   /** What the Plots panel shows (a link carries it). */
   plots: PlotLayout;
   setPlots: (plots: PlotLayout) => void;
 }
 
+/** How the lab is shown: the full lab, lecture mode (a room), or embedded in another page. */
+export type ViewMode = 'lab' | 'lecture' | 'embed';
+
+/** What the room did with one question: its guess, and whether the answer is shown or the question was skipped. */
+export interface QuestionState {
+  /** The guess typed or picked (a number, CPU ids, or choice indices), or null. */
+  guess: number | number[] | null;
+  revealed: boolean;
+  /** The step the answer was revealed at (its card stays there and at the step that shows the answer), or null. */
+  revealedAt: number | null;
+  skipped: boolean;
+}
+
+/** The lecture and embed slice: the view mode, lecture mode's slide and notes, an embed's steps, the questions' state. */
+export interface LectureSlice {
+  mode: ViewMode;
+  /** Lecture mode shows its first slide (the scenario's description and parameters) instead of a step. */
+  lectureIntro: boolean;
+  /** The speaker notes (each chapter's narration) are open in lecture mode. */
+  notesOpen: boolean;
+  /** The steps an embed shows, inclusive (A's steps): the cursor stays within them; null for the whole run. */
+  range: StepRange | null;
+  /** Question index -> what the room did with it, for the run on screen (cleared when another run is shown). */
+  questionStates: Record<number, QuestionState>;
+  /** The page was opened with `?embed` in its query: it stays embedded whatever its fragment says. */
+  embedQuery: boolean;
+  /** Enters lecture mode (on its first slide with `intro`). */
+  enterLecture: (intro?: boolean) => void;
+  /** Leaves lecture mode's first slide for the steps (lecture mode stays on). */
+  leaveIntro: () => void;
+  /** Leaves lecture mode for the full lab, at the same step. */
+  exitLecture: () => void;
+  setNotesOpen: (open: boolean) => void;
+  /** Sets the view from a link: lecture mode, embed mode and the steps it shows. */
+  setView: (lecture: LectureMode | null, embed: boolean, range: StepRange | null) => void;
+  /** Marks the page as opened with `?embed` (from the query, read once at start). */
+  setEmbedQuery: (embed: boolean) => void;
+  setGuess: (index: number, guess: QuestionState['guess']) => void;
+  reveal: (index: number) => void;
+  skipQuestion: (index: number) => void;
+  /** Forgets every question's state (a new run is shown). */
+  resetQuestions: () => void;
+  /** "Next" of a clicker: reveals the question asked at the current step if it waits, else goes to the next chapter (from the first slide: to the first). */
+  lectureNext: () => Promise<void>;
+  /** "Previous" of a clicker: the previous chapter, or from the first chapter back to the first slide. */
+  lecturePrev: () => Promise<void>;
+}
+
 /** The whole store. */
-export type AppState = CatalogSlice & SimSlice & PlaybackSlice & UiSlice;
+export type AppState = CatalogSlice & SimSlice & PlaybackSlice & UiSlice & LectureSlice;

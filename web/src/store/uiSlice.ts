@@ -1,6 +1,6 @@
 // UI slice: banner messages, selection, hovered frame.
 import type { StateCreator } from 'zustand';
-import type { AppState, UiSlice } from './types';
+import type { AppState, PasteBox, UiSlice } from './types';
 
 let nextMessageId = 1;
 
@@ -20,6 +20,30 @@ function storeNumactlText(text: string): void {
   try {
     if (text === '') globalThis.sessionStorage?.removeItem(NUMACTL_TEXT_KEY);
     else globalThis.sessionStorage?.setItem(NUMACTL_TEXT_KEY, text);
+  } catch {
+    // Storage full or off: the store still holds the text for this page.
+  }
+}
+
+/** The boxes of pasted machine output besides numactl's, each kept in this tab's session under `mmviz.paste.<box>`. */
+export const PASTE_BOXES = ['lscpu', 'zoneinfo', 'vmstatBefore', 'vmstatAfter', 'vmstatInterval'] as const;
+
+function storedPastes(): Record<PasteBox, string> {
+  const out = {} as Record<PasteBox, string>;
+  for (const box of PASTE_BOXES) {
+    try {
+      out[box] = globalThis.sessionStorage?.getItem(`mmviz.paste.${box}`) ?? '';
+    } catch {
+      out[box] = '';
+    }
+  }
+  return out;
+}
+
+function storePaste(box: PasteBox, text: string): void {
+  try {
+    if (text === '') globalThis.sessionStorage?.removeItem(`mmviz.paste.${box}`);
+    else globalThis.sessionStorage?.setItem(`mmviz.paste.${box}`, text);
   } catch {
     // Storage full or off: the store still holds the text for this page.
   }
@@ -45,4 +69,11 @@ export const createUiSlice: StateCreator<AppState, [], [], UiSlice> = (set) => (
     storeNumactlText(numactlText);
     set({ numactlText });
   },
+  pastes: storedPastes(),
+  setPaste: (box, text) => {
+    storePaste(box, text);
+    set((s) => ({ pastes: { ...s.pastes, [box]: text } }));
+  },
+  reality: null,
+  setReality: (reality) => set({ reality }),
 });

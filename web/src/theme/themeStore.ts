@@ -15,6 +15,8 @@ export interface ThemeState {
   auto: ThemeName;
   /** Why the stored choice could not be read, or null. */
   problem: string | null;
+  /** A theme a view imposes while it is shown (lecture mode: high contrast), or null; the choice is kept. */
+  override: ThemeName | null;
 }
 
 const DARK_QUERY = '(prefers-color-scheme: dark)';
@@ -42,7 +44,7 @@ function writeStored(choice: ThemeChoice): void {
   }
 }
 
-let state: ThemeState = { choice: 'auto', resolved: 'light', auto: 'light', problem: null };
+let state: ThemeState = { choice: 'auto', resolved: 'light', auto: 'light', problem: null, override: null };
 const listeners = new Set<() => void>();
 let started = false;
 
@@ -52,9 +54,9 @@ function apply(next: ThemeState): void {
   for (const l of listeners) l();
 }
 
-function stateFor(choice: ThemeChoice, problem: string | null): ThemeState {
+function stateFor(choice: ThemeChoice, problem: string | null, override: ThemeName | null = state.override): ThemeState {
   const system = systemPreferences();
-  return { choice, resolved: resolveTheme(choice, system), auto: resolveTheme('auto', system), problem };
+  return { choice, resolved: override ?? resolveTheme(choice, system), auto: resolveTheme('auto', system), problem, override };
 }
 
 function refresh(): void {
@@ -85,6 +87,15 @@ export function initTheme(): ThemeState {
 export function setThemeChoice(choice: ThemeChoice): void {
   writeStored(choice);
   apply(stateFor(choice, null));
+}
+
+/**
+ * Draws `theme` whatever the choice (null: the choice again), without storing it: lecture mode
+ * shows the high-contrast theme's tokens on a projector and gives the user's theme back after.
+ */
+export function setThemeOverride(theme: ThemeName | null): void {
+  if (theme === state.override) return;
+  apply(stateFor(state.choice, state.problem, theme));
 }
 
 /** The current theme state. */

@@ -2,7 +2,7 @@
 // "Keys" button, closed by Escape or its Close button; focus goes back where it was.
 import { useEffect, useId, useRef } from 'react';
 import { closeKeySheet, openKeySheet, useKeySheetOpen } from './keySheetStore';
-import { SHORTCUTS } from './keys';
+import { LECTURE_SHORTCUTS, SHORTCUTS } from './keys';
 import styles from './KeySheet.module.css';
 
 /** The header's button that opens the key sheet. */
@@ -14,8 +14,8 @@ export function KeySheetButton() {
   );
 }
 
-/** The dialog (mounted once, in the app). */
-export function KeySheet() {
+/** The dialog (mounted once, in the app); in lecture mode it lists lecture mode's keys. */
+export function KeySheet({ lecture = false }: { lecture?: boolean }) {
   const open = useKeySheetOpen();
   const dialog = useRef<HTMLDialogElement>(null);
   const returnTo = useRef<HTMLElement | null>(null);
@@ -51,10 +51,17 @@ export function KeySheet() {
               Close
             </button>
           </div>
-          <p className={styles.note}>
-            These work whatever has focus, except that a text field keeps its keys (PageUp and PageDown still change the chapter) and a
-            dropdown reached with Tab keeps its arrows.
-          </p>
+          {lecture ? (
+            <p className={styles.note}>
+              Lecture mode: a clicker&rsquo;s keys work whatever has focus, except that a guess&rsquo;s text field keeps its keys and a
+              button or checkbox reached with Tab keeps Space.
+            </p>
+          ) : (
+            <p className={styles.note}>
+              These work whatever has focus, except that a text field keeps its keys (PageUp and PageDown still change the chapter) and a
+              dropdown reached with Tab keeps its arrows.
+            </p>
+          )}
           <table className={styles.table}>
             <thead>
               <tr>
@@ -63,7 +70,7 @@ export function KeySheet() {
               </tr>
             </thead>
             <tbody>
-              {SHORTCUTS.map((s) => (
+              {(lecture ? LECTURE_SHORTCUTS : SHORTCUTS).map((s) => (
                 <tr key={s.what}>
                   <th scope="row" className={styles.keys}>
                     {s.keys.map((k, i) => (

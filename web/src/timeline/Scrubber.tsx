@@ -22,7 +22,7 @@ function placeOf(axis: AbAxis | null, lane: 'a' | 'b', step: number): number {
 export function Scrubber() {
   const id = useId();
   // The thumb follows the position asked for (a drag must not snap back while frames load); the "now" line the one shown.
-  const { position, target, last } = useCursor();
+  const { position, target, first, last } = useCursor();
   const axis = useAppStore((s) => s.ab?.axis ?? null);
   const chapters = useAppStore((s) => s.runs.a.summary?.chapters);
   const eventsA = useAppStore((s) => s.runs.a.events);
@@ -40,7 +40,7 @@ export function Scrubber() {
     const shown = CATEGORIES.filter((c) => c.id !== 'other' && categories.has(c.id));
     const band = shown.length * ROW_PX;
     const rowScale = scaleBand<string>().domain(shown.map((c) => c.id)).range([0, band]);
-    const x = scaleLinear().domain([0, Math.max(1, last)]).range([0, MARKS_WIDTH]);
+    const x = scaleLinear().domain([first, Math.max(first + 1, last)]).range([0, MARKS_WIDTH]);
     const list = lanes.flatMap(([lane, evs], li) =>
       evs.flatMap((e) => {
         const cat = eventCategory(e.kind, kinds);
@@ -50,9 +50,9 @@ export function Scrubber() {
       }),
     );
     return { marks: list, rows: shown.length * lanes.length, present: shown, bandPx: band };
-  }, [eventsA, eventsB, axis, mechanisms, last]);
+  }, [eventsA, eventsB, axis, mechanisms, first, last]);
 
-  const x = scaleLinear().domain([0, Math.max(1, last)]).range([0, MARKS_WIDTH]);
+  const x = scaleLinear().domain([first, Math.max(first + 1, last)]).range([0, MARKS_WIDTH]);
   const heightPx = Math.max(1, rows) * ROW_PX + 6 + (axis ? 4 : 0);
   return (
     <div className={styles.scrubber}>
@@ -64,7 +64,7 @@ export function Scrubber() {
           id={id}
           className={styles.range}
           type="range"
-          min={0}
+          min={first}
           max={last}
           step={1}
           value={target}

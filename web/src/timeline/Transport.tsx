@@ -14,7 +14,7 @@ export const STEP_CONTROLS_ID = 'step-controls';
 /** The transport bar; without a scenario its buttons are disabled and it says why. */
 export function Transport() {
   // Alone, the cursor is A's step; in an A/B comparison, a position on the axis both runs advance on.
-  const { target, last, ready } = useCursor();
+  const { target, first, last, ready } = useCursor();
   const stepA = useAppStore((s) => s.runs.a.step);
   const totalA = useAppStore((s) => s.runs.a.summary?.totalSteps ?? 0);
   const inAb = useAppStore((s) => s.ab !== null);
@@ -29,7 +29,7 @@ export function Transport() {
   const setSpeed = useAppStore((s) => s.setSpeed);
   const pause = useAppStore((s) => s.pause);
   // From the step asked for last: a press while a frame is on its way moves on from there.
-  const atStart = !ready || target <= 0;
+  const atStart = !ready || target <= first;
   const atEnd = !ready || target >= last;
   const reason = ready ? undefined : 'transport-reason';
   return (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandForKey, MAPPED_KEY_NAMES, SHORTCUTS, type KeyInput } from './keys';
+import { commandForKey, lectureCommandForKey, MAPPED_KEY_NAMES, SHORTCUTS, type KeyInput } from './keys';
 
 const press = (key: string, over: Partial<KeyInput> = {}): ReturnType<typeof commandForKey> =>
   commandForKey({ key, altKey: false, ctrlKey: false, metaKey: false, targetTag: 'BODY', targetEditable: false, ...over });
@@ -93,5 +93,57 @@ describe('the key sheet', () => {
       expect(press(key)).not.toBeNull();
       expect(listed.has(name)).toBe(true);
     }
+  });
+});
+
+const lkey = (k: string, over: Partial<KeyInput & { shiftKey: boolean }> = {}) => ({ key: k, shiftKey: false, altKey: false, ctrlKey: false, metaKey: false, targetTag: 'BODY', targetEditable: false, ...over });
+
+describe('lectureCommandForKey', () => {
+  it('maps what clickers send: PageDown and Space go on, PageUp and Shift+Space back, arrows step', () => {
+    expect(lectureCommandForKey(lkey('PageDown'))).toBe('next');
+    expect(lectureCommandForKey(lkey(' '))).toBe('next');
+    expect(lectureCommandForKey(lkey('PageUp'))).toBe('prev');
+    expect(lectureCommandForKey(lkey(' ', { shiftKey: true }))).toBe('prev');
+    expect(lectureCommandForKey(lkey('ArrowRight'))).toBe('forward');
+    expect(lectureCommandForKey(lkey('ArrowDown'))).toBe('forward');
+    expect(lectureCommandForKey(lkey('ArrowLeft'))).toBe('back');
+    expect(lectureCommandForKey(lkey('ArrowUp'))).toBe('back');
+    expect(lectureCommandForKey(lkey('Escape'))).toBe('exit');
+    expect(lectureCommandForKey(lkey('n'))).toBe('notes');
+    expect(lectureCommandForKey(lkey('f'))).toBe('fullscreen');
+    expect(lectureCommandForKey(lkey('r'))).toBe('reveal');
+    expect(lectureCommandForKey(lkey('p'))).toBe('togglePlay');
+  });
+
+  it('leaves browser shortcuts and other keys alone', () => {
+    expect(lectureCommandForKey(lkey('PageDown', { ctrlKey: true }))).toBeNull();
+    expect(lectureCommandForKey(lkey('r', { metaKey: true }))).toBeNull();
+    expect(lectureCommandForKey(lkey('a'))).toBeNull();
+    expect(lectureCommandForKey(lkey('Tab'))).toBeNull();
+  });
+
+  it('lets a text box keep its editing keys but not the clicker’s pages or Escape', () => {
+    const typing = { targetTag: 'INPUT', targetType: 'text' };
+    for (const k of ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', ' ', 'Home', 'End', 'n', 'f', 'r', 'p']) expect(lectureCommandForKey(lkey(k, typing))).toBeNull();
+    expect(lectureCommandForKey(lkey('PageDown', typing))).toBe('next');
+    expect(lectureCommandForKey(lkey('PageUp', typing))).toBe('prev');
+    expect(lectureCommandForKey(lkey('Escape', typing))).toBe('exit');
+  });
+
+  it('moves the lecture by PageUp/PageDown and the arrows whatever has focus; Space too after a click', () => {
+    const targets = [{ targetTag: 'BUTTON' }, { targetTag: 'INPUT', targetType: 'checkbox' }, { targetTag: 'SELECT' }, { targetTag: 'INPUT', targetType: 'range' }];
+    for (const target of targets) {
+      expect(lectureCommandForKey(lkey('PageDown', target))).toBe('next');
+      expect(lectureCommandForKey(lkey('PageUp', target))).toBe('prev');
+      expect(lectureCommandForKey(lkey('ArrowRight', target))).toBe('forward');
+      expect(lectureCommandForKey(lkey(' ', { ...target, targetPointerFocused: true }))).toBe('next');
+    }
+    expect(lectureCommandForKey(lkey('?'))).toBe('keySheet');
+  });
+
+  it('leaves Space to a button or checkbox reached with the keyboard (a guess ticked), as the lab does', () => {
+    expect(lectureCommandForKey(lkey(' ', { targetTag: 'BUTTON' }))).toBeNull();
+    expect(lectureCommandForKey(lkey(' ', { targetTag: 'INPUT', targetType: 'checkbox' }))).toBeNull();
+    expect(lectureCommandForKey(lkey(' ', { targetTag: 'SELECT' }))).toBe('next');
   });
 });

@@ -10,6 +10,13 @@
 // - the step scrubber: every key goes to the lab (PageUp/PageDown by chapter, Space plays);
 // - buttons, links, switches and checkboxes keep Space (it activates them) when they were reached
 //   with the keyboard; after a click, Space plays and pauses like everywhere else.
+//
+// Lecture mode (lectureCommandForKey) has its own map of the same keys: a clicker's PageDown,
+// Space and Right go on (revealing a waiting question first, then the next chapter), PageUp,
+// Shift+Space and Left go back, and they do so whatever has focus, since nothing on a lecture
+// screen takes them, except a text box (a guess), which keeps the keys that edit it, and, as in
+// the lab, a button, switch or radio reached with the keyboard, which keeps Space (and a radio
+// its arrows): a keyboard user ticks a guess with Space; after a click, Space goes on.
 
 /** What a shortcut does. */
 export type KeyCommand = 'back' | 'forward' | 'first' | 'last' | 'togglePlay' | 'prevChapter' | 'nextChapter' | 'keySheet';
@@ -112,6 +119,75 @@ export function commandForKey(e: KeyInput): KeyCommand | null {
       return command;
   }
 }
+
+/** What a key does in lecture mode. */
+export type LectureCommand = 'next' | 'prev' | 'forward' | 'back' | 'first' | 'last' | 'togglePlay' | 'notes' | 'fullscreen' | 'exit' | 'reveal' | 'keySheet';
+
+/** Keys a text box keeps for itself in lecture mode (the letters are lecture mode's own shortcuts). */
+const LECTURE_TEXT_KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', ' ', 'Spacebar', 'n', 'N', 'f', 'F', 'p', 'P', 'k', 'K', 'r', 'R', '?']);
+
+/** The command for a key press in lecture mode, or null to leave the key alone. */
+export function lectureCommandForKey(e: KeyInput & { shiftKey: boolean }): LectureCommand | null {
+  if (e.altKey || e.ctrlKey || e.metaKey) return null;
+  const kind = targetKind(e);
+  if (kind === 'text' && LECTURE_TEXT_KEYS.has(e.key)) return null;
+  const byKeyboard = e.targetPointerFocused !== true;
+  const space = e.key === ' ' || e.key === 'Spacebar';
+  if (byKeyboard && space && (kind === 'toggle' || kind === 'button' || kind === 'radio')) return null;
+  if (byKeyboard && kind === 'radio' && ARROWS.has(e.key)) return null;
+  switch (e.key) {
+    case 'PageDown':
+      return 'next';
+    case 'PageUp':
+      return 'prev';
+    case ' ':
+    case 'Spacebar':
+      return e.shiftKey ? 'prev' : 'next';
+    case 'ArrowRight':
+    case 'ArrowDown':
+      return 'forward';
+    case 'ArrowLeft':
+    case 'ArrowUp':
+      return 'back';
+    case 'Home':
+      return 'first';
+    case 'End':
+      return 'last';
+    case 'p':
+    case 'P':
+    case 'k':
+    case 'K':
+      return 'togglePlay';
+    case 'n':
+    case 'N':
+      return 'notes';
+    case 'f':
+    case 'F':
+      return 'fullscreen';
+    case 'r':
+    case 'R':
+      return 'reveal';
+    case '?':
+      return 'keySheet';
+    case 'Escape':
+    case 'Esc':
+      return 'exit';
+    default:
+      return null;
+  }
+}
+
+/** Lecture mode's keys, as the key sheet lists them. */
+export const LECTURE_SHORTCUTS: readonly Shortcut[] = [
+  { keys: ['PageDown', 'Space', '→'], what: 'Next: reveal a waiting question’s answer, else the next chapter (→: one step)' },
+  { keys: ['PageUp', 'Shift+Space', '←'], what: 'Previous chapter (←: one step back)' },
+  { keys: ['Home', 'End'], what: 'First / last step' },
+  { keys: ['R'], what: 'Reveal the answer of the question on screen' },
+  { keys: ['N'], what: 'Speaker notes: the chapters with their narration' },
+  { keys: ['P', 'K'], what: 'Play / pause' },
+  { keys: ['F'], what: 'Full screen on / off' },
+  { keys: ['Esc'], what: 'Close the notes, else leave lecture mode' },
+];
 
 /** One line of the key sheet. */
 export interface Shortcut {

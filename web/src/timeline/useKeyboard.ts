@@ -13,6 +13,8 @@ export function useKeyboard(): void {
     const origin = trackFocusOrigin(window);
     const onKey = (e: KeyboardEvent): void => {
       if (e.defaultPrevented) return;
+      // Lecture mode maps the keys itself (useLectureKeys, from keys.ts's lectureCommandForKey).
+      if (store.getState().mode === 'lecture') return;
       const target = e.target instanceof HTMLElement ? e.target : null;
       // Keys in a modal dialog (the machine box) belong to it, not to the run behind it.
       if (target?.closest('dialog[open]')) return;

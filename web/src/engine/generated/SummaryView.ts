@@ -4,6 +4,7 @@ import type { ChapterView } from "./ChapterView";
 import type { Listing } from "./Listing";
 import type { ParamView } from "./ParamView";
 import type { ProcessView } from "./ProcessView";
+import type { QuestionView } from "./QuestionView";
 import type { ToggleValue } from "./ToggleValue";
 import type { TopologyView } from "./TopologyView";
 
@@ -20,7 +21,7 @@ id: string,
  */
 title: string, 
 /**
- * Description.
+ * Description, with the CPUs and nodes it names resolved from the run at step 0.
  */
 description: string, 
 /**
@@ -39,6 +40,11 @@ params: Array<ParamView>,
  * Chapters.
  */
 chapters: Array<ChapterView>, 
+/**
+ * Questions asked at chapters, with the run's answers, in file order (none before
+ * the run is prepared, and none for a chapter the run never reaches).
+ */
+questions: Array<QuestionView>, 
 /**
  * Number of steps of the whole run; valid steps are `0..=totalSteps` (0 from `describe`, which does not run).
  */

@@ -1,0 +1,158 @@
+// End-to-end tests of the importers of pasted machine output: a real `lscpu` merged into the
+// real `numactl --hardware` of the same machine (Machine…), then `/proc/zoneinfo` and two
+// `/proc/vmstat` snapshots (Measured…) whose change shows beside the simulated counters of the
+// same names; markup pasted into any box stays text, and a bad line is named with the text kept.
+// Run by run.mjs (which imports this file) against the built site; fixtures' sources are in
+// e2e/fixtures/README.md.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { useBrowser } from './harness.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const fixture = (name) => readFileSync(join(here, 'fixtures', name), 'utf8');
+const NUMACTL = fixture('numactl-intel-xeon-max-9470c-2s-hbm-cpuless.txt');
+const LSCPU = fixture('lscpu-intel-xeon-max-9470c-aurora-hbm.txt');
+const ZONEINFO = fixture('zoneinfo-pcp-qa-2node-8cpu-kernel5x-per-node-stats.txt');
+const BEFORE = fixture('vmstat-devbox-6.18-before.txt');
+const AFTER = fixture('vmstat-devbox-6.18-after-10s.txt');
+const SCENARIO = 'numa-hint-fault-101';
+
+// The engine's own wasm package in Node is the oracle for the numbers shown.
+const wasmPkg = join(here, '..', 'src', 'wasm-pkg');
+const wasm = await import(join(wasmPkg, 'mmviz.js'));
+await wasm.default({ module_or_path: readFileSync(join(wasmPkg, 'mmviz_bg.wasm')) });
+
+/** Markup that would run or render if a box's text were ever parsed as HTML. */
+const PAYLOADS = ['<script>window.__pwned = 1</script>', '<img src=x onerror="window.__pwned = 1">', '<b id="injected">bold</b>'];
+
+/** Nothing pasted became markup: no injected element, nothing ran. */
+async function assertNoInjection(page) {
+  const got = await page.evaluate(() => ({
+    pwned: window.__pwned ?? null,
+    img: document.querySelectorAll('img[src="x"]').length,
+    bold: document.querySelectorAll('#injected').length,
+    scripts: [...document.querySelectorAll('script')].filter((s) => s.textContent?.includes('__pwned')).length,
+  }));
+  assert.deepEqual(got, { pwned: null, img: 0, bold: 0, scripts: 0 });
+}
+
+describe('importers: lscpu, zoneinfo, vmstat', () => {
+  const browser = useBrowser({ viewport: { width: 1280, height: 720 } });
+
+  it('Machine…: a real lscpu merges into the same machine\'s numactl; markup stays text and a bad line is named', async () => {
+    const lab = await browser.newLab();
+    const { page } = lab;
+    await lab.openScenario(undefined, `v=1&sc=${SCENARIO}&step=0`);
+    await lab.waitForLoaded();
+    await page.getByRole('button', { name: 'Machine…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Machine from numactl --hardware' });
+    await dialog.getByTestId('numactl-text').fill(NUMACTL);
+    await dialog.getByTestId('numactl-summary').waitFor();
+    await dialog.getByTestId('lscpu-text').fill(LSCPU);
+    const summary = dialog.getByTestId('lscpu-summary');
+    await summary.filter({ hasText: 'CPU lists checked against numactl' }).waitFor();
+    const oracle = wasm.parseLscpu(LSCPU);
+    assert.equal(oracle.cpus, 208);
+    assert.match(await summary.textContent(), /^208 CPUs; 2 sockets × 52 cores × 2 threads; 4 NUMA nodes with CPU lists/);
+    assert.match(await dialog.getByTestId('numactl-summary').textContent(), /^4 nodes, 208 CPUs, 1,161,589 MB/);
+    await lab.screenshot('imports-01-machine-lscpu');
+
+    // Markup in the lscpu box: the line is named, shown as text, and the box keeps it all.
+    for (const payload of PAYLOADS) {
+      const text = `${LSCPU}${payload}\n`;
+      await dialog.getByTestId('lscpu-text').fill(text);
+      const error = dialog.getByTestId('lscpu-error');
+      await error.waitFor();
+      const line = LSCPU.split('\n').length;
+      assert.match(await error.textContent(), new RegExp(`^lscpu, line ${line}: cannot read`));
+      assert.ok((await error.textContent()).includes(payload), 'the line is quoted as text');
+      assert.equal(await dialog.getByTestId('lscpu-text').inputValue(), text);
+      assert.ok(await dialog.getByRole('button', { name: 'Use this machine' }).isDisabled(), 'no run on a machine with an unread lscpu');
+      await assertNoInjection(page);
+    }
+    // A node lscpu and numactl disagree on: named in the lscpu box.
+    const other = LSCPU.replace('NUMA node1 CPU(s):     52-103,156-207', 'NUMA node1 CPU(s):     52-103');
+    await dialog.getByTestId('lscpu-text').fill(other);
+    await dialog.getByTestId('lscpu-error').filter({ hasText: /NUMA node1 CPU\(s\) 52-103 differ from node 1 cpus/ }).waitFor();
+    await dialog.getByTestId('lscpu-text').fill(LSCPU);
+    await summary.filter({ hasText: 'CPU lists checked against numactl' }).waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('Measured…: zoneinfo beside the model, two vmstat snapshots beside the counters, markup stays text', async () => {
+    const lab = await browser.newLab();
+    const { page } = lab;
+    await lab.openScenario(undefined, `v=1&sc=${SCENARIO}&step=40`);
+    await lab.waitForLoaded();
+    await page.getByRole('button', { name: 'Measured…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Measured on your machine' });
+    await dialog.getByTestId('vmstat-before').fill(BEFORE);
+    await dialog.getByTestId('vmstat-after').fill(AFTER);
+    await dialog.getByTestId('vmstat-interval').fill('10');
+    const oracle = wasm.vmstatDelta(BEFORE, AFTER);
+    const vsummary = dialog.getByTestId('vmstat-summary');
+    await vsummary.waitFor();
+    const changed = oracle.changes.filter((c) => c.delta !== 0).length;
+    assert.match(await vsummary.textContent(), new RegExp(`^${oracle.changes.length} counters in both snapshots, ${changed} changed\\. \\d+ of them the simulation counts too`));
+    await dialog.getByTestId('zoneinfo-text').fill(ZONEINFO);
+    const table = dialog.getByTestId('zoneinfo-table');
+    await table.waitFor();
+    const zones = wasm.parseZoneinfo(ZONEINFO).zones;
+    assert.equal(await table.locator('tbody tr').count(), zones.length);
+    assert.match(await dialog.getByTestId('zoneinfo-unused').textContent(), /per-node stats/);
+    await table.scrollIntoViewIfNeeded();
+    await lab.screenshot('imports-02-measured-zoneinfo');
+
+    // Markup in every box of the dialog: named by box and line, shown as text, text kept.
+    for (const payload of PAYLOADS) {
+      await dialog.getByTestId('vmstat-after').fill(`${AFTER}${payload}\n`);
+      const error = dialog.getByTestId('vmstat-error');
+      await error.waitFor();
+      assert.match(await error.textContent(), new RegExp(`^After snapshot, line ${AFTER.split('\n').length}: cannot read`));
+      assert.ok((await error.textContent()).includes(payload));
+      await dialog.getByTestId('zoneinfo-text').fill(`${ZONEINFO}${payload}\n`);
+      await dialog.getByTestId('zoneinfo-error').waitFor();
+      assert.ok((await dialog.getByTestId('zoneinfo-error').textContent()).includes(payload));
+      await dialog.getByTestId('vmstat-interval').fill(payload);
+      await assertNoInjection(page);
+      assert.equal(await dialog.getByTestId('vmstat-interval').inputValue(), payload);
+    }
+    await dialog.getByTestId('vmstat-after').fill(AFTER);
+    await dialog.getByTestId('zoneinfo-text').fill(ZONEINFO);
+    await dialog.getByTestId('vmstat-interval').fill('10');
+    await vsummary.waitFor();
+    await dialog.getByRole('button', { name: 'Show beside the counters' }).click();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    // The Counters panel: a "your machine /s" column, only for counters both have, labelled.
+    const header = page.getByRole('columnheader', { name: 'your machine /s' });
+    await header.waitFor();
+    assert.match(await page.getByTestId('reality-note').textContent(), /A measurement of that machine, not of the model; only counters both have \(\d+ here\)/);
+    const alloc = oracle.changes.find((c) => c.name === 'pgalloc_normal');
+    if (alloc) {
+      const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'pgalloc_normal', exact: true }) });
+      if ((await row.count()) > 0) {
+        const rate = alloc.delta / 10;
+        const cell = await row.locator('td').last().textContent();
+        assert.match(cell, /\/s$/, 'per second');
+        assert.ok(cell.includes(Math.abs(rate) >= 100 ? Math.round(Math.abs(rate)).toLocaleString('en-US') : Math.abs(rate).toFixed(1)), `pgalloc_normal ${cell} vs ${rate}`);
+      }
+    }
+    // The screenshot shows rows both have (the first rows, nr_tlb_*, this machine lacks).
+    await page.getByRole('rowheader', { name: 'pgalloc_normal', exact: true }).scrollIntoViewIfNeeded();
+    await lab.screenshot('imports-03-counters-reality');
+    // A reload keeps every pasted text (sessionStorage).
+    await page.reload();
+    await lab.waitForLoaded();
+    await page.getByRole('button', { name: 'Measured…' }).click();
+    assert.equal(await dialog.getByTestId('vmstat-before').inputValue(), BEFORE);
+    assert.equal(await dialog.getByTestId('zoneinfo-text').inputValue(), ZONEINFO);
+  });
+
+  it('raised no page errors', () => {
+    assert.deepEqual(browser.pageErrors, []);
+  });
+});

@@ -1,0 +1,141 @@
+// A box to paste a machine's output into (numactl, lscpu, /proc/zoneinfo, /proc/vmstat): the
+// lines numbered beside it, the line an error names marked, and the message with that line's
+// text as a button that selects it. What is pasted is only ever text: React puts it in the
+// DOM as text nodes, never as markup. The engine reads it (readPaste), the latest text only.
+import { useEffect, useRef, useState } from 'react';
+import { errorLine, errorWithoutLine } from '../base/numactl';
+import { errorMessage } from '../engine/engine';
+import type { PasteKind, PasteKinds } from '../engine/types';
+import { useAppStore } from '../store/context';
+import styles from './MachineDialog.module.css';
+
+/** What the engine made of some text: nothing yet, its reading, or its message. */
+export type Parsed<T> = { kind: 'empty' } | { kind: 'ok'; value: T } | { kind: 'error'; message: string };
+
+/** How long typing must pause before the text is parsed again (ms). */
+const PARSE_DEBOUNCE_MS = 120;
+
+/** Reads `texts` with the engine as `kind` (empty while `texts[0]` is blank or `enabled` is false), the latest texts only. */
+export function usePasteParse<K extends PasteKind>(kind: K, texts: PasteKinds[K]['texts'], enabled = true): Parsed<PasteKinds[K]['result']> {
+  const engine = useAppStore((s) => s.engine);
+  const [got, setGot] = useState<Parsed<PasteKinds[K]['result']>>({ kind: 'empty' });
+  const key = JSON.stringify(texts);
+  const empty = !enabled || texts.some((t) => t.trim() === '') || !engine;
+  useEffect(() => {
+    if (empty) return;
+    let stale = false;
+    const timer = setTimeout(() => {
+      engine.readPaste(kind, JSON.parse(key) as PasteKinds[K]['texts']).then(
+        (value) => {
+          if (!stale) setGot({ kind: 'ok', value });
+        },
+        (err: unknown) => {
+          if (!stale) setGot({ kind: 'error', message: errorMessage(err) });
+        },
+      );
+    }, PARSE_DEBOUNCE_MS);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [empty, engine, kind, key]);
+  return empty ? { kind: 'empty' } : got;
+}
+
+/** The pasted text's lines with their numbers beside it; `mark` is the 1-based line an error names. */
+export function NumberedTextarea({
+  id,
+  text,
+  onChange,
+  mark,
+  describedBy,
+  placeholder,
+  rows = 14,
+  testId,
+}: {
+  id: string;
+  text: string;
+  onChange: (t: string) => void;
+  mark: number | null;
+  describedBy: string;
+  placeholder: string;
+  rows?: number;
+  testId?: string;
+}) {
+  const gutter = useRef<HTMLDivElement>(null);
+  const count = Math.max(1, text.split('\n').length);
+  const height = { height: `calc(${rows} * 1.45em + 0.8rem)` };
+  return (
+    <div className={styles.editor}>
+      <div ref={gutter} className={styles.gutter} style={height} aria-hidden="true">
+        {Array.from({ length: count }, (_, i) => (
+          <div key={i} className={i + 1 === mark ? styles.gutterMark : undefined}>
+            {i + 1}
+          </div>
+        ))}
+      </div>
+      <textarea
+        id={id}
+        className={styles.textarea}
+        style={height}
+        value={text}
+        wrap="off"
+        spellCheck={false}
+        autoComplete="off"
+        rows={rows}
+        aria-invalid={mark !== null}
+        aria-describedby={describedBy}
+        placeholder={placeholder}
+        data-testid={testId}
+        onChange={(e) => onChange(e.target.value)}
+        onScroll={(e) => {
+          if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop;
+        }}
+      />
+    </div>
+  );
+}
+
+/** Selects line `n` (1-based) of a textarea and scrolls it into view. */
+export function selectLine(area: HTMLTextAreaElement | null, n: number): void {
+  if (!area) return;
+  const lines = area.value.split('\n');
+  const start = lines.slice(0, n - 1).reduce((sum, l) => sum + l.length + 1, 0);
+  const end = start + (lines[n - 1]?.length ?? 0);
+  area.focus();
+  area.setSelectionRange(start, end);
+  const lineHeight = parseFloat(getComputedStyle(area).lineHeight) || 20;
+  area.scrollTop = Math.max(0, (n - 3) * lineHeight);
+}
+
+/** An engine message about `text`: "Line N:" and the message, and line N's text as a button that selects it in the box `areaId`. */
+export function PasteError({ message, text, areaId, testId, what }: { message: string; text: string; areaId: string; testId: string; what: string }) {
+  const mark = errorLine(message);
+  const line = mark !== null ? text.split('\n')[mark - 1] : undefined;
+  return (
+    <div className={styles.error} role="alert" data-testid={testId}>
+      <p className={styles.errorText}>
+        {mark !== null ? (
+          <strong>
+            {what}, line {mark}:
+          </strong>
+        ) : (
+          <strong>Cannot read the {what}:</strong>
+        )}{' '}
+        {errorWithoutLine(message.replace(/^(?:Error: )?(?:numactl|lscpu) text (?=line \d+: )/, ''))}
+      </p>
+      {mark !== null && line !== undefined && (
+        <button
+          type="button"
+          className={styles.lineButton}
+          title="Select this line in the box"
+          onClick={() => selectLine(document.getElementById(areaId) as HTMLTextAreaElement | null, mark)}
+        >
+          <span className={styles.lineNo}>{mark}</span>
+          <code className={styles.lineText}>{line === '' ? '(empty line)' : line}</code>
+        </button>
+      )}
+      <p className={styles.note}>Your pasted text is kept: fix it in the box.</p>
+    </div>
+  );
+}
