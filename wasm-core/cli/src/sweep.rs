@@ -21,6 +21,7 @@ pub(crate) struct SweepArgs<'a> {
     pub seeds: Option<u64>,
     pub columns: Option<&'a str>,
     pub json: bool,
+    pub windows: Vec<run::Window>,
 }
 
 /// One (parameter value, seed): the runs, one per toggle value.
@@ -163,7 +164,7 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<(), Fail> {
     for (&value, s) in values.iter().zip(&scenarios) {
         for &seed in &seeds {
             let at = Scenario { seed, ..s.clone() };
-            let runs = run::compare(&at, &toggles, a.toggle).map_err(|e| bad(format!("{name}: {e}")))?;
+            let runs = run::compare_with(&at, &toggles, a.toggle, &a.windows).map_err(|e| bad(format!("{name}: {e}")))?;
             for (v, r) in &runs {
                 let mut label = format!("{}={v}, seed {seed}", a.toggle);
                 if let (Some((n, _)), Some(x)) = (&vary, value) {
@@ -173,6 +174,21 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<(), Fail> {
             }
             cells.push(Cell { value, seed, runs });
         }
+    }
+    // Each column read from the profile is shown over every window too.
+    let mut cols = cols;
+    if let Some(c) = cells.first().and_then(|c| c.runs.first()) {
+        let r = &c.1;
+        let extra: Vec<String> = r
+            .windows
+            .iter()
+            .flat_map(|w| {
+                cols.iter()
+                    .filter(|col| w.metrics.contains_key(col.as_str()))
+                    .map(move |col| format!("{col} [{}]", w.window.label()))
+            })
+            .collect();
+        cols.extend(extra);
     }
     // Per parameter value, later toggle value and column: every seed's change.
     let later: Vec<ToggleValue> = cells
