@@ -33,7 +33,14 @@ fn two_windows_that_split_the_run_add_up_to_its_profile() {
     assert!(w[0]["metrics"].get("try_to_unmap_pct").is_some());
     assert!(w[0]["metrics"].get("throughput").is_none() && w[0]["metrics"].get("local_hint_fault_pct").is_none());
     // The text table shows them as rows of their own.
-    let (code, out, err) = mmviz(&["compare", "numa-hint-fault-101", "--toggle", "numa_delay_map", "--profile-window", "0..0.00006"]);
+    let (code, out, err) = mmviz(&[
+        "compare",
+        "numa-hint-fault-101",
+        "--toggle",
+        "numa_delay_map",
+        "--profile-window",
+        "0..0.00006",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("try_to_unmap_pct [0..0.00006 s]"), "{out}");
 }
@@ -70,7 +77,9 @@ fn an_expectation_over_seeds_holds_their_mean_and_lists_each() {
         .map(|seed| {
             let f = dir.join(format!("probe{seed}.toml"));
             std::fs::write(&f, random_toucher("").replace("seed = 1", &format!("seed = {seed}"))).unwrap();
-            json(&["run", f.to_str().unwrap(), "--json"])["counters"]["anon_faults"].as_f64().unwrap()
+            json(&["run", f.to_str().unwrap(), "--json"])["counters"]["anon_faults"]
+                .as_f64()
+                .unwrap()
         })
         .collect();
     let mean = faults.iter().sum::<f64>() / 4.0;

@@ -70,7 +70,8 @@ impl Window {
 pub struct WindowResult {
     /// The window.
     pub window: Window,
-    /// The metrics read from the profile (CPU times, `*_pct` shares) over the window.
+    /// The metrics read from the profile (CPU times, `*_pct` shares), worked out from the
+    /// window's profile and counters.
     pub metrics: BTreeMap<&'static str, f64>,
     /// Kernel functions by inclusive CPU time over the window, ns, most first.
     pub profile: Vec<(&'static str, u64)>,
@@ -186,7 +187,7 @@ pub fn run_with(scenario: &Scenario, toggles: &ToggleSet, windows: &[Window]) ->
     let mut bounds: Vec<u64> = windows.iter().flat_map(|w| [w.start_ns, w.end_ns]).collect();
     bounds.sort_unstable();
     bounds.dedup();
-    let mut snaps: Vec<(u64, crate::profile::Profile)> = Vec::new();
+    let mut snaps: Vec<(u64, crate::profile::Profile, Counters)> = Vec::new();
     for b in bounds {
         while !sim.window_closed() && sim.st.readyq.peek().is_some_and(|(t, _)| t < b) {
             if sim.step().is_none() {
@@ -198,7 +199,7 @@ pub fn run_with(scenario: &Scenario, toggles: &ToggleSet, windows: &[Window]) ->
         }
         let ended = sim.window_closed() || sim.st.readyq.peek().is_none();
         let at = if ended { b.min(crate::mech::core::run_time_ns(&sim)) } else { b };
-        snaps.push((b, sim.profile_at(at)));
+        snaps.push((b, sim.profile_at(at), sim.st.counters));
     }
     sim.run_to_end().map_err(Error::Run)?;
     let mut metrics = BTreeMap::new();
@@ -216,16 +217,16 @@ pub fn run_with(scenario: &Scenario, toggles: &ToggleSet, windows: &[Window]) ->
             }
         }
     }
-    let snap = |t: u64| snaps.iter().find(|(b, _)| *b == t).map(|(_, p)| p.clone());
+    let snap = |t: u64| snaps.iter().find(|(b, _, _)| *b == t).map(|(_, p, c)| (p.clone(), *c));
     let mut window_results = Vec::new();
     for &w in windows {
         let (Some(a), Some(b)) = (snap(w.start_ns), snap(w.end_ns)) else {
             continue;
         };
-        let prof = b.since(&a);
+        let prof = b.0.since(&a.0);
         window_results.push(WindowResult {
             window: w,
-            metrics: profile_metrics(&mut sim, prof.clone()),
+            metrics: profile_metrics(&mut sim, prof.clone(), b.1.since(&a.1)),
             profile: prof.by_function(),
         });
     }
@@ -240,9 +241,10 @@ pub fn run_with(scenario: &Scenario, toggles: &ToggleSet, windows: &[Window]) ->
 }
 
 /// The metrics read from the profile (those a run without profiling does not have), as
-/// `prof` gives them instead of the run's own profile.
-fn profile_metrics(sim: &mut Sim, prof: crate::profile::Profile) -> BTreeMap<&'static str, f64> {
+/// `prof` and `counters` (a window's) give them instead of the run's own.
+fn profile_metrics(sim: &mut Sim, prof: crate::profile::Profile, counters: Counters) -> BTreeMap<&'static str, f64> {
     let whole = std::mem::replace(&mut sim.st.prof, prof);
+    let whole_counters = std::mem::replace(&mut sim.st.counters, counters);
     let mut out = BTreeMap::new();
     for m in crate::registry::metrics() {
         let with = (m.value)(sim);
@@ -254,6 +256,7 @@ fn profile_metrics(sim: &mut Sim, prof: crate::profile::Profile) -> BTreeMap<&'s
         }
     }
     sim.st.prof = whole;
+    sim.st.counters = whole_counters;
     out
 }
 
