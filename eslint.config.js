@@ -58,4 +58,12 @@ export default tseslint.config(
     files: ['web/e2e/**/*.mjs', 'tests/**/*.mjs', 'scripts/**/*.mjs', 'eslint.config.js'],
     languageOptions: { globals: nodeGlobals, sourceType: 'module' },
   },
+  {
+    // The service worker (written out as sw.js by the build, with BUILD and ASSETS in front).
+    files: ['web/src/offline/serviceWorker.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(['self', 'caches', 'fetch', 'URL', 'BUILD', 'ASSETS'].map((n) => [n, 'readonly'])),
+    },
+  },
 );

@@ -4,7 +4,9 @@
 // artifacts/bench-render/, serves it on loopback, and runs it with playwright-core and Debian's
 // /usr/bin/chromium (fresh profile, no sandbox, as web/e2e/run.mjs does).
 //
-//   node scripts/bench-render.mjs [--runs 21] [--processes 1] [--dpr 1] [--engine] [--trace] [--screenshot] [--no-build]
+//   node scripts/bench-render.mjs [--runs 21] [--processes 1] [--dpr 1] [--engine] [--lanes 2] [--trace] [--screenshot] [--no-build]
+//
+// --lanes 2 draws two runs side by side, each column half as wide, as the lab's A/B mode does.
 //
 // --engine renders real frames: the wasm engine (web/src/wasm-pkg, `npm run build:wasm`) runs
 // scripts/bench-frame-64cpu.toml in the page and its frame() output is rendered (consecutive steps
@@ -37,7 +39,7 @@ const flag = (name) => args.includes(`--${name}`);
 const runs = Number(opt('runs', '21'));
 const processes = Number(opt('processes', '1'));
 const dpr = Number(opt('dpr', '1'));
-const source = flag('engine') ? '&source=engine' : '';
+const source = (flag('engine') ? '&source=engine' : '') + (opt('lanes', '1') === '2' ? '&lanes=2' : '');
 
 if (!flag('no-build')) {
   const { build } = await import('vite');

@@ -10,6 +10,10 @@
 //        and prints wasm/native; --native STEPS_PER_S gives a native figure instead
 //   node scripts/bench-wasm.mjs --scenario numa-delay-map-scale --param accesses=40000 --seek
 //   node scripts/bench-wasm.mjs --scenario scripts/bench-frame-64cpu.toml --frame --runs 21
+//   node scripts/bench-wasm.mjs --scenario numa-delay-map-scale --diverge numa_delay_map --runs 7
+//        --diverge ID: also times the lab's "first divergence" (DivergenceSearch, the toggle's
+//        first value against its second, as the lab's worker runs it, in 40 ms slices) and skips
+//        the counters-only runs
 //
 // --scenario takes a built-in id or a file; --seeks N (default 200) and --seed S (default 1)
 // pick the same random steps as `mmviz bench --seek/--frame` (splitmix64). --json prints JSON.
@@ -23,7 +27,7 @@ const pkg = path.join(root, 'web/src/wasm-pkg');
 const wasm = await import(pkg + '/mmviz.js');
 await wasm.default({ module_or_path: readFileSync(pkg + '/mmviz_bg.wasm') });
 
-const opts = { scenarios: [], params: {}, runs: 1, seeks: 200, seed: 1n, seek: false, frame: false, json: false, native: null, nativeRun: false };
+const opts = { scenarios: [], params: {}, runs: 1, seeks: 200, seed: 1n, seek: false, frame: false, json: false, native: null, nativeRun: false, diverge: null };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
@@ -43,6 +47,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--json') opts.json = true;
   else if (a === '--native') opts.native = Number(next());
   else if (a === '--native-run') opts.nativeRun = true;
+  else if (a === '--diverge') opts.diverge = next();
   else throw new Error(`unknown argument ${a}`);
 }
 
@@ -90,9 +95,45 @@ function nativeOnce(input) {
   return out[0].wall_s;
 }
 
+/** Times one divergence search as the lab's worker runs it (slices of about 40 ms); returns [ms, outcome]. */
+function divergeOnce(input, id) {
+  const patch = wasm.patches().find((p) => p.id === id);
+  if (!patch) throw new Error(`--diverge: no toggle ${id}`);
+  const t0 = performance.now();
+  const search = wasm.DivergenceSearch.load(input.text, { [id]: patch.values[0] }, { [id]: patch.values[1] }, opts.params);
+  let budget = 20_000;
+  let out = null;
+  while (out === null) {
+    const t = performance.now();
+    out = search.advance(budget);
+    const took = performance.now() - t;
+    budget = Math.max(1_000, Math.min(2_000_000, Math.round(budget * Math.min(2, Math.max(0.5, took > 0 ? 40 / took : 2)))));
+  }
+  search.free();
+  return [performance.now() - t0, out];
+}
+
 const rows = [];
 for (const input of inputs) {
   const row = { scenario: input.id };
+  if (opts.diverge) {
+    const ms = [];
+    let outcome = null;
+    for (let r = 0; r < opts.runs; r++) {
+      const [t, out] = divergeOnce(input, opts.diverge);
+      ms.push(t);
+      outcome = out;
+    }
+    Object.assign(row, { diverge: opts.diverge, step: outcome.step, compared: outcome.compared, ms: spread(ms) });
+    if (!opts.json) {
+      const s = spread(ms);
+      console.log(
+        `${input.id}: ${opts.diverge} first differs at step ${outcome.step} (${outcome.compared} pairs compared); found in ${s.median.toFixed(1)} ms (median of ${opts.runs}; ${s.min.toFixed(1)}-${s.max.toFixed(1)} ms)`,
+      );
+    }
+    rows.push(row);
+    continue;
+  }
   const walls = [];
   const nativeWalls = [];
   let steps = 0;

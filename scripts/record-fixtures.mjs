@@ -11,7 +11,9 @@
 //   engine.json's `bulkLayout` is how the wasm layer lays a frame's bulk arrays out in their
 //   one ArrayBuffer ([name, typed-array type] in buffer order); the fixture engine checks it
 //   against bulk.ts's FrameBulk / BULK_LAYOUT and rebuilds every frame's bulk with it.
-// - runs/*.json: a few prepared runs (RUNS below): summary, series, every event, the cause
+// - engine.json's `divergences`: where pairs of runs first differ (DIVERGENCES below), as the
+//   engine's DivergenceSearch found it.
+// - runs/*.json: a few prepared runs (RUNS below): summary, series, progress marks, every event, the cause
 //   chain of every event (as steps) and the frames at the steps the unit tests visit only.
 //   Frames are recorded with the engine's default window only (`frame()` without one): the
 //   fixture engine refuses any other window.
@@ -72,12 +74,20 @@ ops = [{ op = "touch", vma = "heap" }]
  * for, and the steps whose frames are kept (negative: from the end, -1 is the last step).
  */
 const RUNS = [
-  { name: 'hint-101', scenario: SCENARIO, toggles: {}, params: {}, frames: [...range(0, 20), 38, -4, -3, -2, -1] },
-  { name: 'hint-101-delay-off', scenario: SCENARIO, toggles: { numa_delay_map: false }, params: {}, frames: [...range(0, 8), 161, -1] },
+  // Both kernels' first 72 steps (the A/B tests step them side by side past where they part, step 38, and past step 65, where v5.13 has finished the next access and waits for v5.12).
+  { name: 'hint-101', scenario: SCENARIO, toggles: {}, params: {}, frames: [...range(0, 72), -4, -3, -2, -1] },
+  { name: 'hint-101-delay-off', scenario: SCENARIO, toggles: { numa_delay_map: false }, params: {}, frames: [...range(0, 72), 161, -1] },
   { name: 'hint-101-pages-2', scenario: SCENARIO, toggles: {}, params: { pages: 2 }, frames: [0, 1, 7, -1] },
   { name: 'rmap-101', scenario: 'rmap-101', toggles: {}, params: {}, frames: [...range(0, 4), -1] },
   { name: 'custom', scenario: { custom: true }, toggles: {}, params: {}, frames: [0, 3] },
   { name: 'oom', scenario: { text: OOM_TEXT }, toggles: {}, params: {}, frames: [0, -1] },
+];
+
+/** Pairs of runs whose first divergence is recorded (the fixture engine's firstDivergence). */
+const DIVERGENCES = [
+  { scenario: SCENARIO, togglesA: { numa_delay_map: false }, togglesB: { numa_delay_map: true }, params: {} },
+  { scenario: SCENARIO, togglesA: { numa_delay_map: true }, togglesB: { numa_delay_map: false }, params: {} },
+  { scenario: SCENARIO, togglesA: {}, togglesB: {}, params: {} },
 ];
 
 /** Requests the engine refuses, with the message it gives. */
@@ -166,10 +176,11 @@ function recordRun(wasm, spec) {
     prev = plain;
   }
   const series = sim.series();
+  const marks = Array.from(sim.progressMarks());
   const seekError = messageOf(() => sim.seek(total + 1));
   sim.free();
   const scenario = typeof spec.scenario === 'string' ? { builtin: spec.scenario } : { text };
-  return { _generated: GENERATED, name: spec.name, scenario, toggles: spec.toggles, params: spec.params, summary: shareListings(summary), series, events, causeChains, frames, seekError };
+  return { _generated: GENERATED, name: spec.name, scenario, toggles: spec.toggles, params: spec.params, summary: shareListings(summary), series, marks, events, causeChains, frames, seekError };
 }
 
 /** The listings of every summary, each set kept once in engine.json: a summary names its set by index. */
@@ -213,9 +224,17 @@ export function fixtureFiles(wasm) {
     const scenario = typeof spec.scenario === 'string' ? { builtin: spec.scenario } : { text };
     return { scenario, toggles: spec.toggles, params: spec.params, message, describe };
   });
+  const divergences = DIVERGENCES.map((spec) => {
+    const search = wasm.DivergenceSearch.load(textOf(wasm, spec.scenario), spec.togglesA, spec.togglesB, spec.params);
+    let result = null;
+    while (result === null) result = search.advance(100_000);
+    search.free();
+    const scenario = typeof spec.scenario === 'string' ? { builtin: spec.scenario } : { text: textOf(wasm, spec.scenario) };
+    return { scenario, togglesA: spec.togglesA, togglesB: spec.togglesB, params: spec.params, result };
+  });
   const builtins = wasm.builtinScenarios().filter((s) => BUILTINS.includes(s.id));
   const describeFixtures = describes.map(({ scenario, params, summary }) => ({ scenario, params, summary }));
-  const engine = { _generated: GENERATED, patches: wasm.patches(), builtins, mechanisms: wasm.mechanisms(), describes: describeFixtures, errors, listings: listingSets, bulkLayout };
+  const engine = { _generated: GENERATED, patches: wasm.patches(), builtins, mechanisms: wasm.mechanisms(), describes: describeFixtures, errors, divergences, listings: listingSets, bulkLayout };
   files['engine.json'] = `${JSON.stringify(engine)}\n`;
   return files;
 }

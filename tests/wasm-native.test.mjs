@@ -59,9 +59,10 @@ test('the engine fixtures the unit tests read are what the engine records today'
   // They are read by every unit test run: keep them small (record only the steps the tests
   // visit). They grow with the registry (every mechanism's listings ride along in the patch
   // registry and each summary): 480 KB with 4 mechanisms, 627 KB with 7, 769 KB with 8
-  // (thp: four functions' listings in every summary).
+  // (thp: four functions' listings in every summary), 917 KB once the A/B tests stepped both
+  // numa-hint-fault-101 runs side by side through their first 72 steps (past where they part).
   const bytes = Object.values(fresh).reduce((n, text) => n + Buffer.byteLength(text), 0);
-  assert.ok(bytes < 800 * 1024, `the fixtures take ${Math.round(bytes / 1024)} KB; keep them under 800 KB`);
+  assert.ok(bytes < 1000 * 1024, `the fixtures take ${Math.round(bytes / 1024)} KB; keep them under 1,000 KB`);
 });
 
 test('wasm errors are real Error objects with the engine message', () => {

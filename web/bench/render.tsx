@@ -6,7 +6,8 @@
 // far seek; idle: frames with nothing to render, the floor of the measurement), runs (21), warmup (3), processes (1), font (root font px, e.g. 24 for lecture type),
 // hover (a pfn to show as hovered), still (1: draw one step and stop, for screenshots),
 // source (engine: real frames of scripts/bench-frame-64cpu.toml from the wasm engine, see
-// engineFrames.ts; otherwise synthetic arrays).
+// engineFrames.ts; otherwise synthetic arrays), lanes (2: two runs side by side as the lab's A/B
+// mode draws them, each column half the width, lane B a few steps behind lane A).
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import '../src/styles/global.css';
@@ -27,10 +28,26 @@ const source = q.get('source') === 'engine' ? 'engine' : 'synthetic';
 let shape: SyntheticShape = { ...BENCH_FRAME_64CPU, processes: num('processes', 1) };
 if (q.has('font')) document.documentElement.style.fontSize = `${num('font', 17)}px`;
 const hoverPfn = q.has('hover') ? num('hover', 0) : null;
+const lanes = num('lanes', 1) === 2 ? 2 : 1;
+/** How many steps lane B is behind lane A (A/B runs part, so the lanes show different frames). */
+const LANE_B_BEHIND = 3;
 
-function Step({ s }: { s: SyntheticStep }) {
+/** One step of every lane: lane A shows `steps[i]`, lane B `steps[i - LANE_B_BEHIND]`. */
+function Lanes({ steps, i }: { steps: SyntheticStep[]; i: number }) {
+  const a = steps[i] as SyntheticStep;
+  if (lanes === 1) return <Step s={a} width={853} />;
+  const b = steps[Math.max(0, i - LANE_B_BEHIND)] as SyntheticStep;
   return (
-    <div style={{ width: 853, padding: 12 }}>
+    <div style={{ display: 'flex' }}>
+      <Step s={a} width={628} />
+      <Step s={b} width={628} />
+    </div>
+  );
+}
+
+function Step({ s, width }: { s: SyntheticStep; width: number }) {
+  return (
+    <div style={{ width, padding: 12 }}>
       <section className={panel.panel} aria-labelledby="m-title">
         <h2 id="m-title" className={panel.title}>
           Machine <span className={panel.subtitle}>dense view: {shape.cpus} CPUs, {shape.nodes * shape.framesPerNode} frames</span>
@@ -135,16 +152,15 @@ async function main(): Promise<void> {
   } else {
     steps = mode === 'full' ? Array.from({ length: n }, (_, i) => syntheticStep(i, shape)) : syntheticRun(n, shape);
   }
-  flushSync(() => root.render(<Step s={steps[0] as SyntheticStep} />));
+  flushSync(() => root.render(<Lanes steps={steps} i={0} />));
   if (q.get('still') === '1') {
     await timedFrame(() => {});
   } else {
     const frameMs: number[] = [];
     const drawMs: number[] = [];
     for (let i = 1; i < steps.length; i++) {
-      const s = steps[i] as SyntheticStep;
       // idle: the same frame with nothing rendered, the floor of this measurement on this machine.
-      const [draw, frame] = await timedFrame(() => (mode === 'idle' ? undefined : flushSync(() => root.render(<Step s={s} />))), i > warmup ? `bench-step-${i}` : undefined);
+      const [draw, frame] = await timedFrame(() => (mode === 'idle' ? undefined : flushSync(() => root.render(<Lanes steps={steps} i={i} />))), i > warmup ? `bench-step-${i}` : undefined);
       if (i > warmup) {
         drawMs.push(draw);
         frameMs.push(frame);
@@ -155,7 +171,7 @@ async function main(): Promise<void> {
     // The pixels after drawing step by step must equal a fresh draw of the last step (idle drew none of them).
     const stepped = pixelHash();
     flushSync(() => root.render(<div />));
-    flushSync(() => root.render(<Step s={steps[steps.length - 1] as SyntheticStep} />));
+    flushSync(() => root.render(<Lanes steps={steps} i={steps.length - 1} />));
     const fresh = pixelHash();
     window.__benchResult = {
       incrementalMatchesFresh: mode === 'idle' || stepped === fresh,
@@ -165,7 +181,7 @@ async function main(): Promise<void> {
       runs,
       frameMs,
       drawMs,
-      cells: { ptes: shape.processes * shape.ptesPerProcess, frames: shape.nodes * shape.framesPerNode, tlbSlots: shape.cpus * shape.tlbSlots },
+      cells: { ptes: lanes * shape.processes * shape.ptesPerProcess, frames: lanes * shape.nodes * shape.framesPerNode, tlbSlots: lanes * shape.cpus * shape.tlbSlots },
       canvases: canvases.length,
       canvasesWithPixels: withPixels,
       dpr: window.devicePixelRatio,

@@ -62,18 +62,21 @@ export class Lab {
     return this.page.getByRole('status', { name: 'Step readout' }).or(this.page.locator('output[aria-label="Step readout"]')).first();
   }
 
-  /** Reads { step, total } from the readout. */
+  /** Reads { step, total } from the readout ("step 1,234 / 5,678": digits grouped). */
   async readStep() {
     const text = (await this.readout().textContent()) ?? '';
-    const m = /step\s+(\d+)\s*\/\s*(\d+)/.exec(text);
+    const m = /step\s+([\d,]+)\s*\/\s*([\d,]+)/.exec(text);
     if (!m) throw new Error(`unexpected readout "${text}"`);
-    return { step: Number(m[1]), total: Number(m[2]) };
+    return { step: Number(m[1].replace(/,/g, '')), total: Number(m[2].replace(/,/g, '')) };
   }
 
   /** Waits until the readout shows `step`. */
   async waitForStep(step, timeout = 10_000) {
     await this.page.waitForFunction(
-      (n) => new RegExp(`step\\s+${n}\\s*/`).test(document.querySelector('output[aria-label="Step readout"]')?.textContent ?? ''),
+      (n) => {
+        const m = /step\s+([\d,]+)\s*\//.exec(document.querySelector('output[aria-label="Step readout"]')?.textContent ?? '');
+        return m !== null && Number(m[1].replace(/,/g, '')) === n;
+      },
       step,
       { timeout },
     );
@@ -107,6 +110,20 @@ export class Lab {
     const { total } = await this.readStep();
     await this.waitForStep(total);
     return total;
+  }
+
+  /**
+   * Picks `value` in the dropdown named `name` as a mouse user does: the click opens its list and
+   * focuses it, the list takes every key while open, the pick closes it and the focus stays on
+   * the dropdown. (Headless Chromium opens a real list that Playwright cannot click in: Escape
+   * closes it unchanged, then the option is set as a pick sets it.)
+   */
+  async pickWithMouse(name, value) {
+    const select = this.page.getByRole('combobox', { name, exact: true });
+    await select.click();
+    await this.page.keyboard.press('Escape');
+    await select.selectOption(value);
+    return select;
   }
 
   /** Moves the "Step" scrubber to `step`. */
@@ -236,7 +253,7 @@ export class Lab {
     return this.page.getByRole('list', { name: 'Cause chain' }).getByRole('button');
   }
 
-  /** The accessible names of the cause chain's hops ("Go to step N: fn:line (kind) on CPU c"), waiting for the chain. */
+  /** The accessible names of the cause chain's hops ("Go to step N: fn:line (kind) on CPU c", N with grouped digits), waiting for the chain. */
   async readCauseChain() {
     await this.causeChainHops().first().waitFor({ timeout: 10_000 });
     return this.causeChainHops().evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
@@ -245,11 +262,12 @@ export class Lab {
   /** Clicks the cause chain hop at `index` (0 = the current event) and waits for its step; returns the step. */
   async goToCauseHop(index) {
     const label = (await this.readCauseChain())[index] ?? '';
-    const m = /^Go to step (\d+):/.exec(label);
+    const m = /^Go to step ([\d,]+):/.exec(label);
     if (!m) throw new Error(`no cause hop ${index} (labels: ${label})`);
+    const step = Number(m[1].replace(/,/g, ''));
     await this.causeChainHops().nth(index).click();
-    await this.waitForStep(Number(m[1]));
-    return Number(m[1]);
+    await this.waitForStep(step);
+    return step;
   }
 
   /** Each CPU's call stack as shown under the machine view: { 'CPU 3': 'user code › …' }. */
@@ -327,8 +345,8 @@ export class Lab {
   async waitForStepOtherThan(step, timeout = 10_000) {
     await this.page.waitForFunction(
       (n) => {
-        const m = /step\s+(\d+)\s*\//.exec(document.querySelector('output[aria-label="Step readout"]')?.textContent ?? '');
-        return m !== null && Number(m[1]) !== n;
+        const m = /step\s+([\d,]+)\s*\//.exec(document.querySelector('output[aria-label="Step readout"]')?.textContent ?? '');
+        return m !== null && Number(m[1].replace(/,/g, '')) !== n;
       },
       step,
       { timeout },

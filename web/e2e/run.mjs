@@ -6,13 +6,16 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import lzString from 'lz-string';
 import { chromium } from 'playwright-core';
+import { abSuite } from './ab.mjs';
+import { shareSuite } from './share.mjs';
 import { Lab } from './helper.mjs';
 import { startStaticServer } from './server.mjs';
+import { sweepSuite } from './sweep.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distDir = join(here, '..', 'dist');
@@ -193,6 +196,31 @@ async function newLab() {
   return new Lab(page, baseUrl);
 }
 
+/** Chromium's options for every context the tests open. */
+const LAUNCH = {
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  viewport: { width: 1440, height: 900 },
+};
+
+/** A page in a new browser context of its own (new profile: no storage, no history), as a recipient of a link has. */
+async function freshLab() {
+  const dir = mkdtempSync(join(tmpdir(), 'mmviz-e2e-fresh-'));
+  const ctx = await chromium.launchPersistentContext(dir, LAUNCH);
+  await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(baseUrl).origin });
+  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  return {
+    lab: new Lab(page, baseUrl),
+    context: ctx,
+    close: async () => {
+      await ctx.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 before(async () => {
   if (process.env.MMVIZ_E2E_URL) {
     baseUrl = process.env.MMVIZ_E2E_URL;
@@ -204,12 +232,7 @@ before(async () => {
     baseUrl = server.url;
   }
   userDataDir = mkdtempSync(join(tmpdir(), 'mmviz-e2e-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    viewport: { width: 1440, height: 900 },
-  });
+  context = await chromium.launchPersistentContext(userDataDir, LAUNCH);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(baseUrl).origin });
   for (const p of context.pages()) await p.close();
 });
@@ -274,7 +297,7 @@ describe('mmviz lab', () => {
     await lab.stepTo(12);
     const counters = await lab.readCounters();
     const link = await lab.copyLink();
-    assert.match(link, /#v=1&/);
+    assert.match(link, /#v=2&/);
     assert.match(link, new RegExp(`t\\.numa_delay_map=${!wasOn}`));
     assert.match(link, /step=12/);
     await lab.page.reload();
@@ -411,7 +434,8 @@ describe('mmviz lab', () => {
     }
     if (found) await lab.screenshot('09-code-diff');
     // An IPI on its way and one received, with and without motion.
-    const machine = (re) => lab.page.getByRole('img', { name: re });
+    // The drawing is a group (its frames are buttons), named by what it shows.
+    const machine = (re) => lab.page.getByRole('group', { name: re });
     let sent = -1;
     for (let s = 1; s <= total && sent < 0; s++) {
       await lab.stepTo(s);
@@ -1024,6 +1048,18 @@ describe('mmviz lab', () => {
   });
 });
 
+abSuite({ newLab: () => newLab(), freshLab, scenario: SCENARIO });
+shareSuite({
+  newLab: () => newLab(),
+  freshLab,
+  wasm,
+  get baseUrl() {
+    return baseUrl;
+  },
+  mmvizBin: process.env.MMVIZ_BIN ? resolve(here, '..', '..', process.env.MMVIZ_BIN) : null,
+  distDir,
+});
+
 describe('PCP panel (page allocator)', () => {
   /** Scrolls the page so that the panel's top is just below the sticky header. */
   async function scrollToPanel(pcp) {
@@ -1306,6 +1342,18 @@ describe('NUMA balancing panel', () => {
     await lab.page.close();
   });
 
+  it('raised no page errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});
+
+// One file per feature, registered here (this file owns the browser, the server and the oracle).
+sweepSuite({ newLab: () => newLab(), wasm, builtins: BUILTINS });
+
+// Feature files, one per feature, share this runner (node:test runs them after the tests above).
+await import('./access.e2e.mjs');
+
+describe('feature files', () => {
   it('raised no page errors', () => {
     assert.deepEqual(pageErrors, []);
   });

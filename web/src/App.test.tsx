@@ -82,12 +82,12 @@ describe('App with the fixture engine', () => {
     await settle();
     expect(screen.getByRole('button', { name: 'Pause' })).toBeTruthy();
     await settle(1600);
-    expect(store.getState().step).toBeGreaterThanOrEqual(3);
+    expect(store.getState().runs.a.step).toBeGreaterThanOrEqual(3);
     fireEvent.click(screen.getByRole('button', { name: 'Pause' }));
     await settle();
-    const at = store.getState().step;
+    const at = store.getState().runs.a.step;
     await settle(2000);
-    expect(store.getState().step).toBe(at);
+    expect(store.getState().runs.a.step).toBe(at);
   });
 
   it('shows a panel per view of each mechanism the run exercises, and the core panels', async () => {
@@ -118,29 +118,30 @@ describe('App with the fixture engine', () => {
     await settle();
     fireEvent.keyDown(document.body, { key: 'PageDown' });
     await settle();
-    expect(store.getState().step).toBe(store.getState().summary?.chapters[1]?.step);
+    expect(store.getState().runs.a.step).toBe(store.getState().runs.a.summary?.chapters[1]?.step);
     const input = screen.getByRole('spinbutton', { name: 'pages' });
     fireEvent.keyDown(input, { key: 'ArrowRight' });
     await settle();
     fireEvent.keyDown(input, { key: 'Home' });
     await settle();
-    expect(store.getState().step).toBe(store.getState().summary?.chapters[1]?.step);
+    expect(store.getState().runs.a.step).toBe(store.getState().runs.a.summary?.chapters[1]?.step);
   });
 
-  it('rebuilds on toggle at the same step and shows what changed', async () => {
+  it('rebuilds on toggle at the same point of the workload and shows what changed', async () => {
     await renderApp();
     fireEvent.click(screen.getByRole('button', { name: 'Last step' }));
     await settle();
     const sw = screen.getByRole('switch', { name: TITLE });
     fireEvent.click(sw);
     await settle();
-    // numa-hint-fault-101 turns numa_delay_map on; off, its run is longer.
-    expect(store.getState().summary?.toggles.numa_delay_map).toBe(false);
-    expect(readout()).toBe('step 161 / 181');
+    // numa-hint-fault-101 turns numa_delay_map on; off, its run is longer. The end of the
+    // shorter run is the end of the longer one (the same point of the workload), not its step 161.
+    expect(store.getState().runs.a.summary?.toggles.numa_delay_map).toBe(false);
+    expect(readout()).toBe('step 181 / 181');
     expect(screen.getByText(/Rebuilt with/)).toBeTruthy();
     expect(screen.getAllByText(/\(was \d+\)/).length).toBeGreaterThan(0);
     const counter = (name: string, step: number) => fixtureRun(name).frames.get(step)?.header.counters.nr_tlb_remote_flush_received;
-    const [off, on] = [counter('hint-101-delay-off', 161), counter('hint-101', 161)];
+    const [off, on] = [counter('hint-101-delay-off', 181), counter('hint-101', 161)];
     expect(off).toBeGreaterThan(on ?? Infinity);
     const row = screen.getByRole('rowheader', { name: 'nr_tlb_remote_flush_received' }).closest('tr') as HTMLElement;
     expect(within(row).getAllByRole('cell')[0]?.textContent).toBe(`${off} (was ${on})`);
@@ -157,7 +158,7 @@ describe('App with the fixture engine', () => {
     expect(screen.getByText('Must be 1–32; not applied')).toBeTruthy();
     expect((input as HTMLInputElement).value).toBe('99');
     expect(input.getAttribute('aria-invalid')).toBe('true');
-    const pages = () => store.getState().summary?.params.find((p) => p.name === 'pages')?.value;
+    const pages = () => store.getState().runs.a.summary?.params.find((p) => p.name === 'pages')?.value;
     expect(pages()).toBe(4);
     fireEvent.change(input, { target: { value: '2' } });
     await settle(1000);
@@ -168,7 +169,7 @@ describe('App with the fixture engine', () => {
   it('shows the code listing with the current line, a diff, and says when no kernel code runs', async () => {
     // Step 37 of numa-hint-fault-101 is do_numa_page's first line (N1), a function numa_delay_map changes.
     await renderApp('#v=1&sc=numa-hint-fault-101&step=38');
-    expect(store.getState().frame?.code).toEqual({ function: 'do_numa_page', line: 'N1' });
+    expect(store.getState().runs.a.frame?.code).toEqual({ function: 'do_numa_page', line: 'N1' });
     const current = document.querySelector('[aria-current="true"]');
     expect(current?.textContent).toContain('take the PTE lock');
     fireEvent.click(screen.getByRole('button', { name: 'Compare before/after' }));
@@ -289,7 +290,7 @@ describe('loading in the background', () => {
     expect(readout()).toBe('step 2 / 161');
     fireEvent.click(screen.getByRole('button', { name: /The scanner marks PROT_NONE/ }));
     await settle();
-    expect(store.getState().step).toBe(store.getState().summary?.chapters[1]?.step);
+    expect(store.getState().runs.a.step).toBe(store.getState().runs.a.summary?.chapters[1]?.step);
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     await settle(5000);
     expect(screen.queryByRole('progressbar')).toBeNull();
@@ -298,7 +299,7 @@ describe('loading in the background', () => {
     expect(screen.queryByRole('alert')).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
     await settle();
-    expect(store.getState().step).toBe((store.getState().summary?.chapters[1]?.step ?? 0) + 1);
+    expect(store.getState().runs.a.step).toBe((store.getState().runs.a.summary?.chapters[1]?.step ?? 0) + 1);
   });
 });
 
@@ -312,15 +313,31 @@ describe('URL sync', () => {
     await settle();
     expect(window.location.hash).toBe('');
     await settle(400);
-    expect(window.location.hash).toMatch(/^#v=1&sc=numa-hint-fault-101&h=[0-9a-f]{8}&t\.numa_delay_map=false&step=1$/);
+    expect(window.location.hash).toMatch(/^#v=2&sc=numa-hint-fault-101&h=[0-9a-f]{8}&t\.numa_delay_map=false&step=1$/);
     act(() => {
       window.history.replaceState(null, '', '#v=1&sc=rmap-101&step=4');
       window.dispatchEvent(new HashChangeEvent('hashchange'));
     });
     await settle();
-    expect(store.getState().summary?.id).toBe('rmap-101');
+    expect(store.getState().runs.a.summary?.id).toBe('rmap-101');
     expect(readout()).toBe(`step 4 / ${fixtureRun('rmap-101').summary.totalSteps}`);
-    expect(store.getState().summary?.toggles.numa_delay_map).toBe(true);
+    expect(store.getState().runs.a.summary?.toggles.numa_delay_map).toBe(true);
+  });
+});
+
+describe('URL sync after a bad link', () => {
+  it('keeps the link in the address bar beside its message, until the person does something', async () => {
+    vi.useFakeTimers();
+    window.history.replaceState(null, '', '#v=2&s=%%%garbage');
+    await renderApp('#v=2&s=%%%garbage');
+    await settle(400);
+    expect(screen.getAllByRole('alert').map((a) => a.textContent).join(' ')).toContain('This link could not be read');
+    // The default scenario is usable, and the address bar still shows what was sent.
+    expect(readout()).toMatch(/^step 0 \//);
+    expect(window.location.hash).toBe('#v=2&s=%%%garbage');
+    fireEvent.click(screen.getByRole('button', { name: 'Step forward' }));
+    await settle(400);
+    expect(window.location.hash).toMatch(/^#v=2&sc=numa-hint-fault-101&.*step=1$/);
   });
 });
 

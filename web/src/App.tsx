@@ -12,20 +12,35 @@ import { ErrorBanner } from './panels/ErrorBanner';
 import { Header } from './panels/Header';
 import { MachineView } from './panels/MachineView';
 import { MechanismPanels } from './panels/MechanismPanels';
-import { Narration } from './panels/Narration';
+import { Narration, NarrationAnnouncer } from './panels/Narration';
 import { PageTableView } from './panels/PageTableView';
 import { ChapterList } from './panels/ChapterList';
 import { LoadProgress } from './panels/LoadProgress';
 import { Plots } from './panels/plots/Plots';
 import { useUrlSync } from './share/useUrlSync';
-import { useAppStore, useAppStoreApi } from './store/context';
-import { Transport } from './timeline/Transport';
+import { LaneProvider, useAppStore, useAppStoreApi } from './store/context';
+import { toggleValueLabel } from './store/simSlice';
+import type { LaneId } from './store/types';
+import { AbBar } from './panels/AbBar';
+import { registerServiceWorker } from './offline/register';
+import { IpiHeatStrip } from './panels/IpiHeatStrip';
+import { KeySheet } from './timeline/KeySheet';
+import { STEP_CONTROLS_ID, Transport } from './timeline/Transport';
 import { useKeyboard } from './timeline/useKeyboard';
 import { usePlayback } from './timeline/usePlayback';
+
+/** Registers the service worker once per page (offline use; src/offline/register.ts). */
+let serviceWorkerRegistered = false;
 
 /** Loads the engine once and boots the store from the URL. */
 function useEngineBoot(): void {
   const store = useAppStoreApi();
+  useEffect(() => {
+    if (!serviceWorkerRegistered) {
+      serviceWorkerRegistered = true;
+      registerServiceWorker(store);
+    }
+  }, [store]);
   useEffect(() => {
     let cancelled = false;
     if (store.getState().engine) return;
@@ -43,42 +58,143 @@ function useEngineBoot(): void {
   }, [store]);
 }
 
+/** "A: numa_delay_map v5.12 (off)": which run a lane is, for its heading. */
+function LaneTitle({ lane }: { lane: LaneId }) {
+  const label = useAppStore((s) => {
+    const c = s.ab?.choice;
+    if (!c) return '';
+    const value = c[lane];
+    if (c.kind === 'toggle') {
+      const p = s.patches.find((x) => x.id === c.id);
+      return `${c.id} ${toggleValueLabel(p, value)}`;
+    }
+    return c.kind === 'preset' ? `preset ${String(value).split('/')[1] ?? String(value)}` : `kernel ${String(value)}`;
+  });
+  return (
+    <h2 className={styles.laneTitle}>
+      <span className={lane === 'a' ? styles.laneA : styles.laneB}>{lane.toUpperCase()}</span> {label}
+    </h2>
+  );
+}
+
+/** One run's own panels (its machine, page table, code, cause chain and mechanism panels). */
+function LanePanels({ lane, wide }: { lane: LaneId; wide: boolean }) {
+  return (
+    <LaneProvider lane={lane}>
+      {wide ? (
+        <>
+          <div className={styles.left}>
+            <MachineView />
+            <PageTableView />
+            <MechanismPanels />
+          </div>
+          <div className={styles.right}>
+            <CauseChain />
+            <CodePane />
+            <CountersTable />
+            <Plots />
+            <IpiHeatStrip />
+            <ChapterList />
+          </div>
+        </>
+      ) : (
+        <section className={styles.lane} aria-label={`Run ${lane.toUpperCase()}`}>
+          <LaneTitle lane={lane} />
+          <MachineView />
+          <CodePane />
+          <CauseChain />
+          <PageTableView />
+          <MechanismPanels />
+        </section>
+      )}
+    </LaneProvider>
+  );
+}
+
+/** Two runs side by side (stacked on narrow screens): each lane's narration and panels, one transport, shared counters and plots. */
+function AbLayout() {
+  return (
+    <>
+      <section className={styles.stage} aria-label="Current step">
+        <div className={styles.lanes}>
+          {(['a', 'b'] as const).map((lane) => (
+            <LaneProvider key={lane} lane={lane}>
+              <div className={styles.laneStage} aria-label={`Run ${lane.toUpperCase()} narration`} role="group">
+                <LaneTitle lane={lane} />
+                <Narration />
+                <NarrationAnnouncer />
+              </div>
+            </LaneProvider>
+          ))}
+        </div>
+        <Transport />
+      </section>
+      <main className={styles.abMain}>
+        <div className={styles.lanes}>
+          <LanePanels lane="a" wide={false} />
+          <LanePanels lane="b" wide={false} />
+        </div>
+        <div className={styles.shared}>
+          <CountersTable />
+          <Plots />
+          <IpiHeatStrip />
+          <ChapterList />
+        </div>
+      </main>
+    </>
+  );
+}
+
+/** The first Tab stop: moves focus to the transport (without touching the address bar, which holds the link). */
+function SkipLink() {
+  return (
+    <a
+      className="skip-link"
+      href={`#${STEP_CONTROLS_ID}`}
+      onClick={(e) => {
+        e.preventDefault();
+        document.getElementById(STEP_CONTROLS_ID)?.focus();
+      }}
+    >
+      Skip to step controls
+    </a>
+  );
+}
+
 /** The whole lab. */
 export function App() {
   useEngineBoot();
   useUrlSync();
   useKeyboard();
   usePlayback();
-  const ready = useAppStore((s) => s.summary !== null);
+  const ready = useAppStore((s) => s.runs.a.summary !== null);
   const engineLoaded = useAppStore((s) => s.engine !== null);
   const loading = useAppStore((s) => s.loading !== null);
+  const inAb = useAppStore((s) => s.ab !== null);
   return (
     <div className={styles.app}>
+      <SkipLink />
       <Header />
+      <KeySheet />
       <ErrorBanner />
       {/* Early in the DOM, so that Cancel comes right after the header for keyboard users; shown over the page. */}
       {ready && <LoadProgress placement="overlay" />}
+      {ready && <AbBar />}
       {ready ? (
-        <>
-          <section className={styles.stage} aria-label="Current step">
-            <Narration />
-            <Transport />
-          </section>
-          <main className={styles.main}>
-            <div className={styles.left}>
-              <MachineView />
-              <PageTableView />
-              <MechanismPanels />
-            </div>
-            <div className={styles.right}>
-              <CauseChain />
-              <CodePane />
-              <CountersTable />
-              <Plots />
-              <ChapterList />
-            </div>
-          </main>
-        </>
+        inAb ? (
+          <AbLayout />
+        ) : (
+          <>
+            <section className={styles.stage} aria-label="Current step">
+              <Narration />
+              <NarrationAnnouncer />
+              <Transport />
+            </section>
+            <main className={styles.main}>
+              <LanePanels lane="a" wide />
+            </main>
+          </>
+        )
       ) : engineLoaded ? (
         <>
           <section className={styles.stage} aria-label="Current step">

@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod link;
+
 #[derive(Parser)]
 #[command(
     name = "mmviz",
@@ -43,6 +45,18 @@ struct Choice {
     /// Set a toggle: ID=VALUE (repeatable).
     #[arg(long = "set", value_name = "ID=VALUE")]
     set: Vec<String>,
+}
+
+/// `--link`: also print the lab link that opens what was run.
+#[derive(clap::Args, Clone, Debug, Default)]
+struct LinkArgs {
+    /// Also print the link that opens these runs in the lab (side by side for a comparison),
+    /// in the lab's own URL format.
+    #[arg(long)]
+    link: bool,
+    /// Where the lab is published (default: $MMVIZ_PUBLIC_URL, else the lab on this machine).
+    #[arg(long, value_name = "URL", requires = "link")]
+    base: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -71,6 +85,8 @@ enum Cmd {
         /// and `*_pct` shares such as try_to_unmap_pct, shown as `NAME [START..END s]`.
         #[arg(long = "profile-window", value_name = "START_S..END_S")]
         profile_window: Vec<String>,
+        #[command(flatten)]
+        link: LinkArgs,
     },
     /// Run once per value of a toggle (off, on / each enum value), per named preset
     /// (`--preset A,B`) or per kernel (`--kernel vA,vB`), and compare.
@@ -105,6 +121,8 @@ enum Cmd {
         /// and `*_pct` shares such as try_to_unmap_pct, shown as `NAME [START..END s]`.
         #[arg(long = "profile-window", value_name = "START_S..END_S")]
         profile_window: Vec<String>,
+        #[command(flatten)]
+        link: LinkArgs,
     },
     /// A toggle's effect over seeds and over the values of one parameter: per value, the
     /// change of every counter asked for (default: those the scenario's [[expect]] blocks
@@ -137,6 +155,30 @@ enum Cmd {
         /// and `*_pct` shares such as try_to_unmap_pct, shown as `NAME [START..END s]`.
         #[arg(long = "profile-window", value_name = "START_S..END_S")]
         profile_window: Vec<String>,
+    },
+    /// Where two runs first part: step both side by side and print the first step whose
+    /// events differ (CPU, task, event, function, code line, what it touched), with both
+    /// events. A and B are a toggle's two values (`--toggle ID`, `--values A,B` for an enum),
+    /// two presets (`--preset A,B`) or two kernels (`--kernel vA,vB`).
+    Diverge {
+        /// Scenario file or built-in id.
+        scenario: String,
+        /// The toggle whose values A and B take.
+        #[arg(long)]
+        toggle: Option<String>,
+        /// With `--toggle`: the two values to compare (default: its first two, off and on).
+        #[arg(long, value_name = "A,B")]
+        values: Option<String>,
+        #[command(flatten)]
+        choice: Choice,
+        /// Override a scenario parameter: NAME=VALUE (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        param: Vec<String>,
+        /// Print JSON: `{"scenario", "a", "b", "step", "compared", "reason", "events": [a, b]}`.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        link: LinkArgs,
     },
     /// Check the [[expect]] assertions of scenario files or folders (default: the built-ins).
     Check {
@@ -269,11 +311,17 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             hash,
             profile,
             profile_window,
+            link,
         } => {
             let (name, s) = load(&scenario, &param)?;
             let toggles = toggles(&choice)?;
             let windows = windows(&profile_window)?;
             let r = run::run_with(&s, &toggles, &windows).map_err(|e| bad(format!("{name}: {e}")))?;
+            let links = if link.link {
+                vec![lab_link(&link, &scenario, &toggles, &param, &link::Compared::One, 0)?]
+            } else {
+                Vec::new()
+            };
             warn(&name, None, &r);
             let event_hash = if hash {
                 Some(run::event_hash(&s, &toggles).map_err(|e| bad(format!("{name}: {e}")))?)
@@ -287,6 +335,9 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                 }
                 if let (true, Some(obj)) = (profile, v.as_object_mut()) {
                     obj.insert("profile_ns".into(), profile_json(&r));
+                }
+                if let (Some(l), Some(obj)) = (links.first(), v.as_object_mut()) {
+                    obj.insert("link".into(), Value::String(l.clone()));
                 }
                 outln!("{}", to_json(&v));
             } else {
@@ -304,6 +355,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                         out!("{}", run::profile_table(&[("value".into(), &windowed(&r, w))]));
                     }
                 }
+                print_links(&links);
             }
             Ok(())
         }
@@ -317,6 +369,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             all,
             profile,
             profile_window,
+            link,
         } => compare(
             &scenario,
             toggle.as_deref(),
@@ -328,6 +381,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                 all,
                 profile,
                 windows: windows(&profile_window)?,
+                link,
             },
         ),
         Cmd::Sweep {
@@ -351,6 +405,15 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             json,
             windows: windows(&profile_window)?,
         }),
+        Cmd::Diverge {
+            scenario,
+            toggle,
+            values,
+            choice,
+            param,
+            json,
+            link,
+        } => diverge(&scenario, toggle.as_deref(), values.as_deref(), &choice, &param, json, &link),
         Cmd::Check { scenarios, seeds } => check(&scenarios, seeds),
         Cmd::Mechanisms { json } => {
             let ms = mmviz_engine::view::mechanism_views();
@@ -621,6 +684,7 @@ struct CompareOut {
     all: bool,
     profile: bool,
     windows: Vec<run::Window>,
+    link: LinkArgs,
 }
 
 /// `--profile-window START_S..END_S` arguments, checked.
@@ -655,11 +719,26 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
     let presets = choice.preset.as_deref().map(list).unwrap_or_default();
     let kernels = choice.kernel.as_deref().map(list).unwrap_or_default();
     let fail = |e: mmviz_engine::simulation::Error| bad(format!("{name}: {e}"));
+    // The lab shows two runs side by side: one link per later run, against the first.
+    let mut links: Vec<String> = Vec::new();
     let (axis, cols, runs): (Value, Vec<String>, Vec<RunResult>) = if let Some(id) = toggle {
         if presets.len() > 1 || kernels.len() > 1 {
             return Err(bad("compare varies one thing: --toggle, or --preset A,B, or --kernel vA,vB"));
         }
-        let runs = run::compare_with(&s, &toggles(choice)?, id, &out.windows).map_err(fail)?;
+        let base = toggles(choice)?;
+        let runs = run::compare_with(&s, &base, id, &out.windows).map_err(fail)?;
+        if out.link.link {
+            if let Some((first, _)) = runs.first() {
+                for (v, _) in runs.iter().skip(1) {
+                    let c = link::Compared::Toggle {
+                        id: id.to_string(),
+                        a: first.clone(),
+                        b: v.clone(),
+                    };
+                    links.push(lab_link(&out.link, scenario, &base, param, &c, 0)?);
+                }
+            }
+        }
         let cols = runs.iter().map(|(v, _)| format!("{id}={v}")).collect();
         (json!({ "toggle": id }), cols, runs.into_iter().map(|(_, r)| r).collect())
     } else if presets.len() > 1 || (presets.len() == 1 && kernels.len() <= 1) {
@@ -671,6 +750,17 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
             ..choice.clone()
         })?;
         let runs = run::compare_presets_with(&s, &base, &presets, &sets(&choice.set)?, &out.windows).map_err(fail)?;
+        if out.link.link {
+            let key = |p: &str| link::preset_key(p).ok_or_else(|| bad(format!("--preset: unknown preset `{p}`")));
+            let first = key(presets[0])?;
+            for p in presets.iter().skip(1) {
+                let c = link::Compared::Presets {
+                    a: first.clone(),
+                    b: key(p)?,
+                };
+                links.push(lab_link(&out.link, scenario, &base, param, &c, 0)?);
+            }
+        }
         (json!({ "presets": presets }), presets.iter().map(|p| p.to_string()).collect(), runs)
     } else if !kernels.is_empty() {
         let mut sets = Vec::new();
@@ -681,6 +771,19 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
             })?);
         }
         let runs = run::run_many_with(&s, &sets, &out.windows).map_err(fail)?;
+        if out.link.link {
+            let base = toggles(&Choice {
+                kernel: None,
+                ..choice.clone()
+            })?;
+            for k in kernels.iter().skip(1) {
+                let c = link::Compared::Kernels {
+                    a: kernels[0].to_string(),
+                    b: k.to_string(),
+                };
+                links.push(lab_link(&out.link, scenario, &base, param, &c, 0)?);
+            }
+        }
         (json!({ "kernels": kernels }), kernels.iter().map(|k| k.to_string()).collect(), runs)
     } else {
         return Err(bad(
@@ -701,13 +804,16 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
                 v
             })
             .collect::<Vec<_>>();
-        let mut out = json!({ "scenario": s.id, "runs": runs_json });
-        if let (Some(o), Some(a)) = (out.as_object_mut(), axis.as_object()) {
+        let mut json_out = json!({ "scenario": s.id, "runs": runs_json });
+        if let (Some(o), Some(a)) = (json_out.as_object_mut(), axis.as_object()) {
             for (k, v) in a {
                 o.insert(k.clone(), v.clone());
             }
+            if out.link.link {
+                o.insert("links".into(), json!(links));
+            }
         }
-        outln!("{}", to_json(&out));
+        outln!("{}", to_json(&json_out));
     } else {
         let cols: Vec<(String, &RunResult)> = cols.into_iter().zip(runs.iter()).collect();
         let results: Vec<&RunResult> = runs.iter().collect();
@@ -735,7 +841,219 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
                 out!("{}", run::profile_table(&wcols));
             }
         }
+        print_links(&links);
     }
+    Ok(())
+}
+
+/// The lab link for a run or a comparison of scenario `arg` (a file or a built-in id).
+fn lab_link(
+    args: &LinkArgs,
+    arg: &str,
+    toggles: &ToggleSet,
+    param: &[String],
+    compared: &link::Compared,
+    step: u64,
+) -> Result<String, Fail> {
+    let (_, text) = read(arg)?;
+    let base = link::base_url(args.base.as_deref());
+    // A file that holds a built-in's text (scenarios/x.toml) is linked as that built-in.
+    let builtin = builtin::BUILTINS.iter().find(|b| b.text == text);
+    let scenario = match builtin {
+        Some(b) => link::LinkScenario::Builtin { id: b.id, text: b.text },
+        None => link::LinkScenario::Custom { text: &text },
+    };
+    Ok(link::lab_link(&base, &scenario, toggles, &params(param)?, compared, step))
+}
+
+/// Prints links under a table: "link: URL" (or "link A/B: URL" for a comparison).
+fn print_links(links: &[String]) {
+    for l in links {
+        outln!("link: {l}");
+    }
+}
+
+/// A and B of `mmviz diverge`: what a lab link compares, the toggles both start from, and
+/// each run's label and toggle set.
+type TwoRuns = (link::Compared, ToggleSet, [(String, ToggleSet); 2]);
+
+/// A and B of `mmviz diverge` (see [`TwoRuns`]).
+fn two_choices(toggle: Option<&str>, values: Option<&str>, choice: &Choice) -> Result<TwoRuns, Fail> {
+    let presets = choice.preset.as_deref().map(list).unwrap_or_default();
+    let kernels = choice.kernel.as_deref().map(list).unwrap_or_default();
+    let varied = usize::from(toggle.is_some()) + usize::from(presets.len() > 1) + usize::from(kernels.len() > 1);
+    if varied != 1 {
+        return Err(bad(
+            "diverge compares two runs that differ in one thing: --toggle ID [--values A,B], --preset A,B or --kernel vA,vB",
+        ));
+    }
+    let pair = |sets: Vec<(String, ToggleSet)>| -> Result<[(String, ToggleSet); 2], Fail> {
+        let n = sets.len();
+        <[(String, ToggleSet); 2]>::try_from(sets).map_err(|_| {
+            bad(format!(
+                "diverge compares exactly two runs, not {n}: name two values, presets or kernels"
+            ))
+        })
+    };
+    if let Some(id) = toggle {
+        let patch =
+            patches::find(id).ok_or_else(|| bad(format!("--toggle: unknown toggle `{id}` (known toggles: {})", patches::known_ids())))?;
+        let vals: Vec<ToggleValue> = match values {
+            Some(v) => list(v)
+                .into_iter()
+                .map(|x| patch.parse_value(x).map_err(|e| bad(format!("--values {x}: {e}"))))
+                .collect::<Result<_, _>>()?,
+            None if patch.values().len() == 2 => patch.values(),
+            None => {
+                return Err(bad(format!(
+                    "--toggle {id} has {} values ({}): pick two with --values A,B",
+                    patch.values().len(),
+                    patch.values().iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+                )))
+            }
+        };
+        let base = toggles(choice)?;
+        let runs = pair(
+            vals.iter()
+                .map(|v| {
+                    let mut t = base.clone();
+                    t.set(id, v.clone()).map_err(|e| bad(format!("--toggle {id}: {e}")))?;
+                    Ok((format!("{id}={v}"), t))
+                })
+                .collect::<Result<_, Fail>>()?,
+        )?;
+        let compared = link::Compared::Toggle {
+            id: id.to_string(),
+            a: vals[0].clone(),
+            b: vals[1].clone(),
+        };
+        return Ok((compared, base, runs));
+    }
+    if presets.len() > 1 {
+        let runs = pair(
+            presets
+                .iter()
+                .map(|p| {
+                    let t = toggles(&Choice {
+                        preset: Some((*p).to_string()),
+                        ..choice.clone()
+                    })?;
+                    Ok((p.to_string(), t))
+                })
+                .collect::<Result<_, Fail>>()?,
+        )?;
+        let key = |p: &str| link::preset_key(p).ok_or_else(|| bad(format!("--preset: unknown preset `{p}`")));
+        let compared = link::Compared::Presets {
+            a: key(presets[0])?,
+            b: key(presets[1])?,
+        };
+        let base = toggles(&Choice {
+            preset: None,
+            ..choice.clone()
+        })?;
+        return Ok((compared, base, runs));
+    }
+    let runs = pair(
+        kernels
+            .iter()
+            .map(|k| {
+                let t = toggles(&Choice {
+                    kernel: Some((*k).to_string()),
+                    ..choice.clone()
+                })?;
+                Ok((k.to_string(), t))
+            })
+            .collect::<Result<_, Fail>>()?,
+    )?;
+    let compared = link::Compared::Kernels {
+        a: kernels[0].to_string(),
+        b: kernels[1].to_string(),
+    };
+    let base = toggles(&Choice {
+        kernel: None,
+        ..choice.clone()
+    })?;
+    Ok((compared, base, runs))
+}
+
+/// The event of step `step` of a run (narrated), replayed from the start.
+fn event_at(s: &Scenario, t: &ToggleSet, step: u64) -> Option<mmviz_engine::trace::Event> {
+    let mut sim = Sim::new(s, t, false);
+    while sim.st.step < step {
+        sim.step()?;
+    }
+    sim.recording = true;
+    sim.step_event()
+}
+
+/// `mmviz diverge`: the first step where two runs of one scenario differ.
+fn diverge(
+    scenario: &str,
+    toggle: Option<&str>,
+    values: Option<&str>,
+    choice: &Choice,
+    param: &[String],
+    json: bool,
+    link: &LinkArgs,
+) -> Result<(), Fail> {
+    let (name, s) = load(scenario, param)?;
+    let (compared, base, [(la, ta), (lb, tb)]) = two_choices(toggle, values, choice)?;
+    let d = mmviz_engine::diverge::DivergenceSearch::new(&s, &ta, &tb).run();
+    // The link opens both runs at the frame that shows the step where they part.
+    let links = if link.link {
+        vec![lab_link(link, scenario, &base, param, &compared, d.step.map_or(0, |x| x + 1))?]
+    } else {
+        Vec::new()
+    };
+    let events: Vec<Option<mmviz_engine::trace::Event>> = match d.step {
+        Some(step) => vec![event_at(&s, &ta, step), event_at(&s, &tb, step)],
+        None => Vec::new(),
+    };
+    if json {
+        let evs: Vec<Value> = events
+            .iter()
+            .map(|e| match e {
+                Some(e) => json!({ "step": e.step, "time_ns": e.time_ns, "cpu": e.cpu, "kind": e.kind.name(),
+                    "function": e.function, "line": e.line, "narration": e.narration }),
+                None => Value::Null,
+            })
+            .collect();
+        let mut v = json!({ "scenario": s.id, "a": la, "b": lb, "step": d.step, "compared": d.compared,
+            "reason": d.reason, "events": evs });
+        if let (Some(l), Some(obj)) = (links.first(), v.as_object_mut()) {
+            obj.insert("link".into(), Value::String(l.clone()));
+        }
+        outln!("{}", to_json(&v));
+        return Ok(());
+    }
+    let Some(step) = d.step else {
+        outln!("{name}: {la} and {lb} take the same {} steps: the runs never differ", d.compared);
+        print_links(&links);
+        return Ok(());
+    };
+    outln!(
+        "{name}: {la} and {lb} first differ at step {step} (steps 0 to {} are the same)",
+        step.saturating_sub(1)
+    );
+    if let Some(r) = &d.reason {
+        outln!("{r}");
+    }
+    for (label, e) in [("A", &events[0]), ("B", &events[1])] {
+        match e {
+            Some(e) => outln!(
+                "  {label}  step {}  {} ns  cpu{}  {}  {}:{}  {}",
+                e.step,
+                e.time_ns,
+                e.cpu,
+                e.kind.name(),
+                e.function,
+                e.line,
+                e.narration
+            ),
+            None => outln!("  {label}  (the run has ended)"),
+        }
+    }
+    print_links(&links);
     Ok(())
 }
 

@@ -81,14 +81,19 @@ fn the_text_table_has_a_row_per_value_and_column_and_defaults_to_the_expectation
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "numa-hint-fault-101: numa_delay_map off -> on, seed 1");
-    assert!(lines[1].starts_with("pages   toggle") && lines[1].ends_with("per seed"), "{out}");
-    // The counters the scenario's [[expect]] blocks name, for each value.
-    assert!(out.contains("nr_tlb_remote_flush"), "{out}");
+    // A block per counter the scenario's [[expect]] blocks name: its name, a header, a row
+    // per value.
+    assert_eq!(lines[1], "", "{out}");
+    assert!(lines[2].ends_with(": change against off"), "{out}");
+    assert!(lines[3].starts_with("pages  toggle") && lines[3].ends_with("per seed"), "{out}");
+    assert!(out.contains("\nnr_tlb_remote_flush: change against off\n"), "{out}");
     let rows = |p: &str| lines.iter().filter(|l| l.starts_with(p)).count();
     assert_eq!(rows("2 "), rows("4 "));
     assert!(rows("2 ") >= 2, "{out}");
     // A counter that is 0 before the patch shows its count after it, not a percentage.
     assert!(out.contains("0->0"), "{out}");
+    // It fits a mailing-list reply.
+    assert!(lines.iter().all(|l| l.len() <= 72), "{out}");
 }
 
 #[test]
@@ -125,7 +130,10 @@ fn bad_input_is_one_line_and_exit_2() {
     std::fs::write(&bare, text).unwrap();
     let (code, _, err) = mmviz(&["sweep", bare.to_str().unwrap(), "--toggle", "numa_delay_map"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("no [[expect]] names a counter to show: give --columns"), "{err}");
+    assert!(
+        err.contains("--columns: no [[expect]] of the scenario names a counter to show"),
+        "{err}"
+    );
     let (code, out, err) = mmviz(&["sweep", bare.to_str().unwrap(), "--toggle", "numa_delay_map", "--columns", "ctxt"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("ctxt"), "{out}");

@@ -175,6 +175,19 @@ pub struct StepInfo {
     pub time_ns: u64,
 }
 
+/// Where a step ran and what it touched ([`Sim::step_touched`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Touched {
+    /// Kernel function.
+    pub function: &'static str,
+    /// Line id in its listing.
+    pub line: &'static str,
+    /// The PTE touched: (pid, vpn).
+    pub pte: Option<(u16, u32)>,
+    /// The frames touched.
+    pub pfns: [Option<u32>; 2],
+}
+
 /// "No page" in a page cache slot.
 pub const NO_PAGE: u32 = u32::MAX;
 
@@ -776,6 +789,18 @@ impl Sim {
     pub fn step_located(&mut self) -> Option<(StepInfo, &'static str, &'static str, u64)> {
         self.step_with(|ev| (ev.function, ev.line))
             .map(|(info, (function, line), cause)| (info, function, line, cause))
+    }
+
+    /// Runs one micro-step and returns what it did with its code location and what it
+    /// touched, without building an event (no allocation).
+    pub fn step_touched(&mut self) -> Option<(StepInfo, Touched)> {
+        self.step_with(|ev| Touched {
+            function: ev.function,
+            line: ev.line,
+            pte: ev.pte,
+            pfns: ev.pfns,
+        })
+        .map(|(info, touched, _)| (info, touched))
     }
 
     /// Runs one micro-step and returns its full event (narrated when recording).

@@ -11,6 +11,7 @@ pub mod builtin;
 pub mod core;
 pub mod costs;
 pub mod counters;
+pub mod diverge;
 pub mod engine;
 pub mod invariants;
 pub mod kernel;

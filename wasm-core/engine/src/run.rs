@@ -1,5 +1,7 @@
-//! Headless runs: counters and metrics of one run, off/on comparisons, and
-//! `[[expect]]` checks. Used by the CLI and the tests.
+//! Headless runs: counters and metrics of one run, off/on comparisons, sweeps
+//! ([`sweep`]) and `[[expect]]` checks. Used by the CLI, the wasm layer and the tests.
+
+pub mod sweep;
 
 use crate::counters::{Counter, Counters};
 use crate::engine::Sim;
@@ -113,6 +115,15 @@ impl RunResult {
             .iter()
             .flat_map(|w| w.metrics.keys().map(move |m| format!("{m} [{}]", w.window.label())))
             .collect()
+    }
+
+    /// Every counter, `steps` and every metric the run has, by name: for each `name`,
+    /// `named_values().get(name)` is [`RunResult::value`]`(name)`.
+    pub fn named_values(&self) -> BTreeMap<String, f64> {
+        let mut out: BTreeMap<String, f64> = self.metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        out.insert("steps".into(), self.steps as f64);
+        out.extend(self.counters.iter().map(|(c, v)| (c.name().to_string(), v as f64)));
+        out
     }
 }
 
@@ -710,6 +721,17 @@ mod tests {
             [0.0012, 0.5, 3.0, 1234.5678, 0.000_012_34].map(table_number),
             ["0.001200", "0.50", "3", "1234.57", "0.00001234"]
         );
+    }
+
+    #[test]
+    fn named_values_hold_every_counter_and_metric_as_value_reads_it() {
+        let s = crate::scenario::parse(crate::builtin::find("numa-hint-fault-101").unwrap().text, &[]).unwrap();
+        let r = run(&s, &crate::patches::ToggleSet::default()).unwrap();
+        let all = r.named_values();
+        for name in Counter::all().iter().map(|c| c.name()).chain(crate::scenario::metric_names()) {
+            assert_eq!(all.get(name).copied(), r.value(name), "{name}");
+        }
+        assert!(all.contains_key("throughput") && all.contains_key("irq_tlb_count"));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 use crate::counters::Counters;
 use crate::engine::{RunError, Sim, State};
+use crate::mech::core::WORKLOAD_OPS;
 use crate::patches::ToggleSet;
 use crate::scenario::{ChapterAnchor, Scenario};
 use crate::trace::Event;
@@ -26,6 +27,8 @@ pub const FIRST_INTERVAL: u64 = 128;
 pub const MAX_SERIES: usize = 2048;
 /// Events one `events` call returns at most.
 pub const MAX_WINDOW: u64 = 50_000;
+/// Progress marks kept at most (thinned like checkpoints: every other one dropped).
+pub const MAX_MARKS: usize = 1 << 20;
 
 /// Any error the engine reports to a caller.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +103,10 @@ pub struct Simulation {
     /// Every kernel function the run's events name, in the order first met (filled while
     /// preparing).
     functions: Vec<&'static str>,
+    /// Where the workload got further: `(step, workload_ops)` for each step after which
+    /// `workload_ops` (user accesses and calls finished) grew, in step order; thinned to
+    /// at most [`MAX_MARKS`] (see [`Simulation::progress_marks`]).
+    marks: Vec<(u64, u64)>,
 }
 
 impl Simulation {
@@ -119,6 +126,12 @@ impl Simulation {
             set.set_text(id, v).map_err(Error::Toggle)?;
         }
         Ok(Self::unprepared(scenario, &set))
+    }
+
+    /// Sets up an already parsed scenario (e.g. at another seed) without running: call
+    /// [`Simulation::prepare`] until it is done.
+    pub fn load_scenario(scenario: Scenario, toggles: &ToggleSet) -> Self {
+        Self::unprepared(scenario, toggles)
     }
 
     /// Prepares the whole run of an already parsed scenario.
@@ -146,6 +159,7 @@ impl Simulation {
             total: None,
             final_counters: Counters::default(),
             functions: Vec::new(),
+            marks: Vec::new(),
         }
     }
 
@@ -204,6 +218,13 @@ impl Simulation {
             }
             if !anchors.is_empty() {
                 anchors.retain(|&(i, _, _)| self.chapters[i].is_none());
+            }
+            let ops = runner.st.counters.get(WORKLOAD_OPS);
+            if ops != self.marks.last().map_or(0, |m| m.1) {
+                self.marks.push((runner.st.step, ops));
+                if self.marks.len() > MAX_MARKS {
+                    thin(&mut self.marks);
+                }
             }
             if runner.st.step % self.interval == 0 {
                 self.checkpoints.push(runner.st.clone());
@@ -396,6 +417,20 @@ impl Simulation {
     /// Counters sampled over the run.
     pub fn series(&self) -> &[Sample] {
         &self.series
+    }
+
+    /// How far the workload had got at each step: `(step, workload_ops)` for the steps
+    /// after which `workload_ops` grew (position `step` is the first to show the new
+    /// value), in step order; empty until the run is prepared. Two runs of one scenario
+    /// under different toggles make the same accesses in the same order per thread, so
+    /// these marks line them up on the workload rather than on raw steps, which differ (the
+    /// lab's A/B lock-step). A run with more than [`MAX_MARKS`] keeps every 2^k-th mark: the
+    /// alignment is coarser there, still in order.
+    pub fn progress_marks(&self) -> &[(u64, u64)] {
+        if self.total.is_none() {
+            return &[];
+        }
+        &self.marks
     }
 
     /// The engine state at the cursor (for tests and invariants).

@@ -37,6 +37,7 @@ fn generate() -> BTreeMap<String, String> {
     BuiltinView::export_all(&cfg).unwrap();
     IpiView::export_all(&cfg).unwrap();
     CodeView::export_all(&cfg).unwrap();
+    mmviz_engine::diverge::Divergence::export_all(&cfg).unwrap();
     // A frame's header (with CpuView and BulkWindow) and the window a frame call takes.
     FrameHeader::export_all(&cfg).unwrap();
     FrameWindow::export_all(&cfg).unwrap();
@@ -44,6 +45,11 @@ fn generate() -> BTreeMap<String, String> {
     mmviz_engine::mech::page_alloc_view::PcpView::export_all(&cfg).unwrap();
     mmviz_engine::mech::mremap::MremapView::export_all(&cfg).unwrap();
     mmviz_engine::mech::numa_view::NumaView::export_all(&cfg).unwrap();
+    // A sweep: what the lab asks, the plan or the problem, and the report (`mmviz sweep --json`).
+    mmviz_engine::run::sweep::SweepRequest::export_all(&cfg).unwrap();
+    mmviz_engine::run::sweep::SweepPlan::export_all(&cfg).unwrap();
+    mmviz_engine::run::sweep::SweepProblem::export_all(&cfg).unwrap();
+    mmviz_engine::run::sweep::SweepReport::export_all(&cfg).unwrap();
     let files = read_ts(&dir)
         .into_iter()
         .map(|(name, text)| {

@@ -5,8 +5,9 @@
 //! state as typed arrays (`web/src/engine/bulk.ts`); every failure
 //! is a real JS `Error` built by [`js_error`]; nothing here can panic on bad input.
 
+use mmviz_engine::run::sweep::{self, SweepPlan, SweepProblem, SweepReport, SweepRequest, SweepRunValues};
 use mmviz_engine::view::{builtin_views, patch_views, FrameBulk, FrameWindow, SeriesView};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
 
@@ -32,16 +33,7 @@ fn toggles_from_js(v: JsValue) -> Result<Vec<(String, String)>, JsValue> {
     }
     let map: BTreeMap<String, serde_json_like::Toggle> = serde_wasm_bindgen::from_value(v)
         .map_err(|e| js_error(format!("toggles must be an object of id: true/false or id: \"value\" ({e})")))?;
-    Ok(map
-        .into_iter()
-        .map(|(k, v)| {
-            let text = match v {
-                serde_json_like::Toggle::Bool(b) => if b { "on" } else { "off" }.to_string(),
-                serde_json_like::Toggle::Text(s) => s,
-            };
-            (k, text)
-        })
-        .collect())
+    Ok(map.into_iter().map(|(k, v)| (k, v.text())).collect())
 }
 
 /// Reads `{name: number}` into `(name, value)` pairs, rejecting non-integers.
@@ -70,6 +62,16 @@ mod serde_json_like {
     pub enum Toggle {
         Bool(bool),
         Text(String),
+    }
+
+    impl Toggle {
+        /// As the engine reads it from text (`on`, `off` or an enum value).
+        pub fn text(self) -> String {
+            match self {
+                Toggle::Bool(b) => if b { "on" } else { "off" }.to_string(),
+                Toggle::Text(s) => s,
+            }
+        }
     }
 }
 
@@ -172,19 +174,29 @@ pub struct Simulation {
 impl Simulation {
     /// Parses `scenario_text`, applies toggles `{id: value}` and params `{name: n}`, and
     /// prepares the whole run.
+    /// `seed` (optional) replaces the scenario's own.
     #[wasm_bindgen(constructor)]
-    pub fn new(scenario_text: &str, toggles: JsValue, params: JsValue) -> Result<Simulation, JsValue> {
-        let mut sim = Self::load(scenario_text, toggles, params)?;
+    pub fn new(scenario_text: &str, toggles: JsValue, params: JsValue, seed: Option<f64>) -> Result<Simulation, JsValue> {
+        let mut sim = Self::load(scenario_text, toggles, params, seed)?;
         sim.inner.prepare(u64::MAX).map_err(js_error)?;
         Ok(sim)
     }
 
     /// Parses and sets up without running; call `prepare` until `isPrepared()` (a Worker
-    /// does this in slices so it can report progress and be cancelled).
-    pub fn load(scenario_text: &str, toggles: JsValue, params: JsValue) -> Result<Simulation, JsValue> {
-        let toggles = toggles_from_js(toggles)?;
-        let params = params_from_js(params)?;
-        let inner = mmviz_engine::Simulation::load(scenario_text, &toggles, &params).map_err(js_error)?;
+    /// does this in slices so it can report progress and be cancelled). `seed` (optional)
+    /// replaces the scenario's own.
+    pub fn load(scenario_text: &str, toggles: JsValue, params: JsValue, seed: Option<f64>) -> Result<Simulation, JsValue> {
+        let inner = match seed {
+            None => {
+                let toggles = toggles_from_js(toggles)?;
+                let params = params_from_js(params)?;
+                mmviz_engine::Simulation::load(scenario_text, &toggles, &params).map_err(js_error)?
+            }
+            Some(seed) => {
+                let (s, set) = scenario_at_seed(scenario_text, toggles, params, Some(seed))?;
+                mmviz_engine::Simulation::load_scenario(s, &set)
+            }
+        };
         Ok(Simulation {
             inner,
             bulk: FrameBulk::default(),
@@ -281,6 +293,58 @@ impl Simulation {
         let c: BTreeMap<&str, u64> = self.inner.counters().iter().map(|(c, v)| (c.name(), v)).collect();
         to_js(&c)
     }
+
+    /// Where the workload got further, for aligning two runs (the lab's A/B lock-step):
+    /// `[step0, ops0, step1, ops1, ...]`, the positions at which `workload_ops` grew and its
+    /// value there, in step order; empty until the run is prepared.
+    #[wasm_bindgen(js_name = progressMarks)]
+    pub fn progress_marks(&self) -> js_sys::Float64Array {
+        let flat: Vec<f64> = self
+            .inner
+            .progress_marks()
+            .iter()
+            .flat_map(|&(step, ops)| [step as f64, ops as f64])
+            .collect();
+        js_sys::Float64Array::from(flat.as_slice())
+    }
+}
+
+/// Two runs of one scenario under different toggles, stepped side by side until they
+/// first do something different (`mmviz diverge`; the lab's "jump to first divergence").
+#[wasm_bindgen]
+pub struct DivergenceSearch {
+    inner: mmviz_engine::diverge::DivergenceSearch,
+}
+
+#[wasm_bindgen]
+impl DivergenceSearch {
+    /// Sets up the two runs: one scenario and params, toggles `a` and `b`.
+    pub fn load(scenario_text: &str, toggles_a: JsValue, toggles_b: JsValue, params: JsValue) -> Result<DivergenceSearch, JsValue> {
+        let (s, a) = scenario_and_toggles(scenario_text, toggles_a, params)?;
+        let mut b = mmviz_engine::patches::ToggleSet::default();
+        for (id, v) in &toggles_from_js(toggles_b)? {
+            b.set_text(id, v).map_err(js_error)?;
+        }
+        Ok(DivergenceSearch {
+            inner: mmviz_engine::diverge::DivergenceSearch::new(&s, &a, &b),
+        })
+    }
+
+    /// Compares up to `budget` more pairs of steps: `null` while the runs agree so far,
+    /// then `{ step: number | null, compared, reason: string | null }` (step null: the
+    /// runs never differ).
+    pub fn advance(&mut self, budget: f64) -> Result<JsValue, JsValue> {
+        let b = whole(budget, "budget")?;
+        match self.inner.advance(b) {
+            Some(d) => to_js(d),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Pairs of steps compared so far.
+    pub fn compared(&self) -> f64 {
+        self.inner.compared() as f64
+    }
 }
 
 fn whole(x: f64, what: &str) -> Result<u64, JsValue> {
@@ -346,6 +410,120 @@ fn scenario_and_toggles(
         set.set_text(id, v).map_err(js_error)?;
     }
     Ok((s, set))
+}
+
+/// Parses a scenario with params and a toggle set from their JS forms, at `seed` (a whole
+/// number) instead of the scenario's own when given.
+fn scenario_at_seed(
+    scenario_text: &str,
+    toggles: JsValue,
+    params: JsValue,
+    seed: Option<f64>,
+) -> Result<(mmviz_engine::scenario::Scenario, mmviz_engine::patches::ToggleSet), JsValue> {
+    let (mut s, set) = scenario_and_toggles(scenario_text, toggles, params)?;
+    if let Some(seed) = seed {
+        s.seed = whole(seed, "seed")?;
+    }
+    Ok((s, set))
+}
+
+/// Reads a sweep's request (`SweepRequest`, camelCase fields).
+fn sweep_request_from_js(v: JsValue) -> Result<SweepRequest, JsValue> {
+    serde_wasm_bindgen::from_value(v).map_err(|e| {
+        js_error(format!(
+            "a sweep request is {{toggle, vary?, values?, seeds?, columns?, maxRuns?}} ({e})"
+        ))
+    })
+}
+
+/// A sweep's plan or what is wrong with its request.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+enum PlanOutcome {
+    Plan(SweepPlan),
+    Problem(SweepProblem),
+}
+
+/// Checks a sweep (`request`: `{toggle, vary, values, seeds, columns, maxRuns}`) of a
+/// scenario with the parameters that are not varied, as `mmviz sweep` does: `{plan}` with
+/// what it runs and shows, or `{problem: {field, message}}` naming what is wrong.
+#[wasm_bindgen(js_name = sweepPlan)]
+pub fn sweep_plan(scenario_text: &str, params: JsValue, request: JsValue) -> Result<JsValue, JsValue> {
+    let params = params_from_js(params)?;
+    let req = sweep_request_from_js(request)?;
+    let parse = |p: &[(String, i64)]| mmviz_engine::scenario::parse(scenario_text, p).map_err(|e| e.to_string());
+    match sweep::plan(parse, &params, &req) {
+        Ok((plan, _)) => to_js(&PlanOutcome::Plan(plan)),
+        Err(problem) => to_js(&PlanOutcome::Problem(problem)),
+    }
+}
+
+/// One run of a sweep, counters only: every counter, `steps` and every metric by name
+/// (what `mmviz sweep` reads of its runs), and the run's warnings. `seed` (optional)
+/// replaces the scenario's own.
+#[wasm_bindgen(js_name = sweepRun)]
+pub fn sweep_run(scenario_text: &str, toggles: JsValue, params: JsValue, seed: Option<f64>) -> Result<JsValue, JsValue> {
+    let (s, set) = scenario_at_seed(scenario_text, toggles, params, seed)?;
+    let r = mmviz_engine::run::run(&s, &set).map_err(js_error)?;
+    to_js(&SweepRunView {
+        values: r.named_values(),
+        steps: r.steps as f64,
+        warnings: r.warnings(),
+    })
+}
+
+/// One run's numbers as JS gives them back for a report.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SweepRunIn {
+    value: Option<i64>,
+    seed: u64,
+    toggle_value: serde_json_like::Toggle,
+    values: BTreeMap<String, f64>,
+}
+
+/// The report of a sweep's runs (`runs`: `[{value, seed, toggleValue, values}]`, from
+/// `sweepRun`): `{report, table}`, the report as `mmviz sweep --json` prints it and the
+/// table as it prints without `--json`; or `{problem}` when the request is not valid.
+#[wasm_bindgen(js_name = sweepReport)]
+pub fn sweep_report(scenario_text: &str, params: JsValue, request: JsValue, runs: JsValue) -> Result<JsValue, JsValue> {
+    let params = params_from_js(params)?;
+    let req = sweep_request_from_js(request)?;
+    let runs: Vec<SweepRunIn> = serde_wasm_bindgen::from_value(runs)
+        .map_err(|e| js_error(format!("a sweep's runs are [{{value, seed, toggleValue, values}}] ({e})")))?;
+    let runs: Vec<SweepRunValues> = runs
+        .into_iter()
+        .map(|r| SweepRunValues {
+            value: r.value,
+            seed: r.seed,
+            toggle_value: r.toggle_value.text(),
+            values: r.values,
+        })
+        .collect();
+    let parse = |p: &[(String, i64)]| mmviz_engine::scenario::parse(scenario_text, p).map_err(|e| e.to_string());
+    match sweep::plan(parse, &params, &req) {
+        Ok((plan, _)) => {
+            let report = plan.report(&runs);
+            let table = report.table();
+            to_js(&ReportView { report, table })
+        }
+        Err(problem) => to_js(&PlanOutcome::Problem(problem)),
+    }
+}
+
+/// A sweep's report and its plain-text table.
+#[derive(Serialize)]
+struct ReportView {
+    report: SweepReport,
+    table: String,
+}
+
+/// One run of a sweep.
+#[derive(Serialize)]
+struct SweepRunView {
+    values: BTreeMap<String, f64>,
+    steps: f64,
+    warnings: Vec<String>,
 }
 
 /// Runs a scenario headless (counters only) — the same numbers as `mmviz run --json`'s counters.

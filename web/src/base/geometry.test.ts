@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { archOverPx, columnsThatFit, curvedPathPx, gridCellsPx, insetRectPx, rectCenterPx, rectEdgeTowardPx } from './geometry';
+import { archOverPx, cellInDirection, columnsThatFit, curvedPathPx, gridCellsPx, insetRectPx, rectCenterPx, rectEdgeTowardPx } from './geometry';
 
 const box = { xPx: 10, yPx: 20, widthPx: 100, heightPx: 40 };
 
@@ -45,5 +45,34 @@ describe('archOverPx', () => {
     const a = { xPx: 0, yPx: 100, widthPx: 40, heightPx: 20 };
     const b = { xPx: 100, yPx: 80, widthPx: 40, heightPx: 20 };
     expect(archOverPx(a, b, 30)).toBe('M20,100 C20,50 120,50 120,80');
+  });
+});
+
+describe('cellInDirection', () => {
+  // Two rows of three, then a second block (another node) whose columns do not line up.
+  const cells = [
+    { id: 0, xPx: 0, yPx: 0 },
+    { id: 1, xPx: 20, yPx: 0 },
+    { id: 2, xPx: 40, yPx: 0 },
+    { id: 3, xPx: 0, yPx: 20 },
+    { id: 4, xPx: 20, yPx: 20 },
+    { id: 16, xPx: 100, yPx: 0 },
+  ];
+  it('moves left and right in reading order, up and down within a column, clamped at the edges', () => {
+    expect(cellInDirection(cells, 1, 'ArrowRight')).toBe(2);
+    expect(cellInDirection(cells, 2, 'ArrowRight')).toBe(3);
+    expect(cellInDirection(cells, 16, 'ArrowRight')).toBe(16);
+    expect(cellInDirection(cells, 0, 'ArrowLeft')).toBe(0);
+    expect(cellInDirection(cells, 1, 'ArrowDown')).toBe(4);
+    expect(cellInDirection(cells, 4, 'ArrowUp')).toBe(1);
+    expect(cellInDirection(cells, 2, 'ArrowDown')).toBe(2);
+    expect(cellInDirection(cells, 16, 'ArrowDown')).toBe(16);
+    expect(cellInDirection(cells, 4, 'Home')).toBe(0);
+    expect(cellInDirection(cells, 0, 'End')).toBe(16);
+  });
+  it('leaves other keys, and unknown cells, alone', () => {
+    expect(cellInDirection(cells, 1, 'PageDown')).toBeNull();
+    expect(cellInDirection(cells, 1, 'Enter')).toBeNull();
+    expect(cellInDirection(cells, 99, 'ArrowRight')).toBeNull();
   });
 });

@@ -91,3 +91,46 @@ export function archOverPx(from: RectPx, to: RectPx, heightPx: number): string {
   const r = (v: number): number => Math.round(v * 10) / 10;
   return `M${r(a.xPx)},${r(a.yPx)} C${r(a.xPx)},${r(topPx)} ${r(b.xPx)},${r(topPx)} ${r(b.xPx)},${r(b.yPx)}`;
 }
+
+/** A cell of a drawn grid: its id and top-left corner in pixels. */
+export interface CellAtPx {
+  id: number;
+  xPx: number;
+  yPx: number;
+}
+
+/**
+ * The cell an arrow key (or Home, End) moves to from cell `fromId` in `cells` (in reading
+ * order): Left/Right the previous/next, Up/Down the nearest cell in the same column above or
+ * below, Home/End the first/last; the same cell at an edge; null for other keys.
+ */
+export function cellInDirection(cells: readonly CellAtPx[], fromId: number, key: string): number | null {
+  const i = cells.findIndex((c) => c.id === fromId);
+  const from = cells[i];
+  if (!from) return null;
+  const at = (j: number): number => cells[Math.max(0, Math.min(cells.length - 1, j))]?.id ?? fromId;
+  switch (key) {
+    case 'ArrowLeft':
+      return at(i - 1);
+    case 'ArrowRight':
+      return at(i + 1);
+    case 'Home':
+      return at(0);
+    case 'End':
+      return at(cells.length - 1);
+    case 'ArrowUp':
+    case 'ArrowDown': {
+      const down = key === 'ArrowDown';
+      let best: CellAtPx | null = null;
+      for (const c of cells) {
+        if (Math.abs(c.xPx - from.xPx) > 0.5) continue;
+        const dy = c.yPx - from.yPx;
+        if (down ? dy <= 0.5 : dy >= -0.5) continue;
+        if (!best || Math.abs(dy) < Math.abs(best.yPx - from.yPx)) best = c;
+      }
+      return best?.id ?? fromId;
+    }
+    default:
+      return null;
+  }
+}

@@ -10,11 +10,21 @@ function subscribe(onChange: () => void): () => void {
   return () => mql.removeEventListener('change', onChange);
 }
 
+/** True when the user asked the system for reduced motion (read now, for code outside React's render). */
+export function prefersReducedMotion(): boolean {
+  return typeof window !== 'undefined' && typeof window.matchMedia === 'function' ? window.matchMedia(QUERY).matches : false;
+}
+
+/** The scroll behaviour to ask for: smooth, or instant when the user asked for reduced motion. */
+export function scrollBehavior(): ScrollBehavior {
+  return prefersReducedMotion() ? 'auto' : 'smooth';
+}
+
 /** True when the user asked the system for reduced motion. */
 export function useReducedMotion(): boolean {
   return useSyncExternalStore(
     subscribe,
-    () => (typeof window !== 'undefined' && window.matchMedia ? window.matchMedia(QUERY).matches : false),
+    prefersReducedMotion,
     () => false,
   );
 }

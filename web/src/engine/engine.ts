@@ -6,7 +6,22 @@ import type { FrameWindowRequest } from './bulk';
 import type { BuiltinView } from './generated/BuiltinView';
 import type { Progress } from './protocol';
 import type { KernelInfo } from '../base/kernels';
-import type { CounterSeries, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type {
+  CounterSeries,
+  Divergence,
+  Frame,
+  MechanismInfo,
+  NumaHardware,
+  PatchInfo,
+  RunValues,
+  ScenarioSummary,
+  SimEvent,
+  SweepPlanOutcome,
+  SweepReportOutcome,
+  SweepRequest,
+  SweepRunValues,
+  ToggleValue,
+} from './types';
 
 /** A scenario that ships with the engine: id, title and TOML text. */
 export type BuiltinScenario = BuiltinView;
@@ -30,6 +45,8 @@ export interface SimHandle {
   series(): Promise<CounterSeries>;
   /** The event at `step` and each event that caused it in turn (its caller's event), newest first. */
   causeChain(step: number): Promise<SimEvent[]>;
+  /** Where the run's workload got further, for lining two runs up (base/abAxis.ts): [position0, ops0, position1, ops1, ...]. */
+  progressMarks(): Promise<Float64Array>;
   /** Releases the simulation (and its worker); later calls reject. */
   free(): void;
 }
@@ -40,6 +57,19 @@ export interface CreateOptions {
   signal?: AbortSignal;
   /** Called when the engine reports how far the preparation is (steps prepared so far). */
   onProgress?: (progress: Progress) => void;
+  /** Runs at this seed instead of the scenario's own (a link's `seed=`). */
+  seed?: number;
+}
+
+/**
+ * Workers for counters-only runs (a sweep's): no checkpoints, no events kept, so a run
+ * is fast and small. At most `size` run at once; more wait for a free worker.
+ */
+export interface RunPool {
+  /** Runs a scenario to its end at `seed` (null: the scenario's own); aborting `signal` stops it at once (its worker is terminated). */
+  run(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed: number | null, signal?: AbortSignal): Promise<RunValues>;
+  /** Terminates the pool's workers; runs still going reject. */
+  close(): void;
 }
 
 /** A simulation engine: the patch registry, built-in scenarios, mechanism metadata and a constructor. */
@@ -60,8 +90,26 @@ export interface SimEngine {
   parseNumactl(text: string): Promise<NumaHardware>;
   /** A scenario's summary without preparing its run: its toggle values and params are right, its totalSteps and chapters are not. */
   describe(scenarioText: string, params: Record<string, number>): Promise<ScenarioSummary>;
+  /**
+   * Where two runs of one scenario (same text and params, toggles `togglesA` and `togglesB`)
+   * first differ, found by the engine stepping both side by side (`mmviz diverge`); reports
+   * the pairs of steps compared as progress (total null) and stops when `signal` aborts.
+   */
+  firstDivergence(
+    scenarioText: string,
+    togglesA: Record<string, ToggleValue>,
+    togglesB: Record<string, ToggleValue>,
+    params: Record<string, number>,
+    options?: CreateOptions,
+  ): Promise<Divergence>;
   /** Prepares a simulation (reporting progress); rejects with Error(message) on a bad scenario, unknown toggle or bad param. */
   create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options?: CreateOptions): Promise<SimHandle>;
+  /** Checks a sweep of a scenario with its fixed params (`mmviz sweep`'s checks): its plan, or what is wrong and where. */
+  planSweep(scenarioText: string, params: Record<string, number>, request: SweepRequest): Promise<SweepPlanOutcome>;
+  /** The report and plain-text table of a sweep's runs (any subset: a cancelled sweep reports what it did), as `mmviz sweep` computes them. */
+  sweepReport(scenarioText: string, params: Record<string, number>, request: SweepRequest, runs: SweepRunValues[]): Promise<SweepReportOutcome>;
+  /** Starts a pool of `size` workers for counters-only runs. */
+  openRunPool(size: number): RunPool;
 }
 
 /** The error a cancelled or superseded engine call rejects with. */

@@ -7,9 +7,9 @@
 // rejects. Each frame's bulk is rebuilt as the wasm layer makes it, typed arrays on one
 // new ArrayBuffer per call (so it can be transferred like the engine's).
 import { BULK_ARRAYS, BULK_LAYOUT, packBulk, type FrameBulk, type FrameWindowRequest } from './bulk';
-import { cancelledBy, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
+import { cancelledBy, type BuiltinScenario, type CreateOptions, type RunPool, type SimEngine, type SimHandle } from './engine';
 import type { KernelInfo } from '../base/kernels';
-import type { CounterSeries, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type { CounterSeries, Divergence, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
 
 // The files as scripts/record-fixtures.mjs stores them (without repeats; see there).
 type ScenarioRef = { builtin: string } | { text: string };
@@ -25,6 +25,8 @@ interface StoredRun {
   params: Record<string, number>;
   summary: StoredSummary;
   series: CounterSeries;
+  /** The engine's progressMarks(), as plain numbers. */
+  marks: number[];
   events: SimEvent[];
   causeChains: number[][];
   /** The frames kept, in step order: each has only the fields (and bulk arrays) that differ from the one before, never its event. */
@@ -38,6 +40,8 @@ interface StoredEngine {
   mechanisms: MechanismInfo[];
   describes: { scenario: ScenarioRef; params: Record<string, number>; summary: StoredSummary }[];
   errors: { scenario: ScenarioRef; toggles: Record<string, ToggleValue>; params: Record<string, number>; message: string; describe: string | null }[];
+  /** Where pairs of runs first differ, as the engine's DivergenceSearch found it. */
+  divergences: { scenario: ScenarioRef; togglesA: Record<string, ToggleValue>; togglesB: Record<string, ToggleValue>; params: Record<string, number>; result: Divergence }[];
   listings: ScenarioSummary['listings'][];
   /** The engine's bulk layout: [array name, typed-array type] in buffer order. */
   bulkLayout: [string, string][];
@@ -59,6 +63,8 @@ export interface RecordedRun {
   params: Record<string, number>;
   summary: ScenarioSummary;
   series: CounterSeries;
+  /** [position0, ops0, ...] as the engine's progressMarks() gave them. */
+  marks: number[];
   /** Every event of the run, by step. */
   events: SimEvent[];
   /** The cause chain of each event, as steps, newest first. */
@@ -116,8 +122,8 @@ function runOf(stored: StoredRun): RecordedRun {
     frames.set(f.step, frame);
     prev = frame;
   }
-  const { name, toggles, params, series, events, causeChains, seekError } = stored;
-  return { name, text: textOf(stored.scenario), toggles, params, summary: summaryOf(stored.summary), series, events, causeChains, frames, seekError };
+  const { name, toggles, params, series, marks, events, causeChains, seekError } = stored;
+  return { name, text: textOf(stored.scenario), toggles, params, summary: summaryOf(stored.summary), series, marks: marks ?? [], events, causeChains, frames, seekError };
 }
 
 /** Whether `window` asks for the engine's default window (nothing, or no field set). */
@@ -128,6 +134,7 @@ function isDefaultWindow(window: FrameWindowRequest | null | undefined): boolean
 const RUNS: RecordedRun[] = Object.values(runFiles).map(runOf);
 const DESCRIBES = STORED.describes.map((d) => ({ text: textOf(d.scenario), params: d.params, summary: summaryOf(d.summary) }));
 const ERRORS = STORED.errors.map(({ scenario, ...e }) => ({ text: textOf(scenario), ...e }));
+const DIVERGENCES = (STORED.divergences ?? []).map(({ scenario, ...d }) => ({ text: textOf(scenario), ...d }));
 
 /** The built-in scenarios the fixtures cover (a subset of the engine's, in its order). */
 export const FIXTURE_SCENARIOS: BuiltinScenario[] = STORED.builtins;
@@ -280,6 +287,11 @@ class FixtureSim implements SimHandle {
     const chain = this.run.causeChains[step] ?? [];
     return chain.map((s) => this.run.events[s] as SimEvent);
   }
+  async progressMarks(): Promise<Float64Array> {
+    await this.latency();
+    this.alive();
+    return Float64Array.from(this.run.marks);
+  }
   free(): void {
     this.freed = true;
   }
@@ -300,7 +312,14 @@ export interface FixtureEngineOptions {
   kernels?: KernelInfo[];
   /** Reads numactl text (by default the fixture engine cannot and rejects). */
   parseNumactl?: (text: string) => NumaHardware;
+  /** Plans, runs and reports sweeps (by default the fixture engine cannot and rejects: use the wasm engine). */
+  sweeps?: Pick<SimEngine, 'planSweep' | 'sweepReport' | 'openRunPool'>;
 }
+
+const NO_SWEEPS = 'the fixture engine cannot run sweeps: use the wasm engine';
+
+/** A pool whose every run rejects: the fixture engine has no counters-only runs. */
+const noRunPool: RunPool = { run: () => Promise.reject(new Error(NO_SWEEPS)), close: () => {} };
 
 /** What the fixture engine was asked to do, for tests. */
 export interface FixtureEngineLog {
@@ -336,11 +355,15 @@ export function createFixtureEngine(options: FixtureEngineOptions = {}): Fixture
   const { createDelayMs = 0, progressReports = 0, seekDelayMs = 0 } = options;
   const log: FixtureEngineLog = { creates: 0, framesFetched: [] };
   const create = async (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, opts: CreateOptions = {}): Promise<SimHandle> => {
-    const { signal, onProgress } = opts;
+    const { signal, onProgress, seed } = opts;
     log.creates++;
     if (signal?.aborted) throw cancelledBy(signal);
     // Look the run up first so that bad input fails at once, as the engine's parser does.
-    const sim = new FixtureSim(findRun(text, toggles, params), log, seekDelayMs);
+    const run = findRun(text, toggles, params);
+    if (seed !== undefined && seed !== run.summary.seed) {
+      throw new Error(`the fixture engine has no recorded run of ${describeLabel(text, toggles, params)} at seed ${seed} (only at the scenario's seed ${run.summary.seed})`);
+    }
+    const sim = new FixtureSim(run, log, seekDelayMs);
     const total = sim.summary().totalSteps;
     const reports = createDelayMs > 0 ? Math.max(0, Math.trunc(progressReports)) : 0;
     if (reports > 0) {
@@ -381,5 +404,27 @@ export function createFixtureEngine(options: FixtureEngineOptions = {}): Fixture
       return d.summary;
     },
     create,
+    firstDivergence: async (text, togglesA, togglesB, params, opts = {}) => {
+      await Promise.resolve();
+      if (opts.signal?.aborted) throw cancelledBy(opts.signal);
+      // Compared as the engine resolves them: the scenario's own values filled in.
+      const base = DESCRIBES.find((x) => x.text === text)?.summary.toggles ?? {};
+      const d = DIVERGENCES.find(
+        (x) =>
+          x.text === text &&
+          sameRecord({ ...base, ...x.togglesA }, { ...base, ...togglesA }) &&
+          sameRecord({ ...base, ...x.togglesB }, { ...base, ...togglesB }) &&
+          sameRecord(x.params, params),
+      );
+      if (!d) {
+        throw new Error(
+          `the fixture engine has no recorded divergence of ${describeLabel(text, togglesA, params)} against toggles ${JSON.stringify(togglesB)}: add it to DIVERGENCES in scripts/record-fixtures.mjs and run \`node scripts/record-fixtures.mjs\``,
+        );
+      }
+      return d.result;
+    },
+    planSweep: (...args) => options.sweeps?.planSweep(...args) ?? Promise.reject(new Error(NO_SWEEPS)),
+    sweepReport: (...args) => options.sweeps?.sweepReport(...args) ?? Promise.reject(new Error(NO_SWEEPS)),
+    openRunPool: (size) => options.sweeps?.openRunPool(size) ?? noRunPool,
   };
 }

@@ -4,7 +4,7 @@
 // changed (Maps, BigInts), and touch only the map-typed fields of the hot
 // per-step values so that stepping stays cheap.
 import { checkBulk } from './bulk';
-import type { CounterSeries, Frame, ScenarioSummary, SimEvent } from './types';
+import type { CounterSeries, Divergence, Frame, ScenarioSummary, SimEvent } from './types';
 
 /** Recursively converts Maps to plain objects and BigInts to numbers; other values pass through (deep copy). */
 export function toPlain(value: unknown): unknown {
@@ -70,4 +70,14 @@ export function normalizeSeries(raw: unknown): CounterSeries {
     counters[name] = v;
   }
   return { steps, timeNs, counters };
+}
+
+/** Reads the engine's `Divergence`, checking its fields (throws an Error naming what is wrong). */
+export function normalizeDivergence(raw: unknown): Divergence {
+  const d = toPlain(raw) as Partial<Divergence> | null;
+  const step = d?.step;
+  const compared = d?.compared;
+  if (!(step === null || (typeof step === 'number' && Number.isSafeInteger(step) && step >= 0))) throw new Error(`the engine's divergence step ${String(step)} is not a step`);
+  if (!(typeof compared === 'number' && Number.isSafeInteger(compared) && compared >= 0)) throw new Error(`the engine's divergence compared ${String(compared)} steps`);
+  return { step, compared, reason: typeof d?.reason === 'string' ? d.reason : null };
 }

@@ -15,7 +15,22 @@
 import type { FrameWindowRequest } from './bulk';
 import type { BuiltinScenario } from './engine';
 import type { KernelInfo } from '../base/kernels';
-import type { CounterSeries, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type {
+  CounterSeries,
+  Divergence,
+  Frame,
+  MechanismInfo,
+  NumaHardware,
+  PatchInfo,
+  RunValues,
+  ScenarioSummary,
+  SimEvent,
+  SweepPlanOutcome,
+  SweepReportOutcome,
+  SweepRequest,
+  SweepRunValues,
+  ToggleValue,
+} from './types';
 
 /** Every method the worker answers: its argument tuple and its result. */
 export interface EngineMethods {
@@ -23,9 +38,9 @@ export interface EngineMethods {
   init: { args: []; result: { patches: PatchInfo[]; scenarios: BuiltinScenario[]; mechanisms: MechanismInfo[]; kernelVersions: string[]; kernels: KernelInfo[] } };
   /** Reads pasted `numactl --hardware` text (the engine's message names the line when it cannot). */
   parseNumactl: { args: [text: string]; result: NumaHardware };
-  /** Prepares a run; posts progress while it runs. Returns a handle for the other methods. */
+  /** Prepares a run (at `seed` when given, else the scenario's own); posts progress while it runs. Returns a handle for the other methods. */
   create: {
-    args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>];
+    args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number];
     result: { handle: number; summary: ScenarioSummary };
   };
   /** Reads a scenario's summary without preparing its run (toggles and params are right; totalSteps is 0). */
@@ -33,6 +48,12 @@ export interface EngineMethods {
     args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>];
     result: ScenarioSummary;
   };
+  /** Checks a sweep: its plan, or its problem (field and message). */
+  sweepPlan: { args: [scenarioText: string, params: Record<string, number>, request: SweepRequest]; result: SweepPlanOutcome };
+  /** Runs a scenario to its end, counters only (no checkpoints), at `seed` (null: the scenario's own). */
+  sweepRun: { args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed: number | null]; result: RunValues };
+  /** The report and table of a sweep's runs. */
+  sweepReport: { args: [scenarioText: string, params: Record<string, number>, request: SweepRequest, runs: SweepRunValues[]]; result: SweepReportOutcome };
   step: { args: [handle: number, n: number]; result: number };
   seek: { args: [handle: number, step: number]; result: null };
   /** Seek and frame in one call, so that the frame can never belong to another step than the one asked for. */
@@ -46,6 +67,13 @@ export interface EngineMethods {
   series: { args: [handle: number]; result: CounterSeries };
   /** The event at `step` and each event that caused it, newest first. */
   causeChain: { args: [handle: number, step: number]; result: SimEvent[] };
+  /** Where the run's workload got further: [position0, ops0, ...] (transferred). */
+  progressMarks: { args: [handle: number]; result: Float64Array };
+  /** Steps two runs of one scenario side by side until they first differ; posts progress (pairs compared) while it runs. */
+  firstDivergence: {
+    args: [scenarioText: string, togglesA: Record<string, ToggleValue>, togglesB: Record<string, ToggleValue>, params: Record<string, number>];
+    result: Divergence;
+  };
   free: { args: [handle: number]; result: null };
 }
 
@@ -53,7 +81,27 @@ export interface EngineMethods {
 export type EngineMethod = keyof EngineMethods;
 
 /** The method names, for validating incoming calls. */
-export const ENGINE_METHODS: readonly EngineMethod[] = ['init', 'parseNumactl', 'create', 'describe', 'step', 'seek', 'frameAt', 'frame', 'currentStep', 'events', 'counters', 'series', 'causeChain', 'free'];
+export const ENGINE_METHODS: readonly EngineMethod[] = [
+  'init',
+  'parseNumactl',
+  'create',
+  'describe',
+  'sweepPlan',
+  'sweepRun',
+  'sweepReport',
+  'step',
+  'seek',
+  'frameAt',
+  'frame',
+  'currentStep',
+  'events',
+  'counters',
+  'series',
+  'causeChain',
+  'progressMarks',
+  'firstDivergence',
+  'free',
+];
 
 /** A call from the UI: one of the methods with its own argument tuple. */
 export type CallMessage = { [M in EngineMethod]: { type: 'call'; id: number; method: M; args: EngineMethods[M]['args'] } }[EngineMethod];
@@ -72,7 +120,7 @@ export interface ErrorMessage {
   message: string;
 }
 
-/** Unsolicited progress of a long call (`create`, which prepares the run in slices). */
+/** Unsolicited progress of a long call (`create`, which prepares the run in slices; `firstDivergence`, which compares in slices). */
 export interface ProgressMessage {
   type: 'progress';
   id: number;

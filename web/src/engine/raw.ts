@@ -21,14 +21,24 @@ export interface RawSimulation {
   isPrepared(): boolean;
   /** The event at `step` and each event that caused it, newest first. */
   causeChain(step: number): unknown;
+  /** [position0, ops0, position1, ops1, ...]: where `workload_ops` grew (absent from older packages). */
+  progressMarks?(): Float64Array;
+  free(): void;
+}
+
+/** The wasm `DivergenceSearch` class: two runs stepped side by side until they first differ. */
+export interface RawDivergenceSearch {
+  /** Compares up to `budget` more pairs of steps: null while they agree, then `Divergence`. */
+  advance(budget: number): unknown;
+  compared(): number;
   free(): void;
 }
 
 /** The static side of the wasm `Simulation` class. */
 export interface RawSimulationClass {
-  new (scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>): RawSimulation;
-  /** Parses and sets up without running; `prepare` then runs it in slices. */
-  load(scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>): RawSimulation;
+  new (scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number): RawSimulation;
+  /** Parses and sets up without running; `prepare` then runs it in slices. `seed` replaces the scenario's own. */
+  load(scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number): RawSimulation;
 }
 
 /** The JS module wasm-bindgen `--target web` generates. */
@@ -45,6 +55,16 @@ export interface RawWasmModule {
   kernelToggles?(version: string): unknown;
   /** `numactl --hardware` text → `{nodes, distances}`; throws "line N: ..." (absent from older packages). */
   parseNumactl?(text: string): unknown;
+  /** Absent from older packages. */
+  DivergenceSearch?: {
+    load(scenarioText: string, togglesA: Record<string, boolean | string>, togglesB: Record<string, boolean | string>, params: Record<string, number>): RawDivergenceSearch;
+  };
+  /** A sweep's `{plan}` or `{problem}` (absent from older packages). */
+  sweepPlan?(scenarioText: string, params: Record<string, number>, request: unknown): unknown;
+  /** One counters-only run: `{values, steps, warnings}`; `seed` replaces the scenario's own. */
+  sweepRun?(scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number): unknown;
+  /** A sweep's `{report, table}` or `{problem}`. */
+  sweepReport?(scenarioText: string, params: Record<string, number>, request: unknown, runs: unknown): unknown;
 }
 
 // scripts/build-wasm.sh runs wasm-bindgen with `--out-name mmviz`.

@@ -24,6 +24,9 @@ import type { PatchView } from './generated/PatchView';
 import type { ProcessView } from './generated/ProcessView';
 import type { SeriesView } from './generated/SeriesView';
 import type { SummaryView } from './generated/SummaryView';
+import type { SweepPlan } from './generated/SweepPlan';
+import type { SweepProblem } from './generated/SweepProblem';
+import type { SweepReport } from './generated/SweepReport';
 import type { ThreadView } from './generated/ThreadView';
 import type { ToggleValue as GeneratedToggleValue } from './generated/ToggleValue';
 import type { TouchedView } from './generated/TouchedView';
@@ -95,6 +98,9 @@ export type Frame = FrameHeader & { bulk: FrameBulk };
 /** A mechanism's named preset (`--preset NAME`): the toggles it sets, kernel's first. */
 export type { PresetView as PresetInfo } from './generated/PresetView';
 
+/** Where two runs first differ (`firstDivergence`; `mmviz diverge`). */
+export type { Divergence } from './generated/Divergence';
+
 /** One node of pasted `numactl --hardware` text, as the engine's `parseNumactl` reads it (serde, snake_case). */
 export interface NumaHardwareNode {
   id: number;
@@ -112,4 +118,33 @@ export interface NumaHardware {
   nodes: NumaHardwareNode[];
   /** `distances[i][j]`: from `nodes[i]` to `nodes[j]`; null without a distance table. */
   distances: number[][] | null;
+}
+
+export type { SweepRequest } from './generated/SweepRequest';
+export type { SweepPlan, SweepProblem, SweepReport };
+export type { SweepField } from './generated/SweepField';
+export type { SweepChange } from './generated/SweepChange';
+export type { SweepLevel } from './generated/SweepLevel';
+export type { SweepCell } from './generated/SweepCell';
+
+/** A sweep's plan, or what is wrong with its request (the engine's `sweepPlan`). */
+export type SweepPlanOutcome = { plan: SweepPlan } | { problem: SweepProblem };
+
+/** A sweep's report (`mmviz sweep --json`) with its plain-text table (`mmviz sweep`), or what is wrong with its request. */
+export type SweepReportOutcome = { report: SweepReport; table: string } | { problem: SweepProblem };
+
+/** One counters-only run (the engine's `sweepRun`): every counter, `steps` and every metric by name, and the run's warnings. */
+export interface RunValues {
+  values: Record<string, number>;
+  steps: number;
+  warnings: string[];
+}
+
+/** One run of a sweep with its numbers, as `sweepReport` takes it. */
+export interface SweepRunValues {
+  /** The varied parameter's value (null without one). */
+  value: number | null;
+  seed: number;
+  toggleValue: ToggleValue;
+  values: Record<string, number>;
 }

@@ -8,14 +8,18 @@ import { CancelledError, isCancelled } from './engine';
 import { parseCallMessage, parseWorkerMessage, type CallMessage, type ErrorMessage, type Progress, type WorkerMessage } from './protocol';
 import type { RawSimulation, RawWasmModule } from './raw';
 import { buildSimulation, createWorkerHost, nextSliceSteps } from './workerHost';
-import { EngineWorkerClient, loadWorkerEngine, type WorkerPort } from './workerEngine';
+import { EngineWorkerClient, loadWorkerEngine, WorkerRunPool, type WorkerPort } from './workerEngine';
 
 const SCENARIO = 'steps = 10';
 
 /** A stand-in for the wasm module: "steps = N" scenarios whose frames carry Map counters, as serde may produce. */
+/** The seeds `Simulation.load` was given, in order (undefined: the scenario's own). */
+const loadSeeds: (number | undefined)[] = [];
+
 function fakeRawModule(): RawWasmModule {
   class Simulation implements RawSimulation {
-    static load(text: string, toggles: Record<string, boolean | string>, params: Record<string, number>): Simulation {
+    static load(text: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number): Simulation {
+      loadSeeds.push(seed);
       return new Simulation(text, toggles, params);
     }
     private cur = 0;
@@ -75,6 +79,12 @@ function fakeRawModule(): RawWasmModule {
     Simulation,
     patches: () => [{ id: 'numa_delay_map' }],
     builtinScenarios: () => [{ id: 'fake', title: 'Fake', text: SCENARIO }],
+    sweepPlan: (text, params, request) =>
+      (request as { toggle: string }).toggle === 'nope'
+        ? { problem: { field: 'toggle', message: 'unknown toggle `nope`' } }
+        : { plan: { scenario: text, params, columns: new Map([['0', 'pgfault']]) } },
+    sweepRun: (_text, toggles, params, seed) => ({ values: new Map([['pgfault', BigInt((params.steps ?? 10) + (toggles.numa_delay_map ? 1 : 0))]]), steps: seed ?? -1, warnings: [] }),
+    sweepReport: (_text, _params, _request, runs) => ({ report: { runs_done: (runs as unknown[]).length }, table: 'a table' }),
     mechanisms: () => [
       {
         id: 'core',
@@ -238,6 +248,122 @@ describe('worker engine over the protocol', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(engine.create(SCENARIO, {}, {}, { signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
+  });
+});
+
+describe('seeds and sweeps over the protocol', () => {
+  it("a run at a link's seed reaches Simulation.load; without one the call is as before", async () => {
+    const { start } = portFactory();
+    const engine = await loadWorkerEngine(start);
+    loadSeeds.length = 0;
+    await engine.create(SCENARIO, {}, {});
+    await engine.create(SCENARIO, {}, {}, { seed: 3 });
+    expect(loadSeeds).toEqual([undefined, 3]);
+  });
+
+  it('plans and reports a sweep on the spare worker, normalising what crosses', async () => {
+    const { ports, start } = portFactory();
+    const engine = await loadWorkerEngine(start);
+    const request = { toggle: 'numa_delay_map', vary: null, values: '', seeds: null, columns: null, maxRuns: 200 };
+    expect(await engine.planSweep(SCENARIO, { steps: 2 }, request)).toEqual({ plan: { scenario: SCENARIO, params: { steps: 2 }, columns: { 0: 'pgfault' } } });
+    expect(await engine.planSweep(SCENARIO, {}, { ...request, toggle: 'nope' })).toEqual({ problem: { field: 'toggle', message: 'unknown toggle `nope`' } });
+    expect(await engine.sweepReport(SCENARIO, {}, request, [{ value: null, seed: 1, toggleValue: true, values: {} }])).toEqual({ report: { runs_done: 1 }, table: 'a table' });
+    expect(ports).toHaveLength(1);
+  });
+
+  it('a run pool runs counters-only runs on workers of its own, at the seed given', async () => {
+    const { ports, start } = portFactory();
+    const engine = await loadWorkerEngine(start);
+    const pool = engine.openRunPool(2);
+    const got = await Promise.all([1, 2, 3].map((seed) => pool.run(SCENARIO, { numa_delay_map: seed === 2 }, { steps: 4 }, seed)));
+    expect(got).toEqual([
+      { values: { pgfault: 4 }, steps: 1, warnings: [] },
+      { values: { pgfault: 5 }, steps: 2, warnings: [] },
+      { values: { pgfault: 4 }, steps: 3, warnings: [] },
+    ]);
+    // The registry's worker (the spare) and the pool's two.
+    expect(ports).toHaveLength(3);
+    pool.close();
+    expect(ports.slice(1).every((p) => p.terminated)).toBe(true);
+    expect(ports[0]?.terminated).toBe(false);
+    await expect(pool.run(SCENARIO, {}, {}, null)).rejects.toThrow('the run pool was closed');
+  });
+});
+
+/** A client over a scripted port that has answered its init. */
+function scriptedClient(): { port: ScriptedPort; client: EngineWorkerClient } {
+  const port = new ScriptedPort();
+  return { port, client: new EngineWorkerClient(port) };
+}
+
+/** Answers the last call posted to `port` with `result`. */
+function reply(port: ScriptedPort, result: unknown): void {
+  const call = port.posted.at(-1);
+  if (!call) throw new Error('nothing was posted');
+  port.onMessage({ type: 'reply', id: call.id, result });
+}
+
+describe('run pool', () => {
+  it('runs at most `size` at once, reuses a free worker, and a stopped run terminates only its own', async () => {
+    const started: ScriptedPort[] = [];
+    const pool = new WorkerRunPool(async () => {
+      const { port, client } = scriptedClient();
+      started.push(port);
+      return client;
+    }, 2);
+    const stop = new AbortController();
+    const runs = [
+      pool.run('a', {}, {}, 1),
+      pool.run('b', {}, {}, 2, stop.signal).catch((e: unknown) => e),
+      pool.run('c', {}, {}, 3),
+      pool.run('d', {}, {}, 4),
+    ];
+    await tick();
+    expect(started).toHaveLength(2);
+    expect(started.map((p) => p.posted.map((c) => c.method))).toEqual([['sweepRun'], ['sweepRun']]);
+    // The first run ends: its worker takes the third.
+    reply(started[0]!, { values: { x: 1 }, steps: 10, warnings: [] });
+    await tick();
+    expect(started).toHaveLength(2);
+    expect(started[0]?.posted.at(-1)?.args).toEqual(['c', {}, {}, 3]);
+    // The second is stopped mid-way: its worker is terminated and a new one takes the fourth.
+    stop.abort(new CancelledError('cancelled the sweep'));
+    expect(isCancelled(await runs[1])).toBe(true);
+    expect(started[1]?.terminated).toBe(true);
+    await tick();
+    expect(started).toHaveLength(3);
+    expect(started[2]?.posted.at(-1)?.args).toEqual(['d', {}, {}, 4]);
+    reply(started[0]!, { values: {}, steps: 3, warnings: [] });
+    reply(started[2]!, { values: {}, steps: 4, warnings: [] });
+    expect((await runs[0]) as unknown).toEqual({ values: { x: 1 }, steps: 10, warnings: [] });
+    expect(((await runs[2]) as { steps: number }).steps).toBe(3);
+    expect(((await runs[3]) as { steps: number }).steps).toBe(4);
+    pool.close();
+    expect(started.every((p) => p.terminated)).toBe(true);
+  });
+
+  it('a run waiting for a worker and then stopped leaves the queue', async () => {
+    const started: ScriptedPort[] = [];
+    const pool = new WorkerRunPool(async () => {
+      const { port, client } = scriptedClient();
+      started.push(port);
+      return client;
+    }, 1);
+    const stop = new AbortController();
+    const first = pool.run('a', {}, {}, 1);
+    const waiting = pool.run('b', {}, {}, 2, stop.signal).catch((e: unknown) => e);
+    const third = pool.run('c', {}, {}, 3);
+    await tick();
+    stop.abort(new CancelledError('stopped'));
+    expect(isCancelled(await waiting)).toBe(true);
+    reply(started[0]!, { values: {}, steps: 1, warnings: [] });
+    await first;
+    await tick();
+    // The freed worker went to the third run, not to the stopped one.
+    expect(started[0]?.posted.at(-1)?.args).toEqual(['c', {}, {}, 3]);
+    reply(started[0]!, { values: {}, steps: 3, warnings: [] });
+    expect((await third).steps).toBe(3);
+    pool.close();
   });
 });
 

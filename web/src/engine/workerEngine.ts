@@ -10,11 +10,26 @@
 // worker. Freeing a simulation terminates its worker too, which hands its wasm
 // memory (a wasm memory never shrinks) back to the browser. One spare worker is
 // kept initialised so that a new run does not wait for wasm to start.
-import { cancelledBy, errorMessage, type BuiltinScenario, type CreateOptions, type SimEngine, type SimHandle } from './engine';
+import { cancelledBy, errorMessage, type BuiltinScenario, type CreateOptions, type RunPool, type SimEngine, type SimHandle } from './engine';
 import { parseWorkerMessage, type CallMessage, type EngineMethod, type EngineMethods, type Progress } from './protocol';
 import type { FrameWindowRequest } from './bulk';
 import type { KernelInfo } from '../base/kernels';
-import type { CounterSeries, Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from './types';
+import type {
+  CounterSeries,
+  Divergence,
+  Frame,
+  MechanismInfo,
+  NumaHardware,
+  PatchInfo,
+  RunValues,
+  ScenarioSummary,
+  SimEvent,
+  SweepPlanOutcome,
+  SweepReportOutcome,
+  SweepRequest,
+  SweepRunValues,
+  ToggleValue,
+} from './types';
 
 /** The part of a Worker the client needs; a fake in unit tests. */
 export interface WorkerPort {
@@ -142,6 +157,9 @@ class WorkerSim implements SimHandle {
   causeChain(step: number): Promise<SimEvent[]> {
     return this.client.call('causeChain', [this.handle, step]);
   }
+  progressMarks(): Promise<Float64Array> {
+    return this.client.call('progressMarks', [this.handle]);
+  }
   free(): void {
     this.client.close(new Error('simulation used after free()'));
   }
@@ -190,6 +208,34 @@ class WorkerEngine implements SimEngine {
   }
 
   async create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options: CreateOptions = {}): Promise<SimHandle> {
+    const { seed } = options;
+    return this.inOwnWorker(options, async (client, onProgress) => {
+      // Without a seed the call is the one older workers know (three arguments).
+      const args: EngineMethods['create']['args'] = seed === undefined ? [scenarioText, { ...toggles }, { ...params }] : [scenarioText, { ...toggles }, { ...params }, seed];
+      const { handle, summary } = await client.call('create', args, onProgress);
+      return new WorkerSim(client, handle, summary);
+    });
+  }
+
+  /** Runs in a worker of its own, which is closed when it is done: the search can take long and is stopped by terminating it. */
+  async firstDivergence(
+    scenarioText: string,
+    togglesA: Record<string, ToggleValue>,
+    togglesB: Record<string, ToggleValue>,
+    params: Record<string, number>,
+    options: CreateOptions = {},
+  ): Promise<Divergence> {
+    return this.inOwnWorker(options, async (client, onProgress) => {
+      try {
+        return await client.call('firstDivergence', [scenarioText, { ...togglesA }, { ...togglesB }, { ...params }], onProgress);
+      } finally {
+        client.close(new Error('the divergence search is over'));
+      }
+    });
+  }
+
+  /** Takes the spare worker for one long call; aborting `options.signal` terminates it; a failed call closes it (a worker is not reused after a failure). */
+  private async inOwnWorker<T>(options: CreateOptions, task: (client: EngineWorkerClient, onProgress: CreateOptions['onProgress']) => Promise<T>): Promise<T> {
     const { signal, onProgress } = options;
     if (signal?.aborted) throw cancelledBy(signal);
     const client = await this.takeWorker();
@@ -200,10 +246,8 @@ class WorkerEngine implements SimEngine {
     const onAbort = (): void => client.close(cancelledBy(signal as AbortSignal));
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const { handle, summary } = await client.call('create', [scenarioText, { ...toggles }, { ...params }], onProgress);
-      return new WorkerSim(client, handle, summary);
+      return await task(client, onProgress);
     } catch (err) {
-      // One simulation per worker: a worker whose preparation failed is not reused.
       client.close(err instanceof Error ? err : new Error(errorMessage(err)));
       throw err;
     } finally {
@@ -217,6 +261,22 @@ class WorkerEngine implements SimEngine {
     return client.call('describe', [scenarioText, {}, { ...params }]);
   }
 
+  /** Asks the spare worker: a plan parses the scenario once per value, milliseconds. */
+  async planSweep(scenarioText: string, params: Record<string, number>, request: SweepRequest): Promise<SweepPlanOutcome> {
+    const client = await this.spare;
+    return client.call('sweepPlan', [scenarioText, { ...params }, { ...request }]);
+  }
+
+  /** Asks the spare worker: the arithmetic of a few hundred runs takes milliseconds. */
+  async sweepReport(scenarioText: string, params: Record<string, number>, request: SweepRequest, runs: SweepRunValues[]): Promise<SweepReportOutcome> {
+    const client = await this.spare;
+    return client.call('sweepReport', [scenarioText, { ...params }, { ...request }, runs]);
+  }
+
+  openRunPool(size: number): RunPool {
+    return new WorkerRunPool(() => warmWorker(this.start), size);
+  }
+
   /** Hands out the spare worker and starts warming the next one. */
   private takeWorker(): Promise<EngineWorkerClient> {
     const taken = this.spare;
@@ -224,6 +284,107 @@ class WorkerEngine implements SimEngine {
     // A spare that failed to start reports its error when it is taken, not before.
     this.spare.catch(() => {});
     return taken;
+  }
+}
+
+/**
+ * Counters-only runs on up to `size` workers of their own, started as runs need them and
+ * reused: a run waits for a free worker when all are busy. Stopping a run terminates its
+ * worker (a wasm call cannot be interrupted); the next run starts a new one.
+ */
+export class WorkerRunPool implements RunPool {
+  private readonly start: () => Promise<EngineWorkerClient>;
+  private readonly size: number;
+  private readonly idle: EngineWorkerClient[] = [];
+  private readonly all = new Set<EngineWorkerClient>();
+  /** Workers starting or running, counted against `size`. */
+  private busy = 0;
+  private readonly waiting: (() => void)[] = [];
+  private closed = false;
+
+  constructor(start: () => Promise<EngineWorkerClient>, size: number) {
+    this.start = start;
+    this.size = Math.max(1, Math.trunc(size));
+  }
+
+  async run(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed: number | null, signal?: AbortSignal): Promise<RunValues> {
+    const client = await this.take(signal);
+    let ok = false;
+    const onAbort = (): void => client.close(cancelledBy(signal as AbortSignal));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (signal?.aborted) throw cancelledBy(signal);
+      const got = await client.call('sweepRun', [scenarioText, { ...toggles }, { ...params }, seed]);
+      ok = true;
+      return got;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.give(client, ok);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const c of this.all) c.close(new Error('the run pool was closed'));
+    this.all.clear();
+    this.idle.length = 0;
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  /** A free worker: an idle one, a new one while fewer than `size` are busy, else the next one freed. */
+  private async take(signal?: AbortSignal): Promise<EngineWorkerClient> {
+    for (;;) {
+      if (this.closed) throw new Error('the run pool was closed');
+      if (signal?.aborted) throw cancelledBy(signal);
+      const ready = this.idle.pop();
+      if (ready) {
+        this.busy++;
+        return ready;
+      }
+      if (this.busy < this.size) {
+        this.busy++;
+        try {
+          const client = await this.start();
+          this.all.add(client);
+          if (this.closed) client.close(new Error('the run pool was closed'));
+          return client;
+        } catch (err) {
+          this.busy--;
+          this.wakeOne();
+          throw err;
+        }
+      }
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        // A run stopped while it waits leaves the queue, so that a freed worker wakes a run that still wants one.
+        const onAbort = (): void => {
+          const i = this.waiting.indexOf(wake);
+          if (i >= 0) this.waiting.splice(i, 1);
+          resolve();
+        };
+        this.waiting.push(wake);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    }
+  }
+
+  /** Gives a worker back after a run: kept when the run succeeded, terminated when it failed or was stopped. */
+  private give(client: EngineWorkerClient, ok: boolean): void {
+    this.busy--;
+    if (ok && !client.closed && !this.closed) {
+      this.idle.push(client);
+    } else {
+      client.close(new Error('the run failed or was stopped'));
+      this.all.delete(client);
+    }
+    this.wakeOne();
+  }
+
+  private wakeOne(): void {
+    this.waiting.shift()?.();
   }
 }
 

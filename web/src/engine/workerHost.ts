@@ -3,10 +3,10 @@
 // it to `self` and to the real wasm package.
 import { bulkBuffers } from './bulk';
 import { errorMessage, type BuiltinScenario } from './engine';
-import { normalizeEvent, normalizeFrame, normalizeSeries, normalizeSummary, plainRecord, toPlain } from './normalize';
+import { normalizeDivergence, normalizeEvent, normalizeFrame, normalizeSeries, normalizeSummary, plainRecord, toPlain } from './normalize';
 import { parseCallMessage, type CallMessage, type EngineMethods, type WorkerMessage } from './protocol';
 import type { RawSimulation, RawWasmModule } from './raw';
-import type { Frame, MechanismInfo, NumaHardware, PatchInfo, ScenarioSummary, ToggleValue } from './types';
+import type { Divergence, Frame, MechanismInfo, NumaHardware, PatchInfo, RunValues, ScenarioSummary, SweepPlanOutcome, SweepReportOutcome, ToggleValue } from './types';
 import { versionsToAsk, type KernelInfo } from '../base/kernels';
 
 /** Reports how far a long call is: steps prepared so far, and the run's steps once known. */
@@ -41,8 +41,10 @@ export async function buildSimulation(
   params: Record<string, number>,
   progress: ProgressReporter,
   slices: SliceOptions = DEFAULT_SLICES,
+  seed?: number,
 ): Promise<RawSimulation> {
-  const sim = mod.Simulation.load(scenarioText, { ...toggles }, { ...params });
+  // Without a seed the call is the one older packages know (three arguments).
+  const sim = seed === undefined ? mod.Simulation.load(scenarioText, { ...toggles }, { ...params }) : mod.Simulation.load(scenarioText, { ...toggles }, { ...params }, seed);
   try {
     let budget = slices.firstSliceSteps;
     for (;;) {
@@ -59,6 +61,36 @@ export async function buildSimulation(
   } catch (err) {
     sim.free();
     throw err;
+  }
+}
+
+/**
+ * Steps two runs side by side until they first differ, in slices like `buildSimulation`
+ * (reporting the pairs compared after each); resolves to the engine's `Divergence`.
+ */
+export async function findDivergence(
+  mod: RawWasmModule,
+  scenarioText: string,
+  togglesA: Record<string, ToggleValue>,
+  togglesB: Record<string, ToggleValue>,
+  params: Record<string, number>,
+  progress: ProgressReporter,
+  slices: SliceOptions = DEFAULT_SLICES,
+): Promise<Divergence> {
+  if (!mod.DivergenceSearch) throw new Error('this build of the engine cannot compare two runs: rebuild it with `npm run build:wasm`');
+  const search = mod.DivergenceSearch.load(scenarioText, { ...togglesA }, { ...togglesB }, { ...params });
+  try {
+    let budget = slices.firstSliceSteps;
+    for (;;) {
+      const started = slices.nowMs();
+      const found = search.advance(budget);
+      if (found !== null && found !== undefined) return normalizeDivergence(found);
+      progress(search.compared(), null);
+      budget = nextSliceSteps(budget, slices.nowMs() - started, slices.targetSliceMs);
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    }
+  } finally {
+    search.free();
   }
 }
 
@@ -94,6 +126,12 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostM
     if (!mod) throw new Error('the engine worker was used before init');
     return mod;
   };
+  /** The module's sweep exports, or an error saying to rebuild an older package. */
+  const sweeps = (): Required<Pick<RawWasmModule, 'sweepPlan' | 'sweepRun' | 'sweepReport'>> => {
+    const { sweepPlan, sweepRun, sweepReport } = engine();
+    if (!sweepPlan || !sweepRun || !sweepReport) throw new Error('this build of the engine cannot run sweeps: rebuild it with `npm run build:wasm`');
+    return { sweepPlan, sweepRun, sweepReport };
+  };
   const sim = (handle: number): RawSimulation => {
     const s = sims.get(handle);
     if (!s) throw new Error(`there is no simulation ${handle} in this worker (it was freed)`);
@@ -119,8 +157,8 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostM
         return toPlain(parse(call.args[0])) as NumaHardware;
       }
       case 'create': {
-        const [text, toggles, params] = call.args;
-        const raw = await buildSimulation(engine(), text, toggles, params, (done, total) => post({ type: 'progress', id: call.id, done, total }));
+        const [text, toggles, params, seed] = call.args;
+        const raw = await buildSimulation(engine(), text, toggles, params, (done, total) => post({ type: 'progress', id: call.id, done, total }), DEFAULT_SLICES, seed ?? undefined);
         let summary: ScenarioSummary;
         try {
           summary = normalizeSummary(raw.summary());
@@ -141,6 +179,18 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostM
         } finally {
           raw.free();
         }
+      }
+      case 'sweepPlan': {
+        const [text, params, request] = call.args;
+        return toPlain(sweeps().sweepPlan(text, { ...params }, request)) as SweepPlanOutcome;
+      }
+      case 'sweepRun': {
+        const [text, toggles, params, seed] = call.args;
+        return toPlain(seed === null ? sweeps().sweepRun(text, { ...toggles }, { ...params }) : sweeps().sweepRun(text, { ...toggles }, { ...params }, seed)) as RunValues;
+      }
+      case 'sweepReport': {
+        const [text, params, request, runs] = call.args;
+        return toPlain(sweeps().sweepReport(text, { ...params }, request, runs)) as SweepReportOutcome;
       }
       case 'step':
         return sim(call.args[0]).step(call.args[1]);
@@ -168,6 +218,15 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostM
         const list = sim(call.args[0]).causeChain(call.args[1]);
         return Array.isArray(list) ? list.map(normalizeEvent) : [];
       }
+      case 'progressMarks': {
+        const s = sim(call.args[0]);
+        if (!s.progressMarks) throw new Error('this build of the engine cannot line two runs up: rebuild it with `npm run build:wasm`');
+        return s.progressMarks();
+      }
+      case 'firstDivergence': {
+        const [text, togglesA, togglesB, params] = call.args;
+        return findDivergence(engine(), text, togglesA, togglesB, params, (done) => post({ type: 'progress', id: call.id, done, total: null }));
+      }
       case 'free': {
         const s = sims.get(call.args[0]);
         sims.delete(call.args[0]);
@@ -187,7 +246,12 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostM
     try {
       const result = await run(call);
       // A frame's typed arrays move to the UI thread instead of being copied.
-      const transfer = call.method === 'frame' || call.method === 'frameAt' ? bulkBuffers((result as Frame).bulk) : undefined;
+      const transfer =
+        call.method === 'frame' || call.method === 'frameAt'
+          ? bulkBuffers((result as Frame).bulk)
+          : call.method === 'progressMarks'
+            ? [(result as Float64Array).buffer as ArrayBuffer]
+            : undefined;
       post({ type: 'reply', id: call.id, result }, transfer);
     } catch (err) {
       post({ type: 'error', id: call.id, message: errorMessage(err) });

@@ -3,10 +3,11 @@
 // the root, e.g. an IPI received ← the flush that sent it ← ptep_clear_flush ←
 // try_to_unmap_one ← … ← the hint fault ← the page-table walk that faulted.
 // Every hop is a button that goes to the step showing that event.
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
+import { formatCount } from '../base/format';
 import { errorMessage, type SimHandle } from '../engine/engine';
 import type { SimEvent } from '../engine/types';
-import { useAppStore } from '../store/context';
+import { useAppStore, useLaneActions, useRun } from '../store/context';
 import styles from './CauseChain.module.css';
 import panel from './Panel.module.css';
 
@@ -51,15 +52,17 @@ function useCauseChain(sim: SimHandle | null, eventStep: number | null): { chain
 
 /** The "Why?" panel. */
 export function CauseChain() {
-  const sim = useAppStore((s) => s.sim);
-  const event = useAppStore((s) => s.frame?.event ?? null);
-  const seek = useAppStore((s) => s.seek);
+  const titleId = useId();
+  const sim = useRun((r) => r.sim);
+  const event = useRun((r) => r.frame?.event ?? null);
+  const laneActions = useLaneActions();
+  const seek = laneActions.seek;
   const pause = useAppStore((s) => s.pause);
   const { chain, error } = useCauseChain(sim, event?.step ?? null);
 
   return (
-    <section className={panel.panel} aria-labelledby="why-title">
-      <h2 id="why-title" className={panel.title}>
+    <section className={panel.panel} aria-labelledby={titleId}>
+      <h2 id={titleId} className={panel.title}>
         Why?
         <span className={panel.subtitle}>what caused this step, newest first</span>
       </h2>
@@ -78,16 +81,16 @@ export function CauseChain() {
                   type="button"
                   className={styles.hopButton}
                   aria-current={here ? 'step' : undefined}
-                  aria-label={`Go to step ${target}: ${hopLabel(hop)} (${hop.kind}) on CPU ${hop.cpu}`}
+                  aria-label={`Go to step ${formatCount(target)}: ${hopLabel(hop)} (${hop.kind}) on CPU ${hop.cpu}`}
                   onClick={() => {
                     pause();
-                    void seek(target);
+                    void seek(target, { history: true });
                   }}
                 >
                   <code className={styles.fn}>{hopLabel(hop)}</code>
                   <span className={styles.kind}>{hop.kind.replace(/_/g, ' ')}</span>
                   <span className={styles.where}>
-                    CPU {hop.cpu} · {hop.task} · step {target}
+                    CPU {hop.cpu} · {hop.task} · step {formatCount(target)}
                   </span>
                 </button>
               </li>

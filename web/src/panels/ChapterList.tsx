@@ -1,20 +1,24 @@
 // Chapter list: click to seek; the current chapter is marked.
+import { useId } from 'react';
+import { formatCount } from '../base/format';
 import { chapterIndexAt } from '../store/simSlice';
-import { useAppStore } from '../store/context';
+import { useAppStore, useLaneActions, useRun } from '../store/context';
 import panel from './Panel.module.css';
 import styles from './ChapterList.module.css';
 
 /** The scenario's chapters as buttons. */
 export function ChapterList() {
-  const chapters = useAppStore((s) => s.summary?.chapters);
-  const step = useAppStore((s) => s.step);
-  const seek = useAppStore((s) => s.seek);
+  const titleId = useId();
+  const chapters = useRun((r) => r.summary?.chapters);
+  const step = useRun((r) => r.step);
+  const laneActions = useLaneActions();
+  const seek = laneActions.seek;
   const pause = useAppStore((s) => s.pause);
   if (!chapters || chapters.length === 0) return null;
   const current = chapterIndexAt(chapters, step);
   return (
-    <nav className={panel.panel} aria-labelledby="chapters-title">
-      <h2 id="chapters-title" className={panel.title}>
+    <nav className={panel.panel} aria-labelledby={titleId}>
+      <h2 id={titleId} className={panel.title}>
         Chapters <span className={panel.subtitle}>PageUp / PageDown</span>
       </h2>
       <ol className={styles.list}>
@@ -27,10 +31,10 @@ export function ChapterList() {
               title={c.narration}
               onClick={() => {
                 pause();
-                void seek(c.step);
+                void seek(c.step, { history: true });
               }}
             >
-              <span className={styles.step}>{c.step}</span>
+              <span className={styles.step}>{formatCount(c.step)}</span>
               <span>{c.title}</span>
             </button>
           </li>

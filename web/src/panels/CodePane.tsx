@@ -1,12 +1,12 @@
 // Code pane: our pseudo-code of the kernel function the current step is in,
 // for the active toggle value, with the current line highlighted; optional
 // before/after side-by-side view for functions a patch changes.
-import { useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { sideBySideDiff } from '../base/diff';
 import { functionLabel } from '../base/format';
 import { shownListing, type ListingChoice } from '../engine/listing';
 import type { CodeListing } from '../engine/types';
-import { useAppStore } from '../store/context';
+import { useAppStore, useRun } from '../store/context';
 import styles from './CodePane.module.css';
 import panel from './Panel.module.css';
 
@@ -93,10 +93,11 @@ function DiffView({ choice, currentLine }: { choice: ListingChoice; currentLine:
 
 /** The code pane. */
 export function CodePane() {
-  const code = useAppStore((s) => s.frame?.code ?? null);
+  const titleId = useId();
+  const code = useRun((r) => r.frame?.code ?? null);
   const patches = useAppStore((s) => s.patches);
-  const toggles = useAppStore((s) => s.summary?.toggles);
-  const listings = useAppStore((s) => s.summary?.listings);
+  const toggles = useRun((r) => r.summary?.toggles);
+  const listings = useRun((r) => r.summary?.listings);
   const [diff, setDiff] = useState(false);
   const shown = useMemo(
     () => (code && toggles ? shownListing(listings ?? [], patches, toggles, code.function) : null),
@@ -109,8 +110,8 @@ export function CodePane() {
   const currentLine = code?.line || null;
 
   return (
-    <section className={panel.panel} aria-labelledby="code-title">
-      <h2 id="code-title" className={panel.title}>
+    <section className={panel.panel} aria-labelledby={titleId}>
+      <h2 id={titleId} className={panel.title}>
         Code
         {code ? <code className={styles.fn}>{functionLabel(code.function)}</code> : <span className={panel.subtitle}>no kernel function at this step</span>}
         {shown && !(diff && differs) && <span className={panel.subtitle}>{shown.listing.follows}</span>}

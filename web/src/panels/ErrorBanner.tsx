@@ -16,6 +16,18 @@ export function ErrorBanner() {
         <div key={m.id} role={m.severity === 'info' ? 'status' : 'alert'} className={styles[m.severity]}>
           <strong className={styles.icon}>{LABELS[m.severity]}</strong>
           <span className={styles.text}>{m.message}</span>
+          {m.action && (
+            <button
+              type="button"
+              className={styles.dismiss}
+              onClick={() => {
+                dismiss(m.id);
+                m.action?.run();
+              }}
+            >
+              {m.action.label}
+            </button>
+          )}
           <button type="button" className={styles.dismiss} onClick={() => dismiss(m.id)} aria-label={`Dismiss: ${m.message}`}>
             Dismiss
           </button>

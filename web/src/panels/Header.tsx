@@ -1,18 +1,23 @@
 // Header: product name, scenario picker, patch toggles (+ cards), params, copy link.
 import { useState } from 'react';
+import { isLocalBase, linkBase } from '../base/build';
 import { writeUrlNow } from '../share/useUrlSync';
+import { AboutButton } from './AboutDialog';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
+import { SweepButton } from '../sweep/SweepDialog';
 import { MachineDialogButton } from './MachineDialog';
 import { ParamInput } from './ParamInput';
 import { ToggleBar } from './ToggleBar';
+import { ThemePicker } from '../theme/ThemePicker';
+import { KeySheetButton } from '../timeline/KeySheet';
 
 /** Scenario `<select>` labelled "Scenario". */
 function ScenarioPicker() {
   const scenarios = useAppStore((s) => s.scenarios);
   const scenario = useAppStore((s) => s.scenario);
   const openBuiltin = useAppStore((s) => s.openBuiltin);
-  const customTitle = useAppStore((s) => (s.scenario?.kind === 'custom' ? s.summary?.title : undefined));
+  const customTitle = useAppStore((s) => (s.scenario?.kind === 'custom' ? s.runs.a.summary?.title : undefined));
   const value = scenario?.kind === 'builtin' ? scenario.id : scenario ? '__custom' : '';
   return (
     <label className={styles.field}>
@@ -36,7 +41,7 @@ function ScenarioPicker() {
 
 /** Number inputs for the scenario's params. */
 function ParamList() {
-  const summary = useAppStore((s) => s.summary);
+  const summary = useAppStore((s) => s.runs.a.summary);
   const setParam = useAppStore((s) => s.setParam);
   if (!summary || summary.params.length === 0) return null;
   return (
@@ -49,25 +54,60 @@ function ParamList() {
   );
 }
 
-/** "Copy link" button: writes the URL now and copies it. */
+/** Says when the run is at a link's seed, not the scenario's own (a sweep's run). */
+function SeedNote() {
+  const seed = useAppStore((s) => (s.scenario?.seed === undefined ? null : (s.runs.a.summary?.seed ?? null)));
+  if (seed === null) return null;
+  return (
+    <span className={styles.seed} title="This run is at a seed the link gives (seed=), not the scenario's own: a run of a sweep. Opening the scenario again runs it at its own seed.">
+      seed {seed}
+    </span>
+  );
+}
+
+/** Links longer than this may be broken by mail clients (and they are hard to read). */
+export const LONG_LINK_CHARS = 2000;
+
+/** "Copy link": writes the URL now and copies the link at the lab's public address; says when it reaches only this machine, or is long. */
 function CopyLink() {
   const store = useAppStoreApi();
   const [status, setStatus] = useState('');
+  const [long, setLong] = useState(false);
   const copy = async (): Promise<void> => {
-    const href = writeUrlNow(store);
+    writeUrlNow(store);
+    const link = `${linkBase(window.location)}${window.location.hash}`;
+    const notes: string[] = [];
+    if (isLocalBase(link)) notes.push('it opens only on this machine (build the lab with MMVIZ_PUBLIC_URL to share it)');
+    const tooLong = link.length > LONG_LINK_CHARS;
+    if (tooLong) notes.push(`it is ${link.length.toLocaleString('en')} characters long, which mail may break`);
+    setLong(tooLong);
     try {
-      await navigator.clipboard.writeText(href);
-      setStatus('Link copied');
+      await navigator.clipboard.writeText(link);
+      setStatus(`Link copied${notes.length ? `: ${notes.join('; ')}` : ''}`);
     } catch {
       setStatus('Copy failed: the link is in the address bar');
     }
-    setTimeout(() => setStatus(''), 2500);
+    setTimeout(() => setStatus(''), notes.length ? 8000 : 2500);
+  };
+  const copyScenario = async (): Promise<void> => {
+    try {
+      await navigator.clipboard.writeText(store.getState().scenarioText);
+      setStatus('Scenario copied: paste it into a file or the editor');
+    } catch {
+      setStatus('Copy failed');
+    }
+    setLong(false);
   };
   return (
     <div className={styles.copy}>
       <button type="button" className={styles.button} onClick={() => void copy()}>
         Copy link
       </button>
+      {long && (
+        <button type="button" className={styles.button} onClick={() => void copyScenario()}>
+          Copy scenario instead
+        </button>
+      )}
       <span role="status" className={styles.status}>
         {status}
       </span>
@@ -78,7 +118,7 @@ function CopyLink() {
 /** The app header. */
 export function Header() {
   const engineKind = useAppStore((s) => s.engine?.kind);
-  const summary = useAppStore((s) => s.summary);
+  const summary = useAppStore((s) => s.runs.a.summary);
   return (
     <header className={styles.header}>
       <div className={styles.row}>
@@ -92,8 +132,15 @@ export function Header() {
         )}
         <ScenarioPicker />
         <ParamList />
+        <SeedNote />
         <MachineDialogButton />
-        <CopyLink />
+        <SweepButton />
+        <div className={styles.tools}>
+          <ThemePicker />
+          <KeySheetButton />
+          <CopyLink />
+          <AboutButton />
+        </div>
       </div>
       {summary && <ToggleBar />}
     </header>

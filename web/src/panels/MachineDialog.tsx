@@ -301,7 +301,7 @@ function MachineForm({ onClose }: { onClose: () => void }) {
 export function MachineDialogButton() {
   const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
-  const hasScenario = useAppStore((s) => s.summary !== null);
+  const hasScenario = useAppStore((s) => s.runs.a.summary !== null);
   useEffect(() => {
     const d = dialog.current;
     if (!d) return;

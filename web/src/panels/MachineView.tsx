@@ -5,33 +5,35 @@
 // than DENSE_THRESHOLD frames, or TLB slots over all CPUs) draw their frames and
 // TLBs on canvases under the SVG instead (./dense).
 import { cpuRanges } from '../base/numactl';
-import { memo, useCallback, useEffect, useMemo, useState, type ReactElement } from 'react';
+import { memo, type ReactElement, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
-import { archOverPx, rectCenterPx, type RectPx } from '../base/geometry';
+import { archOverPx, cellInDirection, rectCenterPx, type RectPx } from '../base/geometry';
 import { DEFAULT_METRICS, frameLabelFits, machineLayoutPx, MAX_FRAMES_DRAWN, tlbLinesShown } from '../base/machineLayout';
 import { useReducedMotion } from '../base/useReducedMotion';
 import { FRAME_DIRTY, FRAME_LOCKED, frameState, NO_PID, tlbCount, tlbEntries as tlbEntriesOf, windowNote, type TlbEntryView } from '../engine/bulk';
 import type { CpuView, FrameState, IpiView, SimEvent } from '../engine/types';
 import { ENGINE_WINDOW, frameTotal } from '../store/bulkWindow';
-import { useAppStore } from '../store/context';
+import { useAppStore, useLane, useLaneActions, useRun } from '../store/context';
 import { FrameCanvas, isDense, parseIndex, TlbCanvas, WindowPager } from './dense';
 import { findFrame, frameText } from './dense/denseMath';
+import { FRAME_TOKENS } from './dense/palette';
 import styles from './MachineView.module.css';
 import panel from './Panel.module.css';
 
-/** Fill colour of a frame state (Okabe–Ito). */
+/** Fill of a frame state: the theme's token, as the dense frame grid reads it (palette.FRAME_TOKENS). */
 export const FRAME_COLORS: Record<FrameState, string> = {
-  free: '#ffffff',
-  mapped: '#56b4e9',
-  isolated: '#e69f00',
-  migrating: '#d55e00',
+  free: `var(${FRAME_TOKENS[0]})`,
+  mapped: `var(${FRAME_TOKENS[1]})`,
+  isolated: `var(${FRAME_TOKENS[2]})`,
+  migrating: `var(${FRAME_TOKENS[3]})`,
 };
 
+/** The pfn label's colour: on a free frame like other text, on the Okabe–Ito fills black (at least 5.4:1 on each). */
 const FRAME_TEXT: Record<FrameState, string> = {
-  free: '#6b6b6b',
-  mapped: '#000000',
-  isolated: '#000000',
-  migrating: '#ffffff',
+  free: 'var(--frame-text)',
+  mapped: 'var(--on-fill)',
+  isolated: 'var(--on-fill)',
+  migrating: 'var(--on-fill)',
 };
 
 interface CpuBoxProps {
@@ -170,25 +172,52 @@ interface FrameCellProps {
   touched: boolean;
   highlighted: boolean;
   label: boolean;
+  selected: boolean;
+  /** The frames' one Tab stop (roving: the selected frame, else the first). */
+  tabStop: boolean;
   onHover: (pfn: number | null) => void;
   onSelect: (pfn: number) => void;
+  /** Arrow keys: move the focus to the neighbouring frame. */
+  onMove: (pfn: number, key: string) => boolean;
 }
 
-const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, rect, touched, highlighted, label, onHover, onSelect }: FrameCellProps) {
+const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, rect, touched, highlighted, label, selected, tabStop, onHover, onSelect, onMove }: FrameCellProps) {
   const c = rectCenterPx(rect);
   const state = frameState(flags);
   const locked = (flags & FRAME_LOCKED) !== 0;
   const dirty = (flags & FRAME_DIRTY) !== 0;
-  const pattern = state === 'migrating' ? 'url(#mm-hatch)' : state === 'isolated' ? 'url(#mm-dots)' : null;
+  const lane = useLane();
+  const pattern = state === 'migrating' ? `url(#${defId(lane, 'hatch')})` : state === 'isolated' ? `url(#${defId(lane, 'dots')})` : null;
+  const text = `pfn ${pfn} (${formatHex(pfn)}), node ${node}: ${state}${mapPid !== NO_PID ? `, mapped by pid ${mapPid} vpn ${formatHex(mapVpn)}` : ''}${locked ? ', locked' : ''}${dirty ? ', dirty' : ''}`;
   return (
-    <g className={styles.frame} onMouseEnter={() => onHover(pfn)} onMouseLeave={() => onHover(null)} onClick={() => onSelect(pfn)}>
-      <title>
-        {`pfn ${pfn} (${formatHex(pfn)}), node ${node}: ${state}${mapPid !== NO_PID ? `, mapped by pid ${mapPid} vpn ${formatHex(mapVpn)}` : ''}${locked ? ', locked' : ''}${dirty ? ', dirty' : ''}`}
-      </title>
-      <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={FRAME_COLORS[state]} className={styles.frameRect} />
+    <g
+      className={styles.frame}
+      data-pfn={pfn}
+      role="button"
+      tabIndex={tabStop ? 0 : -1}
+      aria-label={text}
+      aria-pressed={selected}
+      onMouseEnter={() => onHover(pfn)}
+      onMouseLeave={() => onHover(null)}
+      onFocus={() => onHover(pfn)}
+      onBlur={() => onHover(null)}
+      onClick={() => onSelect(pfn)}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          onSelect(pfn);
+        } else if (onMove(pfn, e.key)) {
+          // The frames take the arrows (as the dense grids do): the run does not step.
+          e.preventDefault();
+          e.stopPropagation();
+        }
+      }}
+    >
+      <title>{text}</title>
+      <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} style={{ fill: FRAME_COLORS[state] }} className={styles.frameRect} />
       {pattern && <rect x={rect.xPx} y={rect.yPx} width={rect.widthPx} height={rect.heightPx} rx={3} fill={pattern} pointerEvents="none" />}
       {label && (
-        <text x={c.xPx} y={c.yPx + 4} textAnchor="middle" fontSize={pfn >= 1000 ? 9.5 : 11.5} fill={FRAME_TEXT[state]} className={styles.pfnLabel}>
+        <text x={c.xPx} y={c.yPx + 4} textAnchor="middle" fontSize={pfn >= 1000 ? 9.5 : 11.5} style={{ fill: FRAME_TEXT[state] }} className={styles.pfnLabel}>
           {pfn}
         </text>
       )}
@@ -200,14 +229,20 @@ const FrameCell = memo(function FrameCell({ pfn, node, flags, mapPid, mapVpn, re
   );
 });
 
+/** The id of one of the machine view's SVG definitions in lane `lane` (two lanes draw two machine views on one page). */
+function defId(lane: string, name: string): string {
+  return `mm-${lane}-${name}`;
+}
+
 function IpiArrow({ ipi, from, to, animate, index }: { ipi: IpiView; from: RectPx; to: RectPx; animate: boolean; index: number }) {
+  const lane = useLane();
   const spanPx = Math.abs(rectCenterPx(from).xPx - rectCenterPx(to).xPx);
   const d = archOverPx(from, to, 34 + Math.min(40, spanPx * 0.08) + index * 8);
   if (ipi.phase === 'sent') {
     return (
       <g>
         <path d={d} className={styles.ipiHalo} />
-        <path d={d} className={styles.ipiSent} markerEnd="url(#mm-arrow)" />
+        <path d={d} className={styles.ipiSent} markerEnd={`url(#${defId(lane, 'arrow')})`} />
         {animate && (
           <circle r={7} className={styles.ipiDot}>
             <animateMotion dur="1.1s" repeatCount="indefinite" path={d} />
@@ -218,7 +253,7 @@ function IpiArrow({ ipi, from, to, animate, index }: { ipi: IpiView; from: RectP
   }
   return (
     <g>
-      <path d={d} className={styles.ipiReceived} markerEnd="url(#mm-arrow-faint)" />
+      <path d={d} className={styles.ipiReceived} markerEnd={`url(#${defId(lane, 'arrow-faint')})`} />
       <rect x={to.xPx - 5} y={to.yPx - 5} width={to.widthPx + 10} height={to.heightPx + 10} rx={9} className={animate ? styles.flash : styles.flashStatic} />
     </g>
   );
@@ -226,8 +261,10 @@ function IpiArrow({ ipi, from, to, animate, index }: { ipi: IpiView; from: RectP
 
 /** The machine view panel. */
 export function MachineView() {
-  const summary = useAppStore((s) => s.summary);
-  const frame = useAppStore((s) => s.frame);
+  const titleId = useId();
+  const lane = useLane();
+  const summary = useRun((r) => r.summary);
+  const frame = useRun((r) => r.frame);
   const hoverPfn = useAppStore((s) => s.hoverPfn);
   const selection = useAppStore((s) => s.selection);
   const setHoverPfn = useAppStore((s) => s.setHoverPfn);
@@ -238,9 +275,27 @@ export function MachineView() {
     (pfn: number) => select(selectedPfn === pfn ? null : { panel: 'machine', object: `pfn-${pfn}` }),
     [select, selectedPfn],
   );
-  const bulkWindow = useAppStore((s) => s.bulkWindow);
-  const setBulkWindow = useAppStore((s) => s.setBulkWindow);
-  const showPfn = useAppStore((s) => s.showPfn);
+  // The frames take one Tab stop (roving): the frame last moved to with the arrows.
+  const svgRef = useRef<SVGSVGElement | null>(null);
+  const [focusPfn, setFocusPfn] = useState<number | null>(null);
+  const moveFocus = useCallback((pfn: number, key: string): boolean => {
+    const svg = svgRef.current;
+    if (!svg) return false;
+    // The drawn cells, in pfn order, where they are drawn (the first rect of each is the cell).
+    const cells = [...svg.querySelectorAll<SVGGElement>('g[data-pfn]')].map((g) => {
+      const r = g.querySelector('rect');
+      return { id: Number(g.dataset.pfn), xPx: Number(r?.getAttribute('x')), yPx: Number(r?.getAttribute('y')) };
+    });
+    const next = cellInDirection(cells, pfn, key);
+    if (next === null) return false;
+    setFocusPfn(next);
+    svg.querySelector<SVGGElement>(`g[data-pfn="${next}"]`)?.focus();
+    return true;
+  }, []);
+  const bulkWindow = useRun((r) => r.bulkWindow);
+  const laneActions = useLaneActions();
+  const setBulkWindow = laneActions.setBulkWindow;
+  const showPfn = laneActions.showPfn;
   // The frame gone to with the pager's "Go to pfn".
   const [goTo, setGoTo] = useState<number | null>(null);
   // A frame selected elsewhere (a PTE's pfn) that the frame window does not hold: ask for a window that does.
@@ -294,6 +349,9 @@ export function MachineView() {
   const shownTlb = tlbLinesShown(topology.tlbEntries);
   const framesNote = windowNote(frame.frameWindow, 'frames');
   const linkedPfns = [hoverPfn, selectedPfn].filter((p): p is number => p !== null);
+  // The frames' one Tab stop: the selected frame when it is drawn, else the one last moved to, else the first.
+  const drawnPfns = framesDense ? [] : [...frameRects.keys()];
+  const tabPfn = selectedPfn !== null && frameRects.has(selectedPfn) ? selectedPfn : focusPfn !== null && frameRects.has(focusPfn) ? focusPfn : (drawnPfns[0] ?? null);
   const cells: ReactElement[] = [];
   for (let i = 0; !framesDense && i < bulk.framePfn.length; i++) {
     const pfn = bulk.framePfn[i] as number;
@@ -312,35 +370,38 @@ export function MachineView() {
         touched={touchedPfns.has(pfn)}
         label={labelled.get(node) ?? true}
         highlighted={pfn === hoverPfn || pfn === selectedPfn}
+        selected={pfn === selectedPfn}
+        tabStop={pfn === tabPfn}
         onHover={setHoverPfn}
         onSelect={toggleSelect}
+        onMove={moveFocus}
       />,
     );
   }
   const describe = `${topology.nodes.length} NUMA nodes. ${event ? `CPU ${event.cpu}: ${event.narration}` : 'Start of the run.'} ${ipis.map((i) => `IPI from CPU ${i.from} to CPU ${i.to} ${i.phase}.`).join(' ')}`;
 
   return (
-    <section className={panel.panel} aria-labelledby="machine-title">
-      <h2 id="machine-title" className={panel.title}>
+    <section className={panel.panel} aria-labelledby={titleId}>
+      <h2 id={titleId} className={panel.title}>
         Machine{' '}
         <span className={panel.subtitle}>
           {currentPid !== null && <>mm_cpumask of pid {currentPid}: {[...mask].sort((a, b) => a - b).join(', ') || 'empty'}</>}
           {framesNote && <> · {framesNote} (the frame holds a window of memory)</>}
         </span>
       </h2>
-      <svg className={styles.svg} viewBox={`-4 -36 ${layout.widthPx + 8} ${layout.heightPx + 40}`} role="img" aria-label={describe}>
+      <svg ref={svgRef} className={styles.svg} viewBox={`-4 -36 ${layout.widthPx + 8} ${layout.heightPx + 40}`} role="group" aria-roledescription="machine drawing" aria-label={describe}>
         <defs>
-          <marker id="mm-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse">
-            <path d="M0,0 L10,5 L0,10 z" fill="#cc79a7" stroke="#7a3b63" strokeWidth="0.8" />
+          <marker id={defId(lane, 'arrow')} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse">
+            <path d="M0,0 L10,5 L0,10 z" style={{ fill: 'var(--ipi)', stroke: 'var(--oi-purple-dark)' }} strokeWidth="0.8" />
           </marker>
-          <marker id="mm-arrow-faint" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
-            <path d="M0,0 L10,5 L0,10 z" fill="#e3b5cf" />
+          <marker id={defId(lane, 'arrow-faint')} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
+            <path d="M0,0 L10,5 L0,10 z" style={{ fill: 'var(--oi-purple-soft)' }} />
           </marker>
-          <pattern id="mm-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-            <line x1="0" y1="0" x2="0" y2="6" stroke="#ffffff" strokeWidth="2" strokeOpacity="0.55" />
+          <pattern id={defId(lane, 'hatch')} width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+            <line x1="0" y1="0" x2="0" y2="6" style={{ stroke: 'var(--hatch)' }} strokeWidth="2" strokeOpacity="0.55" />
           </pattern>
-          <pattern id="mm-dots" width="6" height="6" patternUnits="userSpaceOnUse">
-            <circle cx="3" cy="3" r="1.1" fill="#000" fillOpacity="0.35" />
+          <pattern id={defId(lane, 'dots')} width="6" height="6" patternUnits="userSpaceOnUse">
+            <circle cx="3" cy="3" r="1.1" style={{ fill: 'var(--dots)' }} fillOpacity="0.6" />
           </pattern>
         </defs>
         {topology.nodes.map((n, i) => {
@@ -417,9 +478,9 @@ export function MachineView() {
         {(framesDense ? [] : (Object.keys(FRAME_COLORS) as FrameState[])).map((st) => (
           <li key={st}>
             <svg width="18" height="18" aria-hidden="true">
-              <rect x="1" y="1" width="16" height="16" rx="3" fill={FRAME_COLORS[st]} stroke="#555" />
-              {st === 'migrating' && <rect x="1" y="1" width="16" height="16" rx="3" fill="url(#mm-hatch)" />}
-              {st === 'isolated' && <rect x="1" y="1" width="16" height="16" rx="3" fill="url(#mm-dots)" />}
+              <rect x="1" y="1" width="16" height="16" rx="3" style={{ fill: FRAME_COLORS[st], stroke: 'var(--frame-stroke)' }} />
+              {st === 'migrating' && <rect x="1" y="1" width="16" height="16" rx="3" fill={`url(#${defId(lane, 'hatch')})`} />}
+              {st === 'isolated' && <rect x="1" y="1" width="16" height="16" rx="3" fill={`url(#${defId(lane, 'dots')})`} />}
             </svg>
             {st}
           </li>

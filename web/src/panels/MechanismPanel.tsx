@@ -4,7 +4,7 @@
 // colours. Everything comes from the engine's metadata and the store.
 import { useId, useMemo } from 'react';
 import { formatCount, formatDelta } from '../base/format';
-import { useAppStore } from '../store/context';
+import { useAppStore, useRun } from '../store/context';
 import { categoryColor, categoryLabel, eventCategory, kindCategories } from '../timeline/eventKinds';
 import { counterTooltip } from './CountersTable';
 import styles from './MechanismPanel.module.css';
@@ -17,9 +17,9 @@ const SHORT_LIST = 8;
 /** A mechanism's view drawn from its metadata alone. */
 export function MechanismPanel({ mechanism, view }: MechanismPanelProps) {
   const id = useId();
-  const summary = useAppStore((s) => s.summary);
-  const frame = useAppStore((s) => s.frame);
-  const events = useAppStore((s) => s.events);
+  const summary = useRun((r) => r.summary);
+  const frame = useRun((r) => r.frame);
+  const events = useRun((r) => r.events);
   const mechanisms = useAppStore((s) => s.mechanisms);
   // The kinds this run's loaded events have first (in the mechanism's order), then the others.
   const kinds = useMemo(() => {

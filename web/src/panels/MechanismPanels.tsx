@@ -2,14 +2,14 @@
 // which), each drawn by the component registry.tsx names for its view.
 import { useMemo } from 'react';
 import { exercisedMechanisms, finalCounters } from '../base/mechanisms';
-import { useAppStore } from '../store/context';
+import { useAppStore, useRun } from '../store/context';
 import { panelFor } from './registry';
 
 /** The panels of the mechanisms this run exercises, in the engine's order. */
 export function MechanismPanels() {
   const mechanisms = useAppStore((s) => s.mechanisms);
-  const series = useAppStore((s) => s.series);
-  const toggles = useAppStore((s) => s.summary?.toggles);
+  const series = useRun((r) => r.series);
+  const toggles = useRun((r) => r.summary?.toggles);
   const patches = useAppStore((s) => s.patches);
   const shown = useMemo(
     () => (series && toggles ? exercisedMechanisms(mechanisms, { finalCounters: finalCounters(series), toggles, patches }) : []),

@@ -3,12 +3,12 @@
 // It reads the frame's bulk arrays and builds objects only for the rows shown.
 // Dense page tables (more than DENSE_THRESHOLD PTEs in the frame) are drawn as
 // canvas grids instead (./dense PteCanvas), with the same hover/select linking.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useId, useState } from 'react';
 import { formatHex } from '../base/format';
 import { findPte, pteAt, windowNote, type FrameBulk } from '../engine/bulk';
 import type { NodeInfo, ProcessInfo, PteView, VmaInfo } from '../engine/types';
 import { ENGINE_WINDOW, pteIndex } from '../store/bulkWindow';
-import { useAppStore } from '../store/context';
+import { useAppStore, useLaneActions, useRun } from '../store/context';
 import { isDense, parseIndex, PteCanvas, WindowPager } from './dense';
 import { pteText } from './dense/denseMath';
 import styles from './PageTableView.module.css';
@@ -201,15 +201,17 @@ function VmaTable({ proc, vma, bulk, touchedPtes, nodes, touched, hoverPfn, sele
 
 /** The page tables of the scenario's processes. */
 export function PageTableView() {
-  const summary = useAppStore((s) => s.summary);
-  const frame = useAppStore((s) => s.frame);
+  const titleId = useId();
+  const summary = useRun((r) => r.summary);
+  const frame = useRun((r) => r.frame);
   const selection = useAppStore((s) => s.selection);
   const hoverPfn = useAppStore((s) => s.hoverPfn);
   const setHoverPfn = useAppStore((s) => s.setHoverPfn);
   const select = useAppStore((s) => s.select);
-  const bulkWindow = useAppStore((s) => s.bulkWindow);
-  const setBulkWindow = useAppStore((s) => s.setBulkWindow);
-  const storeShowPte = useAppStore((s) => s.showPte);
+  const bulkWindow = useRun((r) => r.bulkWindow);
+  const laneActions = useLaneActions();
+  const setBulkWindow = laneActions.setBulkWindow;
+  const storeShowPte = laneActions.showPte;
   const showPte = useCallback((pid: number, vpn: number): void => void storeShowPte(pid, vpn), [storeShowPte]);
   // The PTE gone to with the pager's "Go to vpn", and the process it is looked for in.
   const [goTo, setGoTo] = useState<{ pid: number; vpn: number } | null>(null);
@@ -237,8 +239,8 @@ export function PageTableView() {
   const goneTo = goTo ? findPte(frame.bulk, goTo.pid, goTo.vpn) : -1;
 
   return (
-    <section className={panel.panel} aria-labelledby="pt-title">
-      <h2 id="pt-title" className={panel.title}>
+    <section className={panel.panel} aria-labelledby={titleId}>
+      <h2 id={titleId} className={panel.title}>
         Page tables{' '}
         <span className={panel.subtitle}>
           {dense ? 'hover a PTE (or focus the grid and use the arrow keys) to find its frame; click or Enter keeps it selected' : 'hover or focus a pfn to find its frame; click to keep it selected'}

@@ -48,7 +48,7 @@ describe('kernel and preset pickers', () => {
     fireEvent.change(kernel, { target: { value: 'v5.12' } });
     await settle();
     expect(engine.log.creates).toBe(creates + 1);
-    expect(store.getState().summary?.toggles.numa_delay_map).toBe(false);
+    expect(store.getState().runs.a.summary?.toggles.numa_delay_map).toBe(false);
     expect(store.getState().toggleOverrides).toEqual({ numa_delay_map: false });
     expect(kernel.value).toBe('v5.12');
     // The preset picker is there exactly when some mechanism declares presets.
@@ -74,7 +74,7 @@ describe('kernel and preset pickers', () => {
     fireEvent.change(preset, { target: { value: 'pcp/base' } });
     await settle();
     expect(engine.log.creates).toBe(creates + 1);
-    expect(store.getState().summary?.toggles.numa_delay_map).toBe(false);
+    expect(store.getState().runs.a.summary?.toggles.numa_delay_map).toBe(false);
     expect(preset.value).toBe('pcp/base');
   });
 });

@@ -24,13 +24,13 @@ export function splitRelevant(
   return { relevant, other: patches.filter((p) => !relevant.includes(p)) };
 }
 
-function ToggleControl({ patch, value, onChange }: { patch: PatchInfo; value: ToggleValue; onChange: (v: ToggleValue) => void }) {
+function ToggleControl({ patch, value, onChange, locked }: { patch: PatchInfo; value: ToggleValue; onChange: (v: ToggleValue) => void; locked?: string }) {
   const id = useId();
   if (patch.kind === 'bool') {
     const on = value === true;
     return (
-      <label className={styles.switch} htmlFor={id}>
-        <input id={id} type="checkbox" role="switch" className={styles.checkbox} checked={on} onChange={(e) => onChange(e.target.checked)} />
+      <label className={styles.switch} htmlFor={id} title={locked}>
+        <input id={id} type="checkbox" role="switch" className={styles.checkbox} checked={on} disabled={locked !== undefined} onChange={(e) => onChange(e.target.checked)} />
         <span className={styles.track} aria-hidden="true">
           <span className={styles.thumb} />
         </span>
@@ -47,7 +47,7 @@ function ToggleControl({ patch, value, onChange }: { patch: PatchInfo; value: To
       <label htmlFor={id} className={styles.title}>
         {patch.title}
       </label>
-      <select id={id} className={styles.select} value={String(index)} onChange={(e) => onChange(patch.values[Number(e.target.value)] ?? patch.default)}>
+      <select id={id} className={styles.select} value={String(index)} disabled={locked !== undefined} title={locked} onChange={(e) => onChange(patch.values[Number(e.target.value)] ?? patch.default)}>
         {patch.values.map((v, i) => (
           <option key={String(v)} value={String(i)}>
             {patch.valueLabels[i] ?? String(v)}
@@ -134,10 +134,17 @@ export function PresetPicker({ toggles }: { toggles: Record<string, ToggleValue>
 /** All toggles of the registry, the ones relevant to this run first. */
 export function ToggleBar() {
   const patches = useAppStore((s) => s.patches);
-  const events = useAppStore((s) => s.events);
-  const toggles = useAppStore((s) => s.summary?.toggles);
-  const runFunctions = useAppStore((s) => s.summary?.functions ?? NO_FUNCTIONS);
+  const events = useAppStore((s) => s.runs.a.events);
+  const toggles = useAppStore((s) => s.runs.a.summary?.toggles);
+  const runFunctions = useAppStore((s) => s.runs.a.summary?.functions ?? NO_FUNCTIONS);
   const setToggle = useAppStore((s) => s.setToggle);
+  // An A/B comparison owns the toggles it compares: the bar shows A's value and does not change it.
+  const choice = useAppStore((s) => s.ab?.choice ?? null);
+  const differing = useAppStore((s) => s.ab?.differing ?? null);
+  const lockedIds = useMemo(() => {
+    if (!choice) return new Set<string>();
+    return new Set(choice.kind === 'toggle' ? [choice.id] : (differing ?? []).map(([id]) => id));
+  }, [choice, differing]);
   const [openCard, setOpenCard] = useState<string | null>(null);
   const { relevant, other } = useMemo(() => splitRelevant(patches, runFunctions, events), [patches, runFunctions, events]);
   if (!toggles || patches.length === 0) return null;
@@ -145,7 +152,13 @@ export function ToggleBar() {
 
   const item = (p: PatchInfo) => (
     <li key={p.id} className={styles.item}>
-      <ToggleControl patch={p} value={toggles[p.id] ?? p.default} onChange={(v) => void setToggle(p.id, v)} />
+      <ToggleControl
+        patch={p}
+        value={toggles[p.id] ?? p.default}
+        onChange={(v) => void setToggle(p.id, v)}
+        locked={lockedIds.has(p.id) ? 'Set by the A/B comparison (the A/B bar changes it); shown as run A has it' : undefined}
+      />
+      {lockedIds.has(p.id) && <span className={styles.none}>A/B</span>}
       <button
         type="button"
         className={styles.about}

@@ -12,6 +12,7 @@ import { CountersTable } from './CountersTable';
 import { MechanismPanel } from './MechanismPanel';
 import { MechanismPanels } from './MechanismPanels';
 import { panelFor, type MechanismPanelProps } from './registry';
+import { setRunState } from '../store/testUtils';
 
 afterEach(cleanup);
 
@@ -79,9 +80,9 @@ describe('MechanismPanels', () => {
   it('counts a toggle the run sets away from its default as exercising its mechanism', async () => {
     const store = await storeWith();
     // The fixture engine has no run with numa_skip_dirty_file off (its default is on): set it on the summary by hand.
-    const summary = store.getState().summary!;
+    const summary = store.getState().runs.a.summary!;
     expect(summary.toggles.numa_skip_dirty_file).toBe(true);
-    store.setState({ summary: { ...summary, toggles: { ...summary.toggles, numa_skip_dirty_file: false } } });
+    setRunState(store, { summary: { ...summary, toggles: { ...summary.toggles, numa_skip_dirty_file: false } } });
     render(
       <StoreProvider store={store}>
         <MechanismPanels />
@@ -92,14 +93,14 @@ describe('MechanismPanels', () => {
 
   it('draws the generic panel: the mechanism’s counters now and its event kinds in their colours', async () => {
     const store = await storeWith();
-    await store.getState().seek(store.getState().summary!.totalSteps);
+    await store.getState().seek(store.getState().runs.a.summary!.totalSteps);
     const numa = mechanism('numa');
     render(
       <StoreProvider store={store}>
         <MechanismPanel mechanism={numa} view={numa.views[0]!} />
       </StoreProvider>,
     );
-    const frame = store.getState().frame!;
+    const frame = store.getState().runs.a.frame!;
     const counters = screen.getByRole('region', { name: 'numa title numa view' });
     const terms = within(counters).getAllByRole('term');
     expect(terms.map((t) => t.textContent)).toEqual(['numa_hint_faults', 'numa_pages_migrated']);
@@ -112,10 +113,10 @@ describe('MechanismPanels', () => {
     // Eight listed, the kinds the run has first; the rest folded away.
     expect(kinds.map((k) => k.textContent)).toEqual(['hint_fault', 'ipi_send', 'ipi_recv', 'flush_local', 'migrate_copy', 'ptl_lock', 'alloc_page', 'scan_pte']);
     const swatch = (i: number) => (kinds[i]?.querySelector('span') as HTMLElement).style.background;
-    const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
-    expect(swatch(0)).toBe(rgb(categoryColor('fault')));
-    expect(swatch(1)).toBe(rgb(categoryColor('ipi')));
-    expect(swatch(7)).toBe(rgb(categoryColor('other')));
+    // The category's theme token, so that the swatch follows a theme switch.
+    expect(swatch(0)).toBe(categoryColor('fault'));
+    expect(swatch(1)).toBe(categoryColor('ipi'));
+    expect(swatch(7)).toBe(categoryColor('other'));
     expect(screen.getByText('2 more event kinds')).toBeTruthy();
   });
 });
@@ -137,7 +138,7 @@ describe('CountersTable', () => {
     expect(rows(2)).toEqual(['numa_hint_faults', 'numa_pages_migrated']);
     // Every counter of the run appears once.
     const all = screen.getAllByRole('rowheader').map((h) => h.textContent);
-    expect([...all].sort()).toEqual([...store.getState().summary!.counterNames].sort());
+    expect([...all].sort()).toEqual([...store.getState().runs.a.summary!.counterNames].sort());
     const accesses = screen.getByRole('rowheader', { name: 'accesses' });
     expect(accesses.getAttribute('title')).toBe('accesses doc Model only: the kernel has no such counter.');
     expect(accesses.getAttribute('aria-describedby')).toBeTruthy();
@@ -153,6 +154,6 @@ describe('CountersTable', () => {
       </StoreProvider>,
     );
     expect(screen.getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['counter', 'value', 'this step']);
-    expect(screen.getAllByRole('rowheader').map((h) => h.textContent)).toEqual(store.getState().summary!.counterNames);
+    expect(screen.getAllByRole('rowheader').map((h) => h.textContent)).toEqual(store.getState().runs.a.summary!.counterNames);
   });
 });

@@ -1,6 +1,8 @@
 import { compressToEncodedURIComponent } from 'lz-string';
 import { describe, expect, it } from 'vitest';
-import { quoteForMessage, stateToUrl, upgradePairs, urlToState, type ShareState } from './url';
+import engineFixture from '../engine/fixtures/engine.json';
+import golden from './fixtures/links.json';
+import { quoteForMessage, stateToUrl, upgradePairs, urlToState, URL_FORMAT_VERSION, type ShareState } from './url';
 
 const base: ShareState = {
   scenario: { kind: 'builtin', id: 'numa-hint-fault-101', hash: '0a1b2c3d' },
@@ -30,12 +32,20 @@ const cases: [string, ShareState][] = [
     },
   ],
   ['custom empty-ish text', { ...base, scenario: { kind: 'custom', text: ' ' } }],
+  ['A/B of a toggle, with both steps', { ...base, step: 39, ab: { kind: 'toggle', id: 'numa_delay_map', a: false, b: true }, bStep: 39 }],
+  ['A/B of an enum toggle, B at A\'s partner', { ...base, ab: { kind: 'toggle', id: 'mremap_flush', a: 'dirty', b: 'present' }, bStep: null }],
+  ['A/B of kernels', { ...base, ab: { kind: 'kernel', a: 'v4.17', b: 'v5.13' }, bStep: 5 }],
+  ['A/B of presets', { ...base, ab: { kind: 'preset', a: 'page_alloc/base', b: 'page_alloc/patch7' }, bStep: 0 }],
+  ['plots chosen, as rates', { ...base, plots: { counters: ['numa_hint_faults', 'nr_tlb_remote_flush'], rate: true } }],
+  ['plots as rates with the default counters', { ...base, plots: { counters: null, rate: true } }],
+  ['a run at another seed', { ...base, scenario: { kind: 'builtin', id: 'numa-pmbench', hash: null, seed: 3 }, params: { node1_cpus: 16 }, step: 12 }],
+  ['a custom scenario at seed 0', { ...base, scenario: { kind: 'custom', text: 'x', seed: 0 } }],
 ];
 
 describe('stateToUrl / urlToState round trip', () => {
   it.each(cases)('%s', (_name, state) => {
     const fragment = stateToUrl(state);
-    expect(fragment.startsWith('v=1&')).toBe(true);
+    expect(fragment.startsWith(`v=${URL_FORMAT_VERSION}&`)).toBe(true);
     const back = urlToState(`#${fragment}`);
     expect(back).toEqual({ ok: true, state, warnings: [] });
   });
@@ -44,7 +54,22 @@ describe('stateToUrl / urlToState round trip', () => {
     const a = stateToUrl({ ...base, toggles: { b: true, a: false }, params: { z: 1, y: 2 } });
     const b = stateToUrl({ ...base, toggles: { a: false, b: true }, params: { y: 2, z: 1 } });
     expect(a).toBe(b);
-    expect(a).toBe('v=1&sc=numa-hint-fault-101&h=0a1b2c3d&t.a=false&t.b=true&p.y=2&p.z=1&step=0');
+    expect(a).toBe('v=2&sc=numa-hint-fault-101&h=0a1b2c3d&t.a=false&t.b=true&p.y=2&p.z=1&step=0');
+  });
+
+  it('writes the seed as its own key, only when there is one', () => {
+    expect(stateToUrl({ ...base, scenario: { kind: 'builtin', id: 'numa-pmbench', hash: null, seed: 2 }, params: { node1_cpus: 16 } })).toBe(
+      'v=2&sc=numa-pmbench&p.node1_cpus=16&seed=2&step=0',
+    );
+    expect(stateToUrl(base)).not.toContain('seed=');
+  });
+
+  it('refuses a seed that is not a whole number, naming it', () => {
+    for (const bad of ['-1', '1.5', 'x', '1e3', '1234567890123456', '']) {
+      const r = urlToState(`#v=2&sc=abc&seed=${bad}`);
+      expect(r.ok).toBe(false);
+      expect(!r.ok && r.error).toContain('the seed (seed=) is not a whole number 0 or larger');
+    }
   });
 
   it('reads an empty fragment as "nothing to restore"', () => {
@@ -78,7 +103,7 @@ describe('urlToState rejects bad links with readable messages', () => {
   it('missing, wrong and future versions', () => {
     expect(bad('#sc=abc')).toContain('no format version');
     expect(bad('#v=one&sc=abc')).toContain('"one" is not a number');
-    expect(bad('#v=2&sc=abc')).toContain('newer version of mmviz');
+    expect(bad('#v=3&sc=abc')).toContain('newer version of mmviz');
     expect(bad('#v=0&sc=abc')).toContain('v=0 is not supported');
   });
   it('hostile values', () => {
@@ -116,13 +141,84 @@ describe('upgrader hook', () => {
         return out;
       },
     };
-    const r = urlToState('#v=0&scenario=numa-hint-fault-101&step=4', upgraders);
+    const r = urlToState('#v=0&scenario=numa-hint-fault-101&step=4', { ...upgraders, 1: (p: Map<string, string>) => p });
     expect(r).toEqual({
       ok: true,
       state: { ...base, scenario: { kind: 'builtin', id: 'numa-hint-fault-101', hash: null }, step: 4 },
       warnings: [],
     });
-    expect(upgradePairs(1, new Map([['v', '1']])).get('v')).toBe('1');
+    expect(upgradePairs(1, new Map([['v', '1']])).get('v')).toBe('2');
+  });
+});
+
+describe('golden links of every released format', () => {
+  it.each(golden.links.map((l) => [`v${l.format}: ${l.fragment}`, l] as const))('%s still opens what it opened', (_name, link) => {
+    const read = urlToState(`#${link.fragment}`);
+    expect(read).toEqual({ ok: true, state: link.state, warnings: [] });
+    // Written again, it is a link of today's format that reads back the same.
+    if (!read.ok || !read.state) throw new Error('no state');
+    const again = urlToState(`#${stateToUrl(read.state)}`);
+    expect(again).toEqual({ ok: true, state: link.state, warnings: [] });
+  });
+
+  it('has links of every format up to today\'s', () => {
+    for (let v = 1; v <= URL_FORMAT_VERSION; v++) expect(golden.links.some((l) => l.format === v)).toBe(true);
+  });
+
+  it('refuses a v1 link with a key only v2 has (it was not made by mmviz)', () => {
+    const r = urlToState('#v=1&sc=abc&ab=t.numa_delay_map:false,true');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toContain('v=1 link with "ab"');
+  });
+});
+
+describe('link length', () => {
+  it('a built-in scenario gives a link under 2,000 characters with every toggle, param, A/B, selection and plot set', () => {
+    const patches = engineFixture.patches;
+    const toggles = Object.fromEntries(patches.map((p) => [p.id, p.values[p.values.length - 1] as string | boolean]));
+    // Longer than any scenario's: 16 params with 24-character names and 15-digit values, a 64-character id.
+    const params = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`a_parameter_name_of_24_${i.toString(36)}`.slice(0, 24), 123456789012345]));
+    const longest = [...patches].sort((a, b) => b.id.length - a.id.length)[0]!;
+    const state: ShareState = {
+      scenario: { kind: 'builtin', id: 'x'.repeat(64), hash: '0a1b2c3d' },
+      toggles,
+      params,
+      step: 987_654_321,
+      selection: { panel: 'pagetable', object: 'pte-65535-4294967295' },
+      ab: { kind: 'toggle', id: longest.id, a: longest.values[0]!, b: longest.values[longest.values.length - 1]! },
+      bStep: 987_654_321,
+      plots: { counters: Array.from({ length: 8 }, (_, i) => `nr_tlb_remote_flush_received_${i}`), rate: true },
+    };
+    const link = `https://example.org/mmviz/#${stateToUrl(state)}`;
+    expect(link.length).toBeLessThan(2000);
+  });
+});
+
+describe('A/B and plot parts of a link', () => {
+  const bad = (fragment: string): string => {
+    const r = urlToState(fragment);
+    if (r.ok) throw new Error(`accepted ${fragment}`);
+    return r.error;
+  };
+  it('reads three runs as A/B of the first two, with a warning', () => {
+    const r = urlToState('#v=2&sc=mremap-2mb&ab=t.mremap_flush:deferred,dirty,present');
+    expect(r.ok && r.state?.ab).toEqual({ kind: 'toggle', id: 'mremap_flush', a: 'deferred', b: 'dirty' });
+    expect(r.ok && r.warnings.join(' ')).toMatch(/compares 3 runs \(deferred, dirty, present\).*A = deferred and B = dirty/);
+  });
+  it('refuses a malformed comparison, naming what is wrong', () => {
+    expect(bad('#v=2&sc=abc&ab=numa_delay_map')).toContain('not of the form what:A,B');
+    expect(bad('#v=2&sc=abc&ab=t.numa_delay_map:false')).toContain('does not name two runs');
+    expect(bad('#v=2&sc=abc&ab=t.<b>:1,2')).toContain('not a valid toggle name');
+    expect(bad('#v=2&sc=abc&ab=k:5.12,v5.13')).toContain('not a kernel version like v5.13');
+    expect(bad('#v=2&sc=abc&ab=p:base,patch7')).toContain('not a preset like page_alloc/patch7');
+    expect(bad('#v=2&sc=abc&ab=x:a,b')).toContain('none of t.<toggle>, k (kernels) or p (presets)');
+    expect(bad('#v=2&sc=abc&pc=a;b')).toContain('plotted counters (pc=)');
+    expect(bad('#v=2&sc=abc&rate=yes')).toContain("rate flag (rate=)");
+  });
+  it('ignores B\'s step without a comparison, with a warning', () => {
+    const r = urlToState('#v=2&sc=abc&bstep=4');
+    expect(r.ok && r.state?.ab).toBeUndefined();
+    expect(r.ok && r.warnings[0]).toContain('bstep=');
   });
 });
 

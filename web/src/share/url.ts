@@ -1,26 +1,34 @@
 // The shareable part of the app state <-> the URL fragment (pure functions).
 //
-// Format v1 (fragment, `&`-separated, values percent-encoded):
-//   v=1                      format version (required)
+// Format v2 (fragment, `&`-separated, values percent-encoded):
+//   v=2                      format version (required; v=1 links are upgraded by code)
 //   sc=<id>&h=<hash8>        built-in scenario id + FNV-1a hash of its text, or
 //   s=<lz-string>            custom scenario text (compressToEncodedURIComponent)
 //   t.<toggle>=<value>       toggles that differ from the scenario's defaults (true/false or enum value)
 //   p.<param>=<number>       params that differ from their defaults
-//   step=<n>                 step shown (0 when absent)
+//   seed=<n>                 the run's seed, when it is not the scenario's own (a sweep's run)
+//   step=<n>                 step shown (0 when absent); A's step in an A/B comparison
 //   sel=<panel>:<object>     selected object, e.g. machine:pfn-12
+//   ab=<what>:<A>,<B>        an A/B comparison (optional): t.<toggle>:<a>,<b> (the toggle's
+//                            values), k:<vA>,<vB> (kernels) or p:<mech/preset>,<mech/preset>
+//   bstep=<n>                B's step in an A/B comparison (A's partner at `step` when absent)
+//   pc=<counter>,<counter>   the counters plotted (the run's defaults when absent)
+//   rate=1                   plots show rates per µs
+// v1 (2026-11-22 to 2026-11-27) had v, sc, h, s, t.*, p.*, step and sel, with the same meanings.
+// v2 added ab, bstep, pc, rate and seed.
 // Everything read from a URL is validated here (zod) and is only ever used as data.
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
 import { z } from 'zod';
 import type { ToggleValue } from '../engine/types';
 
 /** Current URL format version. */
-export const URL_FORMAT_VERSION = 1;
+export const URL_FORMAT_VERSION = 2;
 
 /** Largest fragment we try to read. */
 export const MAX_FRAGMENT_CHARS = 200_000;
 
-/** Which scenario a link opens. */
-export type ScenarioRef = { kind: 'builtin'; id: string; hash: string | null } | { kind: 'custom'; text: string };
+/** Which scenario a link opens, and at which seed when not at the scenario's own (`seed=`). */
+export type ScenarioRef = ({ kind: 'builtin'; id: string; hash: string | null } | { kind: 'custom'; text: string }) & { seed?: number };
 
 /** Panels that can hold a selection. */
 export const PANELS = ['machine', 'pagetable', 'code', 'counters', 'chapters'] as const;
@@ -33,6 +41,15 @@ export interface Selection {
   object: string;
 }
 
+/**
+ * What an A/B comparison compares: the same scenario with one toggle's two values, two kernel
+ * versions (each one's toggles on top of A's others) or two named presets (`mechanism/name`).
+ */
+export type AbChoice =
+  | { kind: 'toggle'; id: string; a: ToggleValue; b: ToggleValue }
+  | { kind: 'kernel'; a: string; b: string }
+  | { kind: 'preset'; a: string; b: string };
+
 /** The shareable state: exactly what a link restores. */
 export interface ShareState {
   scenario: ScenarioRef;
@@ -40,6 +57,18 @@ export interface ShareState {
   params: Record<string, number>;
   step: number;
   selection: Selection | null;
+  /** The A/B comparison, or null for one run. */
+  ab?: AbChoice | null;
+  /** B's step in the comparison (null: A's partner at `step`). */
+  bStep?: number | null;
+  /** The plots' layout: the counters chosen (null: the run's defaults) and whether they show rates. */
+  plots?: PlotLayout;
+}
+
+/** What the Plots panel shows: the counters chosen (null: the run's defaults) and rates or counts. */
+export interface PlotLayout {
+  counters: string[] | null;
+  rate: boolean;
 }
 
 /** Result of reading a fragment: state (null for an empty fragment) plus non-fatal warnings, or an error. */
@@ -48,8 +77,19 @@ export type UrlReadResult = { ok: true; state: ShareState | null; warnings: stri
 /** Upgraders from version N (key) to N+1, applied in order to old links' key/value pairs. */
 export type Upgrader = (pairs: Map<string, string>) => Map<string, string>;
 
-/** The registered upgraders: none yet, v1 is the first format. */
-export const UPGRADERS: Readonly<Record<number, Upgrader>> = {};
+/**
+ * The registered upgraders. v1 -> v2: every v1 key keeps its meaning in v2 (v2 adds the A/B
+ * comparison and the plots' layout), so a v1 link's pairs are v2's as they are; a v1 link
+ * never had the v2-only keys, and one that has them is refused (it was not made by mmviz).
+ */
+export const UPGRADERS: Readonly<Record<number, Upgrader>> = {
+  1: (pairs) => {
+    for (const key of ['ab', 'bstep', 'pc', 'rate', 'seed']) {
+      if (pairs.has(key)) throw new Error(`it is a v=1 link with ${quoteForMessage(key)}, which v1 did not have`);
+    }
+    return pairs;
+  },
+};
 
 const NAME_RE = /^[a-z0-9_]{1,64}$/;
 const ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -70,10 +110,18 @@ const fixedKeys = z
     h: z.string().regex(/^[0-9a-f]{8}$/, 'the scenario hash (h=) is not 8 hex digits').optional(),
     s: z.string().min(1, 'the custom scenario (s=) is empty').optional(),
     step: z.string().regex(/^\d{1,9}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
+    seed: z.string().regex(/^\d{1,15}$/, 'the seed (seed=) is not a whole number 0 or larger').optional(),
     sel: z
       .string()
       .regex(new RegExp(`^(${PANELS.join('|')}):[a-z0-9_.-]{1,64}$`), 'the selection (sel=) is not of the form panel:object')
       .optional(),
+    ab: z.string().min(1, 'the A/B comparison (ab=) is empty').max(300, 'the A/B comparison (ab=) is too long').optional(),
+    bstep: z.string().regex(/^\d{1,9}$/, "B's step (bstep=) is not a whole number 0 or larger").optional(),
+    pc: z
+      .string()
+      .regex(/^[a-z0-9_]{1,64}(,[a-z0-9_]{1,64}){0,31}$/, 'the plotted counters (pc=) are not counter names separated by commas')
+      .optional(),
+    rate: z.enum(['1'], { message: 'the plots\' rate flag (rate=) is not 1' }).optional(),
   })
   .strict();
 
@@ -86,6 +134,59 @@ const paramValueSchema = z
   .regex(NUMBER_RE, 'is not a number')
   .transform(Number)
   .refine(Number.isFinite, 'is not a finite number');
+
+const KERNEL_RE = /^v\d{1,2}\.\d{1,3}$/;
+const PRESET_RE = /^[a-z0-9_]{1,64}\/[A-Za-z0-9_.-]{1,64}$/;
+
+/** The `ab=` value of a choice. */
+export function abToText(choice: AbChoice): string {
+  switch (choice.kind) {
+    case 'toggle':
+      return `t.${choice.id}:${String(choice.a)},${String(choice.b)}`;
+    case 'kernel':
+      return `k:${choice.a},${choice.b}`;
+    case 'preset':
+      return `p:${choice.a},${choice.b}`;
+  }
+}
+
+/**
+ * Reads an `ab=` value; throws Error with a readable message. A comparison of more than two
+ * runs is read as A/B of its first two, with a warning saying so.
+ */
+export function abFromText(text: string): { choice: AbChoice; warning: string | null } {
+  const colon = text.indexOf(':');
+  if (colon < 0) throw new Error(`the A/B comparison (ab=) ${quoteForMessage(text)} is not of the form what:A,B`);
+  const what = text.slice(0, colon);
+  const values = text.slice(colon + 1).split(',');
+  if (values.length < 2 || values.some((v) => v === '')) {
+    throw new Error(`the A/B comparison (ab=) ${quoteForMessage(text)} does not name two runs (what:A,B)`);
+  }
+  const warning =
+    values.length > 2
+      ? `This link compares ${values.length} runs (${values.join(', ')}); the lab compares two side by side, so it shows A = ${values[0]} and B = ${values[1]}. For all of them, use "Sweep" or \`mmviz compare\`.`
+      : null;
+  const [a, b] = values as [string, string];
+  if (what.startsWith('t.')) {
+    const id = what.slice(2);
+    if (!NAME_RE.test(id)) throw new Error(`${quoteForMessage(id)} in the A/B comparison (ab=) is not a valid toggle name`);
+    const read = (v: string): ToggleValue => {
+      const parsed = toggleValueSchema.safeParse(v);
+      if (!parsed.success) throw new Error(`the value ${quoteForMessage(v)} of toggle "${id}" in the A/B comparison (ab=) is not a toggle value`);
+      return parsed.data as ToggleValue;
+    };
+    return { choice: { kind: 'toggle', id, a: read(a), b: read(b) }, warning };
+  }
+  if (what === 'k') {
+    for (const v of [a, b]) if (!KERNEL_RE.test(v)) throw new Error(`${quoteForMessage(v)} in the A/B comparison (ab=) is not a kernel version like v5.13`);
+    return { choice: { kind: 'kernel', a, b }, warning };
+  }
+  if (what === 'p') {
+    for (const v of [a, b]) if (!PRESET_RE.test(v)) throw new Error(`${quoteForMessage(v)} in the A/B comparison (ab=) is not a preset like page_alloc/patch7`);
+    return { choice: { kind: 'preset', a, b }, warning };
+  }
+  throw new Error(`the A/B comparison (ab=) compares ${quoteForMessage(what)}, which is none of t.<toggle>, k (kernels) or p (presets)`);
+}
 
 function encodeValue(value: string): string {
   return encodeURIComponent(value);
@@ -107,8 +208,16 @@ export function stateToUrl(state: ShareState): string {
   }
   for (const [name, value] of sortedEntries(state.toggles)) parts.push(`t.${name}=${encodeValue(String(value))}`);
   for (const [name, value] of sortedEntries(state.params)) parts.push(`p.${name}=${encodeValue(String(value))}`);
+  if (state.scenario.seed !== undefined) parts.push(`seed=${Math.max(0, Math.trunc(state.scenario.seed))}`);
   parts.push(`step=${Math.max(0, Math.trunc(state.step))}`);
   if (state.selection) parts.push(`sel=${state.selection.panel}:${encodeValue(state.selection.object)}`);
+  if (state.ab) {
+    // ':' ',' '/' and '.' are safe in a fragment: kept readable.
+    parts.push(`ab=${encodeValue(abToText(state.ab)).replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%2F/g, '/')}`);
+    if (state.bStep !== null && state.bStep !== undefined) parts.push(`bstep=${Math.max(0, Math.trunc(state.bStep))}`);
+  }
+  if (state.plots?.counters) parts.push(`pc=${state.plots.counters.map(encodeValue).join(',')}`);
+  if (state.plots?.rate) parts.push('rate=1');
   return parts.join('&');
 }
 
@@ -215,12 +324,26 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
     if (f.s !== undefined) scenario = { kind: 'custom', text: decodeScenarioText(f.s) };
     else if (f.sc !== undefined) scenario = { kind: 'builtin', id: f.sc, hash: f.h ?? null };
     else throw new Error('it names no scenario (sc= or s=)');
+    if (f.seed !== undefined) scenario.seed = Number(f.seed);
     let selection: Selection | null = null;
     if (f.sel !== undefined) {
       const colon = f.sel.indexOf(':');
       selection = { panel: f.sel.slice(0, colon) as PanelId, object: f.sel.slice(colon + 1) };
     }
-    return { ok: true, state: { scenario, toggles, params, step: f.step === undefined ? 0 : Number(f.step), selection }, warnings };
+    let ab: AbChoice | null = null;
+    if (f.ab !== undefined) {
+      const read = abFromText(f.ab);
+      ab = read.choice;
+      if (read.warning) warnings.push(read.warning);
+    }
+    if (f.bstep !== undefined && ab === null) warnings.push("The link gives B's step (bstep=) but no A/B comparison (ab=); it was ignored.");
+    const state: ShareState = { scenario, toggles, params, step: f.step === undefined ? 0 : Number(f.step), selection };
+    if (ab !== null) {
+      state.ab = ab;
+      state.bStep = f.bstep !== undefined ? Number(f.bstep) : null;
+    }
+    if (f.pc !== undefined || f.rate !== undefined) state.plots = { counters: f.pc !== undefined ? f.pc.split(',') : null, rate: f.rate === '1' };
+    return { ok: true, state, warnings };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return { ok: false, error: `This link could not be read: ${reason}.` };

@@ -1,7 +1,8 @@
-// The app store: one zustand store made of three slices.
+// The app store: one zustand store made of four slices.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { fnv1a32Hex } from '../base/hash';
 import type { ShareState } from '../share/url';
+import { createCatalogSlice } from './catalogSlice';
 import { createPlaybackSlice } from './playbackSlice';
 import { createSimSlice } from './simSlice';
 import type { AppState } from './types';
@@ -13,6 +14,7 @@ export type AppStore = StoreApi<AppState>;
 /** Creates a fresh app store. */
 export function createAppStore(): AppStore {
   return createStore<AppState>()((...a) => ({
+    ...createCatalogSlice(...a),
     ...createSimSlice(...a),
     ...createPlaybackSlice(...a),
     ...createUiSlice(...a),
@@ -21,15 +23,22 @@ export function createAppStore(): AppStore {
 
 /** The shareable subset of the state (what the URL holds), or null before a scenario is loaded. */
 export function selectShareState(s: AppState): ShareState | null {
-  if (!s.scenario || !s.summary) return null;
-  return {
-    scenario:
-      s.scenario.kind === 'builtin'
-        ? { kind: 'builtin', id: s.scenario.id, hash: fnv1a32Hex(s.scenarioText) }
-        : { kind: 'custom', text: s.scenario.text },
+  const a = s.runs.a;
+  if (!s.scenario || !a.summary) return null;
+  const share: ShareState = {
+    scenario: {
+      ...(s.scenario.kind === 'builtin' ? { kind: 'builtin', id: s.scenario.id, hash: fnv1a32Hex(s.scenarioText) } : { kind: 'custom', text: s.scenario.text }),
+      ...(s.scenario.seed === undefined ? {} : { seed: s.scenario.seed }),
+    },
     toggles: s.toggleOverrides,
     params: s.paramOverrides,
-    step: s.step,
+    step: a.step,
     selection: s.selection,
   };
+  if (s.ab) {
+    share.ab = s.ab.choice;
+    share.bStep = s.runs.b.step;
+  }
+  if (s.plots.counters !== null || s.plots.rate) share.plots = s.plots;
+  return share;
 }

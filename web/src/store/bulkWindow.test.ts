@@ -147,6 +147,7 @@ function windowedEngine(options: { auto: boolean; knownEvents: boolean }) {
     counters: async () => ({}),
     series: async () => ({ steps: [], timeNs: [], counters: {} }),
     causeChain: async () => [],
+    progressMarks: async () => new Float64Array(),
     free: () => {},
   };
   const engine: SimEngine = {
@@ -158,7 +159,11 @@ function windowedEngine(options: { auto: boolean; knownEvents: boolean }) {
     kernels: () => [],
     parseNumactl: async () => Promise.reject(new Error('no numactl here')),
     describe: async () => summary(),
+    firstDivergence: async () => Promise.reject(new Error('no A/B here')),
     create: async () => sim,
+    planSweep: async () => Promise.reject(new Error('no sweeps here')),
+    sweepReport: async () => Promise.reject(new Error('no sweeps here')),
+    openRunPool: () => ({ run: async () => Promise.reject(new Error('no sweeps here')), close: () => {} }),
   };
   return { engine, calls };
 }
@@ -225,97 +230,97 @@ describe('the store pages the frame window', () => {
     const { store, calls } = await bootedOn({ auto: true, knownEvents: true });
     expect(calls.map((c) => c.window)).toEqual([undefined]);
     const far = BIG.startVpn + 80_000;
-    expect(holdsPte(store.getState().frame, 1, far)).toBe(false);
-    expect(await store.getState().showPte(1, far)).toBe(true);
-    expect(holdsPte(store.getState().frame, 1, far)).toBe(true);
-    expect(store.getState().frame?.pteWindow.offset).toBe(TOTAL_PTES - ENGINE_WINDOW);
+    expect(holdsPte(store.getState().runs.a.frame, 1, far)).toBe(false);
+    expect(await store.getState().showPte('a', 1, far)).toBe(true);
+    expect(holdsPte(store.getState().runs.a.frame, 1, far)).toBe(true);
+    expect(store.getState().runs.a.frame?.pteWindow.offset).toBe(TOTAL_PTES - ENGINE_WINDOW);
     // Already in the window: no new request.
     const n = calls.length;
-    expect(await store.getState().showPte(1, far + 1)).toBe(true);
+    expect(await store.getState().showPte('a', 1, far + 1)).toBe(true);
     expect(calls.length).toBe(n);
-    expect(await store.getState().showPte(1, 3)).toBe(false);
+    expect(await store.getState().showPte('a', 1, 3)).toBe(false);
     // Frames too.
-    expect(await store.getState().showPfn(79_999)).toBe(true);
-    expect(findFrame(store.getState().frame!.bulk, 79_999)).toBeGreaterThanOrEqual(0);
+    expect(await store.getState().showPfn('a', 79_999)).toBe(true);
+    expect(findFrame(store.getState().runs.a.frame!.bulk, 79_999)).toBeGreaterThanOrEqual(0);
     // Paging with explicit offsets is clamped to the run.
-    await store.getState().setBulkWindow({ pteOffset: 0, pfnStart: 0 });
+    await store.getState().setBulkWindow('a', { pteOffset: 0, pfnStart: 0 });
     expect(calls.at(-1)?.window).toBeUndefined();
-    expect(store.getState().frame?.pteWindow.offset).toBe(0);
+    expect(store.getState().runs.a.frame?.pteWindow.offset).toBe(0);
   });
 
   it('re-asks with the same window on step changes, and follows a PTE the step touched outside it', async () => {
     const { store, calls } = await bootedOn({ auto: true, knownEvents: true });
-    await store.getState().setBulkWindow({ pteOffset: 20_000, pfnStart: 0 });
+    await store.getState().setBulkWindow('a', { pteOffset: 20_000, pfnStart: 0 });
     // Step 1 (event 0) touched a PTE at index 21 and frame 5: frame 5 is in the window, the PTE is not.
     await store.getState().seek(1);
     expect(calls.at(-1)).toMatchObject({ step: 1, window: undefined });
     // Paging at the same step keeps the page asked for.
-    await store.getState().setBulkWindow({ pteOffset: 20_000, pfnStart: 0 });
-    expect(store.getState().frame?.pteWindow.offset).toBe(20_000);
+    await store.getState().setBulkWindow('a', { pteOffset: 20_000, pfnStart: 0 });
+    expect(store.getState().runs.a.frame?.pteWindow.offset).toBe(20_000);
     // Step 2 (event 1) touched a PTE beyond the first window and frame 70,000: one request, for a window with both (the event was known).
     const before = calls.length;
     await store.getState().seek(2);
     expect(calls.length).toBe(before + 1);
-    expect(holdsPte(store.getState().frame, 1, BIG.startVpn + 90_000)).toBe(true);
-    expect(findFrame(store.getState().frame!.bulk, 70_000)).toBeGreaterThanOrEqual(0);
+    expect(holdsPte(store.getState().runs.a.frame, 1, BIG.startVpn + 90_000)).toBe(true);
+    expect(findFrame(store.getState().runs.a.frame!.bulk, 70_000)).toBeGreaterThanOrEqual(0);
     // Step 3 touched a PTE back in the first window.
     await store.getState().seek(3);
-    expect(store.getState().bulkWindow.pteOffset).toBe(0);
+    expect(store.getState().runs.a.bulkWindow.pteOffset).toBe(0);
     // Step 4 touched nothing: the window stays where it is.
-    await store.getState().setBulkWindow({ pteOffset: 0, pfnStart: 9_000 });
+    await store.getState().setBulkWindow('a', { pteOffset: 0, pfnStart: 9_000 });
     await store.getState().seek(4);
     expect(calls.at(-1)).toMatchObject({ step: 4, window: { pfnStart: 9_000 } });
-    expect(store.getState().frame?.step).toBe(4);
+    expect(store.getState().runs.a.frame?.step).toBe(4);
   });
 
   it('falls back to the first PTEs when a step has fewer PTEs than the window asks to skip', async () => {
     const { store, calls } = await bootedOn({ auto: true, knownEvents: true });
-    await store.getState().setBulkWindow({ pteOffset: 30_000, pfnStart: 9_000 });
+    await store.getState().setBulkWindow('a', { pteOffset: 30_000, pfnStart: 9_000 });
     await store.getState().seek(5);
     // Refused (no PTEs are left at step 5), then asked again without the PTE offset; the frames stay paged.
     expect(calls.slice(-2).map((c) => c.window)).toEqual([{ pteOffset: 30_000, pfnStart: 9_000 }, { pfnStart: 9_000 }]);
-    expect(store.getState().step).toBe(5);
-    expect(store.getState().bulkWindow).toEqual({ pteOffset: 0, pfnStart: 9_000 });
+    expect(store.getState().runs.a.step).toBe(5);
+    expect(store.getState().runs.a.bulkWindow).toEqual({ pteOffset: 0, pfnStart: 9_000 });
     expect(store.getState().messages).toEqual([]);
   });
 
   it('follows a touched PTE after the frame when the event was not known before it', async () => {
     const { store, calls } = await bootedOn({ auto: true, knownEvents: false });
     await store.getState().seek(2);
-    await until(() => holdsPte(store.getState().frame, 1, BIG.startVpn + 90_000));
+    await until(() => holdsPte(store.getState().runs.a.frame, 1, BIG.startVpn + 90_000));
     // The first answer had the default window; the second the one around the touched PTE.
     expect(calls.slice(-2).map((c) => c.window?.pteOffset)).toEqual([undefined, TOTAL_PTES - ENGINE_WINDOW]);
-    expect(store.getState().step).toBe(2);
+    expect(store.getState().runs.a.step).toBe(2);
   });
 
   it('drops a frame for a window that was replaced while it was on its way', async () => {
     const { store, calls } = await bootedOn({ auto: false, knownEvents: true });
-    const first = store.getState().setBulkWindow({ pteOffset: 1_000, pfnStart: 0 });
+    const first = store.getState().setBulkWindow('a', { pteOffset: 1_000, pfnStart: 0 });
     await until(() => calls.length === 2);
-    const second = store.getState().setBulkWindow({ pteOffset: 2_000, pfnStart: 0 });
+    const second = store.getState().setBulkWindow('a', { pteOffset: 2_000, pfnStart: 0 });
     // The answer for the older window comes: it is not shown.
     calls[1]?.resolve();
     await until(() => calls.length === 3);
-    expect(store.getState().frame?.pteWindow.offset).toBe(0);
+    expect(store.getState().runs.a.frame?.pteWindow.offset).toBe(0);
     expect(calls[2]?.window).toEqual({ pteOffset: 2_000 });
     calls[2]?.resolve();
     await Promise.all([first, second]);
-    expect(store.getState().frame?.pteWindow.offset).toBe(2_000);
-    expect(store.getState().bulkWindow).toEqual({ pteOffset: 2_000, pfnStart: 0 });
+    expect(store.getState().runs.a.frame?.pteWindow.offset).toBe(2_000);
+    expect(store.getState().runs.a.bulkWindow).toEqual({ pteOffset: 2_000, pfnStart: 0 });
   });
 
   it('never blocks the transport: a step asked for while a window is on its way is served next, with the window', async () => {
     const { store, calls } = await bootedOn({ auto: false, knownEvents: true });
-    const paging = store.getState().setBulkWindow({ pteOffset: 30_000, pfnStart: 0 });
+    const paging = store.getState().setBulkWindow('a', { pteOffset: 30_000, pfnStart: 0 });
     await until(() => calls.length === 2);
     const seeking = store.getState().seek(4);
-    expect(store.getState().targetStep).toBe(4);
+    expect(store.getState().runs.a.targetStep).toBe(4);
     calls[1]?.resolve();
     await until(() => calls.length === 3);
     expect(calls[2]).toMatchObject({ step: 4, window: { pteOffset: 30_000 } });
     calls[2]?.resolve();
     await Promise.all([paging, seeking]);
-    expect(store.getState().step).toBe(4);
-    expect(store.getState().frame?.pteWindow.offset).toBe(30_000);
+    expect(store.getState().runs.a.step).toBe(4);
+    expect(store.getState().runs.a.frame?.pteWindow.offset).toBe(30_000);
   });
 });

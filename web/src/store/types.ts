@@ -1,18 +1,31 @@
-// Shape of the app store: three slices (simulation, playback, ui).
+// Shape of the app store: the engine's catalogue, the runs on screen as lanes under one
+// cursor, playback, and the UI. Panels read their run through their lane
+// (`useRun(selector)`, context.tsx), never the store's top level, so the same panel draws
+// lane A or lane B.
+import type { AbAxis } from '../base/abAxis';
 import type { BuiltinScenario, SimEngine, SimHandle } from '../engine/engine';
 import type { Progress } from '../engine/protocol';
-import type { CounterSeries, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
-import type { ScenarioRef, Selection, ShareState } from '../share/url';
+import type { CounterSeries, Divergence, Frame, MechanismInfo, PatchInfo, ScenarioSummary, SimEvent, ToggleValue } from '../engine/types';
+import type { AbChoice, PlotLayout, ScenarioRef, Selection, ShareState } from '../share/url';
 import type { KernelInfo } from '../base/kernels';
 import type { WindowRequest } from './bulkWindow';
 
-/** What to open: a scenario with toggle/param overrides at a step. */
+/** A lane: A is the run on screen; B is the second run of an A/B comparison. */
+export type LaneId = 'a' | 'b';
+
+/** What to open: a scenario with toggle/param overrides at a step, alone or as an A/B comparison. */
 export interface OpenRequest {
   scenario: ScenarioRef;
   toggles: Record<string, ToggleValue>;
   params: Record<string, number>;
+  /** A's step. */
   step: number;
+  /** The scenario's text when it is not the built-in's current one (a link to an older version of it). */
+  text?: string;
   selection?: Selection | null;
+  /** The A/B comparison to open, and B's step in it (with A at `step`). */
+  ab?: AbChoice | null;
+  bStep?: number | null;
 }
 
 /** Counters of the simulation before the last toggle/param change, to show what changed. */
@@ -33,14 +46,62 @@ export interface LoadingState {
   label: string;
   /** When it started (Date.now()). */
   startedAtMs: number;
-  /** How far the engine says it is, or null while it reports nothing. */
+  /** How far the engine says it is (both runs together in an A/B load), or null while it reports nothing. */
   progress: Progress | null;
-  /** Steps the same run (scenario, toggles, params) had when it was last prepared in this session, for a determinate bar; null when unknown. */
+  /** Steps the same run(s) had when last prepared in this session, for a determinate bar; null when unknown. */
   expectedTotal: number | null;
 }
 
-/** The simulation slice: engine, loaded scenario, current frame. */
-export interface SimSlice {
+/** One prepared run on screen, and what of it is shown. */
+export interface RunState {
+  sim: SimHandle | null;
+  summary: ScenarioSummary | null;
+  /** The events of `eventsWindow`: every event of the run, or for long runs those around the current step. */
+  events: SimEvent[];
+  /** Steps [from, to) that `events` covers. */
+  eventsWindow: { from: number; to: number };
+  /** True when `events` holds every event of the run. */
+  eventsComplete: boolean;
+  /** Every counter sampled over the whole run (read once when it was installed), or null before. */
+  series: CounterSeries | null;
+  frame: Frame | null;
+  /** The window of PTEs and frames every frame is asked for with (bulkWindow.ts). */
+  bulkWindow: WindowRequest;
+  /** Step of `frame` (they always change together). */
+  step: number;
+  /** Step asked for last; `step` catches up when its frame arrives. */
+  targetStep: number;
+  /** Where the run's workload got further ([position, ops, ...], `SimHandle.progressMarks`), or null before. */
+  marks: Float64Array | null;
+}
+
+/** Where the search for the first divergence of an A/B pair is. */
+export type DivergenceState =
+  | { state: 'searching'; compared: number }
+  | { state: 'found'; result: Divergence }
+  | { state: 'failed'; message: string };
+
+/** An A/B comparison on screen: what differs, the two runs lined up, the cursor. */
+export interface AbState {
+  choice: AbChoice;
+  /** The runs lined up on their workload (base/abAxis.ts). */
+  axis: AbAxis;
+  /** The axis position whose frames both lanes show. */
+  position: number;
+  /** The position asked for last; `position` catches up when both frames arrive. */
+  target: number;
+  /** Toggles whose values differ between A and B, [id, A's value, B's value], in registry order. */
+  differing: [string, ToggleValue, ToggleValue][];
+  divergence: DivergenceState;
+}
+
+/** How a move of the step came about: one a person made by jumping (a Why? hop, a chapter, a plot) leaves a history entry so that Back returns. */
+export interface MoveOptions {
+  history?: boolean;
+}
+
+/** The engine and what it offers, read once when it is attached. */
+export interface CatalogSlice {
   engine: SimEngine | null;
   patches: PatchInfo[];
   scenarios: BuiltinScenario[];
@@ -50,33 +111,29 @@ export interface SimSlice {
   kernelVersions: string[];
   /** The kernels the picker offers with the toggles each determines, oldest first (`SimEngine.kernels()`). */
   kernels: KernelInfo[];
-  sim: SimHandle | null;
+  attachEngine: (engine: SimEngine) => void;
+}
+
+/** The simulation slice: the scenario, its runs as lanes, the cursor over them. */
+export interface SimSlice {
+  /** The runs on screen: `a` always; `b` only in an A/B comparison (else empty). */
+  runs: Record<LaneId, RunState>;
   scenario: ScenarioRef | null;
   scenarioText: string;
   /** Toggle values of the scenario without overrides. */
   baselineToggles: Record<string, ToggleValue>;
+  /** A's toggle overrides (B has A's with the A/B choice on top). */
   toggleOverrides: Record<string, ToggleValue>;
   paramOverrides: Record<string, number>;
-  summary: ScenarioSummary | null;
-  /** The events of `eventsWindow`: every event of the run, or for long runs those around the current step. */
-  events: SimEvent[];
-  /** Steps [from, to) that `events` covers. */
-  eventsWindow: { from: number; to: number };
-  /** True when `events` holds every event of the run. */
-  eventsComplete: boolean;
-  /** Every counter sampled over the whole run of `sim` (read once when it was installed), or null before. */
-  series: CounterSeries | null;
-  frame: Frame | null;
-  /** The window of PTEs and frames every frame is asked for with (bulkWindow.ts): the engine's default until the view pages, goes to a PTE or frame, or a step touches one outside it. */
-  bulkWindow: WindowRequest;
-  /** Step of `frame` (they always change together). */
-  step: number;
-  /** Step asked for last; `step` catches up when its frame arrives. Relative moves start from here. */
-  targetStep: number;
+  /** The A/B comparison on screen, or null for one run. */
+  ab: AbState | null;
   comparison: CounterComparison | null;
   /** The load in progress, or null. The scenario above stays usable while it runs. */
   loading: LoadingState | null;
-  attachEngine: (engine: SimEngine) => void;
+  /** Set by a move that should leave a history entry; the URL sync pushes the next URL and clears it. */
+  historyMark: number;
+  /** A link that could not be read, kept in the address bar beside its message until the person does something (the URL sync leaves it alone meanwhile). */
+  urlHold: string | null;
   /** Attaches the engine and opens what the URL fragment says; resolves when it is shown. */
   boot: (engine: SimEngine, fragment: string) => Promise<void>;
   applyFragment: (fragment: string) => Promise<void>;
@@ -92,18 +149,24 @@ export interface SimSlice {
   setToggles: (toggles: Record<string, ToggleValue>, label: string) => Promise<void>;
   /** Rebuilds with a param; false at once when the value is refused, else when the rebuild failed or was superseded. */
   setParam: (name: string, value: number) => Promise<boolean>;
-  /** Asks for a step; resolves once the latest asked-for frame is shown. */
-  seek: (step: number) => Promise<void>;
+  /** Starts, changes or (null) ends the A/B comparison; resolves to false when it could not be shown (reported). */
+  setAb: (choice: AbChoice | null) => Promise<boolean>;
+  /** Moves the cursor to the first step where A and B differ (searching first if needed). */
+  goDivergence: () => Promise<void>;
+  /** The cursor: A's step alone, the A/B axis position in a comparison. Asks for a position; resolves once its frames are shown. */
+  seek: (position: number, options?: MoveOptions) => Promise<void>;
+  /** Moves the cursor so that lane `lane` shows `step` (a Why? hop, a chapter, a plot of that lane). */
+  seekLane: (lane: LaneId, step: number, options?: MoveOptions) => Promise<void>;
   stepBy: (delta: number) => Promise<void>;
   goFirst: () => Promise<void>;
   goLast: () => Promise<void>;
   goChapter: (direction: 1 | -1) => Promise<void>;
-  /** Asks for the current step's frame again with window `w` (clamped to the run); resolves once the latest asked-for frame is shown. */
-  setBulkWindow: (w: WindowRequest) => Promise<void>;
-  /** Moves the window (if needed) so that the frame holds the PTE (pid, vpn); false when no VMA holds it. */
-  showPte: (pid: number, vpn: number) => Promise<boolean>;
-  /** Moves the window (if needed) so that the frame holds frame `pfn`; false when the machine has no such frame. */
-  showPfn: (pfn: number) => Promise<boolean>;
+  /** Asks for the lane's current frame again with window `w` (clamped to the run); resolves once the latest asked-for frame is shown. */
+  setBulkWindow: (lane: LaneId, w: WindowRequest) => Promise<void>;
+  /** Moves the lane's window (if needed) so that the frame holds the PTE (pid, vpn); false when no VMA holds it. */
+  showPte: (lane: LaneId, pid: number, vpn: number) => Promise<boolean>;
+  /** Moves the lane's window (if needed) so that the frame holds frame `pfn`; false when the machine has no such frame. */
+  showPfn: (lane: LaneId, pfn: number) => Promise<boolean>;
 }
 
 /** The playback slice: play/pause and speed (steps per second). */
@@ -114,8 +177,14 @@ export interface PlaybackSlice {
   pause: () => void;
   togglePlay: () => void;
   setSpeed: (stepsPerSecond: number) => void;
-  /** Advances one step while playing (once the last step's frame is shown); stops at the end. */
+  /** Advances one position while playing (once the last one's frames are shown); stops at the end. */
   tick: () => void;
+}
+
+/** Something a person can do about a message: a button beside it. */
+export interface MessageAction {
+  label: string;
+  run: () => void;
 }
 
 /** A message shown in the error banner. */
@@ -124,6 +193,7 @@ export interface AppMessage {
   message: string;
   /** 'info' is a plain notice about something the user did (e.g. a cancelled load), announced politely. */
   severity: 'error' | 'warning' | 'info';
+  action?: MessageAction;
 }
 
 /** The UI slice: messages, selection, hover. */
@@ -131,7 +201,7 @@ export interface UiSlice {
   messages: AppMessage[];
   selection: Selection | null;
   hoverPfn: number | null;
-  report: (message: string, severity?: AppMessage['severity']) => void;
+  report: (message: string, severity?: AppMessage['severity'], action?: MessageAction) => void;
   dismiss: (id: number) => void;
   dismissAll: () => void;
   select: (selection: Selection | null) => void;
@@ -139,7 +209,10 @@ export interface UiSlice {
   /** The text in the "Machine from numactl --hardware" box (kept in sessionStorage, so nothing typed is lost on a reload). */
   numactlText: string;
   setNumactlText: (text: string) => void;
+  /** What the Plots panel shows (a link carries it). */
+  plots: PlotLayout;
+  setPlots: (plots: PlotLayout) => void;
 }
 
 /** The whole store. */
-export type AppState = SimSlice & PlaybackSlice & UiSlice;
+export type AppState = CatalogSlice & SimSlice & PlaybackSlice & UiSlice;

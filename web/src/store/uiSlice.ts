@@ -30,14 +30,16 @@ export const createUiSlice: StateCreator<AppState, [], [], UiSlice> = (set) => (
   messages: [],
   selection: null,
   hoverPfn: null,
-  report: (message, severity = 'error') =>
+  report: (message, severity = 'error', action) =>
     set((s) =>
-      s.messages.some((m) => m.message === message) ? s : { messages: [...s.messages, { id: nextMessageId++, message, severity }] },
+      s.messages.some((m) => m.message === message) ? s : { messages: [...s.messages, { id: nextMessageId++, message, severity, ...(action ? { action } : {}) }] },
     ),
   dismiss: (id) => set((s) => ({ messages: s.messages.filter((m) => m.id !== id) })),
   dismissAll: () => set({ messages: [] }),
   select: (selection) => set({ selection }),
   setHoverPfn: (hoverPfn) => set({ hoverPfn }),
+  plots: { counters: null, rate: false },
+  setPlots: (plots) => set({ plots }),
   numactlText: storedNumactlText(),
   setNumactlText: (numactlText) => {
     storeNumactlText(numactlText);

@@ -26,7 +26,7 @@ async function renderScrubber(mechanisms: MechanismInfo[]) {
 }
 
 const legend = () =>
-  within(screen.getByRole('list', { name: 'Marks on the timeline' }))
+  within(screen.getByRole('list', { name: /^Marks on the timeline/ }))
     .getAllByRole('listitem')
     .map((li) => li.textContent);
 const marks = () => [...document.querySelectorAll('line[stroke]')].map((l) => l.getAttribute('stroke'));
@@ -39,11 +39,20 @@ describe('Scrubber', () => {
       testMechanism('two', { events: [['ipi_send', 'ipi'], ['hint_fault', 'fault'], ['alloc_page', 'alloc']] }),
     ]);
     expect(legend()).toEqual(['Faults', 'IPIs', 'Migrations', 'Locks', 'Allocations', 'Chapters']);
-    const events = store.getState().events;
+    const events = store.getState().runs.a.events;
     const count = (kind: string) => events.filter((e) => e.kind === kind).length;
     const drawn = marks();
     expect(drawn.filter((c) => c === categoryColor('ipi')).length).toBe(count('ipi_send'));
     expect(drawn.filter((c) => c === categoryColor('lock')).length).toBe(count('ptl_lock'));
+    // Each key shows its row (top first) as well as its colour.
+    const keys = within(screen.getByRole('list', { name: /^Marks on the timeline/ })).getAllByRole('listitem').slice(0, 5);
+    keys.forEach((li, i) => {
+      const rects = [...li.querySelectorAll('rect')];
+      expect(rects).toHaveLength(5);
+      const filled = rects.filter((r) => r.getAttribute('height') === '3');
+      expect(filled.map((r) => r.getAttribute('y'))).toEqual([String(i * 3)]);
+      expect(filled[0]?.style.fill).toBe(categoryColor((['fault', 'ipi', 'migration', 'lock', 'alloc'] as const)[i] ?? 'other'));
+    });
     // "other" kinds (declared so, or declared by no mechanism, like ipi_recv here) are not marked.
     expect(drawn.length).toBe(['migrate_copy', 'ptl_lock', 'ipi_send', 'hint_fault', 'alloc_page'].map(count).reduce((a, b) => a + b));
   });

@@ -2,8 +2,10 @@
 // category of the events shown (from the engine's mechanism metadata; "other" is not marked).
 import { scaleBand, scaleLinear } from 'd3';
 import { useId, useMemo } from 'react';
+import { positionOf, type AbAxis } from '../base/abAxis';
 import { formatCount } from '../base/format';
-import { useAppStore } from '../store/context';
+import type { SimEvent } from '../engine/types';
+import { useAppStore, useCursor } from '../store/context';
 import { CATEGORIES, categoryColor, eventCategory, kindCategories, type EventCategory } from './eventKinds';
 import styles from './Scrubber.module.css';
 
@@ -11,38 +13,47 @@ import styles from './Scrubber.module.css';
 const MARKS_WIDTH = 1000;
 const ROW_PX = 7;
 
-/** Range input + marks of event kinds and chapters. */
+/** Where a lane's step sits on the scrubber: the step itself alone, its axis position in an A/B comparison. */
+function placeOf(axis: AbAxis | null, lane: 'a' | 'b', step: number): number {
+  return axis ? positionOf(axis, lane, step) : step;
+}
+
+/** Range input + marks of event kinds and chapters (in an A/B comparison, A's marks above B's). */
 export function Scrubber() {
   const id = useId();
-  const step = useAppStore((s) => s.step);
-  // The thumb follows the step asked for (a drag must not snap back while frames load); the "now" line the frame shown.
-  const target = useAppStore((s) => s.targetStep);
-  const total = useAppStore((s) => s.summary?.totalSteps ?? 0);
-  const chapters = useAppStore((s) => s.summary?.chapters);
-  const events = useAppStore((s) => s.events);
+  // The thumb follows the position asked for (a drag must not snap back while frames load); the "now" line the one shown.
+  const { position, target, last } = useCursor();
+  const axis = useAppStore((s) => s.ab?.axis ?? null);
+  const chapters = useAppStore((s) => s.runs.a.summary?.chapters);
+  const eventsA = useAppStore((s) => s.runs.a.events);
+  const eventsB = useAppStore((s) => s.runs.b.events);
   const mechanisms = useAppStore((s) => s.mechanisms);
-  const eventsComplete = useAppStore((s) => s.eventsComplete);
-  const marked = useAppStore((s) => s.eventsWindow);
+  const eventsComplete = useAppStore((s) => s.runs.a.eventsComplete);
+  const marked = useAppStore((s) => s.runs.a.eventsWindow);
   const seek = useAppStore((s) => s.seek);
   const pause = useAppStore((s) => s.pause);
 
-  const { marks, rows, present } = useMemo(() => {
+  const { marks, rows, present, bandPx } = useMemo(() => {
     const kinds = kindCategories(mechanisms);
-    const categories = new Set<EventCategory>(events.map((e) => eventCategory(e.kind, kinds)));
+    const lanes: ['a' | 'b', readonly SimEvent[]][] = axis ? [['a', eventsA], ['b', eventsB]] : [['a', eventsA]];
+    const categories = new Set<EventCategory>(lanes.flatMap(([, evs]) => evs.map((e) => eventCategory(e.kind, kinds))));
     const shown = CATEGORIES.filter((c) => c.id !== 'other' && categories.has(c.id));
-    const rowScale = scaleBand<string>().domain(shown.map((c) => c.id)).range([0, shown.length * ROW_PX]);
-    const x = scaleLinear().domain([0, Math.max(1, total)]).range([0, MARKS_WIDTH]);
-    const list = events.flatMap((e) => {
-      const cat = eventCategory(e.kind, kinds);
-      const y = rowScale(cat);
-      if (y === undefined) return [];
-      return [{ key: e.step, x: x(e.step + 1), y, color: categoryColor(cat) }];
-    });
-    return { marks: list, rows: shown.length, present: shown };
-  }, [events, mechanisms, total]);
+    const band = shown.length * ROW_PX;
+    const rowScale = scaleBand<string>().domain(shown.map((c) => c.id)).range([0, band]);
+    const x = scaleLinear().domain([0, Math.max(1, last)]).range([0, MARKS_WIDTH]);
+    const list = lanes.flatMap(([lane, evs], li) =>
+      evs.flatMap((e) => {
+        const cat = eventCategory(e.kind, kinds);
+        const y = rowScale(cat);
+        if (y === undefined) return [];
+        return [{ key: `${lane}${e.step}`, x: x(placeOf(axis, lane, e.step + 1)), y: y + li * (band + 4), color: categoryColor(cat) }];
+      }),
+    );
+    return { marks: list, rows: shown.length * lanes.length, present: shown, bandPx: band };
+  }, [eventsA, eventsB, axis, mechanisms, last]);
 
-  const x = scaleLinear().domain([0, Math.max(1, total)]).range([0, MARKS_WIDTH]);
-  const heightPx = Math.max(1, rows) * ROW_PX + 6;
+  const x = scaleLinear().domain([0, Math.max(1, last)]).range([0, MARKS_WIDTH]);
+  const heightPx = Math.max(1, rows) * ROW_PX + 6 + (axis ? 4 : 0);
   return (
     <div className={styles.scrubber}>
       <label htmlFor={id} className={styles.label}>
@@ -54,10 +65,10 @@ export function Scrubber() {
           className={styles.range}
           type="range"
           min={0}
-          max={total}
+          max={last}
           step={1}
           value={target}
-          aria-valuetext={`step ${target} of ${total}`}
+          aria-valuetext={axis ? `position ${formatCount(target)} of ${formatCount(last)} (A and B side by side)` : `step ${formatCount(target)} of ${formatCount(last)}`}
           onChange={(e) => {
             pause();
             void seek(Number(e.target.value));
@@ -65,20 +76,27 @@ export function Scrubber() {
         />
         <svg className={styles.marks} viewBox={`0 0 ${MARKS_WIDTH} ${heightPx}`} preserveAspectRatio="none" height={heightPx} aria-hidden="true">
           {chapters?.map((c, i) => (
-            <line key={`c${i}`} x1={x(c.step)} x2={x(c.step)} y1={0} y2={heightPx} className={styles.chapterMark} />
+            <line key={`c${i}`} x1={x(placeOf(axis, 'a', c.step))} x2={x(placeOf(axis, 'a', c.step))} y1={0} y2={heightPx} className={styles.chapterMark} />
           ))}
+          {axis && <line x1={0} x2={MARKS_WIDTH} y1={bandPx + 5} y2={bandPx + 5} className={styles.chapterMark} />}
           {marks.map((m) => (
             <line key={m.key} x1={m.x} x2={m.x} y1={m.y + 3} y2={m.y + 3 + ROW_PX - 1} stroke={m.color} className={styles.mark} />
           ))}
-          <line x1={x(step)} x2={x(step)} y1={0} y2={heightPx} className={styles.now} />
+          <line x1={x(position)} x2={x(position)} y1={0} y2={heightPx} className={styles.now} />
         </svg>
-        <ul className={styles.legend} aria-label="Marks on the timeline">
-          {present.map((c) => (
+        <ul className={styles.legend} aria-label="Marks on the timeline, a row per kind, top first">
+          {present.map((c, i) => (
             <li key={c.id}>
-              <span className={styles.swatch} style={{ background: c.color }} aria-hidden="true" />
+              {/* The key shows the kind's row as well as its colour: colour alone does not tell the rows apart. */}
+              <svg className={styles.rowKey} viewBox={`0 0 10 ${present.length * 3}`} preserveAspectRatio="none" aria-hidden="true">
+                {present.map((other, j) => (
+                  <rect key={other.id} x={0} y={j * 3} width={10} height={j === i ? 3 : 2} style={{ fill: j === i ? c.color : 'var(--rule)' }} />
+                ))}
+              </svg>
               {c.label}
             </li>
           ))}
+          {axis && <li>Marks: A above, B below</li>}
           {!eventsComplete && <li>Event marks: steps {formatCount(marked.from)}–{formatCount(marked.to)} only</li>}
           {chapters && chapters.length > 0 && (
             <li>

@@ -1,16 +1,25 @@
-// Transport: first/back/play/forward/last, speed, scrubber with event marks, readout.
+// Transport: first/back/play/forward/last, speed, scrubber with event marks, readout, go to step.
+// Its root is the target of the page's skip link ("Skip to step controls").
+import { formatCount } from '../base/format';
 import { SPEEDS } from '../store/playbackSlice';
-import { useAppStore } from '../store/context';
+import { useAppStore, useCursor } from '../store/context';
+import { GoToStep } from './GoToStep';
 import { Icon } from './icons';
 import { Scrubber } from './Scrubber';
 import styles from './Transport.module.css';
 
+/** The id of the transport's root, where the skip link sends focus. */
+export const STEP_CONTROLS_ID = 'step-controls';
+
 /** The transport bar; without a scenario its buttons are disabled and it says why. */
 export function Transport() {
-  const step = useAppStore((s) => s.step);
-  const target = useAppStore((s) => s.targetStep);
-  const ready = useAppStore((s) => s.summary !== null);
-  const total = useAppStore((s) => s.summary?.totalSteps ?? 0);
+  // Alone, the cursor is A's step; in an A/B comparison, a position on the axis both runs advance on.
+  const { target, last, ready } = useCursor();
+  const stepA = useAppStore((s) => s.runs.a.step);
+  const totalA = useAppStore((s) => s.runs.a.summary?.totalSteps ?? 0);
+  const inAb = useAppStore((s) => s.ab !== null);
+  const stepB = useAppStore((s) => s.runs.b.step);
+  const totalB = useAppStore((s) => s.runs.b.summary?.totalSteps ?? 0);
   const playing = useAppStore((s) => s.playing);
   const speed = useAppStore((s) => s.speed);
   const stepBy = useAppStore((s) => s.stepBy);
@@ -21,10 +30,10 @@ export function Transport() {
   const pause = useAppStore((s) => s.pause);
   // From the step asked for last: a press while a frame is on its way moves on from there.
   const atStart = !ready || target <= 0;
-  const atEnd = !ready || target >= total;
+  const atEnd = !ready || target >= last;
   const reason = ready ? undefined : 'transport-reason';
   return (
-    <div className={styles.transport}>
+    <div className={styles.transport} id={STEP_CONTROLS_ID} tabIndex={-1} role="group" aria-label="Step controls">
       <div className={styles.buttons} role="group" aria-label="Transport" aria-describedby={reason}>
         <button type="button" className={styles.button} aria-label="First step" title="First step (Home)" disabled={atStart} onClick={() => { pause(); void goFirst(); }}>
           <Icon name="first" />
@@ -55,9 +64,20 @@ export function Transport() {
             </select>
           </label>
           <Scrubber />
-          <output className={styles.readout} aria-label="Step readout" aria-live="off">
-            step {step} / {total}
-          </output>
+          <div className={styles.position}>
+            <output className={styles.readout} aria-label="Step readout" aria-live="off">
+              {inAb ? (
+                <>
+                  A step {formatCount(stepA)} / {formatCount(totalA)} · B step {formatCount(stepB)} / {formatCount(totalB)}
+                </>
+              ) : (
+                <>
+                  step {formatCount(stepA)} / {formatCount(totalA)}
+                </>
+              )}
+            </output>
+            <GoToStep total={totalA} />
+          </div>
         </>
       ) : (
         <p id="transport-reason" className={styles.reason}>

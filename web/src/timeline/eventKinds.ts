@@ -13,19 +13,20 @@ export interface CategoryInfo {
 }
 
 /**
- * Every category in display order (the legend's), each with an Okabe–Ito colour. The
- * palette's yellow is left out (it cannot be seen on the white page): "other" is a neutral
- * grey instead, never drawn on the scrubber.
+ * Every category in display order (the legend's and the timeline's rows, top first), each with
+ * its theme token (src/styles/tokens.css: Okabe–Ito, yellow left out, allocations in ink, "other"
+ * neutral and never drawn on the scrubber). `color` is a CSS value, so SVG and HTML follow a
+ * theme switch.
  */
 export const CATEGORIES: readonly CategoryInfo[] = [
-  { id: 'fault', label: 'Faults', color: '#d55e00' },
-  { id: 'ipi', label: 'IPIs', color: '#cc79a7' },
-  { id: 'flush', label: 'TLB flushes', color: '#0072b2' },
-  { id: 'migration', label: 'Migrations', color: '#009e73' },
-  { id: 'sched', label: 'Scheduling', color: '#56b4e9' },
-  { id: 'lock', label: 'Locks', color: '#e69f00' },
-  { id: 'alloc', label: 'Allocations', color: '#000000' },
-  { id: 'other', label: 'Other', color: '#8a8a8a' },
+  { id: 'fault', label: 'Faults', color: 'var(--cat-fault)' },
+  { id: 'ipi', label: 'IPIs', color: 'var(--cat-ipi)' },
+  { id: 'flush', label: 'TLB flushes', color: 'var(--cat-flush)' },
+  { id: 'migration', label: 'Migrations', color: 'var(--cat-migration)' },
+  { id: 'sched', label: 'Scheduling', color: 'var(--cat-sched)' },
+  { id: 'lock', label: 'Locks', color: 'var(--cat-lock)' },
+  { id: 'alloc', label: 'Allocations', color: 'var(--cat-alloc)' },
+  { id: 'other', label: 'Other', color: 'var(--cat-other)' },
 ];
 
 /** Event kind → category, as the mechanisms declare them. */

@@ -1,12 +1,16 @@
-// Global transport shortcuts (← → space Home End PageUp PageDown).
+// Global shortcuts (← → space Home End PageUp PageDown, ? for the key sheet): which key goes to
+// the lab and which to the focused control is keys.ts's pure mapping.
 import { useEffect } from 'react';
 import { useAppStoreApi } from '../store/context';
+import { trackFocusOrigin } from './focusOrigin';
+import { openKeySheet } from './keySheetStore';
 import { commandForKey } from './keys';
 
 /** Hook: installs the keyboard shortcuts on window while mounted. */
 export function useKeyboard(): void {
   const store = useAppStoreApi();
   useEffect(() => {
+    const origin = trackFocusOrigin(window);
     const onKey = (e: KeyboardEvent): void => {
       if (e.defaultPrevented) return;
       const target = e.target instanceof HTMLElement ? e.target : null;
@@ -21,10 +25,16 @@ export function useKeyboard(): void {
         targetEditable: target?.isContentEditable ?? false,
         targetRole: target?.getAttribute('role') ?? null,
         targetType: target instanceof HTMLInputElement ? target.type : null,
+        targetPointerFocused: origin.pointerFocused(target),
       });
       if (!command) return;
+      if (command === 'keySheet') {
+        e.preventDefault();
+        openKeySheet();
+        return;
+      }
       const s = store.getState();
-      if (!s.summary) return;
+      if (!s.runs.a.summary) return;
       e.preventDefault();
       switch (command) {
         case 'back':
@@ -55,6 +65,9 @@ export function useKeyboard(): void {
       }
     };
     window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      origin.stop();
+    };
   }, [store]);
 }

@@ -88,10 +88,21 @@ describe('PteCanvas', () => {
       const { clientX, clientY } = pteCentre(4, k);
       return px[Math.floor(clientY + dy) * (img as ImageData).width + Math.floor(clientX + dx)] ?? -1;
     };
-    // Kinds: present, PROT_NONE, none, migration (the centre of each cell is free of marks).
-    expect([0, 1, 2, 3].map((k) => at(k, 0, 0))).toEqual([p.pte[1].px, p.pte[2].px, p.pte[0].px, p.pte[3].px]);
-    // PTE 0 is dirty: a mark in its top-right corner; PTE 1 is not.
     const l = gridLayout(4, 640, pteGridOptions(17));
+    /** How many pixels of cell `k` (inside its outline) have colour `c`. */
+    const count = (k: number, c: number): number => {
+      let n = 0;
+      for (let dy = -l.cellPx / 2 + 2; dy < l.cellPx / 2 - 1; dy++) for (let dx = -l.cellPx / 2 + 2; dx < l.cellPx / 2 - 1; dx++) if (at(k, dx, dy) === c) n++;
+      return n;
+    };
+    const inner = (l.cellPx - 3) ** 2;
+    // Kinds: present, PROT_NONE, none, migration; most of each cell has its kind's colour.
+    [1, 2, 0, 3].forEach((kind, k) => expect(count(k, p.pte[kind as 0 | 1 | 2 | 3].px)).toBeGreaterThan(inner / 2));
+    // Not by colour alone: PROT_NONE has a centre dot, a migration entry a hatch; present and none neither.
+    expect(at(1, 0, 0)).toBe(p.dots.px);
+    expect(count(3, p.hatch.px)).toBeGreaterThan(inner / 8);
+    expect([count(0, p.dots.px), count(0, p.hatch.px), count(2, p.dots.px), count(2, p.hatch.px)]).toEqual([0, 0, 0, 0]);
+    // PTE 0 is dirty: a mark in its top-right corner; PTE 1 is not.
     const corner = l.cellPx / 2 - 3;
     expect(at(0, corner, -corner)).toBe(p.ink.px);
     expect(at(1, corner, -corner)).toBe(p.pte[2].px);

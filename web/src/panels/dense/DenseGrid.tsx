@@ -4,7 +4,8 @@
 // Enter to select, and an aria-label summary because a canvas is opaque to screen readers.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { cellXPx, cellYPx, gridLayout, hitIndex, moveCell, type GridLayout, type GridOptions } from './denseMath';
-import { readPalette, type DensePalette } from './palette';
+import { useTheme } from '../../theme/themeStore';
+import { themePalette, type DensePalette } from './palette';
 import { Raster } from './raster';
 import styles from './Dense.module.css';
 
@@ -106,7 +107,9 @@ export function DenseGrid({ count, options, painter, describe, ariaLabel, onSele
   const { ref, widthPx, dpr, remPx } = useSurface(640);
   const canvasRef = useRef<HTMLCanvasElement | null>(null);
   const rasterRef = useRef<Raster | null>(null);
-  const palette = useMemo(() => readPalette(typeof document === 'undefined' ? null : document.documentElement), []);
+  // Read at draw time from the theme in effect: a theme switch gives a new palette, which redraws every cell.
+  const { resolved: theme } = useTheme();
+  const palette = useMemo(() => themePalette(theme), [theme]);
   const layout = useMemo(() => gridLayout(count, widthPx, options(remPx)), [count, widthPx, options, remPx]);
   const [cursor, setCursor] = useState(-1);
   const [byKeyboard, setByKeyboard] = useState(false);

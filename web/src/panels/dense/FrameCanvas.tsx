@@ -119,18 +119,18 @@ export function FrameCanvas(props: FrameCanvasProps) {
       ))}
       <ul className={styles.legend} aria-label="Legend of the frame grid">
         <li>
-          <span className={styles.swatch} style={{ background: '#ffffff' }} aria-hidden="true" /> free
+          <span className={styles.swatch} style={{ background: 'var(--frame-free)' }} aria-hidden="true" /> free
         </li>
         <li>
-          <span className={styles.swatch} style={{ background: 'var(--oi-skyblue)' }} aria-hidden="true" /> mapped
+          <span className={styles.swatch} style={{ background: 'var(--frame-mapped)' }} aria-hidden="true" /> mapped
         </li>
         <li>
-          <span className={styles.swatch} style={{ background: 'radial-gradient(circle, #5a5a5a 28%, var(--oi-orange) 30%)' }} aria-hidden="true" /> isolated
+          <span className={styles.swatch} style={{ background: 'radial-gradient(circle, var(--dots) 28%, var(--frame-isolated) 30%)' }} aria-hidden="true" /> isolated
         </li>
         <li>
           <span
             className={styles.swatch}
-            style={{ background: 'repeating-linear-gradient(45deg, var(--oi-vermillion) 0 3px, #ffffff 3px 4px)' }}
+            style={{ background: 'repeating-linear-gradient(45deg, var(--frame-migrating) 0 3px, var(--hatch) 3px 4px)' }}
             aria-hidden="true"
           />{' '}
           migrating

@@ -2,8 +2,8 @@
 // accessed / dirty / writable, rings on the PTEs this step touched and on those mapping the hovered
 // or selected frame.
 import { useCallback, useMemo } from 'react';
-import { PTE_ACCESSED, PTE_DIRTY, PTE_KIND_MASK, PTE_NONE, PTE_WRITE, type BulkWindow, type FrameBulk } from '../../engine/bulk';
-import { box, BOTTOM_BAR, cellOriginDev, cellSideDev, drawCell, drawMark, StampCache, TOP_LEFT, TOP_RIGHT, type StampBuilder } from './cells';
+import { PTE_ACCESSED, PTE_DIRTY, PTE_KIND_MASK, PTE_MIGRATION, PTE_NONE, PTE_PROTNONE, PTE_WRITE, type BulkWindow, type FrameBulk } from '../../engine/bulk';
+import { box, BOTTOM_BAR, CENTRE, cellOriginDev, cellSideDev, drawCell, drawHatch, drawMark, StampCache, TOP_LEFT, TOP_RIGHT, type StampBuilder } from './cells';
 import { DenseGrid, type Painter } from './DenseGrid';
 import { findPte, fmt, pteSummary, pteText, segments, type GridOptions } from './denseMath';
 import { ring, RING_PAD_PX } from './overlay';
@@ -14,11 +14,17 @@ export function pteGridOptions(remPx: number): GridOptions {
   return { minCellPx: Math.max(6, Math.round(remPx * 0.45)), maxCellPx: Math.round(remPx * 1.1), gapPx: 1, maxHeightPx: remPx * 26, padPx: RING_PAD_PX };
 }
 
-/** A PTE cell for flag byte `f`: kind colour, then accessed (top left), dirty (top right), writable (bottom bar). */
+/**
+ * A PTE cell for flag byte `f`: kind colour with a pattern where colour alone would carry the
+ * kind (a migration entry is hatched like a migrating frame, PROT_NONE has a centre dot), then
+ * accessed (top left), dirty (top right), writable (bottom bar).
+ */
 const buildPte: StampBuilder = (r, b, p, f) => {
   const kind = f & PTE_KIND_MASK;
   drawCell(r, b, p.pte[kind as 0 | 1 | 2 | 3].px, p.border.px);
   if (kind === PTE_NONE) return;
+  if (kind === PTE_MIGRATION) drawHatch(r, b, p.hatch.px);
+  else if (kind === PTE_PROTNONE) drawMark(r, b, CENTRE, p.dots.px);
   if (f & PTE_ACCESSED) drawMark(r, b, TOP_LEFT, p.ink.px);
   if (f & PTE_DIRTY) drawMark(r, b, TOP_RIGHT, p.ink.px);
   if (f & PTE_WRITE) drawMark(r, b, BOTTOM_BAR, p.ink.px);
@@ -142,16 +148,16 @@ export function PteCanvas(props: PteCanvasProps) {
       ))}
       <ul className={styles.legend} aria-label="Legend of the PTE grid">
         <li>
-          <span className={styles.swatch} style={{ background: 'var(--oi-skyblue)' }} aria-hidden="true" /> present
+          <span className={styles.swatch} style={{ background: 'var(--pte-present)' }} aria-hidden="true" /> present
         </li>
         <li>
-          <span className={styles.swatch} style={{ background: 'var(--oi-vermillion)' }} aria-hidden="true" /> PROT_NONE
+          <span className={styles.swatch} style={{ background: 'radial-gradient(circle, var(--dots) 28%, var(--pte-protnone) 30%)' }} aria-hidden="true" /> PROT_NONE
         </li>
         <li>
-          <span className={styles.swatch} style={{ background: 'var(--oi-green)' }} aria-hidden="true" /> migration
+          <span className={styles.swatch} style={{ background: 'repeating-linear-gradient(45deg, var(--pte-migration) 0 3px, var(--hatch) 3px 4px)' }} aria-hidden="true" /> migration
         </li>
         <li>
-          <span className={styles.swatch} style={{ background: 'var(--rule)' }} aria-hidden="true" /> none
+          <span className={styles.swatch} style={{ background: 'var(--pte-none)' }} aria-hidden="true" /> none
         </li>
         <li>
           <span className={styles.mark} aria-hidden="true" /> top left: accessed

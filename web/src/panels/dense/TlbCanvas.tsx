@@ -182,10 +182,10 @@ export function TlbCanvas({ bulk, slots, cpuCount, eventCpu, touchedCpus, touche
       />
       <ul className={styles.legend} aria-label="Legend of the TLB grid">
         <li>
-          <span className={styles.swatch} style={{ background: 'var(--oi-skyblue)' }} aria-hidden="true" /> cached translation
+          <span className={styles.swatch} style={{ background: 'var(--tlb-entry)' }} aria-hidden="true" /> cached translation
         </li>
         <li>
-          <span className={styles.swatch} style={{ background: '#ececea', borderColor: '#ececea' }} aria-hidden="true" /> empty slot
+          <span className={styles.swatch} style={{ background: 'var(--tlb-empty)', borderColor: 'var(--tlb-empty)' }} aria-hidden="true" /> empty slot
         </li>
         <li>
           <span className={styles.bar} aria-hidden="true" /> bottom: writable
@@ -194,10 +194,10 @@ export function TlbCanvas({ bulk, slots, cpuCount, eventCpu, touchedCpus, touche
           <span className={styles.mark} aria-hidden="true" /> top right: dirty
         </li>
         <li>
-          <span className={styles.swatch} style={{ background: 'var(--current-line-bg)', borderLeft: '4px solid var(--oi-orange)' }} aria-hidden="true" /> CPU of this step
+          <span className={styles.swatch} style={{ background: 'var(--current-line-bg)', borderLeft: '4px solid var(--cpu-event)' }} aria-hidden="true" /> CPU of this step
         </li>
         <li>
-          <span className={styles.swatch} style={{ borderLeft: '4px solid var(--oi-purple)' }} aria-hidden="true" /> other CPU this step touched
+          <span className={styles.swatch} style={{ borderLeft: '4px solid var(--cpu-touched)' }} aria-hidden="true" /> other CPU this step touched
         </li>
       </ul>
     </figure>

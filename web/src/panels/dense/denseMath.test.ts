@@ -23,7 +23,8 @@ import {
   tlbSummary,
   tlbText,
 } from './denseMath';
-import { packRgb, parseHexColor, readPalette } from './palette';
+import { themeTokens } from '../../theme/themeTokens';
+import { FRAME_TOKENS, packRgb, parseHexColor, readPalette, themePalette } from './palette';
 import { testBulk } from './testBulk';
 
 describe('threshold', () => {
@@ -114,7 +115,7 @@ describe('hitIndex', () => {
 
 describe('moveCell and labelEvery', () => {
   const l = gridLayout(100, 90, { minCellPx: 8, maxCellPx: 8, gapPx: 1 }); // 10 columns
-  it('moves by cells, rows and pages, clamped', () => {
+  it('moves by cells and rows, clamped; leaves PageUp/PageDown to the lab', () => {
     expect(l.cols).toBe(10);
     expect(moveCell(l, -1, 'ArrowRight')).toBe(0);
     expect(moveCell(l, 5, 'ArrowRight')).toBe(6);
@@ -122,7 +123,8 @@ describe('moveCell and labelEvery', () => {
     expect(moveCell(l, 5, 'ArrowDown')).toBe(15);
     expect(moveCell(l, 95, 'ArrowDown')).toBe(99);
     expect(moveCell(l, 5, 'ArrowUp')).toBe(0);
-    expect(moveCell(l, 5, 'PageDown')).toBe(85);
+    expect(moveCell(l, 5, 'PageDown')).toBeNull();
+    expect(moveCell(l, 5, 'PageUp')).toBeNull();
     expect(moveCell(l, 5, 'End')).toBe(99);
     expect(moveCell(l, 50, 'Home')).toBe(0);
     expect(moveCell(l, 5, 'a')).toBeNull();
@@ -220,9 +222,17 @@ describe('palette', () => {
     expect([...new Uint8Array(px.buffer)]).toEqual([0x56, 0xb4, 0xe9, 255]);
   });
 
-  it('uses the machine view\'s frame colours, so canvas and SVG match', () => {
-    const p = readPalette(null);
-    expect(p.frame.map((c) => c.css)).toEqual([FRAME_COLORS.free, FRAME_COLORS.mapped, FRAME_COLORS.isolated, FRAME_COLORS.migrating]);
-    expect(p.pte.map((c) => c.css)).toEqual(['#d4d4d0', '#56b4e9', '#d55e00', '#009e73']);
+  it('reads the machine view\'s frame tokens, so canvas and SVG match', () => {
+    expect([FRAME_COLORS.free, FRAME_COLORS.mapped, FRAME_COLORS.isolated, FRAME_COLORS.migrating]).toEqual(FRAME_TOKENS.map((t) => `var(${t})`));
+    const light = themeTokens('light');
+    expect(readPalette(null).frame.map((c) => c.css)).toEqual(FRAME_TOKENS.map((t) => light.get(t)));
+    expect(readPalette(null).pte.map((c) => c.css)).toEqual(['#d4d4d0', '#56b4e9', '#d55e00', '#009e73']);
+  });
+
+  it('falls back to the named theme\'s token file where no stylesheet applies', () => {
+    const dark = readPalette(null, 'dark');
+    expect(dark.background.css).toBe(themeTokens('dark').get('--panel-bg'));
+    expect(dark.background.css).not.toBe(readPalette(null, 'light').background.css);
+    expect(themePalette('high-contrast').ink.css).toBe('#000000');
   });
 });

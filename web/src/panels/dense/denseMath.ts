@@ -152,7 +152,7 @@ export function hitIndex(l: GridLayout, xPx: number, yPx: number): number {
   return i < l.count ? i : -1;
 }
 
-/** The cell a key moves to from `i` (arrows, Home, End, PageUp/PageDown by 8 rows), or null for other keys. */
+/** The cell a key moves to from `i` (arrows, Home, End), or null for other keys: PageUp/PageDown are the lab's (chapters) wherever the focus is. */
 export function moveCell(l: GridLayout, i: number, key: string): number | null {
   const last = l.count - 1;
   if (last < 0) return null;
@@ -167,10 +167,6 @@ export function moveCell(l: GridLayout, i: number, key: string): number | null {
       return i < 0 ? 0 : clamp(from + l.cols);
     case 'ArrowUp':
       return clamp(from - l.cols);
-    case 'PageDown':
-      return clamp(from + 8 * l.cols);
-    case 'PageUp':
-      return clamp(from - 8 * l.cols);
     case 'Home':
       return 0;
     case 'End':

@@ -31,7 +31,7 @@ export function ring(ctx: CanvasRenderingContext2D, l: GridLayout, i: number, ki
   r.markOverlaid(Math.floor((x - out - 4) * dpr), Math.floor((y - out - 4) * dpr), Math.ceil((x - out + w + 4) * dpr), Math.ceil((y - out + w + 4) * dpr));
   ctx.setLineDash([]);
   ctx.lineWidth = kind === 'linked' ? 6 : 5;
-  ctx.strokeStyle = '#ffffff';
+  ctx.strokeStyle = p.halo.css;
   ctx.strokeRect(x - out, y - out, w, w);
   ctx.lineWidth = kind === 'linked' ? 3 : 2.5;
   ctx.strokeStyle = p.ink.css;

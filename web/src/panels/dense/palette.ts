@@ -1,20 +1,13 @@
-// Colours of the dense views, read from the app's CSS variables (global.css) so that canvas and
-// SVG look like one app; the fallbacks are the same values. Packed for direct pixel writes.
+// Colours of the dense views, read from the theme's tokens (src/styles/) so that canvas and SVG
+// look like one app in every theme. Packed for direct pixel writes.
+import { parseHex } from '../../base/contrast';
+import type { ThemeName } from '../../theme/theme';
+import { themeTokens, type Tokens } from '../../theme/themeTokens';
 
-/** Parses "#rgb" or "#rrggbb" (what the app's tokens are) into [r, g, b]; null for anything else. */
+/** Parses "#rgb" or "#rrggbb" (what the theme's tokens are) into [r, g, b]; null for anything else. */
 export function parseHexColor(text: string): [number, number, number] | null {
-  const t = text.trim();
-  const m6 = /^#([0-9a-f]{6})$/i.exec(t);
-  if (m6?.[1]) {
-    const v = parseInt(m6[1], 16);
-    return [(v >> 16) & 255, (v >> 8) & 255, v & 255];
-  }
-  const m3 = /^#([0-9a-f]{3})$/i.exec(t);
-  if (m3?.[1]) {
-    const [r, g, b] = [...m3[1]].map((c) => parseInt(c + c, 16));
-    return [r ?? 0, g ?? 0, b ?? 0];
-  }
-  return null;
+  const c = parseHex(text);
+  return c ? [c[0], c[1], c[2]] : null;
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([0x01020304]).buffer)[0] === 0x04;
@@ -32,6 +25,7 @@ export interface Colour {
 }
 
 function colour(css: string): Colour {
+  // A token that is not a hex colour (none is) would draw black rather than fail.
   const rgb = parseHexColor(css) ?? [0, 0, 0];
   return { css, px: packRgb(rgb[0], rgb[1], rgb[2]) };
 }
@@ -58,50 +52,56 @@ export interface DensePalette {
   eventRow: Colour;
   eventBar: Colour;
   touchedBar: Colour;
+  /** The light line under rings, so that they read on any fill. */
+  halo: Colour;
   fontUi: string;
 }
 
-/** Variable name and fallback of every token used. */
-const TOKENS = {
-  panelBg: ['--panel-bg', '#fbfbfa'],
-  ink: ['--ink', '#1a1a1a'],
-  inkSoft: ['--ink-soft', '#4d4d4d'],
-  rule: ['--rule', '#d4d4d0'],
-  skyblue: ['--oi-skyblue', '#56b4e9'],
-  blue: ['--oi-blue', '#0072b2'],
-  orange: ['--oi-orange', '#e69f00'],
-  vermillion: ['--oi-vermillion', '#d55e00'],
-  green: ['--oi-green', '#009e73'],
-  purple: ['--oi-purple', '#cc79a7'],
-  currentLine: ['--current-line-bg', '#ffe9b3'],
-} as const;
+/** The frame states' tokens, by state code (free, mapped, isolated, migrating): MachineView's SVG cells read the same. */
+export const FRAME_TOKENS = ['--frame-free', '--frame-mapped', '--frame-isolated', '--frame-migrating'] as const;
+/** The PTE kinds' tokens, by kind code (none, present, PROT_NONE, migration). */
+export const PTE_TOKENS = ['--pte-none', '--pte-present', '--pte-protnone', '--pte-migration'] as const;
 
-type TokenName = keyof typeof TOKENS;
+const fallbacks = new Map<ThemeName, Tokens>();
 
-/** The palette, from the CSS variables in effect at `el` (or the fallbacks, e.g. in tests). */
-export function readPalette(el?: Element | null): DensePalette {
+/**
+ * The palette from the tokens in effect at `el`, read now. Where no stylesheet applies (`el`
+ * null, or jsdom) the values of `theme`'s token file.
+ */
+export function readPalette(el?: Element | null, theme: ThemeName = 'light'): DensePalette {
   const style = el && typeof getComputedStyle === 'function' ? getComputedStyle(el) : null;
-  const get = (name: TokenName): Colour => {
-    const [variable, fallback] = TOKENS[name];
-    const value = style?.getPropertyValue(variable).trim() ?? '';
-    return colour(parseHexColor(value) ? value : fallback);
+  let fallback = fallbacks.get(theme);
+  if (!fallback) {
+    fallback = themeTokens(theme);
+    fallbacks.set(theme, fallback);
+  }
+  const get = (token: string): Colour => {
+    const value = style?.getPropertyValue(token).trim() ?? '';
+    return colour(parseHexColor(value) ? value : (fallback.get(token) ?? ''));
   };
-  const font = style?.getPropertyValue('--font-ui').trim() || 'system-ui, sans-serif';
+  const font = style?.getPropertyValue('--font-ui').trim() || fallback.get('--font-ui') || 'sans-serif';
+  const four = (tokens: readonly [string, string, string, string]): [Colour, Colour, Colour, Colour] => [get(tokens[0]), get(tokens[1]), get(tokens[2]), get(tokens[3])];
   return {
-    background: get('panelBg'),
-    border: colour('#6b6b6b'),
-    ink: get('ink'),
-    inkSoft: get('inkSoft'),
-    pte: [get('rule'), get('skyblue'), get('vermillion'), get('green')],
-    frame: [colour('#ffffff'), get('skyblue'), get('orange'), get('vermillion')],
-    hatch: colour('#ffffff'),
-    dots: colour('#5a5a5a'),
-    tlbEmpty: colour('#ececea'),
-    tlbEntry: get('skyblue'),
-    tlbWrite: get('blue'),
-    eventRow: get('currentLine'),
-    eventBar: get('orange'),
-    touchedBar: get('purple'),
+    background: get('--panel-bg'),
+    border: get('--frame-stroke'),
+    ink: get('--ink'),
+    inkSoft: get('--ink-soft'),
+    pte: four(PTE_TOKENS),
+    frame: four(FRAME_TOKENS),
+    hatch: get('--hatch'),
+    dots: get('--dots'),
+    tlbEmpty: get('--tlb-empty'),
+    tlbEntry: get('--tlb-entry'),
+    tlbWrite: get('--tlb-write'),
+    eventRow: get('--current-line-bg'),
+    eventBar: get('--cpu-event'),
+    touchedBar: get('--cpu-touched'),
+    halo: get('--halo'),
     fontUi: font,
   };
+}
+
+/** The palette of `theme`, read from the page's root (where the theme is applied) at the time of the call: a theme switch asks for it again. */
+export function themePalette(theme: ThemeName): DensePalette {
+  return readPalette(typeof document === 'undefined' ? null : document.documentElement, theme);
 }

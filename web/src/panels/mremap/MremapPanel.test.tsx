@@ -9,6 +9,7 @@ import { testMechanism } from '../../engine/testMechanisms';
 import { createAppStore, type AppStore } from '../../store/appStore';
 import { StoreProvider } from '../../store/context';
 import { MremapPanel } from './MremapPanel';
+import { setRunState } from '../../store/testUtils';
 
 afterEach(cleanup);
 
@@ -51,9 +52,9 @@ async function storeWithView(view: MremapView): Promise<AppStore> {
   const store = createAppStore();
   const engine: SimEngine = { ...createFixtureEngine(), mechanisms: () => [testMechanism('mremap', { plots: [] })] };
   await store.getState().boot(engine, '');
-  const s = store.getState();
+  const s = store.getState().runs.a;
   if (!s.frame || !s.series) throw new Error('no frame');
-  store.setState({ frame: { ...s.frame, views: { mremap: view } }, series: { ...s.series, counters: { ...s.series.counters, lost_writes: s.series.steps.map((_, i) => (i >= 3 ? 1 : 0)) } }, eventsComplete: false });
+  setRunState(store, { frame: { ...s.frame, views: { mremap: view } }, series: { ...s.series, counters: { ...s.series.counters, lost_writes: s.series.steps.map((_, i) => (i >= 3 ? 1 : 0)) } }, eventsComplete: false });
   return store;
 }
 
@@ -73,19 +74,19 @@ describe('MremapPanel', () => {
     expect(screen.getByTestId('stale-cpu').textContent).toMatch(/^CPU 1: 2 old translation\(s\), 2 writable\+dirty/);
     expect(screen.getByTestId('anon-explain').textContent).toMatch(/same physical page/);
     const findings = screen.getByRole('list', { name: 'Findings' });
-    const step = store.getState().series?.steps[3] ?? -1;
+    const step = store.getState().runs.a.series?.steps[3] ?? -1;
     const button = within(findings).getByRole('button', { name: `step ${step}` });
     await act(async () => {
       button.click();
       await Promise.resolve();
     });
-    expect(store.getState().targetStep).toBe(step);
+    expect(store.getState().runs.a.targetStep).toBe(step);
   });
 
   it('says when nothing of mremap is there at this step', async () => {
     const store = await storeWithView(VIEW);
-    const s = store.getState();
-    if (s.frame) store.setState({ frame: { ...s.frame, views: {} } });
+    const s = store.getState().runs.a;
+    if (s.frame) setRunState(store, { frame: { ...s.frame, views: {} } });
     render(
       <StoreProvider store={store}>
         <MremapPanel mechanism={testMechanism('mremap')} view={{ id: 'mremap', title: 'mremap', plots: [] }} />

@@ -6,12 +6,14 @@
 // panel links to it. Everything comes from the frame's `views.mremap` (the engine's
 // MremapView at this step), the counter series and the store.
 import { useId, useMemo } from 'react';
+import { formatCount } from '../../base/format';
+import { scrollBehavior } from '../../base/useReducedMotion';
 import type { CpuView } from '../../engine/types';
 import type { MremapCellView as CellView } from '../../engine/generated/MremapCellView';
 import type { MremapLockView as LockView } from '../../engine/generated/MremapLockView';
 import type { MremapMoveView } from '../../engine/generated/MremapMoveView';
 import type { MremapView } from '../../engine/generated/MremapView';
-import { useAppStore } from '../../store/context';
+import { useLaneActions, useRun } from '../../store/context';
 import panel from '../Panel.module.css';
 import type { MechanismPanelProps } from '../registry';
 import { anonStaleExplanation, decisionInfo, findingSteps, phaseText, regimeRule, vpnHex, type Finding } from './mremapModel';
@@ -31,7 +33,7 @@ const LOST_WRITE_WHY =
 const MACHINE_TITLE_ID = 'machine-title';
 
 function showMachineView() {
-  document.getElementById(MACHINE_TITLE_ID)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  document.getElementById(MACHINE_TITLE_ID)?.scrollIntoView({ behavior: scrollBehavior(), block: 'start' });
 }
 
 function LockChip({ name, lock }: { name: string; lock: LockView | null }) {
@@ -162,8 +164,8 @@ function FindingList({ label, findings, onSeek, current }: { label: string; find
     <li className={styles.finding}>
       <span className={styles.findingLabel}>{label}</span>
       {findings.map((f) => (
-        <button key={f.step} type="button" className={f.step === current ? `${panel.smallButton} ${styles.here}` : panel.smallButton} onClick={() => onSeek(f.step)} title={f.exact ? `Go to step ${f.step}` : `It happened by step ${f.step} (the counter is sampled): go there`}>
-          {f.exact ? '' : '≤ '}step {f.step}
+        <button key={f.step} type="button" className={f.step === current ? `${panel.smallButton} ${styles.here}` : panel.smallButton} onClick={() => onSeek(f.step)} title={f.exact ? `Go to step ${formatCount(f.step)}` : `It happened by step ${formatCount(f.step)} (the counter is sampled): go there`}>
+          {f.exact ? '' : '≤ '}step {formatCount(f.step)}
           {f.count > 1 ? ` (×${f.count})` : ''}
         </button>
       ))}
@@ -180,18 +182,19 @@ function cpuDoing(cpus: readonly CpuView[], id: number): string {
 /** The mremap panel (view `mremap`). */
 export function MremapPanel({ mechanism, view }: MechanismPanelProps) {
   const id = useId();
-  const frame = useAppStore((s) => s.frame);
-  const summary = useAppStore((s) => s.summary);
-  const series = useAppStore((s) => s.series);
-  const events = useAppStore((s) => s.events);
-  const eventsComplete = useAppStore((s) => s.eventsComplete);
-  const seek = useAppStore((s) => s.seek);
+  const frame = useRun((r) => r.frame);
+  const summary = useRun((r) => r.summary);
+  const series = useRun((r) => r.series);
+  const events = useRun((r) => r.events);
+  const eventsComplete = useRun((r) => r.eventsComplete);
+  const laneActions = useLaneActions();
+  const seek = laneActions.seek;
   const lost = useMemo(() => findingSteps(series, 'lost_writes', events, eventsComplete), [series, events, eventsComplete]);
   const staleStores = useMemo(() => findingSteps(series, 'stale_tlb_stores', events, eventsComplete), [series, events, eventsComplete]);
   if (!frame || !summary) return null;
   const state = frame.views[view.id] as MremapView | undefined;
   const regime = state?.regime ?? String(summary.toggles['mremap_flush'] ?? '');
-  const onSeek = (s: number) => void seek(s);
+  const onSeek = (s: number) => void seek(s, { history: true });
   const nameOf = (m: MremapMoveView) => {
     const p = summary.processes.find((x) => x.pid === m.pid);
     return { processName: p?.name ?? `pid ${m.pid}`, vmaName: p?.vmas[m.vma]?.name ?? `VMA ${m.vma}` };

@@ -7,6 +7,7 @@ import { testMechanism } from '../../engine/testMechanisms';
 import { createAppStore, type AppStore } from '../../store/appStore';
 import { StoreProvider } from '../../store/context';
 import { NumaPanel } from './NumaPanel';
+import { setRunState } from '../../store/testUtils';
 
 afterEach(cleanup);
 
@@ -49,10 +50,10 @@ const VIEW: NumaView = {
 async function storeWith(view: NumaView | null): Promise<AppStore> {
   const store = createAppStore();
   await store.getState().boot(createFixtureEngine(), '');
-  const frame = store.getState().frame;
+  const frame = store.getState().runs.a.frame;
   if (!frame) throw new Error('no frame');
   const cpus = [0, 1, 2, 3].map((id) => ({ id, node: 0, task: null, loadedMm: 1, lazy: id === 3, inFunction: '', stack: [], state: '' }));
-  store.setState({ frame: { ...frame, cpus, mmCpumask: { '1': [0, 1, 2, 3] }, ipis: [], views: view ? { numa: view } : {} } });
+  setRunState(store, { frame: { ...frame, cpus, mmCpumask: { '1': [0, 1, 2, 3] }, ipis: [], views: view ? { numa: view } : {} } });
   return store;
 }
 

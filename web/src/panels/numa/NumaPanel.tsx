@@ -15,7 +15,7 @@ import type { NumaProcessView } from '../../engine/generated/NumaProcessView';
 import type { NumaView } from '../../engine/generated/NumaView';
 import type { ScanVmaView } from '../../engine/generated/ScanVmaView';
 import type { CounterSeries, Frame, ScenarioSummary } from '../../engine/types';
-import { useAppStore } from '../../store/context';
+import { useLaneActions, useRun } from '../../store/context';
 import { MechanismPanel } from '../MechanismPanel';
 import panel from '../Panel.module.css';
 import { nearestSampleIndex, simNsToPx, stepAtPx, timeUnitForSpanNs } from '../plots/plotMath';
@@ -52,10 +52,11 @@ const fmtAxis = format('~g');
 
 /** The NUMA panel (view "numa"); the generic panel when the frame carries no NUMA state. */
 export function NumaPanel(props: MechanismPanelProps) {
-  const frame = useAppStore((s) => s.frame);
-  const summary = useAppStore((s) => s.summary);
-  const series = useAppStore((s) => s.series);
-  const seek = useAppStore((s) => s.seek);
+  const frame = useRun((r) => r.frame);
+  const summary = useRun((r) => r.summary);
+  const series = useRun((r) => r.series);
+  const laneActions = useLaneActions();
+  const seek = laneActions.seek;
   const id = useId();
   const v = frame?.views.numa as NumaView | undefined;
   if (!frame || !v || !summary) return <MechanismPanel {...props} />;
@@ -106,7 +107,7 @@ export function NumaPanel(props: MechanismPanelProps) {
           <Faults v={v} />
         </div>
       </div>
-      {series && <CausePlot series={series} frame={frame} onSeek={(step) => void seek(step)} />}
+      {series && <CausePlot series={series} frame={frame} onSeek={(step) => void seek(step, { history: true })} />}
     </section>
   );
 }

@@ -8,6 +8,7 @@ import { testMechanism } from '../../engine/testMechanisms';
 import { createAppStore, type AppStore } from '../../store/appStore';
 import { StoreProvider } from '../../store/context';
 import { PcpPanel } from './PcpPanel';
+import { setRunState } from '../../store/testUtils';
 
 afterEach(cleanup);
 
@@ -52,10 +53,10 @@ const VIEW: PcpView = {
 async function storeWith(view: PcpView | null, kind = 'pcp_refill'): Promise<AppStore> {
   const store = createAppStore();
   await store.getState().boot(createFixtureEngine(), '');
-  const frame = store.getState().frame;
+  const frame = store.getState().runs.a.frame;
   if (!frame) throw new Error('no frame');
   const event = { step: 0, timeNs: 0, cpu: 1, kind, function: 'rmqueue_bulk', line: '', cause: null, task: '2/0', narration: '', touched: { ptes: [], pfns: [], cpus: [] }, counterDeltas: {} };
-  store.setState({ frame: { ...frame, event, views: view ? { pcp: view } : {} } });
+  setRunState(store, { frame: { ...frame, event, views: view ? { pcp: view } : {} } });
   return store;
 }
 
@@ -95,9 +96,9 @@ describe('PCP panel', () => {
     const store = await storeWith(VIEW, 'lock_wait');
     show(store);
     expect(document.querySelectorAll('[data-testid="pcp-row-1-0"] polyline')).toHaveLength(0);
-    const frame = store.getState().frame;
+    const frame = store.getState().runs.a.frame;
     if (!frame) throw new Error('no frame');
-    act(() => store.setState({ frame: { ...frame, step: 5, views: { pcp: { ...VIEW, pcps: [pcp(0, 2, 32), pcp(1, 8, 48)] } } } }));
+    act(() => setRunState(store, { frame: { ...frame, step: 5, views: { pcp: { ...VIEW, pcps: [pcp(0, 2, 32), pcp(1, 8, 48)] } } } }));
     expect(document.querySelectorAll('[data-testid="pcp-row-1-0"] polyline')).toHaveLength(2);
     // Not a page-allocator event: no badge.
     expect(screen.queryByTestId('pcp-activity')).toBeNull();

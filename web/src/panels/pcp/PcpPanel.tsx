@@ -12,12 +12,12 @@ import { formatCount } from '../../base/format';
 import type { PcpCpuView } from '../../engine/generated/PcpCpuView';
 import type { PcpView } from '../../engine/generated/PcpView';
 import type { PcpZoneView } from '../../engine/generated/PcpZoneView';
-import { useAppStore } from '../../store/context';
+import { useRun } from '../../store/context';
 import { MechanismPanel } from '../MechanismPanel';
 import panel from '../Panel.module.css';
 import type { MechanismPanelProps } from '../registry';
 import type { PcpHistory} from './pcp';
-import { ACTIVITY_LABEL, activityOf, cpuPage, historyFor, MT_OPACITY, ORDER_COLORS, pageOfCpu, ranges, scaleMax, segments, sparkPath, type Activity } from './pcp';
+import { ACTIVITY_LABEL, activityOf, cpuPage, historyFor, MT_OPACITY, ORDER_COLORS, OTHER_ORDER_COLOR, pageOfCpu, ranges, scaleMax, segments, sparkPath, type Activity } from './pcp';
 import styles from './PcpPanel.module.css';
 
 const BAR_W = 400;
@@ -27,8 +27,8 @@ const SPARK_H = 30;
 
 /** The PCP panel (view "pcp"); the generic panel when the frame carries no PCP state. */
 export function PcpPanel(props: MechanismPanelProps) {
-  const frame = useAppStore((s) => s.frame);
-  const sim = useAppStore((s) => s.sim);
+  const frame = useRun((r) => r.frame);
+  const sim = useRun((r) => r.sim);
   const [page, setPage] = useState(0);
   const [follow, setFollow] = useState(true);
   const id = useId();
@@ -269,7 +269,7 @@ function PagesetRow({
           <title>{title}</title>
           <rect x={0} y={4} width={BAR_W} height={BAR_H - 8} className={styles.track} />
           {segs.map((s) => (
-            <rect key={s.pindex} x={x(s.from)} y={4} width={Math.max(0.8, x(s.from + s.pages) - x(s.from))} height={BAR_H - 8} fill={ORDER_COLORS[s.order] ?? '#999'} fillOpacity={MT_OPACITY[s.migratetype] ?? 1} />
+            <rect key={s.pindex} x={x(s.from)} y={4} width={Math.max(0.8, x(s.from + s.pages) - x(s.from))} height={BAR_H - 8} style={{ fill: ORDER_COLORS[s.order] ?? OTHER_ORDER_COLOR }} fillOpacity={MT_OPACITY[s.migratetype] ?? 1} />
           ))}
           {v.autotune && r.highMin < max && <line x1={x(r.highMin)} x2={x(r.highMin)} y1={0} y2={BAR_H} className={styles.lineRange} />}
           {v.autotune && r.highMax <= max && <line x1={x(r.highMax)} x2={x(r.highMax)} y1={0} y2={BAR_H} className={styles.lineRange} />}
@@ -307,7 +307,7 @@ function Legend({ v }: { v: PcpView }) {
     <ul className={styles.legend} aria-label="List colours">
       {v.lists.map((l, i) => (
         <li key={i}>
-          <span className={styles.swatch} style={{ background: ORDER_COLORS[l.order] ?? '#999', opacity: MT_OPACITY[l.migratetype] ?? 1 }} aria-hidden="true" />
+          <span className={styles.swatch} style={{ background: ORDER_COLORS[l.order] ?? OTHER_ORDER_COLOR, opacity: MT_OPACITY[l.migratetype] ?? 1 }} aria-hidden="true" />
           {l.order === 9 ? 'THP' : `o${l.order}`} {l.migratetype.slice(0, 5)}
         </li>
       ))}

@@ -9,14 +9,16 @@ import type { EventView } from '../../engine/generated/EventView';
 /** CPUs drawn per page. */
 export const CPUS_PER_PAGE = 8;
 
-/** Colour of each order's lists (Okabe-Ito); the THP list (order 9) last. */
+/** Colour of each order's lists (the theme's Okabe–Ito tokens); the THP list (order 9) last. */
 export const ORDER_COLORS: Readonly<Record<number, string>> = {
-  0: '#56b4e9',
-  1: '#009e73',
-  2: '#e69f00',
-  3: '#cc79a7',
-  9: '#d55e00',
+  0: 'var(--oi-skyblue)',
+  1: 'var(--oi-green)',
+  2: 'var(--oi-orange)',
+  3: 'var(--oi-purple)',
+  9: 'var(--oi-vermillion)',
 };
+/** Colour of an order no entry above names. */
+export const OTHER_ORDER_COLOR = 'var(--neutral-mark)';
 
 /** Opacity of each migratetype's share of an order's colour. */
 export const MT_OPACITY: Readonly<Record<string, number>> = { Movable: 1, Unmovable: 0.65, Reclaimable: 0.35 };

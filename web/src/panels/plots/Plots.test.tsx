@@ -65,7 +65,7 @@ describe('Plots', () => {
 
   it('plots the first moving counters of the run when no view names one', async () => {
     const store = await renderPlots([]);
-    const { series, summary } = store.getState();
+    const { series, summary } = store.getState().runs.a;
     const moving = summary!.counterNames.filter((name) => series!.counters[name]!.some((v) => v !== 0));
     expect(moving.length).toBeGreaterThan(4);
     expect(lines()).toEqual(moving.slice(0, 4));
@@ -73,11 +73,11 @@ describe('Plots', () => {
 
   it('seeks to the sampled step nearest a click', async () => {
     const store = await renderPlots();
-    const { steps, timeNs } = store.getState().series!;
+    const { steps, timeNs } = store.getState().runs.a.series!;
     // The engine's samples: the first after step 1; the last steps of a run may share their time
     // (a tie goes to the earlier sample).
     const end = steps[timeNs.indexOf(timeNs.at(-1)!)];
-    expect(end).toBeGreaterThan(store.getState().summary!.totalSteps - 5);
+    expect(end).toBeGreaterThan(store.getState().runs.a.summary!.totalSteps - 5);
     const svg = screen.getByRole('img', { name: /^numa_hint_faults over simulated time/ });
     // Laid out 480 px wide at x = 0, as its viewBox: the last pixel of the plot area is the end of the run.
     svg.getBoundingClientRect = () => ({ left: 0, top: 0, width: 480, height: 84, right: 480, bottom: 84, x: 0, y: 0, toJSON: () => ({}) });
@@ -85,12 +85,12 @@ describe('Plots', () => {
       fireEvent.pointerDown(svg, { clientX: 472, button: 0, buttons: 1, pointerId: 1 });
       await new Promise((resolve) => setTimeout(resolve, 0));
     });
-    expect(store.getState().step).toBe(end);
+    expect(store.getState().runs.a.step).toBe(end);
     await act(async () => {
       fireEvent.pointerDown(svg, { clientX: 42, button: 0, buttons: 1, pointerId: 1 });
       await new Promise((resolve) => setTimeout(resolve, 0));
     });
-    expect(store.getState().step).toBe(steps[0]);
+    expect(store.getState().runs.a.step).toBe(steps[0]);
   });
 
   it('switches to rates and collapses', async () => {

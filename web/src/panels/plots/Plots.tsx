@@ -4,7 +4,7 @@ import { curveStepAfter, curveStepBefore, format, line, scaleLinear } from 'd3';
 import { useId, useMemo, useRef, useState, type PointerEvent } from 'react';
 import { defaultPlotCounters } from '../../base/mechanisms';
 import type { CounterSeries } from '../../engine/types';
-import { useAppStore } from '../../store/context';
+import { useAppStore, useLaneActions, useRun } from '../../store/context';
 import panel from '../Panel.module.css';
 import { nearestSampleIndex, ratePerUs, simNsToPx, stepAtPx, timeUnitForSpanNs, type TimeUnit } from './plotMath';
 import styles from './Plots.module.css';
@@ -22,6 +22,14 @@ const formatCount = format('~s');
 const formatRate = format('.2~g');
 const formatTick = format('~g');
 
+/** Run B's line on the same plot (an A/B comparison): drawn dashed, with its own cursor. */
+interface Overlay {
+  series: CounterSeries;
+  values: number[];
+  cursorNs: number;
+  current: string;
+}
+
 interface PlotProps {
   name: string;
   colour: string;
@@ -33,28 +41,32 @@ interface PlotProps {
   /** The value to show beside the name (the current step's). */
   current: string;
   onSeek: (step: number) => void;
+  overlay?: Overlay | null;
 }
 
-/** One counter over simulated time. */
-function CounterPlot({ name, colour, series, values, rate, unit, cursorNs, current, onSeek }: PlotProps) {
-  const { path, yTicks, y, domainNs } = useMemo(() => {
-    const domain: readonly [number, number] = [series.timeNs[0] ?? 0, series.timeNs.at(-1) ?? 0];
-    const max = Math.max(0, ...values);
+/** One counter over simulated time (A's, with B's dashed over it in an A/B comparison). */
+function CounterPlot({ name, colour, series, values, rate, unit, cursorNs, current, onSeek, overlay }: PlotProps) {
+  const seriesB = overlay?.series ?? null;
+  const valuesB = overlay?.values ?? null;
+  const { path, pathB, yTicks, y, domainNs } = useMemo(() => {
+    const end = Math.max(series.timeNs.at(-1) ?? 0, seriesB?.timeNs.at(-1) ?? 0);
+    const domain: readonly [number, number] = [series.timeNs[0] ?? 0, end];
+    const max = Math.max(0, ...values, ...(valuesB ?? []));
     const yScale = scaleLinear()
       .domain([0, max > 0 ? max : 1])
       .nice(3)
       .range([VIEW_H - M.bottom, M.top]);
     // A counter keeps its value until its next sample (it changed at that sample's time);
     // a rate belongs to the interval that ends at its sample.
-    const d =
+    const pathOf = (s: CounterSeries, vs: number[]): string =>
       line<number>()
-        .x((_, i) => simNsToPx(series.timeNs[i] ?? 0, domain, RANGE_PX))
+        .x((_, i) => simNsToPx(s.timeNs[i] ?? 0, domain, RANGE_PX))
         .y((v) => yScale(v))
-        .curve(rate ? curveStepBefore : curveStepAfter)(values) ?? '';
+        .curve(rate ? curveStepBefore : curveStepAfter)(vs) ?? '';
     // Counts are whole numbers: no "0.5" ticks on a counter that reached 1.
     const ticks = yScale.ticks(3).filter((t) => rate || Number.isInteger(t));
-    return { path: d, yTicks: ticks, y: yScale, domainNs: domain };
-  }, [series, values, rate]);
+    return { path: pathOf(series, values), pathB: seriesB && valuesB ? pathOf(seriesB, valuesB) : null, yTicks: ticks, y: yScale, domainNs: domain };
+  }, [series, values, rate, seriesB, valuesB]);
   const xUnits = scaleLinear()
     .domain([domainNs[0] / unit.ns, domainNs[1] / unit.ns])
     .range(RANGE_PX);
@@ -77,13 +89,15 @@ function CounterPlot({ name, colour, series, values, rate, unit, cursorNs, curre
       <figcaption className={styles.caption}>
         <span className={styles.swatch} style={{ background: colour }} aria-hidden="true" />
         <span className={styles.name}>{name}</span>
-        <span className={styles.value}>{current}</span>
+        <span className={styles.value}>
+          {overlay ? `A ${current} · B ${overlay.current}` : current}
+        </span>
       </figcaption>
       <svg
         className={styles.svg}
         viewBox={`0 0 ${VIEW_W} ${VIEW_H}`}
         role="img"
-        aria-label={`${name}${rate ? ' per µs' : ''} over simulated time; click to go to that time`}
+        aria-label={`${name}${rate ? ' per µs' : ''} over simulated time${overlay ? ', A solid and B dashed' : ''}; click to go to that time${overlay ? ' in A' : ''}`}
         onPointerDown={(e) => {
           if (e.button !== 0) return;
           asked.current = null;
@@ -121,10 +135,28 @@ function CounterPlot({ name, colour, series, values, rate, unit, cursorNs, curre
           {unit.label}
         </text>
         <path className={styles.line} d={path} stroke={colour} data-counter={name} />
+        {pathB !== null && <path className={`${styles.line} ${styles.lineB}`} d={pathB} stroke={colour} data-counter={`${name}:b`} />}
         <line className={styles.cursor} data-plot-cursor="" x1={cursorPx} x2={cursorPx} y1={M.top} y2={VIEW_H - M.bottom} />
+        {overlay && (
+          <line
+            className={`${styles.cursor} ${styles.cursorB}`}
+            data-plot-cursor="b"
+            x1={simNsToPx(overlay.cursorNs, domainNs, RANGE_PX)}
+            x2={simNsToPx(overlay.cursorNs, domainNs, RANGE_PX)}
+            y1={M.top}
+            y2={VIEW_H - M.bottom}
+          />
+        )}
       </svg>
     </figure>
   );
+}
+
+/** Every counter of `series` as a rate per µs (none unless `rate`). */
+function ratesOf(series: CounterSeries | null, rate: boolean): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  if (series && rate) for (const [name, values] of Object.entries(series.counters)) out[name] = ratePerUs(series.timeNs, values);
+  return out;
 }
 
 /** The compact, keyboard-usable counter picker: a disclosure holding one checkbox per counter. */
@@ -151,21 +183,25 @@ function CounterPicker({ names, chosen, onChange }: { names: string[]; chosen: s
 
 /** The Plots panel (collapsible). */
 export function Plots() {
-  const summary = useAppStore((s) => s.summary);
-  const series = useAppStore((s) => s.series);
-  const frame = useAppStore((s) => s.frame);
-  const seek = useAppStore((s) => s.seek);
+  const summary = useRun((r) => r.summary);
+  const series = useRun((r) => r.series);
+  const frame = useRun((r) => r.frame);
+  const laneActions = useLaneActions();
+  const seek = laneActions.seek;
   const mechanisms = useAppStore((s) => s.mechanisms);
+  // In an A/B comparison B's series is drawn over A's.
+  const seriesB = useAppStore((s) => (s.ab ? s.runs.b.series : null));
+  const frameB = useAppStore((s) => (s.ab ? s.runs.b.frame : null));
   const [open, setOpen] = useState(true);
   // The user's pick; until there is one, each run plots what its mechanisms' views name (defaultPlotCounters).
-  const [picked, setPicked] = useState<string[] | null>(null);
-  const [rate, setRate] = useState(false);
+  // What is plotted is part of the link (the store's `plots`).
+  const plots = useAppStore((s) => s.plots);
+  const setPlots = useAppStore((s) => s.setPlots);
+  const picked = plots.counters;
+  const rate = plots.rate;
   const bodyId = useId();
-  const rates = useMemo(() => {
-    const out: Record<string, number[]> = {};
-    if (series && rate) for (const [name, values] of Object.entries(series.counters)) out[name] = ratePerUs(series.timeNs, values);
-    return out;
-  }, [series, rate]);
+  const rates = useMemo(() => ratesOf(series, rate), [series, rate]);
+  const ratesB = useMemo(() => ratesOf(seriesB, rate), [seriesB, rate]);
   const counterNames = summary?.counterNames;
   const names = useMemo(() => (counterNames && counterNames.length > 0 ? counterNames : Object.keys(series?.counters ?? {})), [counterNames, series]);
   const defaults = useMemo(() => (series ? defaultPlotCounters(mechanisms, series, names) : []), [mechanisms, series, names]);
@@ -183,12 +219,14 @@ export function Plots() {
         <button type="button" className={styles.disclosure} aria-expanded={open} aria-controls={bodyId} onClick={() => setOpen(!open)}>
           <span aria-hidden="true">{open ? '▾' : '▸'}</span> Plots
         </button>
-        <span className={panel.subtitle}>whole run, {series.steps.length.toLocaleString('en')} samples</span>
+        <span className={panel.subtitle}>
+          whole run, {series.steps.length.toLocaleString('en')} samples{seriesB ? '; A solid, B dashed' : ''}
+        </span>
       </h2>
       <div id={bodyId} hidden={!open}>
         <div className={styles.controls}>
-          <CounterPicker names={names} chosen={chosen} onChange={setPicked} />
-          <button type="button" className={panel.smallButton} aria-pressed={rate} onClick={() => setRate(!rate)}>
+          <CounterPicker names={names} chosen={chosen} onChange={(counters) => setPlots({ ...plots, counters })} />
+          <button type="button" className={panel.smallButton} aria-pressed={rate} onClick={() => setPlots({ ...plots, rate: !rate })}>
             Rate per µs
           </button>
         </div>
@@ -196,6 +234,17 @@ export function Plots() {
         {shown.map((name, i) => {
           const values = rate ? (rates[name] ?? []) : (series.counters[name] ?? []);
           const current = rate ? `${formatRate(values[sampleNow] ?? 0)} /µs` : (frame.counters[name] ?? 0).toLocaleString('en');
+          let overlay: Overlay | null = null;
+          if (seriesB && frameB && seriesB.counters[name] !== undefined) {
+            const valuesB = rate ? (ratesB[name] ?? []) : (seriesB.counters[name] ?? []);
+            const nowB = nearestSampleIndex(seriesB.timeNs, frameB.timeNs);
+            overlay = {
+              series: seriesB,
+              values: valuesB,
+              cursorNs: frameB.timeNs,
+              current: rate ? `${formatRate(valuesB[nowB] ?? 0)} /µs` : (frameB.counters[name] ?? 0).toLocaleString('en'),
+            };
+          }
           return (
             <CounterPlot
               key={name}
@@ -207,7 +256,8 @@ export function Plots() {
               unit={unit}
               cursorNs={frame.timeNs}
               current={current}
-              onSeek={(step) => void seek(step)}
+              onSeek={(step) => void seek(step, { history: true })}
+              overlay={overlay}
             />
           );
         })}
