@@ -772,32 +772,48 @@ fn pmbench_ipis_per_migrated_page_follow_the_cpus_the_threads_share() {
 /// numa-pmbench's kernel time stays close across `scale`: a modelled hint fault stands
 /// for 256 / scale real ones and its CPU time counts that many times, so `try_to_unmap`'s
 /// share (within 20 %) and the throughput gain of the patch (within 2 points) hold as `scale`
-/// doubles, and the share's
-/// fall stays in the published range (6.02 % -> 0.47 %, 13-fold). (The gain is +2 to +4 %
-/// where +5.5 % was published: the model's flush is cheaper than the published share
-/// implies, and only the fall was calibrated.)
+/// doubles, and the share's fall stays in the published range (6.02 % -> 0.47 %, 13-fold).
+/// Seed means over seeds 1-4: in the 35 s run one seed's gain spreads over +1.2 ... +5.6 %
+/// at scale 1 (`mmviz sweep numa-pmbench --toggle numa_delay_map --vary scale=1,2 --seeds 4`:
+/// means +3.4 % and +4.2 %), wider than the 2 points asked of the scales.
 #[test]
 fn pmbench_kernel_shares_and_throughput_gain_stay_close_across_scales() {
+    use mmviz_engine::run::{run_jobs, Job};
     let text = mmviz_engine::builtin::find("numa-pmbench").unwrap().text;
-    let run = |scale: i64, on: bool| {
-        let s = scenario::parse(text, &[("scale".to_string(), scale)]).unwrap();
-        let mut t = ToggleSet::default();
-        t.set_text("numa_delay_map", if on { "true" } else { "false" }).unwrap();
-        mmviz_engine::run::run(&s, &t).unwrap().metrics
-    };
+    let seeds = 1..=4u64;
+    let mut jobs = Vec::new();
+    for scale in [1i64, 2] {
+        for seed in seeds.clone() {
+            for on in [false, true] {
+                let s = scenario::parse(text, &[("scale".to_string(), scale)]).unwrap();
+                let mut t = ToggleSet::default();
+                t.set_text("numa_delay_map", if on { "true" } else { "false" }).unwrap();
+                jobs.push(Job {
+                    scenario: scenario::Scenario { seed, ..s },
+                    toggles: t,
+                    windows: Vec::new(),
+                });
+            }
+        }
+    }
+    let results = run_jobs(&jobs).unwrap();
+    let n = seeds.count();
     let mut seen = Vec::new();
-    for scale in [1, 2] {
-        let (off, on) = (run(scale, false), run(scale, true));
-        let share = off["try_to_unmap_pct"];
-        let fall = share / on["try_to_unmap_pct"];
-        let gain = on["throughput"] / off["throughput"];
-        assert!((8.0..=20.0).contains(&fall), "scale {scale}: try_to_unmap falls {fall}-fold");
-        assert!(gain > 1.01, "scale {scale}: throughput x{gain}");
+    for (k, scale) in [1, 2].iter().enumerate() {
+        let (mut share, mut gain) = (0.0, 0.0);
+        for pair in results[2 * n * k..2 * n * (k + 1)].chunks(2) {
+            let (off, on) = (&pair[0], &pair[1]);
+            let fall = off.value("try_to_unmap_pct").unwrap() / on.value("try_to_unmap_pct").unwrap();
+            assert!((8.0..=20.0).contains(&fall), "scale {scale}: try_to_unmap falls {fall}-fold");
+            share += off.value("try_to_unmap_pct").unwrap() / n as f64;
+            gain += on.value("throughput").unwrap() / off.value("throughput").unwrap() / n as f64;
+        }
+        assert!(gain > 1.01, "scale {scale}: throughput x{gain} (seed mean)");
         seen.push((share, gain));
     }
     let (a, b) = (seen[0], seen[1]);
-    assert!((a.0 / b.0 - 1.0).abs() < 0.2, "try_to_unmap share {} vs {}", a.0, b.0);
-    assert!((a.1 - b.1).abs() < 0.02, "throughput gain {} vs {}", a.1, b.1);
+    assert!((a.0 / b.0 - 1.0).abs() < 0.2, "try_to_unmap share {} vs {} (seed means)", a.0, b.0);
+    assert!((a.1 - b.1).abs() < 0.02, "throughput gain {} vs {} (seed means)", a.1, b.1);
 }
 
 /// Two single-threaded processes, each running on the node that holds the other's memory,
