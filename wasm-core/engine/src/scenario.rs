@@ -660,6 +660,30 @@ pub struct ExpectSpec {
     pub min: Option<f64>,
     /// The value must be at most this.
     pub max: Option<f64>,
+    /// Measure at seeds 1 to N and hold the mean to the bounds (with `vs`: the mean of the
+    /// seeds' ratios), instead of the file's own seed: for a figure whose seed-to-seed
+    /// spread is as wide as the band (`mmviz sweep --seeds N` shows the same values).
+    #[schemars(range(min = 1, max = 64))]
+    pub seeds: Option<u32>,
+    /// Measure the value over a stretch of the run only, as a profiler that samples a
+    /// window does: the metrics read from the profile (CPU times, `*_pct` shares) over
+    /// `from_ms` to `from_ms + length_ms` of simulated time (cut at the run's end). Other
+    /// counters and metrics have no windowed value.
+    pub window: Option<WindowSpec>,
+}
+
+/// `[[expect]]`'s `window`: where the measured stretch starts and how long it is, in ms
+/// (numbers or parameter expressions, `"$seconds * 500"` for the middle of a run of
+/// `seconds`).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WindowSpec {
+    /// Start, ms of simulated time.
+    #[schemars(with = "NumOrParam")]
+    pub from_ms: Num,
+    /// Length, ms.
+    #[schemars(with = "NumOrParam")]
+    pub length_ms: Num,
 }
 
 /// `[[expect]]`'s `vs`: the run to compare against, chosen like the expectation's own.
@@ -1137,6 +1161,10 @@ pub struct Expect {
     pub min: Option<f64>,
     /// Upper bound.
     pub max: Option<f64>,
+    /// Mean over seeds 1 to this many instead of the file's seed.
+    pub seeds: Option<u32>,
+    /// Measured over this stretch of simulated time only (start, end; ns).
+    pub window: Option<(u64, u64)>,
     /// Line in the file.
     pub line: usize,
 }
@@ -2844,6 +2872,19 @@ impl Resolver<'_> {
                 None => None,
             };
             let line = line_of(self.text, e.counter.span().start);
+            if let Some(n) = e.seeds {
+                if !(1..=64).contains(&n) {
+                    return Err(self.err(e.counter.span(), format!("{f}.seeds"), format!("{n} is out of range 1..=64")));
+                }
+            }
+            let window = match &e.window {
+                Some(w) => {
+                    let from = self.num(&w.from_ms, &format!("{f}.window.from_ms"), 0, 100_000_000)?;
+                    let len = self.num(&w.length_ms, &format!("{f}.window.length_ms"), 1, 100_000_000)?;
+                    Some((from as u64 * 1_000_000, (from + len) as u64 * 1_000_000))
+                }
+                None => None,
+            };
             let name = e.name.clone().unwrap_or_else(|| {
                 let per = e.per.as_ref().map(|p| format!(" per {}", p.get_ref())).unwrap_or_default();
                 format!("{}{per}", e.counter.get_ref())
@@ -2858,6 +2899,8 @@ impl Resolver<'_> {
                 eq: e.eq,
                 min: e.min,
                 max: e.max,
+                seeds: e.seeds,
+                window,
                 line,
             });
         }

@@ -208,11 +208,36 @@ crate::knobs! { Core;
     TLB_SINGLE_PAGE_FLUSH_CEILING => "tlb_single_page_flush_ceiling", KnobKind::Int { min: 0, max: 1 << 20, scale: 1 }, Some(33),
     /// Safety net: the run stops with an error after this many steps (default 5,000,000).
     MAX_STEPS => "max_steps", KnobKind::Int { min: 1, max: 1 << 40, scale: 1 }, Some(5_000_000),
-    /// Scheduler time slice in µs when several threads share a CPU (default 3000: CFS's
-    /// 6 ms `sched_latency` split between two runnable tasks). A thread gives the CPU up
-    /// at its next return to user space after the slice ends.
+    /// A fixed time slice in µs in place of CFS's `sched_slice`, for teaching scenarios whose
+    /// steps are microseconds apart: the running thread gives the CPU up at its next return
+    /// to user space after the slice, counted from when it was picked, not at the next
+    /// scheduler tick. Unset (the default): CFS, `sched_latency_us` shared by the runnable
+    /// tasks and checked at every tick (`check_preempt_tick`, kernel/sched/fair.c v5.10).
     // Kept in ns (scale 1000).
-    SCHED_SLICE_NS => "sched_slice_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, Some(3000),
+    SCHED_SLICE_NS => "sched_slice_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, None,
+    /// CFS's `sched_latency` in µs (sysctl `kernel.sched_latency_ns`, v5.12): the period the
+    /// runnable tasks of a CPU share. Unset: 6000 × (1 + ilog2(min(CPUs, 8))), as
+    /// `sched_init_granularity` scales it (`SCHED_TUNABLESCALING_LOG`): 24 ms from 8 CPUs.
+    // Kept in ns (scale 1000).
+    SCHED_LATENCY_NS => "sched_latency_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, None,
+    /// CFS's `sched_min_granularity` in µs: the shortest slice, and past `sched_latency /
+    /// sched_min_granularity` runnable tasks the period grows by this much per task. Unset:
+    /// 750 × (1 + ilog2(min(CPUs, 8))).
+    // Kept in ns (scale 1000).
+    SCHED_MIN_GRANULARITY_NS => "sched_min_granularity_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, None,
+    /// CFS's `sched_wakeup_granularity` in µs: a woken task preempts the running one when
+    /// its vruntime is more than this behind (`wakeup_preempt_entity`). Unset: 1000 × (1 +
+    /// ilog2(min(CPUs, 8))).
+    // Kept in ns (scale 1000).
+    SCHED_WAKEUP_GRANULARITY_NS => "sched_wakeup_granularity_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, None,
+    /// Start the scenario's processes one after another, as a shell loop (`cmd &`) starts
+    /// them: the launcher forks the processes in file order, one `fork_ns` (copy_process)
+    /// apart, and each process's first thread creates its other threads one after another
+    /// (`pthread_create` → clone), `fork_ns` apart; each thread is placed as a new task
+    /// when it is created (`wake_up_new_task`: fork balancing, `place_entity`'s
+    /// `START_DEBIT`). The creators' own CPU time is not charged. Off (the default): every
+    /// thread exists at time 0, the CPUs' first threads already running.
+    SEQUENTIAL_LAUNCH => "sequential_launch", KnobKind::Bool, Some(0),
     /// A fixed simulated window in ms, the same for every run compared: the run stops when
     /// simulated time reaches it (threads still working are simply cut off), and
     /// `throughput` counts the work done inside it, as a benchmark that runs for a fixed
@@ -269,9 +294,9 @@ const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         name: "iowait_time_ns",
-        doc: "Time user threads waited for a page under migration (migration_entry_wait). The \
-              model keeps the thread on its CPU meanwhile; the kernel sleeps in io_schedule, so \
-              /proc/stat counts it as iowait, not as user or system time.",
+        doc: "Time user threads slept waiting for a page under migration (migration_entry_wait \
+              sleeps in io_schedule): not CPU time (their CPUs run other tasks or idle meanwhile, \
+              which /proc/stat counts as iowait), and neither user nor system time.",
         value: |sim| sim.profiling.then_some(sim.st.prof.iowait_ns as f64),
     },
     MetricDef {
