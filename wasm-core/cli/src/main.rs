@@ -47,6 +47,11 @@ struct Choice {
     /// Set a toggle: ID=VALUE (repeatable).
     #[arg(long = "set", value_name = "ID=VALUE")]
     set: Vec<String>,
+    /// Which CPU acts at named steps instead of the one ready earliest: STEP:CPU picks in
+    /// step order, comma-separated (e.g. `12:1,30:0`); what `explore` prints for an outcome.
+    /// Not for `sweep`.
+    #[arg(long, value_name = "STEP:CPU[,STEP:CPU]")]
+    schedule: Option<String>,
 }
 
 /// `--link`: also print the lab link that opens what was run.
@@ -344,7 +349,8 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             profile_window,
             link,
         } => {
-            let (name, s) = load(&scenario, &param)?;
+            link_fits(&choice, &link)?;
+            let (name, s) = load_scheduled(&scenario, &param, &choice)?;
             let toggles = toggles(&choice)?;
             let windows = windows(&profile_window)?;
             let r = run::run_with(&s, &toggles, &windows).map_err(|e| bad(format!("{name}: {e}")))?;
@@ -501,7 +507,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             from,
             limit,
         } => {
-            let (_, s) = load(&scenario, &param)?;
+            let (_, s) = load_scheduled(&scenario, &param, &choice)?;
             // Streams the run step by step: nothing is prepared or stored first.
             let mut sim = Sim::new(&s, &toggles(&choice)?, false);
             while sim.st.step < from && sim.step().is_some() {}
@@ -914,7 +920,8 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
             "--columns: `{bad_name}` is neither a counter nor a metric (`mmviz mechanisms` lists them)"
         )));
     }
-    let (name, s) = load(scenario, param)?;
+    link_fits(choice, &out.link)?;
+    let (name, s) = load_scheduled(scenario, param, choice)?;
     let presets = choice.preset.as_deref().map(list).unwrap_or_default();
     let kernels = choice.kernel.as_deref().map(list).unwrap_or_default();
     let fail = |e: mmviz_engine::simulation::Error| bad(format!("{name}: {e}"));
@@ -1195,7 +1202,8 @@ fn diverge(
     json: bool,
     link: &LinkArgs,
 ) -> Result<(), Fail> {
-    let (name, s) = load(scenario, param)?;
+    link_fits(choice, link)?;
+    let (name, s) = load_scheduled(scenario, param, choice)?;
     let (compared, base, [(la, ta), (lb, tb)]) = two_choices(toggle, values, choice)?;
     let d = mmviz_engine::diverge::DivergenceSearch::new(&s, &ta, &tb).run();
     // The link opens both runs at the frame that shows the step where they part.
@@ -1286,6 +1294,29 @@ fn params(param: &[String]) -> Result<Vec<(String, i64)>, Fail> {
 fn load(arg: &str, param: &[String]) -> Result<(String, Scenario), Fail> {
     let (name, text) = read(arg)?;
     let s = scenario::parse(&text, &params(param)?).map_err(|e| bad(format!("{name}: {e}")))?;
+    Ok((name, s))
+}
+
+/// `--link` with `--schedule`: refused until the lab's links carry a schedule.
+fn link_fits(choice: &Choice, link: &LinkArgs) -> Result<(), Fail> {
+    if link.link && choice.schedule.is_some() {
+        return Err(bad(
+            "--link with --schedule: the lab's links do not carry a schedule yet; run without --link",
+        ));
+    }
+    Ok(())
+}
+
+/// [`load`] with the choice's `--schedule` (checked against the scenario's machine).
+fn load_scheduled(arg: &str, param: &[String], choice: &Choice) -> Result<(String, Scenario), Fail> {
+    let (name, mut s) = load(arg, param)?;
+    if let Some(text) = &choice.schedule {
+        let schedule = mmviz_engine::core::Schedule::parse(text).map_err(|e| bad(format!("--schedule: {e}")))?;
+        schedule
+            .check_cpus(s.topology.nr_cpus())
+            .map_err(|e| bad(format!("--schedule: {e} ({name})")))?;
+        s.schedule = schedule;
+    }
     Ok((name, s))
 }
 

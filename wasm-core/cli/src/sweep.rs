@@ -68,6 +68,11 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<(), Fail> {
     };
     let (mut plan, scenarios) = sweep::plan(|p| scenario::parse(&text, p).map_err(|e| e.to_string()), &fixed, &req)
         .map_err(|p| flagged(p, &name, vary.as_deref()))?;
+    if a.choice.schedule.is_some() {
+        return Err(bad(
+            "--schedule: a schedule names steps of one run, and a sweep makes many (use run, trace or compare)",
+        ));
+    }
     let toggles = toggles(a.choice)?;
     let mut runs = Vec::new();
     let mut windowed = false;

@@ -45,6 +45,9 @@ pub struct Config {
     dram: Vec<u64>,
     /// Simulated time at which the run stops (`window_ms`; `u64::MAX` when unset).
     window_end: u64,
+    /// The steps where another CPU than the earliest ready one acts (`core/schedule.rs`;
+    /// empty: the default order).
+    pub schedule: crate::core::Schedule,
 }
 
 /// Everything that changes; cloned for checkpoints (the large parts share chunks).
@@ -106,6 +109,10 @@ pub struct State {
     pub node_queued: Vec<u16>,
     /// `nohz.next_balance`: when a busy CPU's tick next kicks the idle load balancer.
     pub nohz_next_balance: u64,
+    /// The schedule's next pick ([`Config::schedule`]).
+    pub sched_pos: u32,
+    /// Why the schedule could not be followed (the run stops there).
+    pub sched_error: Option<String>,
     /// NUMA groups (`kernel/sched/numa_group.rs`), by slot.
     pub numa_groups: Vec<crate::kernel::sched::numa_group::NumaGroup>,
 }
@@ -146,6 +153,8 @@ pub enum RunError {
     TooManySteps(u64),
     /// Some CPU or task waits forever (a model bug or an impossible scenario).
     Deadlock(String),
+    /// The schedule asked for a CPU that had nothing to do, or outlived the run.
+    Schedule(String),
 }
 
 impl fmt::Display for RunError {
@@ -156,6 +165,7 @@ impl fmt::Display for RunError {
                 "the run did not finish within {n} steps (raise knobs.max_steps if this is intended)"
             ),
             RunError::Deadlock(s) => write!(f, "the run stopped with CPUs or tasks still waiting: {s}"),
+            RunError::Schedule(s) => write!(f, "the schedule does not fit this run: {s}"),
         }
     }
 }
@@ -560,6 +570,7 @@ impl Sim {
             jiffies0: crate::mm::vmstat::jiffies_at_start(scenario.seed),
             dram,
             window_end: scenario.knobs.get(crate::mech::core::WINDOW_NS).unwrap_or(u64::MAX),
+            schedule: scenario.schedule.clone(),
         };
         let nr_tasks = tasks.len();
         // The vmstat worker of each CPU, and what each task holds (mm/page_alloc.rs).
@@ -609,6 +620,8 @@ impl Sim {
                 cpu_queued: vec![false; nr_cpus],
                 node_queued: vec![0; nr_nodes_ids],
                 nohz_next_balance: nr_cpus as u64 * 1_000_000,
+                sched_pos: 0,
+                sched_error: None,
                 numa_groups: vec![crate::kernel::sched::numa_group::NumaGroup::empty(nr_nodes_ids); nr_tasks],
             },
             recording,
@@ -829,7 +842,15 @@ impl Sim {
     /// the step made it, so a counters-only step copies no event around.
     #[inline(always)]
     fn step_with<R>(&mut self, keep: impl FnOnce(Ev) -> R) -> Option<(StepInfo, R, u64)> {
-        let (time, cpu) = self.st.readyq.peek()?;
+        // A schedule's pick at this step, else the CPU ready earliest.
+        let picked = match self.cfg.schedule.get(self.st.sched_pos as usize) {
+            Some((at, want)) if at == self.st.step => Some(self.take_pick(want)?),
+            _ => None,
+        };
+        let (time, cpu) = match picked {
+            Some(p) => p,
+            None => self.st.readyq.peek()?,
+        };
         if time >= self.cfg.window_end {
             // `window_ms`: the run is over, whatever is still working.
             return None;
@@ -880,7 +901,12 @@ impl Sim {
         self.charge_profile(c);
         let step = self.st.step;
         self.st.step += 1;
-        self.refresh_top(cpu);
+        if picked.is_some() {
+            // A picked CPU need not be at the top of the queue.
+            self.refresh_one(cpu);
+        } else {
+            self.refresh_top(cpu);
+        }
         if !self.st.touched.is_empty() {
             self.refresh_ready();
         }
@@ -895,6 +921,40 @@ impl Sim {
             kept,
             cause,
         ))
+    }
+
+    /// The schedule's pick of `want` at this step: its ready time, or `None` (the run
+    /// stops, [`Sim::check_stuck`] says why) when it has nothing to do now.
+    #[cold]
+    fn take_pick(&mut self, want: CpuId) -> Option<(u64, CpuId)> {
+        let pos = self.st.sched_pos as usize;
+        self.st.sched_pos += 1;
+        let at = self.st.step;
+        let due = (usize::from(want) < self.st.cpus.len()).then(|| self.st.readyq.due(want)).flatten();
+        match due {
+            Some(t) if t < self.cfg.window_end => Some((t, want)),
+            _ => {
+                let ready: Vec<String> = (0..self.st.cpus.len() as CpuId)
+                    .filter(|&c| self.st.readyq.due(c).is_some_and(|t| t < self.cfg.window_end))
+                    .map(|c| c.to_string())
+                    .collect();
+                let why = if usize::from(want) >= self.st.cpus.len() {
+                    format!("this machine has CPUs 0 to {}", self.st.cpus.len().saturating_sub(1))
+                } else {
+                    format!("CPU {want} has nothing to do at step {at} (it waits, or has finished)")
+                };
+                self.st.sched_error = Some(format!(
+                    "pick {} (`{at}:{want}`): {why}; ready then: {}",
+                    pos + 1,
+                    if ready.is_empty() {
+                        "no CPU".to_string()
+                    } else {
+                        format!("CPU {}", ready.join(", "))
+                    }
+                ));
+                None
+            }
+        }
     }
 
     /// Runs one line of the top frame of `task` on `cpu` and applies its flow; returns
@@ -1297,6 +1357,16 @@ impl Sim {
 
     /// Errors if a CPU or user thread is left waiting when nothing can run.
     pub fn check_stuck(&self) -> Result<(), RunError> {
+        if let Some(why) = &self.st.sched_error {
+            return Err(RunError::Schedule(why.clone()));
+        }
+        if let Some((at, cpu)) = self.cfg.schedule.get(self.st.sched_pos as usize) {
+            return Err(RunError::Schedule(format!(
+                "pick {} (`{at}:{cpu}`): the run ended at step {}, before it",
+                self.st.sched_pos + 1,
+                self.st.step
+            )));
+        }
         if self.window_closed() {
             return Ok(());
         }

@@ -1259,6 +1259,10 @@ pub struct Scenario {
     pub questions: Vec<QuestionDef>,
     /// Assertions.
     pub expects: Vec<Expect>,
+    /// Which CPU acts where the run would otherwise follow simulated time
+    /// (`core/schedule.rs`): given from outside the file (`--schedule`, a link's `sched`);
+    /// empty by default.
+    pub schedule: crate::core::Schedule,
 }
 
 /// Names of metrics an `[[expect]]` may name besides counters: `steps`, the lock
@@ -1684,6 +1688,7 @@ impl Resolver<'_> {
             chapters,
             questions,
             expects,
+            schedule: Default::default(),
         })
     }
 

@@ -1,4 +1,5 @@
 // Number formatting for the UI (units in names, kernel-style hex).
+import { textWidthPx, type TextStyle } from './measureText';
 import { format } from 'd3';
 
 const groupInt = format(',d');
@@ -48,12 +49,28 @@ export function functionLabel(name: string): string {
 }
 
 /**
- * Shortens `text` with an ellipsis so that it fits `widthPx` at `fontPx`,
+ * Shortens `text` with an ellipsis so that it fits `widthPx` at `fontPx`: measured in the
+ * label's font when `style` is given and a canvas can measure (base/measureText.ts), else
  * assuming an average glyph width of `charEm` em (0.6 suits monospace).
  */
-export function fitText(text: string, widthPx: number, fontPx: number, charEm = 0.56): string {
-  const maxChars = Math.max(1, Math.floor(widthPx / (fontPx * charEm)));
+export function fitText(text: string, widthPx: number, fontPx: number, charEm = 0.56, style?: TextStyle): string {
   const chars = Array.from(text);
+  if (style) {
+    const full = textWidthPx(text, fontPx, style);
+    if (full !== null) {
+      if (full <= widthPx) return text;
+      // The longest prefix that fits with its ellipsis (widths grow with the prefix).
+      let lo = 0;
+      let hi = chars.length - 1;
+      while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        if ((textWidthPx(`${chars.slice(0, mid).join('')}…`, fontPx, style) ?? Infinity) <= widthPx) lo = mid;
+        else hi = mid - 1;
+      }
+      return `${chars.slice(0, lo).join('').trimEnd()}…`;
+    }
+  }
+  const maxChars = Math.max(1, Math.floor(widthPx / (fontPx * charEm)));
   if (chars.length <= maxChars) return text;
   return `${chars.slice(0, Math.max(0, maxChars - 1)).join('')}…`;
 }

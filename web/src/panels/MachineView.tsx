@@ -7,6 +7,7 @@
 import { cpuRanges } from '../base/numactl';
 import { memo, type ReactElement, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { fitText, formatHex, functionLabel } from '../base/format';
+import { textWidthPx } from '../base/measureText';
 import { archOverPx, cellInDirection, rectCenterPx, type RectPx } from '../base/geometry';
 import {
   DEFAULT_METRICS,
@@ -71,6 +72,37 @@ interface CpuBoxProps {
   maxTlbLines: number;
 }
 
+/** Gap between the mask badge and the box's right edge (the box's outline is up to 3 px wide). */
+const BADGE_INSET_PX = 7;
+
+/**
+ * The mm_cpumask badge of a CPU box: "mask" where the box has room beside its name, squeezed a
+ * little (SVG textLength) where the type is room-sized, "M" where even that does not fit.
+ */
+export function maskBadge(cpuId: number, boxWidthPx: number, fonts: MachineFontsPx, small: boolean): { text: string; widthPx: number; squeezeToPx: number | null } {
+  const padPx = 8;
+  const word = textWidthPx('mask', fonts.badge, { bold: true }) ?? fonts.badge * 2.6;
+  const name = textWidthPx(`CPU ${cpuId}`, fonts.name, { bold: true }) ?? fonts.name * 0.62 * `CPU ${cpuId}`.length;
+  // Room between the name (8 px in) and the badge's inset, with a gap after the name.
+  const room = boxWidthPx - 8 - name - 6 - BADGE_INSET_PX;
+  const natural = Math.max(fonts.badgeWidth, word + padPx);
+  if (!small && room >= natural) return { text: 'mask', widthPx: natural, squeezeToPx: null };
+  // Glyphs narrowed to 80 % at most (with a tighter pad) stay readable on a projector.
+  if (!small && room - padPx + 2 >= word * 0.8) return { text: 'mask', widthPx: room, squeezeToPx: Math.min(word, room - padPx + 2) };
+  const letter = textWidthPx('M', fonts.badge, { bold: true }) ?? fonts.badge * 0.8;
+  return { text: 'M', widthPx: Math.max(small ? fonts.badgeWidth : 0, letter + padPx), squeezeToPx: null };
+}
+
+/**
+ * A CPU box's state line: the engine's words, without repeating the line below (the function
+ * the CPU is in, or "user mode").
+ */
+export function boxState(cpu: Pick<CpuView, 'state' | 'inFunction'>): string {
+  if (cpu.inFunction && cpu.state === `in ${cpu.inFunction}`) return 'in the kernel';
+  if (cpu.state === 'running user code') return 'computing';
+  return cpu.state;
+}
+
 function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEntries, showPid, tlbDense, linkedPfns, metrics: m, fonts, maxTlbLines }: CpuBoxProps) {
   // One-letter badges on a narrow box (the lab's small type says it is narrow).
   const small = fonts.badgeWidth < 30;
@@ -78,6 +110,7 @@ function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEn
   const x = rect.xPx + 8;
   const textWidthPx = rect.widthPx - 14;
   const line = (i: number): number => rect.yPx + m.cpuLinePx - 3 + i * m.cpuLinePx;
+  const badge = maskBadge(cpu.id, rect.widthPx, fonts, small);
   const classes = [styles.cpu, cpu.lazy ? styles.lazy : '', isTouched ? styles.touchedCpu : '', isEventCpu ? styles.eventCpu : ''].join(' ');
   const shown = tlbDense ? 0 : tlbLinesShown(tlbEntries, maxTlbLines);
   // When the TLB is bigger than the box, the last line summarises the rest.
@@ -100,14 +133,21 @@ function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEn
       </text>
       {inMask && (
         <g>
-          <rect x={rect.xPx + rect.widthPx - fonts.badgeWidth - 5} y={rect.yPx + 4} width={fonts.badgeWidth} height={fonts.badgeHeight} rx={3} className={styles.maskBadge} />
-          <text x={rect.xPx + rect.widthPx - fonts.badgeWidth / 2 - 5} y={rect.yPx + 4 + fonts.badgeHeight * 0.5 + fonts.badge * 0.36} className={styles.maskText} fontSize={fonts.badge} textAnchor="middle">
-            {small ? 'M' : 'mask'}
+          <rect x={rect.xPx + rect.widthPx - badge.widthPx - BADGE_INSET_PX} y={rect.yPx + 5} width={badge.widthPx} height={fonts.badgeHeight} rx={3} className={styles.maskBadge} />
+          <text
+            x={rect.xPx + rect.widthPx - badge.widthPx / 2 - BADGE_INSET_PX}
+            y={rect.yPx + 5 + fonts.badgeHeight * 0.5 + fonts.badge * 0.36}
+            className={styles.maskText}
+            fontSize={fonts.badge}
+            textAnchor="middle"
+            {...(badge.squeezeToPx !== null ? { textLength: badge.squeezeToPx, lengthAdjust: 'spacingAndGlyphs' } : {})}
+          >
+            {badge.text}
           </text>
         </g>
       )}
       {cpu.lazy && (
-        <text x={rect.xPx + rect.widthPx - (inMask ? fonts.badgeWidth + 9 : 8)} y={line(0)} textAnchor="end" className={styles.lazyText} fontSize={fonts.state}>
+        <text x={rect.xPx + rect.widthPx - (inMask ? badge.widthPx + BADGE_INSET_PX + 4 : 8)} y={line(0)} textAnchor="end" className={styles.lazyText} fontSize={fonts.state}>
           {small ? 'z' : 'lazy'}
         </text>
       )}
@@ -115,10 +155,10 @@ function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEn
         {cpu.task ? `task ${cpu.task}` : 'no task'}
       </text>
       <text x={x} y={line(2)} fontSize={fonts.state} className={styles.cpuState}>
-        {fitText(cpu.state, textWidthPx, fonts.state, 0.52)}
+        {fitText(boxState(cpu), textWidthPx, fonts.state, 0.52, { italic: true })}
       </text>
       <text x={x} y={line(3)} fontSize={fonts.fn} className={cpu.inFunction ? styles.cpuFn : styles.cpuUser}>
-        {cpu.inFunction ? fitText(functionLabel(cpu.inFunction), textWidthPx, fonts.fn, 0.6) : cpu.task ? 'user mode' : ''}
+        {cpu.inFunction ? fitText(functionLabel(cpu.inFunction), textWidthPx, fonts.fn, 0.6, { mono: true, bold: true }) : cpu.task ? 'user mode' : ''}
       </text>
       {slots.map((e, i) => (
         <g key={i}>
@@ -126,18 +166,18 @@ function CpuBox({ cpu, tlb, tlbTotal, rect, inMask, isEventCpu, isTouched, tlbEn
             <rect x={rect.xPx + 4} y={line(3) + (i + 1) * m.tlbLinePx + 2 - monoPx} width={rect.widthPx - 8} height={monoPx + 5} rx={2} className={styles.tlbLinked} />
           )}
           <text x={x} y={line(3) + (i + 1) * m.tlbLinePx + 2} fontSize={monoPx} className={e ? styles.tlb : styles.tlbEmpty}>
-            {e ? fitText(tlbText(e), textWidthPx, monoPx, 0.6) : '·'}
+            {e ? fitText(tlbText(e), textWidthPx, monoPx, 0.6, { mono: true }) : '·'}
           </text>
         </g>
       ))}
       {tlbDense && (
         <text x={x} y={line(3) + m.tlbLinePx + 2} fontSize={monoPx} className={styles.tlbMore}>
-          {fitText(`TLB ${tlbTotal}/${tlbEntries}`, textWidthPx, monoPx, 0.6)}
+          {fitText(`TLB ${tlbTotal}/${tlbEntries}`, textWidthPx, monoPx, 0.6, { mono: true, italic: true })}
         </text>
       )}
       {overflow > 0 && (
         <text x={x} y={line(3) + shown * m.tlbLinePx + 2} fontSize={monoPx} className={styles.tlbMore}>
-          {fitText(`+${overflow} more (${tlbTotal}/${tlbEntries})`, textWidthPx, monoPx, 0.6)}
+          {fitText(`+${overflow} more (${tlbTotal}/${tlbEntries})`, textWidthPx, monoPx, 0.6, { mono: true, italic: true })}
         </text>
       )}
     </g>

@@ -1,8 +1,10 @@
 // Keeps the URL fragment in step with the shareable state (debounced
 // history.replaceState) and applies fragments pasted into the address bar. A jump a person
 // makes (a Why? hop, a chapter, a plot, the first divergence; the store's `historyMark`)
-// leaves a history entry: the frame jumped from is written first, and the frame jumped to is
-// pushed, so Back returns to where the jump started. An embed writes no URL at all: inside
+// leaves a history entry: the frame jumped from is written first, and the next write after it,
+// whoever makes it (the debounced follower, or Copy link writing the URL at once), is pushed,
+// so Back returns to where the jump started even when the person moves on (End, a step) before
+// the debounce has written the frame the jump landed on. An embed writes no URL at all: inside
 // another page's iframe its history entries would be that page's, and its link is the host's.
 import { useEffect } from 'react';
 import { linkBase } from '../base/build';
@@ -19,14 +21,29 @@ export function currentFragment(store: AppStore): string | null {
   return share ? stateToUrl(share) : null;
 }
 
-/** Writes the current state to the URL now (a new history entry when `push`); returns the full link. */
+/**
+ * A jump was made and the entry it started from is written: the next URL written for a
+ * different frame is a new history entry. One per window, like the history it speaks of.
+ */
+let entryPending = false;
+
+/**
+ * Writes the current state to the URL now: a new history entry when `push` or when a jump left
+ * one pending, else in place. Returns the full link.
+ */
 export function writeUrlNow(store: AppStore, push = false): string {
   const fragment = currentFragment(store);
   if (fragment !== null && window.location.hash !== `#${fragment}`) {
-    if (push) window.history.pushState(window.history.state, '', `#${fragment}`);
+    if (push || entryPending) window.history.pushState(window.history.state, '', `#${fragment}`);
     else window.history.replaceState(window.history.state, '', `#${fragment}`);
+    entryPending = false;
   }
   return window.location.href;
+}
+
+/** Forgets a pending history entry (for tests, and when the hook stops). */
+export function resetPendingEntry(): void {
+  entryPending = false;
 }
 
 /** Writes the URL now and returns the link to share: the current fragment at the lab's public address (base/build.ts). */
@@ -41,16 +58,16 @@ export function useUrlSync(): void {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let lastFragment = currentFragment(store);
-    // A jump was asked for: the next URL written is a new history entry.
-    let pushNext = false;
     const unsubscribe = store.subscribe((state, previous) => {
       if (state.mode === 'embed') return;
       if (state.historyMark !== previous.historyMark && !state.loading) {
-        // The frame jumped from is still the state's: it goes in the address bar now.
+        // The frame jumped from is still the state's: it goes in the address bar now (as a new
+        // entry if an earlier jump's landing is still pending), and the frame jumped to will be
+        // the next entry.
         clearTimeout(timer);
         writeUrlNow(store);
         lastFragment = currentFragment(store);
-        pushNext = true;
+        entryPending = true;
         return;
       }
       // While a load runs, the address bar keeps what was asked for (e.g. a
@@ -69,11 +86,12 @@ export function useUrlSync(): void {
       clearTimeout(timer);
       timer = setTimeout(() => {
         if (store.getState().loading || store.getState().urlHold !== null || store.getState().mode === 'embed') return;
-        writeUrlNow(store, pushNext);
-        pushNext = false;
+        writeUrlNow(store);
       }, URL_DEBOUNCE_MS);
     });
     const onHashChange = (): void => {
+      // Back, Forward or a pasted link: the history is the person's now, no jump entry is owed.
+      entryPending = false;
       const hash = window.location.hash.replace(/^#/, '');
       if (hash === currentFragment(store)) return;
       void store.getState().applyFragment(hash);
@@ -81,6 +99,7 @@ export function useUrlSync(): void {
     window.addEventListener('hashchange', onHashChange);
     return () => {
       clearTimeout(timer);
+      resetPendingEntry();
       unsubscribe();
       window.removeEventListener('hashchange', onHashChange);
     };

@@ -1,0 +1,52 @@
+//! `--schedule` on `mmviz run`, `trace` and `compare`: a pick changes which CPU acts at its
+//! step, and a schedule that does not fit is a one-line message naming the pick (exit 2).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
+
+mod common;
+use common::{json, mmviz};
+
+/// The CPU column of `mmviz trace` lines.
+fn trace_cpus(extra: &[&str]) -> Vec<String> {
+    let mut args = vec!["trace", "mremap-race-101", "--limit", "8"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = mmviz(&args);
+    assert_eq!(code, 0, "{err}");
+    out.lines().map(|l| l.split_whitespace().nth(2).unwrap().to_string()).collect()
+}
+
+#[test]
+fn a_pick_moves_its_cpu_to_its_step_and_the_run_still_finishes() {
+    assert_eq!(trace_cpus(&[])[4], "cpu0");
+    assert_eq!(trace_cpus(&["--schedule", "4:1"])[4], "cpu1");
+    let v = json(&["run", "mremap-race-101", "--schedule", "4:1", "--json"]);
+    assert!(v["steps"].as_u64().unwrap() > 0);
+    let runs = json(&[
+        "compare",
+        "mremap-race-101",
+        "--toggle",
+        "mremap_flush",
+        "--schedule",
+        "4:1",
+        "--json",
+    ]);
+    assert!(runs["runs"].as_array().unwrap().len() >= 2);
+}
+
+#[test]
+fn a_schedule_that_does_not_fit_names_the_pick() {
+    for (schedule, says) in [
+        ("4:2", "pick 1 (`4:2`): CPU 2 has nothing to do at step 4"),
+        ("4:1,999999:0", "pick 2 (`999999:0`): the run ended at step "),
+        ("4:9", "pick 1 (`4:9`): this machine has CPUs 0 to 4"),
+        ("4:1,x", "pick 2 (`x`): expected STEP:CPU"),
+        ("7:1,3:0", "pick 2 (`3:0`) is not after pick 1 (`7:1`)"),
+    ] {
+        let (code, out, err) = mmviz(&["run", "mremap-race-101", "--schedule", schedule]);
+        assert_eq!(code, 2, "{schedule}: {out}");
+        assert!(err.contains(says), "{schedule}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let (code, _, err) = mmviz(&["sweep", "mremap-race-101", "--toggle", "mremap_flush", "--schedule", "4:1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("a sweep makes many"), "{err}");
+}
