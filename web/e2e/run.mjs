@@ -1321,7 +1321,7 @@ describe('NUMA balancing panel', () => {
     // 8,192 pages in 64 cells of 128.
     assert.match(await panel.textContent(), /each cell: 128 pages/);
     assert.equal(await panel.getByTestId('vma-bar').locator('[data-protnone]').count(), 64);
-    assert.match(await panel.getByTestId('protnone').first().textContent(), /3,309 PROT_NONE not yet faulted/);
+    assert.match(await panel.getByTestId('protnone').first().textContent(), /3,299 PROT_NONE not yet faulted/);
     assert.ok((await panel.getByTestId('hint-fault').count()) >= 1);
     await lab.screenshot('45c-numa-delay-map-scale-mid-run');
     // The plot's caption just below the sticky step header.
