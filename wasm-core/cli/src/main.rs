@@ -187,6 +187,28 @@ enum Cmd {
         #[command(flatten)]
         link: LinkArgs,
     },
+    /// Every interleaving of a small scenario's CPUs, per value of a toggle: schedules
+    /// explored (sleep sets and state caching), distinct outcomes, and every bad outcome (a
+    /// lost write, a broken invariant, a stuck run) with the shortest schedule that reaches
+    /// it as a `--schedule` that `run` and `trace` replay.
+    Explore {
+        /// Scenario file or built-in id.
+        scenario: String,
+        /// Explore once per value of this toggle.
+        #[arg(long)]
+        toggle: Option<String>,
+        #[command(flatten)]
+        choice: Choice,
+        /// Override a scenario parameter: NAME=VALUE (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        param: Vec<String>,
+        /// States visited at most per toggle value (the search says when it was cut short).
+        #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        budget: u64,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check the [[expect]] assertions of scenario files or folders (default: the built-ins).
     Check {
         /// Files, folders or built-in ids.
@@ -315,6 +337,7 @@ macro_rules! outln {
     }};
 }
 
+mod explore;
 mod sweep;
 
 /// Stdout is gone: quietly for a closed pipe, with a message otherwise.
@@ -467,6 +490,21 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             diverge(&scenario, toggle.as_deref(), values.as_deref(), &choice, &param, json, &link)
         }
         Cmd::Check { scenarios, seeds } => check(&scenarios, seeds),
+        Cmd::Explore {
+            scenario,
+            toggle,
+            choice,
+            param,
+            budget,
+            json,
+        } => explore::explore(&explore::ExploreArgs {
+            scenario: &scenario,
+            toggle: toggle.as_deref(),
+            choice: &choice,
+            param: &param,
+            budget,
+            json,
+        }),
         Cmd::Mechanisms { json } => {
             let ms = mmviz_engine::view::mechanism_views();
             if json {

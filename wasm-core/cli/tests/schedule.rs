@@ -1,4 +1,4 @@
-//! `--schedule` on `mmviz run`, `trace` and `compare`: a pick changes which CPU acts at its
+//! `--schedule` on `mmviz run`, `trace` and `compare`, and `mmviz explore` that prints them: a pick changes which CPU acts at its
 //! step, and a schedule that does not fit is a one-line message naming the pick (exit 2).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
@@ -49,4 +49,34 @@ fn a_schedule_that_does_not_fit_names_the_pick() {
     let (code, _, err) = mmviz(&["sweep", "mremap-race-101", "--toggle", "mremap_flush", "--schedule", "4:1"]);
     assert_eq!(code, 2);
     assert!(err.contains("a sweep makes many"), "{err}");
+}
+
+#[test]
+fn explore_reports_the_lost_write_with_a_schedule_that_replays_it() {
+    let (code, out, err) = mmviz(&["explore", "mremap-race-101", "--set", "mremap_flush=deferred", "--budget", "300"]);
+    assert_eq!(code, 0, "{err}");
+    // Cut short by the budget, and says so.
+    assert!(out.contains("NOT exhaustive: 300 states visited"), "{out}");
+    let bad = out
+        .lines()
+        .position(|l| l.trim_start().starts_with("BAD") && l.contains("lost_write"))
+        .expect(&out);
+    let replay = out.lines().nth(bad + 1).unwrap();
+    let schedule = replay.split("--schedule ").nth(1).unwrap().trim();
+    let v = json(&[
+        "run",
+        "mremap-race-101",
+        "--set",
+        "mremap_flush=deferred",
+        "--schedule",
+        schedule,
+        "--json",
+    ]);
+    assert_eq!(v["counters"]["lost_writes"], 1, "{v}");
+    let (code, _, err) = mmviz(&["explore", "mremap-race-101", "--schedule", "1:1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("explore tries every schedule"), "{err}");
+    let (code, _, err) = mmviz(&["explore", "mremap-race-101", "--toggle", "no_such"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown toggle `no_such`"), "{err}");
 }

@@ -842,10 +842,48 @@ impl Sim {
     /// the step made it, so a counters-only step copies no event around.
     #[inline(always)]
     fn step_with<R>(&mut self, keep: impl FnOnce(Ev) -> R) -> Option<(StepInfo, R, u64)> {
-        // A schedule's pick at this step, else the CPU ready earliest.
-        let picked = match self.cfg.schedule.get(self.st.sched_pos as usize) {
-            Some((at, want)) if at == self.st.step => Some(self.take_pick(want)?),
+        self.step_picked(None, keep)
+    }
+
+    /// When `cpu` can next act, if it has something to do before the run's window ends.
+    pub fn ready_at(&self, cpu: CpuId) -> Option<u64> {
+        self.st.readyq.due(cpu).filter(|&t| t < self.cfg.window_end)
+    }
+
+    /// Runs one micro-step of `cpu` whatever the order says (the interleaving explorer's
+    /// choice, `explore.rs`), or `None` when it has nothing to do.
+    pub fn step_cpu(&mut self, cpu: CpuId) -> Option<StepInfo> {
+        self.ready_at(cpu)?;
+        self.step_picked(Some(cpu), |_| ()).map(|(info, (), _)| info)
+    }
+
+    /// [`Sim::step_cpu`] with what the step touched.
+    pub fn step_cpu_touched(&mut self, cpu: CpuId) -> Option<(StepInfo, Touched)> {
+        self.ready_at(cpu)?;
+        self.step_picked(Some(cpu), |ev| Touched {
+            function: ev.function,
+            line: ev.line,
+            pte: ev.pte,
+            pfns: ev.pfns,
+        })
+        .map(|(info, touched, _)| (info, touched))
+    }
+
+    /// [`Sim::step_with`] with the acting CPU `force`d, else the schedule's pick at this
+    /// step, else the CPU ready earliest.
+    #[inline(always)]
+    fn step_picked<R>(&mut self, force: Option<CpuId>, keep: impl FnOnce(Ev) -> R) -> Option<(StepInfo, R, u64)> {
+        let want = match (force, self.cfg.schedule.get(self.st.sched_pos as usize)) {
+            (Some(c), _) => Some(c),
+            (None, Some((at, c))) if at == self.st.step => {
+                self.st.sched_pos += 1;
+                Some(c)
+            }
             _ => None,
+        };
+        let picked = match want {
+            Some(c) => Some(self.take_pick(c)?),
+            None => None,
         };
         let (time, cpu) = match picked {
             Some(p) => p,
@@ -927,8 +965,7 @@ impl Sim {
     /// stops, [`Sim::check_stuck`] says why) when it has nothing to do now.
     #[cold]
     fn take_pick(&mut self, want: CpuId) -> Option<(u64, CpuId)> {
-        let pos = self.st.sched_pos as usize;
-        self.st.sched_pos += 1;
+        let pos = (self.st.sched_pos as usize).saturating_sub(1);
         let at = self.st.step;
         let due = (usize::from(want) < self.st.cpus.len()).then(|| self.st.readyq.due(want)).flatten();
         match due {

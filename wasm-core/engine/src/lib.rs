@@ -13,6 +13,7 @@ pub mod costs;
 pub mod counters;
 pub mod diverge;
 pub mod engine;
+pub mod explore;
 pub mod invariants;
 pub mod kernel;
 pub mod knobs;

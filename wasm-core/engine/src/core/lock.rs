@@ -192,6 +192,17 @@ impl Locks {
         }
     }
 
+    /// The table as text that does not depend on the order in which independent locks
+    /// were taken or queued (held locks and queues sorted by lock), for the interleaving
+    /// explorer's state digest (`explore.rs`).
+    pub fn canonical_text(&self) -> String {
+        let mut held: Vec<String> = self.held.iter().map(|h| format!("{h:?}")).collect();
+        held.sort_unstable();
+        let mut queues: Vec<String> = self.queues.iter().map(|q| format!("{q:?}")).collect();
+        queues.sort_unstable();
+        format!("{held:?}{queues:?}{:?}{:?}", self.waiters, self.stats)
+    }
+
     /// Takes `id` for `cpu` at `now` if it is free (or already `cpu`'s); returns whether
     /// it was taken. On `false`, `task` joins the lock's wait queue (once per wait) and
     /// the contention is counted: the caller blocks and retries when woken.

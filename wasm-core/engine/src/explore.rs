@@ -1,0 +1,465 @@
+//! The interleaving explorer: every schedule of a small scenario's CPUs, with the outcomes
+//! they reach and the shortest schedule to each bad one.
+//!
+//! A run's default order follows simulated time; here time is set aside and any CPU that
+//! has something to do may take the next step (as on a machine whose CPUs run at any
+//! relative speed). The search is a depth-first walk over those choices with two
+//! reductions:
+//! - **Sleep sets** (P. Godefroid, "Partial-Order Methods for the Verification of
+//!   Concurrent Systems", LNCS 1032, 1996, ch. 5): after the subtree of CPU `t`'s step is
+//!   explored, `t` goes to sleep for its siblings' subtrees and stays asleep there until a
+//!   step that does not commute with it runs, so two orders of independent steps are not
+//!   both explored to the end.
+//! - **State caching** with the sleep set each state was explored under (ibid., the
+//!   combination of sleep sets with a hash table of visited states): a state seen again is
+//!   explored only for the steps that were asleep the first time and are awake now.
+//!
+//! Independence is checked, not declared: two steps `u`, `t` enabled in state `s` commute
+//! there when each stays enabled after the other and `s·u·t` and `s·t·u` are the same state
+//! ([`digest`]). That is the condition sleep sets need (independence in `s`), and it needs
+//! no list of what each kernel function touches, which could miss something.
+//!
+//! A state's digest covers everything a later step can read: CPUs (clock, task, run queue,
+//! timers, TLB, wait, IPIs in flight), tasks, their stacks, address spaces, rmap roots, the
+//! page cache, frames, the file's backing store, free memory, the page allocator, locks,
+//! counters, the RNG. Left out are fields that only record *when* something happened for
+//! the lab (the step a frame was pushed or an IPI was sent, the step of a hint-fault
+//! record): two orders of the same steps give them different numbers and nothing reads
+//! them to decide anything.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use crate::core::Schedule;
+use crate::counters::Counters;
+use crate::engine::Sim;
+use crate::patches::ToggleSet;
+use crate::scenario::Scenario;
+use crate::topology::CpuId;
+
+/// How far a search may go.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// States visited at most (each a step taken in the search).
+    pub states: u64,
+    /// Steps in one schedule at most (a run longer than this is cut and reported).
+    pub depth: u64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            states: 200_000,
+            depth: 5_000,
+        }
+    }
+}
+
+/// A finding: something the kernel's rules should have prevented.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Finding {
+    /// What kind: `lost_write`, `stale_tlb_store`, `invariant`, `stuck`.
+    pub kind: &'static str,
+    /// What happened, for a person.
+    pub detail: String,
+    /// The steps involved (of the schedule that reaches it).
+    pub steps: Vec<u64>,
+}
+
+/// Whether a finding makes an outcome bad. A store through a stale TLB entry is reported
+/// but is bad only when the data it wrote is lost (`lost_write`): under a rule that flushes
+/// late on purpose it may land in the very page that is now mapped elsewhere.
+pub fn is_bad(kind: &str) -> bool {
+    matches!(kind, "lost_write" | "invariant" | "stuck")
+}
+
+/// One outcome: the final counters and findings that some schedules reach.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Counters at the end (what the outcome is told apart by, with the finding kinds).
+    pub counters: Counters,
+    /// Findings of the shortest schedule that reaches it.
+    pub findings: Vec<Finding>,
+    /// Whether any finding is bad.
+    pub bad: bool,
+    /// Complete schedules that reached it.
+    pub runs: u64,
+    /// The shortest schedule (fewest steps) that reaches it.
+    pub schedule: Schedule,
+    /// Its steps.
+    pub steps: u64,
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    /// Complete schedules run to their end (or to a finding that stops them).
+    pub runs: u64,
+    /// States visited (steps taken by the search).
+    pub states: u64,
+    /// States seen before and not explored again.
+    pub revisits: u64,
+    /// Steps found to commute (a sleep set kept a CPU asleep across them).
+    pub commuting_checks: u64,
+    /// Steps taken alone because no other CPU could observe them.
+    pub local_steps: u64,
+    /// Whether every schedule was covered (no budget ran out).
+    pub exhaustive: bool,
+    /// Why not, when not.
+    pub cut: Option<String>,
+    /// The distinct outcomes, bad ones first, then by schedules that reach them.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// The CPUs that could take the next step: those with work, an IPI or a timer pending
+/// before the run's window ends.
+pub fn enabled(sim: &Sim) -> Vec<CpuId> {
+    (0..sim.st.cpus.len() as CpuId).filter(|&c| sim.ready_at(c).is_some()).collect()
+}
+
+/// A digest of the state for the search (see the module's notes for what it covers).
+pub fn digest(sim: &Sim) -> u64 {
+    let st = &sim.st;
+    let mut text = String::with_capacity(16 * 1024);
+    for c in &st.cpus {
+        let inbox: Vec<_> = c.inbox.iter().map(|i| (i.mm, i.start, i.pages, i.gen, i.arrive)).collect();
+        let _ = write!(
+            text,
+            "{}|{}|{}|{:?}|{}|{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{:?}|{:?};",
+            c.clock,
+            c.curr,
+            c.idle,
+            c.rq,
+            c.slice_end,
+            c.timers,
+            c.loaded_mm,
+            c.lazy,
+            c.seen_gen,
+            c.tlb,
+            c.wait,
+            inbox,
+            c.acks_pending,
+            c.acks_last,
+            c.sd,
+            c.sd_numa
+        );
+    }
+    let _ = write!(text, "{:?}", st.tasks);
+    for s in &st.stacks {
+        let frames: Vec<_> = s.iter().collect();
+        let _ = write!(text, "{frames:?}");
+    }
+    let _ = write!(
+        text,
+        "{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{}{}{:?}{:?}{}{:?}{}{}",
+        st.mms,
+        st.roots,
+        st.page_cache,
+        st.backing,
+        st.free,
+        st.free_count,
+        st.numa_pgdat,
+        st.page_alloc,
+        st.locks.canonical_text(),
+        st.step,
+        st.counters,
+        st.rng,
+        st.nohz_next_balance,
+        st.numa_groups,
+        st.sched_pos,
+        st.node_queued.len()
+    );
+    // The frames (the biggest part) as numbers, not text.
+    let mut h = fnv1a(strip_step_records(&text).as_bytes());
+    for pfn in 0..st.frames.len() {
+        let p = st.frames.get(pfn);
+        let words = [
+            u64::from(p.flags) | u64::from(p.mapcount) << 16 | u64::from(p.refcount) << 32 | u64::from(p.mapping) << 48,
+            u64::from(p.index) | u64::from(p.last_cpupid) << 32,
+            u64::from(st.frames.content(pfn)),
+        ];
+        for w in words {
+            h = (h ^ w).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Kinds of step that act on the CPU's own task only: starting or ending a stretch of user
+/// computation, calling a function or returning from one.
+const LOCAL_KINDS: &[&str] = &["op_start", "compute_done", "call", "return"];
+
+/// Whether the step `before` → `after` of `cpu` is one no other CPU can observe: a
+/// [`LOCAL_KINDS`] step that names no PTE or frame (the engine names what a step reads or
+/// writes there: a walk, a mapcount test) and changes no other CPU's next step (a wake-up
+/// or an IPI would), with no lock taken or dropped, and that leaves the latest clock where
+/// it was.
+fn is_local(before: &Sim, after: &Sim, cpu: CpuId, kind: &str, touched: &crate::engine::Touched) -> bool {
+    LOCAL_KINDS.contains(&kind)
+        && touched.pte.is_none()
+        && touched.pfns == [None, None]
+        && (0..before.st.cpus.len() as CpuId)
+            .filter(|&c| c != cpu)
+            .all(|c| before.ready_at(c) == after.ready_at(c) && before.st.cpus[c as usize].inbox.len() == after.st.cpus[c as usize].inbox.len())
+        && before.st.locks.canonical_text() == after.st.locks.canonical_text()
+        // A step that moves the latest clock could change what a step reading it does
+        // (`Sim::now`: the flusher's wake-up time).
+        && after.now() == before.now()
+}
+
+/// `step: Some(N)` (a hint record's step) with the number left out.
+fn strip_step_records(text: &str) -> String {
+    const KEY: &str = "step: Some(";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(KEY) {
+        out.push_str(&rest[..i + KEY.len()]);
+        rest = rest[i + KEY.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The search's state along the current path.
+struct Search {
+    budget: Budget,
+    invariants: bool,
+    visited: HashMap<u64, Vec<CpuId>>,
+    /// (step, CPU that acted, CPU the default order would have taken).
+    path: Vec<(u64, CpuId, Option<CpuId>)>,
+    /// Findings along the path: (step, kind).
+    marks: Vec<(u64, &'static str)>,
+    outcomes: BTreeMap<(Vec<u64>, Vec<&'static str>), Outcome>,
+    runs: u64,
+    states: u64,
+    revisits: u64,
+    commuting: u64,
+    local: u64,
+    cut: Option<String>,
+}
+
+/// Explores every schedule of `scenario` under `toggles` within `budget`, checking the
+/// engine's invariants after every step when `invariants` is set.
+pub fn explore(scenario: &Scenario, toggles: &ToggleSet, budget: Budget, invariants: bool) -> Exploration {
+    let mut plain = scenario.clone();
+    plain.schedule = Schedule::default();
+    let sim = Sim::new(&plain, toggles, false);
+    let mut s = Search {
+        budget,
+        invariants,
+        visited: HashMap::new(),
+        path: Vec::new(),
+        marks: Vec::new(),
+        outcomes: BTreeMap::new(),
+        runs: 0,
+        states: 0,
+        revisits: 0,
+        commuting: 0,
+        local: 0,
+        cut: None,
+    };
+    s.dfs(sim, Vec::new());
+    let mut outcomes: Vec<Outcome> = s.outcomes.into_values().collect();
+    outcomes.sort_by(|a, b| b.bad.cmp(&a.bad).then(b.runs.cmp(&a.runs)).then(a.steps.cmp(&b.steps)));
+    Exploration {
+        runs: s.runs,
+        states: s.states,
+        revisits: s.revisits,
+        commuting_checks: s.commuting,
+        local_steps: s.local,
+        exhaustive: s.cut.is_none(),
+        cut: s.cut,
+        outcomes,
+    }
+}
+
+impl Search {
+    fn dfs(&mut self, sim: Sim, mut sleep: Vec<CpuId>) {
+        if self.cut.is_some() {
+            return;
+        }
+        let mut enabled = enabled(&sim);
+        // The default order's choice first: the first schedule explored is the default run.
+        if let Some(first) = sim.st.readyq.peek().map(|p| p.1) {
+            if let Some(i) = enabled.iter().position(|&c| c == first) {
+                enabled[..=i].rotate_right(1);
+            }
+        }
+        if enabled.is_empty() {
+            let stuck = sim.check_stuck().err().map(|e| e.to_string());
+            self.finish(&sim, stuck);
+            return;
+        }
+        if self.path.len() as u64 >= self.budget.depth {
+            self.cut = Some(format!("a schedule reached {} steps (the depth budget)", self.budget.depth));
+            return;
+        }
+        let h = digest(&sim);
+        match self.visited.get_mut(&h) {
+            Some(stored) => {
+                // Explored before with `stored` asleep: only those awake now are new.
+                let todo: Vec<CpuId> = stored.iter().copied().filter(|c| !sleep.contains(c)).collect();
+                stored.retain(|c| sleep.contains(c));
+                if todo.is_empty() {
+                    self.revisits += 1;
+                    return;
+                }
+                sleep = enabled.iter().copied().filter(|c| !todo.contains(c)).collect();
+            }
+            None => {
+                self.visited.insert(h, sleep.clone());
+            }
+        }
+        let default = sim.st.readyq.peek().map(|p| p.1);
+        // A step no other CPU can observe commutes with every other step: it is taken
+        // alone, with no branch (an ample set of one; the runs end, so no cycle can
+        // postpone the others forever).
+        for &t in &enabled {
+            if sleep.contains(&t) {
+                continue;
+            }
+            let mut next = sim.clone();
+            let step = next.st.step;
+            let Some((info, touched)) = next.step_cpu_touched(t) else {
+                continue;
+            };
+            if !is_local(&sim, &next, t, info.kind.name(), &touched) {
+                continue;
+            }
+            if self.states >= self.budget.states {
+                self.cut = Some(format!("{} states visited (the state budget)", self.budget.states));
+                return;
+            }
+            self.states += 1;
+            self.local += 1;
+            self.path.push((step, t, default));
+            self.dfs(next, sleep);
+            self.path.pop();
+            return;
+        }
+        for &t in &enabled {
+            if sleep.contains(&t) {
+                continue;
+            }
+            if self.states >= self.budget.states {
+                self.cut = Some(format!("{} states visited (the state budget)", self.budget.states));
+                return;
+            }
+            self.states += 1;
+            let mut next = sim.clone();
+            let before = next.st.counters;
+            let step = next.st.step;
+            if next.step_cpu(t).is_none() {
+                continue;
+            }
+            self.path.push((step, t, default));
+            let marks = self.marks.len();
+            self.note(&before, &next, step);
+            let broken = if self.invariants {
+                crate::invariants::check(&next).err()
+            } else {
+                None
+            };
+            match broken {
+                Some(why) => {
+                    self.marks.push((step, "invariant"));
+                    self.finish(&next, Some(format!("after step {step}: {why}")));
+                }
+                None => {
+                    let asleep: Vec<CpuId> = sleep.iter().copied().filter(|&u| self.commute(&sim, u, t)).collect();
+                    self.dfs(next, asleep);
+                }
+            }
+            self.marks.truncate(marks);
+            self.path.pop();
+            sleep.push(t);
+        }
+    }
+
+    /// Whether `u` and `t`, both enabled in `s`, commute there.
+    fn commute(&mut self, s: &Sim, u: CpuId, t: CpuId) -> bool {
+        let run = |first: CpuId, second: CpuId| -> Option<u64> {
+            let mut x = s.clone();
+            x.step_cpu(first)?;
+            x.ready_at(second)?;
+            x.step_cpu(second)?;
+            Some(digest(&x))
+        };
+        let same = matches!((run(u, t), run(t, u)), (Some(a), Some(b)) if a == b);
+        if same {
+            self.commuting += 1;
+        }
+        same
+    }
+
+    /// Findings made by the step at `step` (counter changes that are findings).
+    fn note(&mut self, before: &Counters, after: &Sim, step: u64) {
+        use crate::mech::writeback::{LOST_WRITES, STALE_TLB_STORES};
+        if after.st.counters.get(STALE_TLB_STORES) > before.get(STALE_TLB_STORES) {
+            self.marks.push((step, "stale_tlb_store"));
+        }
+        if after.st.counters.get(LOST_WRITES) > before.get(LOST_WRITES) {
+            self.marks.push((step, "lost_write"));
+        }
+    }
+
+    /// A schedule ended (its last state `sim`; `stopped` says why when it did not finish).
+    fn finish(&mut self, sim: &Sim, stopped: Option<String>) {
+        self.runs += 1;
+        let mut findings: Vec<Finding> = Vec::new();
+        for kind in ["lost_write", "stale_tlb_store"] {
+            let steps: Vec<u64> = self.marks.iter().filter(|m| m.1 == kind).map(|m| m.0).collect();
+            if !steps.is_empty() {
+                let detail = match kind {
+                    "lost_write" => "a page dropped from the page cache held data the file never got".to_string(),
+                    _ => "a store went through a TLB entry the page table no longer has".to_string(),
+                };
+                findings.push(Finding { kind, detail, steps });
+            }
+        }
+        if let Some(why) = stopped {
+            let kind = if self.marks.last().is_some_and(|m| m.1 == "invariant") {
+                "invariant"
+            } else {
+                "stuck"
+            };
+            let steps = self.path.last().map(|p| vec![p.0]).unwrap_or_default();
+            findings.push(Finding { kind, detail: why, steps });
+        }
+        let bad = findings.iter().any(|f| is_bad(f.kind));
+        let key = (
+            sim.st.counters.iter().map(|(_, v)| v).collect::<Vec<u64>>(),
+            findings.iter().map(|f| f.kind).collect::<Vec<_>>(),
+        );
+        let steps = sim.st.step;
+        let schedule = self.schedule();
+        let e = self.outcomes.entry(key).or_insert_with(|| Outcome {
+            counters: sim.st.counters,
+            findings: findings.clone(),
+            bad,
+            runs: 0,
+            schedule: schedule.clone(),
+            steps,
+        });
+        e.runs += 1;
+        if steps < e.steps || (steps == e.steps && schedule.picks().len() < e.schedule.picks().len()) {
+            e.steps = steps;
+            e.schedule = schedule;
+            e.findings = findings;
+        }
+    }
+
+    /// The current path as a schedule: the steps where it left the default order.
+    fn schedule(&self) -> Schedule {
+        let picks: Vec<(u64, CpuId)> = self.path.iter().filter(|p| p.2 != Some(p.1)).map(|p| (p.0, p.1)).collect();
+        Schedule::new(picks).unwrap_or_default()
+    }
+}
