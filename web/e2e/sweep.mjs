@@ -109,9 +109,9 @@ export function sweepSuite(h) {
       assert.match(await dialog.getByText(/^The same on the command line:/).textContent(), /mmviz sweep numa-pmbench --toggle numa_delay_map --param processes=4 --param seconds=15 --param threads=2 --vary node1_cpus=4,8,16 --seeds 2/);
 
       // A counter added with the picker: drawn from the same runs, none run again.
-      await dialog.getByRole('combobox', { name: 'Add a counter' }).selectOption('numa_hint_faults');
+      await dialog.getByRole('combobox', { name: 'Add a counter' }).selectOption('numa_pte_updates');
       await dialog.getByRole('button', { name: 'Add', exact: true }).click();
-      await dialog.locator('figure[data-column="numa_hint_faults"]').waitFor();
+      await dialog.locator('figure[data-column="numa_pte_updates"]').waitFor();
       assert.equal(await charts.count(), oracle.report.columns.length + 1);
 
       // Each toggle value's own values: a line per value, the y axis in the counter's unit.

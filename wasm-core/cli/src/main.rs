@@ -87,6 +87,11 @@ enum Cmd {
         /// callees', as `perf report --children` shows it, and its share of busy CPU time.
         #[arg(long)]
         profile: bool,
+        /// Also measure the profile over part of the run only, START_S..END_S seconds of
+        /// simulated time (repeatable), as a profiler sampling a window sees it: CPU times
+        /// and `*_pct` shares such as try_to_unmap_pct, shown as `NAME [START..END s]`.
+        #[arg(long = "profile-window", value_name = "START_S..END_S")]
+        profile_window: Vec<String>,
         #[command(flatten)]
         link: LinkArgs,
     },
@@ -118,6 +123,11 @@ enum Cmd {
         /// and its callees', as `perf report --children` shows it, side by side.
         #[arg(long)]
         profile: bool,
+        /// Also measure the profile over part of the run only, START_S..END_S seconds of
+        /// simulated time (repeatable), as a profiler sampling a window sees it: CPU times
+        /// and `*_pct` shares such as try_to_unmap_pct, shown as `NAME [START..END s]`.
+        #[arg(long = "profile-window", value_name = "START_S..END_S")]
+        profile_window: Vec<String>,
         #[command(flatten)]
         link: LinkArgs,
     },
@@ -147,6 +157,11 @@ enum Cmd {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Also measure the profile over part of the run only, START_S..END_S seconds of
+        /// simulated time (repeatable), as a profiler sampling a window sees it: CPU times
+        /// and `*_pct` shares such as try_to_unmap_pct, shown as `NAME [START..END s]`.
+        #[arg(long = "profile-window", value_name = "START_S..END_S")]
+        profile_window: Vec<String>,
     },
     /// Where two runs first part: step both side by side and print the first step whose
     /// events differ (CPU, task, event, function, code line, what it touched), with both
@@ -354,12 +369,14 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             json,
             hash,
             profile,
+            profile_window,
             link,
         } => {
             link_fits(&choice, &link)?;
             let (name, s) = load_scheduled(&scenario, &param, &choice)?;
             let toggles = toggles(&choice)?;
-            let r = run::run(&s, &toggles).map_err(|e| bad(format!("{name}: {e}")))?;
+            let windows = windows(&profile_window)?;
+            let r = run::run_with(&s, &toggles, &windows).map_err(|e| bad(format!("{name}: {e}")))?;
             let links = if link.link {
                 vec![lab_link(&link, &scenario, &toggles, &param, &link::Compared::One, 0)?]
             } else {
@@ -384,12 +401,19 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                 }
                 outln!("{}", to_json(&v));
             } else {
-                out!("{}", run::compare_table(&s.id, &[("value".into(), &r)], &rows(&[&r])));
+                let wrows = window_rows(&[&r]);
+                let mut names = rows(&[&r]);
+                names.extend(wrows.iter().map(String::as_str));
+                out!("{}", run::compare_table(&s.id, &[("value".into(), &r)], &names));
                 if let Some(h) = event_hash {
                     outln!("event_hash {h:016x}");
                 }
                 if profile {
                     out!("{}", run::profile_table(&[("value".into(), &r)]));
+                    for w in &r.windows {
+                        outln!("Over {}:", w.window.label());
+                        out!("{}", run::profile_table(&[("value".into(), &windowed(&r, w))]));
+                    }
                 }
                 print_links(&links);
             }
@@ -404,10 +428,11 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             columns,
             all,
             profile,
+            profile_window,
             link,
         } => compare(
             &scenario,
-            toggle.as_deref(),
+            toggle.map(|t| toggle_arg(&t)).as_deref(),
             &choice,
             &param,
             &CompareOut {
@@ -415,6 +440,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
                 columns,
                 all,
                 profile,
+                windows: windows(&profile_window)?,
                 link,
             },
         ),
@@ -427,15 +453,17 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             seeds,
             columns,
             json,
+            profile_window,
         } => sweep::sweep(&sweep::SweepArgs {
             scenario: &scenario,
-            toggle: &toggle,
+            toggle: &toggle_arg(&toggle),
             choice: &choice,
             param: &param,
             vary: vary.as_deref(),
             seeds,
             columns: columns.as_deref(),
             json,
+            windows: windows(&profile_window)?,
         }),
         Cmd::Diverge {
             scenario,
@@ -445,7 +473,22 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             param,
             json,
             link,
-        } => diverge(&scenario, toggle.as_deref(), values.as_deref(), &choice, &param, json, &link),
+        } => {
+            // A renamed toggle's --values are the old id's: read them as the new id's.
+            let values = match (toggle.as_deref().and_then(patches::renamed), values) {
+                (Some(r), Some(v)) => Some(
+                    list(&v)
+                        .into_iter()
+                        .map(|x| r.translate(&ToggleValue::Enum(x.into())).map(|v| v.to_string()))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| bad(format!("--values {v}: {e}")))?
+                        .join(","),
+                ),
+                (_, v) => v,
+            };
+            let toggle = toggle.map(|t| toggle_arg(&t));
+            diverge(&scenario, toggle.as_deref(), values.as_deref(), &choice, &param, json, &link)
+        }
         Cmd::Check { scenarios, seeds } => check(&scenarios, seeds),
         Cmd::Explore {
             scenario,
@@ -749,6 +792,19 @@ fn rows(results: &[&RunResult]) -> Vec<&'static str> {
     out
 }
 
+/// The rows of the metrics over each profile window (`NAME [START..END s]`).
+fn window_rows(results: &[&RunResult]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in results {
+        for name in r.window_rows() {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
 fn run_json(s: &Scenario, r: &RunResult) -> Value {
     let toggles: Map<String, Value> = r
         .toggles
@@ -764,6 +820,17 @@ fn run_json(s: &Scenario, r: &RunResult) -> Value {
     let counters: Map<String, Value> = r.counters.iter().map(|(c, v)| (c.name().to_string(), json!(v))).collect();
     let metrics: Map<String, Value> = r.metrics.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
     let mut v = json!({ "scenario": s.id, "toggles": toggles, "counters": counters, "metrics": metrics, "steps": r.steps });
+    if let (false, Some(obj)) = (r.windows.is_empty(), v.as_object_mut()) {
+        let ws: Vec<Value> = r
+            .windows
+            .iter()
+            .map(|w| {
+                let m: Map<String, Value> = w.metrics.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+                json!({ "start_s": w.window.start_ns as f64 / 1e9, "end_s": w.window.end_ns as f64 / 1e9, "metrics": m })
+            })
+            .collect();
+        obj.insert("windows".into(), json!(ws));
+    }
     let warnings = r.warnings();
     if let (false, Some(obj)) = (warnings.is_empty(), v.as_object_mut()) {
         obj.insert("warnings".into(), json!(warnings));
@@ -797,6 +864,30 @@ fn toggles(choice: &Choice) -> Result<ToggleSet, Fail> {
     Ok(t)
 }
 
+/// Prints `mmviz: note: {msg}` on stderr, once per message (the toggles of a choice are
+/// read once per run compared).
+fn note_once(msg: String) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    if let Ok(mut said) = SAID.lock() {
+        if !said.contains(&msg) {
+            eprintln!("mmviz: note: {msg}");
+            said.push(msg);
+        }
+    }
+}
+
+/// A toggle id from the command line: a renamed one (see `patches::RENAMED`) is replaced
+/// by its successor, with a note on stderr saying so.
+fn toggle_arg(id: &str) -> String {
+    match patches::renamed(id) {
+        Some(r) => {
+            note_once(r.note());
+            r.new.to_string()
+        }
+        None => id.to_string(),
+    }
+}
+
 /// `--set ID=VALUE` arguments, checked.
 fn sets(set: &[String]) -> Result<Vec<(String, ToggleValue)>, Fail> {
     set.iter()
@@ -804,6 +895,13 @@ fn sets(set: &[String]) -> Result<Vec<(String, ToggleValue)>, Fail> {
             let (id, v) = s
                 .split_once('=')
                 .ok_or_else(|| bad(format!("--set `{s}`: expected ID=VALUE, e.g. numa_delay_map=off")))?;
+            if let Some(r) = patches::renamed(id) {
+                let value = r
+                    .translate(&ToggleValue::Enum(v.into()))
+                    .map_err(|e| bad(format!("--set {s}: {e}")))?;
+                note_once(format!("{}; --set {s} runs {}={value}", r.note(), r.new));
+                return Ok((r.new.to_string(), value));
+            }
             let patch = patches::find(id.trim()).ok_or_else(|| {
                 bad(format!(
                     "--set {s}: unknown toggle `{}` (known toggles: {})",
@@ -828,7 +926,26 @@ struct CompareOut {
     columns: Option<String>,
     all: bool,
     profile: bool,
+    windows: Vec<run::Window>,
     link: LinkArgs,
+}
+
+/// `--profile-window START_S..END_S` arguments, checked.
+fn windows(args: &[String]) -> Result<Vec<run::Window>, Fail> {
+    args.iter()
+        .map(|a| run::Window::parse(a).map_err(|e| bad(format!("--profile-window {e}"))))
+        .collect()
+}
+
+/// A run's result as its window `w` shows it (metrics and profile over the window), for
+/// the profile table.
+fn windowed(r: &RunResult, w: &run::WindowResult) -> RunResult {
+    RunResult {
+        metrics: w.metrics.clone(),
+        profile: w.profile.clone(),
+        windows: Vec::new(),
+        ..r.clone()
+    }
 }
 
 /// `mmviz compare`: one run per value of `--toggle`, per `--preset` name or per
@@ -853,7 +970,7 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
             return Err(bad("compare varies one thing: --toggle, or --preset A,B, or --kernel vA,vB"));
         }
         let base = toggles(choice)?;
-        let runs = run::compare(&s, &base, id).map_err(fail)?;
+        let runs = run::compare_with(&s, &base, id, &out.windows).map_err(fail)?;
         if out.link.link {
             if let Some((first, _)) = runs.first() {
                 for (v, _) in runs.iter().skip(1) {
@@ -876,7 +993,7 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
             preset: None,
             ..choice.clone()
         })?;
-        let runs = run::compare_presets(&s, &base, &presets, &sets(&choice.set)?).map_err(fail)?;
+        let runs = run::compare_presets_with(&s, &base, &presets, &sets(&choice.set)?, &out.windows).map_err(fail)?;
         if out.link.link {
             let key = |p: &str| link::preset_key(p).ok_or_else(|| bad(format!("--preset: unknown preset `{p}`")));
             let first = key(presets[0])?;
@@ -897,7 +1014,7 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
                 ..choice.clone()
             })?);
         }
-        let runs = run::run_many(&s, &sets).map_err(fail)?;
+        let runs = run::run_many_with(&s, &sets, &out.windows).map_err(fail)?;
         if out.link.link {
             let base = toggles(&Choice {
                 kernel: None,
@@ -950,12 +1067,23 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
                 // Counters no run moved say nothing about the difference.
                 names.retain(|n| Counter::from_name(n).is_none() || results.iter().any(|r| r.value(n).is_some_and(|v| v != 0.0)));
             }
+            let wrows = window_rows(&results);
+            names.extend(wrows.iter().map(String::as_str));
             out!("{}", run::compare_table(&s.id, &cols, &names));
         } else {
             out!("{}", run::runs_table(&s.id, &cols, &columns));
         }
         if out.profile {
             out!("{}", run::profile_table(&cols));
+            for (i, w) in out.windows.iter().enumerate() {
+                let over: Vec<RunResult> = runs
+                    .iter()
+                    .map(|r| r.windows.get(i).map_or_else(|| r.clone(), |x| windowed(r, x)))
+                    .collect();
+                let wcols: Vec<(String, &RunResult)> = cols.iter().map(|(c, _)| c.clone()).zip(over.iter()).collect();
+                outln!("Over {}:", w.label());
+                out!("{}", run::profile_table(&wcols));
+            }
         }
         print_links(&links);
     }
@@ -1279,6 +1407,9 @@ fn check(args: &[String], seeds: Option<u64>) -> Result<(), Fail> {
     for a in expand(args)? {
         let (name, s) = load(&a, &[])?;
         let outcomes = run::check(&s).map_err(|e| bad(format!("{name}: {e}")))?;
+        // `--seeds` runs the single-seed expectations again at other seeds; one measured
+        // over seeds already (`seeds = N`) is not.
+        let single: Vec<bool> = outcomes.iter().map(|o| o.expect.seeds.is_none()).collect();
         if outcomes.is_empty() {
             outln!("{name}: no [[expect]] blocks");
         }
@@ -1287,8 +1418,9 @@ fn check(args: &[String], seeds: Option<u64>) -> Result<(), Fail> {
         if !outcomes.is_empty() {
             for seed in (1..=seeds.unwrap_or(0)).filter(|&x| x != s.seed) {
                 let at = Scenario { seed, ..s.clone() };
-                let os = run::check(&at).map_err(|e| bad(format!("{name} (seed {seed}): {e}")))?;
-                for (i, o) in os.into_iter().enumerate() {
+                let os = run::check_with(&at, false).map_err(|e| bad(format!("{name} (seed {seed}): {e}")))?;
+                let slots = single.iter().enumerate().filter(|(_, &one)| one).map(|(i, _)| i);
+                for (i, o) in slots.zip(os) {
                     others[i].push((seed, o.value, o.ok));
                 }
             }
@@ -1311,14 +1443,22 @@ fn check(args: &[String], seeds: Option<u64>) -> Result<(), Fail> {
             if let Some(x) = e.max {
                 bounds.push(format!("<= {x}"));
             }
+            if let Some((a, b)) = e.window {
+                set.push_str(&format!(" over {}", run::Window { start_ns: a, end_ns: b }.label()));
+            }
+            let mean = e.seeds.map_or(String::new(), |n| format!("mean of seeds 1-{n} "));
             outln!(
-                "{} {name}:{} {}{set}: {:.4} (want {})",
+                "{} {name}:{} {}{set}: {mean}{:.4} (want {})",
                 if o.ok { "ok  " } else { "FAIL" },
                 e.line,
                 e.name,
                 o.value,
                 bounds.join(", ")
             );
+            if !o.per_seed.is_empty() {
+                let each: Vec<String> = o.per_seed.iter().map(|(seed, v)| format!("{seed}: {v:.4}")).collect();
+                outln!("       seeds {}", each.join(", "));
+            }
             for w in &o.warnings {
                 outln!("       warning: {w}");
             }

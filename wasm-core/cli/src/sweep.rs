@@ -23,6 +23,7 @@ pub(crate) struct SweepArgs<'a> {
     pub seeds: Option<u64>,
     pub columns: Option<&'a str>,
     pub json: bool,
+    pub windows: Vec<run::Window>,
 }
 
 /// A sweep problem as a one-line message naming the flag.
@@ -65,7 +66,7 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<(), Fail> {
         columns: a.columns.map(|c| list(c).into_iter().map(String::from).collect()),
         max_runs: None,
     };
-    let (plan, scenarios) = sweep::plan(|p| scenario::parse(&text, p).map_err(|e| e.to_string()), &fixed, &req)
+    let (mut plan, scenarios) = sweep::plan(|p| scenario::parse(&text, p).map_err(|e| e.to_string()), &fixed, &req)
         .map_err(|p| flagged(p, &name, vary.as_deref()))?;
     if a.choice.schedule.is_some() {
         return Err(bad(
@@ -74,10 +75,29 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<(), Fail> {
     }
     let toggles = toggles(a.choice)?;
     let mut runs = Vec::new();
+    let mut windowed = false;
     for (value, s) in plan.values().into_iter().zip(&scenarios) {
         for &seed in &plan.seeds {
             let at = Scenario { seed, ..s.clone() };
-            let results = run::compare(&at, &toggles, &plan.toggle).map_err(|e| bad(format!("{name}: {e}")))?;
+            let results = run::compare_with(&at, &toggles, &plan.toggle, &a.windows).map_err(|e| bad(format!("{name}: {e}")))?;
+            // Each column read from the profile is shown over every window too: the
+            // windows' names are known once a run has them.
+            if !windowed {
+                windowed = true;
+                if let Some((_, r)) = results.first() {
+                    let extra: Vec<String> = r
+                        .windows
+                        .iter()
+                        .flat_map(|w| {
+                            plan.columns
+                                .iter()
+                                .filter(|col| w.metrics.contains_key(col.as_str()))
+                                .map(move |col| format!("{col} [{}]", w.window.label()))
+                        })
+                        .collect();
+                    plan.columns.extend(extra);
+                }
+            }
             for (v, r) in &results {
                 let mut label = format!("{}={v}, seed {seed}", plan.toggle);
                 if let (Some(vy), Some(x)) = (&plan.vary, value) {

@@ -53,6 +53,51 @@ fn compare_varies_kernels_in_the_order_given() {
     }
 }
 
+/// `mremap_latency_limit` (on = before the patch) became `mremap_pmd_extents` (on = the
+/// patch applied): the old id still works on the command line, meaning what it meant,
+/// with a note naming the new one.
+#[test]
+fn the_renamed_mremap_toggle_runs_as_its_successor_with_a_note() {
+    let new_id = "mremap_pmd_extents";
+    for (old, new) in [("on", false), ("off", true)] {
+        let set = format!("mremap_latency_limit={old}");
+        let (code, out, err) = mmviz(&["run", "mremap-101", "--set", &set, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["toggles"][new_id], Value::Bool(new), "{set}");
+        assert!(v["toggles"].get("mremap_latency_limit").is_none());
+        assert!(
+            err.contains("note: toggle `mremap_latency_limit` is now `mremap_pmd_extents`"),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("runs mremap_pmd_extents={}", if new { "on" } else { "off" })),
+            "{err}"
+        );
+        assert_eq!(err.lines().filter(|l| l.contains("note:")).count(), 1, "{err}");
+    }
+    // The same run under either id.
+    let a = json(&["run", "mremap-101", "--set", "mremap_latency_limit=on", "--json"]);
+    let b = json(&["run", "mremap-101", "--set", "mremap_pmd_extents=off", "--json"]);
+    assert_eq!(a, b);
+    // --toggle with the old id compares the new id's values, off then on.
+    let (code, out, err) = mmviz(&["compare", "mremap-101", "--toggle", "mremap_latency_limit", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["toggle"], new_id);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs[0]["toggles"][new_id], Value::Bool(false));
+    assert_eq!(runs[1]["toggles"][new_id], Value::Bool(true));
+    assert!(
+        err.contains("note: toggle `mremap_latency_limit` is now `mremap_pmd_extents`"),
+        "{err}"
+    );
+    // A bad value names the id it was given under.
+    let (code, _, err) = mmviz(&["run", "mremap-101", "--set", "mremap_latency_limit=maybe"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`mremap_latency_limit` is on/off, not `maybe`"), "{err}");
+}
+
 #[test]
 fn a_bad_choice_is_one_line_and_exit_2() {
     for (args, want) in [

@@ -135,6 +135,16 @@ impl Counters {
         Counter::all().iter().map(|&c| (c, self.get(c)))
     }
 
+    /// What was counted after `before` (a copy of these counters taken earlier): the
+    /// counters of a window of the run.
+    pub fn since(&self, before: &Counters) -> Counters {
+        let mut out = *self;
+        for (o, b) in out.0.iter_mut().zip(before.0.iter()) {
+            *o = o.saturating_sub(*b);
+        }
+        out
+    }
+
     /// Non-zero differences `self - before`, in display order.
     pub fn delta_since(&self, before: &Counters) -> Vec<(Counter, i64)> {
         Counter::all()

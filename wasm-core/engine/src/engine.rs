@@ -36,6 +36,10 @@ pub struct Config {
     pub ops: Vec<Vec<Op>>,
     /// Toggles in effect.
     pub toggles: ToggleSet,
+    /// CFS's tunables for this machine (`kernel/sched/fair.rs`).
+    pub sched: crate::kernel::sched::fair::Tunables,
+    /// The jiffies at time 0 modulo `HZ`, drawn from the seed (`mm/vmstat.rs`).
+    pub jiffies0: u64,
     /// DRAM access cost from a CPU of node `a` to memory on node `b`, at `a * nodes + b`
     /// ([`Sim::dram_ns`], worked out once).
     dram: Vec<u64>,
@@ -88,6 +92,11 @@ pub struct State {
     pub rng: ChaCha8Rng,
     /// Which CPU acts next.
     pub readyq: ReadyQueue,
+    /// The CPU running the current step (`smp_processor_id()`: a wake-up's waking CPU).
+    pub acting: CpuId,
+    /// Scratch list of the sleepers a lock release wakes (kept, so a wake-up allocates
+    /// nothing).
+    woken: Vec<u16>,
     /// CPUs whose ready time may have changed during the current step.
     pub touched: CpuMask,
     /// What each CPU does at the time the ready queue holds for it, computed with that
@@ -348,6 +357,7 @@ impl Sim {
                     ops: ops.len() as u16,
                     op_seq: 0,
                     numa: Default::default(),
+                    se: Default::default(),
                 });
                 ops.push(t.ops.clone());
             }
@@ -365,6 +375,7 @@ impl Sim {
             ops: 0,
             op_seq: 0,
             numa: Default::default(),
+            se: Default::default(),
         };
         let mut kthreads = Vec::new();
         for n in &topo.nodes {
@@ -399,6 +410,7 @@ impl Sim {
                 ops: 0,
                 op_seq: 0,
                 numa: Default::default(),
+                se: Default::default(),
             });
         }
         // Thread ids: user threads from 1000 up, kernel threads below; idle tasks are pid 0.
@@ -425,7 +437,6 @@ impl Sim {
                 })
             })
             .collect();
-        let slice = scenario.knobs.value(crate::mech::core::SCHED_SLICE_NS);
         let mut cpus: Vec<Cpu> = (0..nr_cpus)
             .map(|c| Cpu {
                 id: c as CpuId,
@@ -434,7 +445,10 @@ impl Sim {
                 curr: (first_idle + c) as u16,
                 idle: (first_idle + c) as u16,
                 rq: VecDeque::with_capacity(8),
-                slice_end: slice,
+                slice_end: u64::MAX,
+                min_vruntime: 0,
+                need_resched: false,
+                skip: None,
                 timers: Vec::with_capacity(4),
                 loaded_mm: None,
                 lazy: false,
@@ -472,9 +486,18 @@ impl Sim {
         // that may run on several CPUs is placed as a fork places it (select_task_rq_fork),
         // in file order: a process's first thread as forked by a launcher on CPU 0 (a shell,
         // mpirun), its other threads as created by that first thread from its CPU.
+        //
+        // With `sequential_launch`, the launcher forks the processes one after another and
+        // each process's first thread creates its others one after another (`fork_ns`
+        // apart), so each thread exists from then on: it waits as a timer on the
+        // launcher's CPU (`kernel/time/hrtimer.rs` creates it).
+        let sequential = scenario.knobs.on(crate::mech::core::SEQUENTIAL_LAUNCH);
+        let fork_ns = scenario.costs[crate::mech::fork::FORK_NS];
         let mut first_cpu: Vec<Option<CpuId>> = vec![None; mms.len()];
+        let mut first_task: Vec<Option<u16>> = vec![None; mms.len()];
+        let mut forked = 0u64;
         for (i, t) in tasks.iter_mut().enumerate() {
-            let (TaskKind::User { mm, .. }, TaskState::Runnable) = (t.kind, t.state) else {
+            let (TaskKind::User { mm, tid }, TaskState::Runnable) = (t.kind, t.state) else {
                 continue;
             };
             // A launcher bound to other CPUs (numactl --cpunodebind) moves itself to the
@@ -484,6 +507,24 @@ impl Sim {
             } else {
                 t.cpus_allowed.iter().next().unwrap_or(0)
             };
+            if sequential {
+                let creator = match first_task[mm as usize] {
+                    None => {
+                        forked += 1;
+                        first_task[mm as usize] = Some(i as u16);
+                        crate::machine::Launch::Launcher(launcher)
+                    }
+                    Some(first) => crate::machine::Launch::Thread(first),
+                };
+                let at = (forked + u64::from(tid)) * fork_ns;
+                t.state = TaskState::Sleeping(Some(at));
+                t.se.launch = Some(creator);
+                t.cpu = launcher;
+                let timers = &mut cpus[launcher as usize].timers;
+                let pos = timers.partition_point(|&(x, _)| x <= at);
+                timers.insert(pos, (at, i as u16));
+                continue;
+            }
             let parent = first_cpu[mm as usize].unwrap_or(launcher);
             t.cpu = crate::kernel::sched::core::select_task_rq_fork(&cpus, &topo.distance, t.cpus_allowed, parent);
             first_cpu[mm as usize].get_or_insert(t.cpu);
@@ -525,6 +566,8 @@ impl Sim {
             costs: scenario.costs.clone(),
             ops,
             toggles,
+            sched: crate::kernel::sched::fair::Tunables::new(&scenario.knobs, nr_cpus),
+            jiffies0: crate::mm::vmstat::jiffies_at_start(scenario.seed),
             dram,
             window_end: scenario.knobs.get(crate::mech::core::WINDOW_NS).unwrap_or(u64::MAX),
             schedule: scenario.schedule.clone(),
@@ -540,6 +583,14 @@ impl Sim {
             })
             .collect();
         page_alloc.held = vec![Vec::new(); nr_tasks];
+        // Each CPU's vmstat worker sleeps until its first whole-second slot (mm/vmstat.rs).
+        for (c, &task) in page_alloc.vmstat_task.iter().enumerate() {
+            if let Some(t) = tasks.get_mut(task as usize) {
+                let at = crate::mm::vmstat::first_update(cfg.jiffies0, c as CpuId);
+                t.state = TaskState::Sleeping(Some(at));
+                cpus[c].timers.push((at, task));
+            }
+        }
         let mut sim = Sim {
             cfg: Rc::new(cfg),
             st: State {
@@ -562,6 +613,8 @@ impl Sim {
                 step: 0,
                 rng: ChaCha8Rng::seed_from_u64(scenario.seed),
                 readyq: ReadyQueue::new(nr_cpus),
+                acting: 0,
+                woken: Vec::with_capacity(nr_tasks),
                 touched: CpuMask::first(nr_cpus),
                 ready_next: vec![Next::Work; nr_cpus],
                 cpu_queued: vec![false; nr_cpus],
@@ -581,6 +634,10 @@ impl Sim {
                 setup(&mut sim);
             }
         }
+        // Each CPU's running thread starts its slice now.
+        for c in 0..nr_cpus as CpuId {
+            crate::kernel::sched::fair::refresh_slice(&mut sim, c);
+        }
         sim.refresh_ready();
         sim
     }
@@ -590,7 +647,9 @@ impl Sim {
         self.st.cpus.iter().map(|c| c.clock).max().unwrap_or(0)
     }
 
-    /// When the CPU's current work (not its interrupts) can next run.
+    /// When the CPU's current work (not its interrupts) can next run. An idle CPU wakes
+    /// for its first timer that is not deferrable: the vmstat worker's timer (`mm/vmstat.rs`)
+    /// waits until the CPU wakes for something else, as a deferrable timer does.
     #[inline]
     fn work_time(&self, c: &Cpu) -> Option<u64> {
         match c.wait {
@@ -598,12 +657,21 @@ impl Sim {
                 if c.curr != c.idle || !c.rq.is_empty() {
                     Some(c.clock)
                 } else {
-                    c.timers.first().map(|&(t, _)| t.max(c.clock))
+                    c.timers
+                        .iter()
+                        .find(|&&(_, task)| !self.deferrable(task))
+                        .map(|&(t, _)| t.max(c.clock))
                 }
             }
             Wait::Busy(until) => Some(until.max(c.clock)),
-            Wait::Acks | Wait::Lock(_) | Wait::PageUnlock(_) => None,
+            Wait::Acks | Wait::Lock(_) => None,
         }
+    }
+
+    /// Whether `task`'s timer is deferrable: the vmstat worker asleep in its loop.
+    #[inline]
+    fn deferrable(&self, task: u16) -> bool {
+        self.st.tasks[task as usize].kind == TaskKind::Kernel(KthreadKind::Vmstat) && self.st.stacks[task as usize].len() == 1
     }
 
     /// When the CPU next acts, and what it does then.
@@ -624,14 +692,18 @@ impl Sim {
             None
         };
         let mut best = match c.wait {
-            // User code is preempted at the end of its slice when another task waits.
-            Wait::Busy(until) if c.slice_end < until && !c.rq.is_empty() => Some((c.slice_end.max(c.clock), Next::Tick)),
-            // Alone on its run queue, it balances at next_balance while its node has
-            // tasks waiting elsewhere.
-            Wait::Busy(until)
-                if c.sd.next_balance < until && c.rq.is_empty() && self.st.node_queued.get(c.node as usize).is_some_and(|&q| q > 0) =>
-            {
-                Some((c.sd.next_balance.max(c.clock), Next::Balance))
+            Wait::Busy(until) => {
+                let mut b = (until.max(c.clock), Next::Work);
+                // User code is preempted at the tick that ends its slice (or at once after a
+                // wake-up preemption) when another task waits.
+                if c.slice_end < until && !c.rq.is_empty() {
+                    b = (c.slice_end.max(c.clock), Next::Tick);
+                }
+                // It balances at next_balance while its node has tasks waiting somewhere.
+                if c.sd.next_balance < b.0 && self.st.node_queued.get(c.node as usize).is_some_and(|&q| q > 0) {
+                    b = (c.sd.next_balance.max(c.clock), Next::Balance);
+                }
+                Some(b)
             }
             _ => self.work_time(c).map(|w| (w, Next::Work)),
         };
@@ -822,6 +894,7 @@ impl Sim {
             return None;
         }
         let c = cpu as usize;
+        self.st.acting = cpu;
         // An interrupt first when it is due no later than the CPU's own work: what the
         // CPU does at `time` was worked out with it (`refresh_ready`).
         let next = self.st.ready_next[c];
@@ -938,7 +1011,7 @@ impl Sim {
         let interrupt = frame.is_interrupt();
         if self.profiling {
             // The line's cost belongs to the stack that ran it, before any call or return.
-            let who = who_on(&self.st.cpus[cpu as usize], &self.st.tasks[t]);
+            let who = who(&self.st.tasks[t]);
             self.st.prof.charge(cpu as usize, self.st.cpus[cpu as usize].clock, who, &stack);
             let extra = std::mem::take(&mut self.st.cpus[cpu as usize].extra);
             if extra > 0 {
@@ -982,12 +1055,24 @@ impl Sim {
         (kind, kept, cause)
     }
 
+    /// The profile as it stands at time `t`: a copy of the run's, with every CPU's time up
+    /// to `t` charged to what it runs now (the run's own profile is left as it is). A
+    /// profile window is the difference of two of these.
+    pub fn profile_at(&self, t: u64) -> crate::profile::Profile {
+        let mut p = self.st.prof.clone();
+        for (c, cpu) in self.st.cpus.iter().enumerate() {
+            let task = cpu.curr as usize;
+            p.charge(c, t, who(&self.st.tasks[task]), &self.st.stacks[task]);
+        }
+        p
+    }
+
     /// Charges `cpu`'s time so far to its current task's stack (when profiling).
     #[inline(always)]
     fn charge_profile(&mut self, c: usize) {
         if self.profiling {
             let t = self.st.cpus[c].curr as usize;
-            let who = who_on(&self.st.cpus[c], &self.st.tasks[t]);
+            let who = who(&self.st.tasks[t]);
             self.st.prof.charge(c, self.st.cpus[c].clock, who, &self.st.stacks[t]);
         }
     }
@@ -1008,30 +1093,32 @@ impl Sim {
         match until {
             // The task is in the lock's wait queue already (`Sim::lock`): a spinlock's
             // waiter spins on its CPU, a sleeping lock's waiter gives the CPU away.
-            Until::Lock(id) if id.class.spins() => {
+            Until::Lock(id) if id.class.spins() || self.rwsem_spins(task, id) => {
                 self.st.cpus[c].wait = Wait::Lock(id);
                 None
             }
             Until::Lock(_) => {
-                self.st.tasks[task as usize].state = TaskState::Sleeping(None);
+                self.sleep(cpu, task, None, false);
                 crate::kernel::sched::core::schedule_pulling(self, cpu).1
             }
             Until::Acks => {
                 self.st.cpus[c].wait = Wait::Acks;
                 None
             }
+            // __migration_entry_wait → put_and_wait_on_page_locked: the task sleeps in
+            // io_schedule until the page is unlocked, and its CPU runs something else.
             Until::PageUnlocked(pfn) => {
                 let now = self.clock(cpu);
                 self.st.locks.enqueue(LockId::page(pfn), task, false, now);
-                self.st.cpus[c].wait = Wait::PageUnlock(pfn);
-                None
+                self.sleep(cpu, task, None, true);
+                crate::kernel::sched::core::schedule_pulling(self, cpu).1
             }
             Until::Busy(t) => {
                 self.st.cpus[c].wait = Wait::Busy(t);
                 None
             }
             Until::Sleep(t) => {
-                self.st.tasks[task as usize].state = TaskState::Sleeping(Some(t));
+                self.sleep(cpu, task, Some(t), false);
                 let timers = &mut self.st.cpus[c].timers;
                 let pos = timers.partition_point(|&(x, _)| x <= t);
                 timers.insert(pos, (t, task));
@@ -1045,10 +1132,20 @@ impl Sim {
             Until::Migrate(to) => crate::kernel::sched::core::move_current(self, cpu, task, to),
             Until::Exit => crate::kernel::sched::core::do_exit(self, cpu, task),
             Until::Wake => {
-                self.st.tasks[task as usize].state = TaskState::Sleeping(None);
+                self.sleep(cpu, task, None, false);
                 crate::kernel::sched::core::schedule_pulling(self, cpu).1
             }
         }
+    }
+
+    /// `task`, running on `cpu`, goes to sleep (until `timer`, or until woken; `io`: in
+    /// `io_schedule`, so the time asleep is iowait).
+    fn sleep(&mut self, cpu: CpuId, task: u16, timer: Option<u64>, io: bool) {
+        let now = self.clock(cpu);
+        let t = &mut self.st.tasks[task as usize];
+        t.state = TaskState::Sleeping(timer);
+        t.se.sleep_start = now;
+        t.se.iowait = io;
     }
 
     /// Charges `ns` to a CPU's clock. While its task does weighted kernel work (a hint
@@ -1167,6 +1264,26 @@ impl Sim {
         }
     }
 
+    /// Whether `task`, which found rwsem `id` held and joined its queue, spins rather than
+    /// sleeps: `rwsem_optimistic_spin` (`CONFIG_RWSEM_SPIN_ON_OWNER`, 4fc828e24cd9, v3.16;
+    /// read in v4.9 and v4.17 `kernel/locking/rwsem-xadd.c`) lets a *writer* spin while
+    /// the lock is held for write by a task running on its CPU (`rwsem_can_spin_on_owner`,
+    /// `rwsem_spin_on_owner`); it sleeps when readers hold it or the owner is not running.
+    /// A spinning CPU keeps its mm loaded and non-lazy, so it takes the mm's shootdowns.
+    /// Readers never spin before v5.3 (cf69482d62d9 let them); the model keeps them
+    /// sleeping in every era. Decided when the wait starts: no owner in the model sleeps
+    /// while holding a rwsem for write (mremap, munmap, mmap and fork's `dup_mmap` only
+    /// spin on spinlocks and flush acknowledgements), so a spinner never has to give up.
+    pub(crate) fn rwsem_spins(&self, task: u16, id: LockId) -> bool {
+        id.class.is_rwsem()
+            && !self.st.locks.waits_to_read(task)
+            && self
+                .st
+                .locks
+                .writer(id)
+                .is_some_and(|(cpu, owner)| owner != task && self.st.cpus[cpu as usize].curr == owner)
+    }
+
     /// Releases lock `id`, charging `ns`, and wakes the waiters the lock's class wakes:
     /// every spinner of a spinlock (they contend again from now on: a test-and-set
     /// spinlock, the v1 model), the first writer or every reader of a sleeping lock.
@@ -1175,40 +1292,41 @@ impl Sim {
         let now = self.clock(cpu);
         if self.st.locks.unlock(id, now) {
             let policy = if id.class.spins() { WakePolicy::All } else { WakePolicy::Rwsem };
-            self.wake_queue(id, policy, now);
+            self.wake_queue(cpu, id, policy, now);
         }
     }
 
     /// Takes the waiters `policy` wakes out of `id`'s queue and makes each run again
-    /// from `now`: a spinner stops spinning on its CPU, a sleeper goes back on its run
-    /// queue. Touches only the woken tasks' CPUs (no scan of the machine).
-    fn wake_queue(&mut self, id: LockId, policy: WakePolicy, now: u64) {
+    /// from `now`: a spinner stops spinning on its CPU, a sleeper is woken by `waker`
+    /// (`try_to_wake_up`: placed by `select_task_rq_fair`, and it may preempt the task
+    /// running there). Touches only the CPUs involved (no scan of the machine beyond a
+    /// woken task's node).
+    fn wake_queue(&mut self, waker: CpuId, id: LockId, policy: WakePolicy, now: u64) {
+        let mut sleepers = std::mem::take(&mut self.st.woken);
+        sleepers.clear();
         let st = &mut self.st;
-        let profiling = self.profiling;
         let mut waited = 0;
         st.locks.wake(id, policy, |task, since| {
             waited += now.saturating_sub(since);
             let t = &mut st.tasks[task as usize];
-            let c = &mut st.cpus[t.cpu as usize];
-            if profiling && matches!(c.wait, Wait::PageUnlock(_)) {
-                // The wait so far is iowait, before the CPU stops waiting.
-                st.prof
-                    .charge(t.cpu as usize, now, crate::profile::Who::Blocked, &st.stacks[task as usize]);
-            }
             if t.state == TaskState::Sleeping(None) {
-                // try_to_wake_up: back on the run queue of the CPU it slept on.
-                t.state = TaskState::Runnable;
-                c.rq.push_back(task);
-                if c.curr == c.idle {
-                    c.clock = c.clock.max(now);
-                }
+                sleepers.push(task);
             } else {
+                let c = &mut st.cpus[t.cpu as usize];
                 c.wait = Wait::None;
                 c.clock = c.clock.max(now);
+                st.touched.set(t.cpu);
             }
-            st.touched.set(t.cpu);
         });
         self.st.locks.waited(id.class, waited);
+        for &task in &sleepers {
+            let se = &mut self.st.tasks[task as usize].se;
+            if std::mem::take(&mut se.iowait) && self.profiling {
+                self.st.prof.iowait_ns += now.saturating_sub(se.sleep_start);
+            }
+            crate::kernel::sched::fair::try_to_wake_up(self, task, waker, now);
+        }
+        self.st.woken = sleepers;
     }
 
     /// `unlock_page`: clears `PG_locked` and wakes the tasks waiting for it.
@@ -1217,7 +1335,7 @@ impl Sim {
         let id = LockId::page(pfn);
         if self.st.locks.has_waiters(id) {
             let now = self.clock(cpu);
-            self.wake_queue(id, WakePolicy::All, now);
+            self.wake_queue(cpu, id, WakePolicy::All, now);
         }
     }
 
@@ -1311,16 +1429,6 @@ impl Sim {
     }
 }
 
-/// What `cpu`'s time goes to while `task` runs there, for the profile: iowait while the
-/// task waits for a page under migration (the kernel sleeps there), else what `task` is.
-fn who_on(cpu: &Cpu, task: &Task) -> crate::profile::Who {
-    if matches!(cpu.wait, Wait::PageUnlock(_)) {
-        crate::profile::Who::Blocked
-    } else {
-        who(task)
-    }
-}
-
 /// What `task` is, for the profile.
 fn who(task: &Task) -> crate::profile::Who {
     match task.kind {
@@ -1402,7 +1510,9 @@ ops = [{ op = "compute", ns = 100000 }]
         let id = mmap_lock();
         let waiter = sim.st.cpus[1].curr;
         assert!(sim.lock(0, id, 0));
-        assert!(!sim.lock(1, id, 0));
+        // A reader (a page fault) never spins on a rwsem before v5.3: it sleeps.
+        assert!(!sim.st.locks.try_read(id, 1, waiter, 0));
+        assert!(!sim.rwsem_spins(waiter, id));
         sim.block(1, waiter, Until::Lock(id));
         let c1 = &sim.st.cpus[1];
         assert_eq!(c1.curr, c1.idle, "the waiter gave CPU 1 away");
@@ -1417,6 +1527,31 @@ ops = [{ op = "compute", ns = 100000 }]
         let s = sim.st.locks.stats(LockClass::MmapLock);
         assert_eq!((s.acquired, s.contended), (1, 1));
         assert!(s.wait_ns >= 5_000, "the wait is accounted: {}", s.wait_ns);
+    }
+
+    #[test]
+    fn a_writer_spins_on_a_rwsem_while_its_writer_owner_runs() {
+        let mut sim = sim();
+        let id = mmap_lock();
+        let waiter = sim.st.cpus[1].curr;
+        assert!(sim.lock(0, id, 0), "CPU 0's running thread takes mmap_lock for writing");
+        assert!(!sim.lock(1, id, 0));
+        assert!(sim.rwsem_spins(waiter, id), "its owner runs: RWSEM_SPIN_ON_OWNER");
+        sim.block(1, waiter, Until::Lock(id));
+        let c1 = &sim.st.cpus[1];
+        assert_eq!(c1.curr, waiter, "the spinner keeps CPU 1");
+        assert_eq!(c1.wait, Wait::Lock(id));
+        assert!(!c1.lazy, "and stays non-lazy in mm_cpumask, so it takes the mm's shootdowns");
+        sim.charge(0, 2_000);
+        sim.unlock(0, id, 0);
+        assert_eq!(sim.st.cpus[1].wait, Wait::None, "the release ends the spin");
+        assert!(sim.lock(1, id, 0));
+        // Held for read (a fault holds it), a writer sleeps: no owner to spin on.
+        sim.unlock(1, id, 0);
+        let reader = sim.st.cpus[0].curr;
+        assert!(sim.st.locks.try_read(id, 0, reader, 0));
+        assert!(!sim.lock(1, id, 0));
+        assert!(!sim.rwsem_spins(waiter, id));
     }
 
     #[test]
@@ -1439,11 +1574,12 @@ ops = [{ op = "compute", ns = 100000 }]
         assert!(sim.lock(1, id, 0), "and now takes it");
     }
 
-    /// A thread waiting for a page under migration keeps its CPU in the model, but the
-    /// kernel sleeps there (io_schedule): the wait is iowait, not system time, and no
-    /// function's; a spinning waiter's time stays system time.
+    /// A thread waiting for a page under migration sleeps (`__migration_entry_wait` →
+    /// io_schedule): its CPU idles meanwhile, its time asleep is iowait, not system time
+    /// and no function's, and the unlock wakes it onto its idle CPU; a spinning waiter's
+    /// time stays system time.
     #[test]
-    fn a_wait_for_a_page_under_migration_is_iowait_and_spinning_is_system_time() {
+    fn a_wait_for_a_page_under_migration_sleeps_as_iowait_and_spinning_is_system_time() {
         let mut sim = sim();
         sim.profiling = true;
         let pfn = 0;
@@ -1452,20 +1588,26 @@ ops = [{ op = "compute", ns = 100000 }]
         // The waiter is in the kernel (a fault) when it waits.
         sim.st.stacks[waiter as usize].push(crate::mm::memory::HandleMmFault::frame(0, false), NO_CAUSE);
         sim.charge_profile(1);
-        let (sys0, io0) = (sim.st.prof.sys_ns, sim.st.prof.iowait_ns);
+        let (sys0, io0, idle0) = (sim.st.prof.sys_ns, sim.st.prof.iowait_ns, sim.st.prof.idle_ns);
         let fault0 = sim.st.prof.time_in("handle_pte_fault");
         sim.block(1, waiter, Until::PageUnlocked(pfn));
-        assert_eq!(sim.st.cpus[1].wait, Wait::PageUnlock(pfn), "the waiter keeps CPU 1");
+        assert_eq!(sim.st.tasks[waiter as usize].state, TaskState::Sleeping(None), "the waiter sleeps");
+        assert_eq!(sim.st.cpus[1].curr, sim.st.cpus[1].idle, "and CPU 1 idles");
         sim.charge(0, 7_000);
         sim.unlock_page(0, pfn);
-        assert_eq!(sim.st.cpus[1].wait, Wait::None, "woken by the unlock");
+        assert_eq!(sim.st.tasks[waiter as usize].state, TaskState::Runnable, "woken by the unlock");
+        assert_eq!(sim.st.cpus[1].rq.front(), Some(&waiter), "onto its idle CPU");
+        sim.charge_profile(1);
         assert!(
             sim.st.prof.iowait_ns - io0 >= 7_000,
             "the wait is iowait: {}",
             sim.st.prof.iowait_ns - io0
         );
+        assert!(sim.st.prof.idle_ns - idle0 >= 7_000, "CPU 1 was idle meanwhile");
         assert_eq!(sim.st.prof.sys_ns, sys0, "and not system time");
         assert_eq!(sim.st.prof.time_in("handle_pte_fault"), fault0, "nor any function's");
+        crate::kernel::sched::core::schedule(&mut sim, 1);
+        assert_eq!(sim.st.cpus[1].curr, waiter);
         // The same wait spinning on a lock is system time of the waiting function.
         let id = LockId::ptl(0, 0);
         assert!(sim.lock(0, id, 0));

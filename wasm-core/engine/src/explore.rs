@@ -20,9 +20,9 @@
 //! no list of what each kernel function touches, which could miss something.
 //!
 //! A state's digest covers everything a later step can read: CPUs (clock, task, run queue,
-//! timers, TLB, wait, IPIs in flight), tasks, their stacks, address spaces, rmap roots, the
-//! page cache, frames, the file's backing store, free memory, the page allocator, locks,
-//! counters, the RNG. Left out are fields that only record *when* something happened for
+//! CFS's min_vruntime, need_resched and skip, timers, TLB, wait, IPIs in flight), tasks,
+//! their stacks, address spaces, rmap roots, the page cache, frames, the file's backing
+//! store, free memory, the page allocator, locks, counters, the RNG. Left out are fields that only record *when* something happened for
 //! the lab (the step a frame was pushed or an IPI was sent, the step of a hint-fault
 //! record): two orders of the same steps give them different numbers and nothing reads
 //! them to decide anything.
@@ -125,12 +125,15 @@ pub fn digest(sim: &Sim) -> u64 {
         let inbox: Vec<_> = c.inbox.iter().map(|i| (i.mm, i.start, i.pages, i.gen, i.arrive)).collect();
         let _ = write!(
             d,
-            "{}|{}|{}|{:?}|{}|{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{:?}|{:?};",
+            "{}|{}|{}|{:?}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{:?}|{:?};",
             c.clock,
             c.curr,
             c.idle,
             c.rq,
             c.slice_end,
+            c.min_vruntime,
+            c.need_resched,
+            c.skip,
             c.timers,
             c.loaded_mm,
             c.lazy,

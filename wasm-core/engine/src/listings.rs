@@ -238,13 +238,40 @@ pub const SWITCH_MM_IRQS_OFF: Listing = Listing {
 /// The shootdown initiator, v5.12: local flush first, then the others.
 pub const FLUSH_TLB_MM_RANGE_V5_12: Listing = Listing {
     function: "flush_tlb_mm_range",
-    follows: "Linux v5.12 arch/x86/mm/tlb.c flush_tlb_mm_range, native_flush_tlb_others; kernel/smp.c on_each_cpu_cond_mask",
+    follows: "Linux v4.14-v5.12 arch/x86/mm/tlb.c flush_tlb_mm_range (v4.8: the same steps before the tlb_gen rework)",
     lines: lines![
         "F1" => "if (end - start) >> PAGE_SHIFT > tlb_single_page_flush_ceiling (33): flush everything",
         "F2" => "new_tlb_gen = inc_mm_tlb_gen(mm)",
         "F3" => "if this CPU has mm loaded: flush_tlb_func_local() -- by generation: nothing, INVLPG per page, or CR3 reload",
-        "F4" => "if another CPU is in mm_cpumask(mm): count NR_TLB_REMOTE_FLUSH; on_each_cpu_cond_mask(tlb_is_not_lazy, flush_tlb_func_remote): IPI each other non-lazy CPU, and run it here too",
+        "F4" => "if another CPU is in mm_cpumask(mm): flush_tlb_others(mm_cpumask(mm), info) -> native_flush_tlb_others",
         "F5" => "wait until every IPI'd CPU has run its flush",
+    ],
+};
+
+/// `native_flush_tlb_others` up to v4.13: every other CPU of the mask, lazy ones too.
+pub const NATIVE_FLUSH_TLB_OTHERS_V4_13: Listing = Listing {
+    function: "native_flush_tlb_others",
+    follows: "Linux v4.8 arch/x86/mm/tlb.c native_flush_tlb_others (flush_tlb_func: a TLBSTATE_LAZY CPU calls leave_mm)",
+    lines: lines![
+        "NF1" => "count NR_TLB_REMOTE_FLUSH; smp_call_function_many(mm_cpumask(mm), flush_tlb_func): IPI every other CPU of the mask, lazy ones too (they leave_mm); the calling CPU is skipped",
+    ],
+};
+
+/// `native_flush_tlb_others` v4.14–v4.19: the same send; a CPU with PCID is never lazy in a mask.
+pub const NATIVE_FLUSH_TLB_OTHERS_V4_19: Listing = Listing {
+    function: "native_flush_tlb_others",
+    follows: "Linux v4.18/v4.19 arch/x86/mm/tlb.c native_flush_tlb_others and enter_lazy_tlb (tlb_defer_switch_to_init_mm)",
+    lines: lines![
+        "NF1" => "count NR_TLB_REMOTE_FLUSH; smp_call_function_many(mm_cpumask(mm), flush_tlb_func_remote): IPI every other CPU of the mask, lazy ones too (they switch to init_mm); with PCID a CPU switched to init_mm when it went idle, so it is not in the mask; the calling CPU is skipped",
+    ],
+};
+
+/// `native_flush_tlb_others` v4.20–v5.12: lazy CPUs skipped unless page tables are freed.
+pub const NATIVE_FLUSH_TLB_OTHERS_V4_20: Listing = Listing {
+    function: "native_flush_tlb_others",
+    follows: "Linux v4.20 arch/x86/mm/tlb.c native_flush_tlb_others (145f573b89a6, 016c4d92cd16); v5.12 the same; kernel/smp.c on_each_cpu_cond_mask",
+    lines: lines![
+        "NF1" => "count NR_TLB_REMOTE_FLUSH; if info->freed_tables: smp_call_function_many(mm_cpumask) -- lazy CPUs too; else on_each_cpu_cond_mask(tlb_is_not_lazy, flush_tlb_func_remote): IPI each other non-lazy CPU, and run it here too",
     ],
 };
 
@@ -256,7 +283,7 @@ pub const FLUSH_TLB_MM_RANGE_V5_13: Listing = Listing {
         "F1" => "if (end - start) >> PAGE_SHIFT > tlb_single_page_flush_ceiling (33): flush everything",
         "F2" => "new_tlb_gen = inc_mm_tlb_gen(mm)",
         "F3" => "if no other CPU is in mm_cpumask(mm): flush_tlb_func() here if mm is loaded, and return",
-        "F4" => "flush_tlb_multi(): count NR_TLB_REMOTE_FLUSH; IPI each other non-lazy CPU of the mask, then flush locally while they run",
+        "F4" => "flush_tlb_multi(): count NR_TLB_REMOTE_FLUSH; IPI each other non-lazy CPU of the mask (every one if page tables were freed), then flush locally while they run",
         "F5" => "wait until every IPI'd CPU has run its flush",
     ],
 };
@@ -669,14 +696,15 @@ pub const MOVE_VMA: Listing = Listing {
     lines: lines![
         "MV1" => "new_vma = copy_vma(&vma, new_addr, new_len, new_pgoff, &need_rmap_locks)",
         "MV2" => "moved_len = move_page_tables(vma, old_addr, new_vma, new_addr, old_len, need_rmap_locks)",
-        "MV3" => "do_munmap(mm, old_addr, old_len)   -- the old VMA; its PTEs are all gone already",
+        "MV3" => "do_munmap(mm, old_addr, old_len) -> unmap_region: no PTE left to zap; free_pgtables frees the emptied PTE table (pte_free_tlb); tlb_finish_mmu: flush_tlb_mm_range of its first page, freed_tables",
+        "MV4" => "the old VMA is detached and freed; return new_addr",
     ],
 };
 
 /// `move_page_tables`' extent computation, up to v4.17 (LATENCY_LIMIT).
 pub const GET_EXTENT_V4_17: Listing = Listing {
     function: "get_extent",
-    follows: "Linux v4.17 mm/mremap.c move_page_tables' extent lines (named after 6.x's get_extent)",
+    follows: "Linux v4.17 mm/mremap.c move_page_tables' extent lines (named after v5.11's get_extent)",
     lines: lines![
         "GE1" => "extent = next PMD boundary of old_addr - old_addr (at most what is left); old_pmd = get_old_pmd(): none: continue",
         "GE2" => "new_pmd = alloc_new_pmd(); extent = min(extent, next PMD boundary of new_addr - new_addr, LATENCY_LIMIT = 64 pages); move_ptes(...)",
@@ -686,7 +714,7 @@ pub const GET_EXTENT_V4_17: Listing = Listing {
 /// `move_page_tables`' extent computation from v4.18 (37a4094e828f).
 pub const GET_EXTENT_V4_18: Listing = Listing {
     function: "get_extent",
-    follows: "Linux v4.18 mm/mremap.c move_page_tables' extent lines (37a4094e828f; named after 6.x's get_extent)",
+    follows: "Linux v4.18 mm/mremap.c move_page_tables' extent lines (37a4094e828f; named after v5.11's get_extent)",
     lines: lines![
         "GE1" => "extent = next PMD boundary of old_addr - old_addr (at most what is left); old_pmd = get_old_pmd(): none: continue",
         "GE2" => "new_pmd = alloc_new_pmd(); extent = min(extent, next PMD boundary of new_addr - new_addr); move_ptes(...)",
@@ -765,7 +793,7 @@ pub const MOVE_PTES_V4_9: Listing = Listing {
     lines: lines![
         "MT1" => "(need_rmap_locks: i_mmap / anon_vma locks) old_pte = pte_offset_map_lock(old_pmd)   -- the old PTL",
         "MT2" => "new_ptl = pte_lockptr(new_pmd); if new_ptl != old_ptl: spin_lock_nested(new_ptl)",
-        "MT3" => "flush_tlb_batched_pending(vma->vm_mm)   -- v4.12, in 4.9 stable",
+        "MT3" => "flush_tlb_batched_pending(vma->vm_mm)   -- v4.13 (3ea277194daa), also in 4.9 stable",
         "MT4" => "for each old PTE not none: pte = ptep_get_and_clear(old); if pte_present(pte) && pte_dirty(pte): force_flush = true; set_pte_at(new, ...)",
         "MT6" => "arch_leave_lazy_mmu_mode(); unlock new_ptl",
         "MT5" => "if force_flush: flush_tlb_range(vma, old_end - len, old_end)   -- still under the old PTL",
@@ -806,11 +834,11 @@ pub const MOVE_PTES_V4_19: Listing = Listing {
 /// `do_munmap` of a whole VMA.
 pub const DO_MUNMAP: Listing = Listing {
     function: "do_munmap",
-    follows: "Linux v4.9 mm/mmap.c do_munmap → unmap_region (free_pgtables left out)",
+    follows: "Linux v4.9 mm/mmap.c do_munmap → unmap_region (mm/memory.c free_pgtables)",
     lines: lines![
         "UM1" => "down_write(&mm->mmap_sem); detach the VMA; tlb_gather_mmu(&tlb, mm, start, end)",
         "UM2" => "unmap_vmas → zap_pte_range under each PTL: ptep_get_and_clear_full; dirty file PTE: set_page_dirty; page_remove_rmap; pages gathered",
-        "UM3" => "tlb_finish_mmu: flush_tlb_mm_range(mm, start, end) if anything was unmapped",
+        "UM3" => "free_pgtables: free each PTE table no other VMA shares (pte_free_tlb: range + its first page, freed_tables); tlb_finish_mmu: flush_tlb_mm_range(mm, start, end) if anything was unmapped or freed",
         "UM4" => "free the gathered pages; up_write(&mm->mmap_sem)",
     ],
 };
@@ -1075,7 +1103,7 @@ pub const SOCK_PAIR: Listing = Listing {
         "SP5" => "receiver: dequeue the skbs of one write (with sock_head_page: an order-0 head allocation)",
         "SP6" => "receiver: consume_skb frees the head",
         "SP7" => "receiver: copy_to_user from each frag; consume_skb -> skb_release_data: free_unref_page(order) of each frag page on the receiver's CPU",
-        "SP8" => "message done; every sock_phase_msgs messages the two sides swap roles",
+        "SP8" => "message done; every sock_phase_msgs messages (or sock_phase_ms of time) the two sides swap roles",
         "SP9" => "return",
     ],
 };

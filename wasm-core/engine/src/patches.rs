@@ -258,6 +258,60 @@ pub fn find(id: &str) -> Option<&'static Patch> {
     registry().iter().copied().find(|p| p.id == id)
 }
 
+/// A released toggle id that was replaced by another (an id never changes meaning, so a
+/// toggle whose `on` did not mean "the patch applied" got a new id). Links, scenario files
+/// and command lines that carry the old id keep their meaning: the old id is read as the
+/// new one, with the value inverted where `inverted` says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenamedToggle {
+    /// The id as released.
+    pub old: &'static str,
+    /// The registry id that replaces it.
+    pub new: &'static str,
+    /// Whether the old id's `on` is the new id's `off` (both bool toggles).
+    pub inverted: bool,
+}
+
+/// Every renamed toggle id.
+pub const RENAMED: &[RenamedToggle] = &[RenamedToggle {
+    // Its `on` meant the kernel before the patch (37a4094e828f removed LATENCY_LIMIT).
+    old: "mremap_latency_limit",
+    new: "mremap_pmd_extents",
+    inverted: true,
+}];
+
+/// The renamed toggle whose old id is `id`, if any.
+pub fn renamed(id: &str) -> Option<&'static RenamedToggle> {
+    RENAMED.iter().find(|r| r.old == id.trim())
+}
+
+impl RenamedToggle {
+    /// The new id's value for the old id's `value` (text values are read as the old id's).
+    pub fn translate(&self, value: &ToggleValue) -> Result<ToggleValue, String> {
+        let patch = find(self.new).ok_or_else(|| format!("toggle `{}` is gone", self.new))?;
+        let v = match value {
+            ToggleValue::Enum(text) => patch.parse_value(text).map_err(|e| e.replacen(self.new, self.old, 1))?,
+            b => b.clone(),
+        };
+        Ok(match v {
+            ToggleValue::Bool(b) if self.inverted => ToggleValue::Bool(!b),
+            other => other,
+        })
+    }
+
+    /// What the old id is now, e.g. for a note on the command line.
+    pub fn note(&self) -> String {
+        if self.inverted {
+            format!(
+                "toggle `{}` is now `{}`, whose on means the patch applied (the opposite of the old id: {}=on is {}=off)",
+                self.old, self.new, self.old, self.new
+            )
+        } else {
+            format!("toggle `{}` is now `{}`", self.old, self.new)
+        }
+    }
+}
+
 /// Comma-separated list of known toggle ids, for error messages.
 pub fn known_ids() -> String {
     registry().iter().map(|p| p.id).collect::<Vec<_>>().join(", ")
@@ -349,14 +403,20 @@ impl ToggleSet {
     /// The value index of toggle `t` among its values (enums: declaration order).
     pub fn index(&self, t: Tog) -> usize {
         let i = t.0 as usize;
-        registry()
-            .get(i)
-            .and_then(|p| self.values.get(i).and_then(|v| p.index_of(v)))
-            .unwrap_or(0)
+        // Without building the value list: stepping reads enum toggles and must not allocate.
+        match (registry().get(i), self.values.get(i)) {
+            (Some(_), Some(ToggleValue::Bool(b))) => usize::from(*b),
+            (Some(p), Some(ToggleValue::Enum(v))) => p.enum_values.iter().position(|e| e == v).unwrap_or(0),
+            _ => 0,
+        }
     }
 
-    /// Sets toggle `id` to `value`, checking both.
+    /// Sets toggle `id` to `value`, checking both (a renamed id sets its successor to the
+    /// value meaning the same, see [`RENAMED`]).
     pub fn set(&mut self, id: &str, value: ToggleValue) -> Result<(), String> {
+        if let Some(r) = renamed(id) {
+            return self.set(r.new, r.translate(&value)?);
+        }
         let idx = registry()
             .iter()
             .position(|p| p.id == id)
@@ -404,6 +464,9 @@ impl ToggleSet {
     /// Sets toggle `id` to `value` unless it was chosen explicitly (a scenario's own
     /// `[toggles]`), without marking it.
     pub fn default_to(&mut self, id: &str, value: ToggleValue) -> Result<(), String> {
+        if let Some(r) = renamed(id) {
+            return self.default_to(r.new, r.translate(&value)?);
+        }
         let Some(i) = registry().iter().position(|p| p.id == id) else {
             return Err(format!("unknown toggle `{id}` (known toggles: {})", known_ids()));
         };
@@ -435,6 +498,9 @@ impl ToggleSet {
 
     /// Sets toggle `id` from text (`ID=VALUE` on the CLI).
     pub fn set_text(&mut self, id: &str, text: &str) -> Result<(), String> {
+        if renamed(id).is_some() {
+            return self.set(id, ToggleValue::Enum(text.into()));
+        }
         let patch = find(id).ok_or_else(|| format!("unknown toggle `{id}` (known toggles: {})", known_ids()))?;
         let v = patch.parse_value(text)?;
         self.set(id, v)
@@ -471,6 +537,28 @@ mod tests {
         let err = t.set_text("numa_dleay_map", "on").unwrap_err();
         assert!(err.contains("unknown toggle `numa_dleay_map`"), "{err}");
         assert!(err.contains("numa_delay_map"), "{err}");
+    }
+
+    #[test]
+    fn a_renamed_id_sets_its_successor_to_the_same_meaning() {
+        for (old, new) in [("on", false), ("off", true), ("true", false), ("0", true)] {
+            let mut t = ToggleSet::default();
+            t.set_text("mremap_latency_limit", old).unwrap();
+            assert_eq!(t.get("mremap_pmd_extents"), Some(&ToggleValue::Bool(new)), "{old}");
+            assert!(t.is_explicit("mremap_pmd_extents"));
+            let mut u = ToggleSet::default();
+            u.set("mremap_latency_limit", ToggleValue::Bool(new)).unwrap();
+            assert_eq!(u.get("mremap_pmd_extents"), Some(&ToggleValue::Bool(!new)));
+        }
+        let err = ToggleSet::default().set_text("mremap_latency_limit", "maybe").unwrap_err();
+        assert!(err.contains("`mremap_latency_limit` is on/off"), "{err}");
+        // Never a registry id, and the successor's on is the patch (applied from its version).
+        for r in RENAMED {
+            assert!(find(r.old).is_none() && find(r.new).is_some(), "{}", r.old);
+        }
+        let p = find("mremap_pmd_extents").unwrap();
+        assert_eq!(p.value_in(Kernel::parse("v4.17").unwrap()), Some(ToggleValue::Bool(false)));
+        assert_eq!(p.value_in(Kernel::parse("v4.18").unwrap()), Some(ToggleValue::Bool(true)));
     }
 
     #[test]

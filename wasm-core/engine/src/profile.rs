@@ -5,9 +5,8 @@
 //! --children` reads). Waiting counts where the kernel's CPU would be busy: spinning on a
 //! lock and waiting for flush acknowledgements are kernel time of the waiting function;
 //! a sleeping task uses no CPU. A task waiting for a page under migration
-//! (`migration_entry_wait`) stays on its CPU in the model, but the kernel sleeps there in
-//! `io_schedule`, so that time is iowait ([`Who::Blocked`]): neither user nor system time,
-//! and no function's.
+//! (`migration_entry_wait`) sleeps in `io_schedule`; the engine adds its time asleep to
+//! [`Profile::iowait_ns`] when it is woken: neither user nor system time, and no function's.
 //!
 //! Off by default (the lab does not need it); `run::run` turns it on, so `mmviz run`,
 //! `compare` and `[[expect]]` see metrics such as a share of time in `try_to_unmap`.
@@ -31,7 +30,8 @@ pub struct Profile {
     pub kthread_ns: u64,
     /// Idle CPUs.
     pub idle_ns: u64,
-    /// User threads waiting where the kernel would sleep in `io_schedule` (iowait).
+    /// Time user threads slept in `io_schedule` waiting for a page under migration
+    /// (iowait; their CPUs ran other tasks or idled meanwhile).
     pub iowait_ns: u64,
     /// Per CPU: the clock up to which its time has been charged.
     accounted: Vec<u64>,
@@ -49,9 +49,6 @@ pub enum Who {
     Kthread,
     /// An idle task.
     Idle,
-    /// A user thread waiting on its CPU for a page under migration, where the kernel
-    /// sleeps (`io_schedule`): iowait.
-    Blocked,
 }
 
 impl Profile {
@@ -87,7 +84,6 @@ impl Profile {
                 }
             }
             Who::Idle => self.idle_ns += ns,
-            Who::Blocked => self.iowait_ns += ns,
         }
     }
 
@@ -119,7 +115,6 @@ impl Profile {
         let d = now - from - skip;
         match who {
             Who::Idle => self.idle_ns += d,
-            Who::Blocked => self.iowait_ns += d,
             Who::Kthread => {
                 self.kthread_ns += d;
                 for f in stack.iter() {
@@ -168,9 +163,25 @@ impl Profile {
         self.user_ns + self.sys_ns + self.kthread_ns
     }
 
-    /// Every CPU's time charged so far, idle and iowait included, ns.
+    /// Every CPU's time charged so far, idle included, ns (iowait is a sleeping task's
+    /// time, not a CPU's).
     pub fn total_ns(&self) -> u64 {
-        self.busy_ns() + self.idle_ns + self.iowait_ns
+        self.busy_ns() + self.idle_ns
+    }
+
+    /// What was charged after `earlier` (a copy of this profile taken before): the profile
+    /// of a window of the run.
+    pub fn since(&self, earlier: &Profile) -> Profile {
+        Profile {
+            fn_ns: self.fn_ns.iter().zip(&earlier.fn_ns).map(|(a, b)| a.saturating_sub(*b)).collect(),
+            user_ns: self.user_ns.saturating_sub(earlier.user_ns),
+            sys_ns: self.sys_ns.saturating_sub(earlier.sys_ns),
+            kthread_ns: self.kthread_ns.saturating_sub(earlier.kthread_ns),
+            idle_ns: self.idle_ns.saturating_sub(earlier.idle_ns),
+            iowait_ns: self.iowait_ns.saturating_sub(earlier.iowait_ns),
+            accounted: self.accounted.clone(),
+            skip: self.skip.clone(),
+        }
     }
 
     /// The share of busy CPU time spent in `function` and its callees, in percent

@@ -23,6 +23,60 @@ pub struct RunResult {
     pub metrics: BTreeMap<&'static str, f64>,
     /// Kernel functions by inclusive CPU time (they and their callees), ns, most first.
     pub profile: Vec<(&'static str, u64)>,
+    /// The profile over each window asked for ([`run_with`]), in the order asked.
+    pub windows: Vec<WindowResult>,
+}
+
+/// A stretch of simulated time whose profile is measured on its own (`mmviz run
+/// --profile-window`, an `[[expect]]`'s `window`), as a profiler sampling part of a run
+/// sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Window {
+    /// Start, ns.
+    pub start_ns: u64,
+    /// End, ns (cut at the run's end).
+    pub end_ns: u64,
+}
+
+impl Window {
+    /// `START_S..END_S` in seconds (decimals allowed), checked.
+    pub fn parse(text: &str) -> Result<Window, String> {
+        let (a, b) = text
+            .split_once("..")
+            .ok_or_else(|| format!("`{text}`: expected START_S..END_S, e.g. 15..25 (seconds of simulated time)"))?;
+        let secs = |x: &str| -> Result<u64, String> {
+            let v: f64 = x
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{text}`: `{}` is not a number of seconds", x.trim()))?;
+            if !(0.0..=1e6).contains(&v) {
+                return Err(format!("`{text}`: {v} s is out of range 0..=1000000"));
+            }
+            Ok((v * 1e9).round() as u64)
+        };
+        let (start_ns, end_ns) = (secs(a)?, secs(b)?);
+        if end_ns <= start_ns {
+            return Err(format!("`{text}`: the window must end after it starts"));
+        }
+        Ok(Window { start_ns, end_ns })
+    }
+
+    /// `START..END` in seconds, as the tables print it.
+    pub fn label(&self) -> String {
+        format!("{}..{} s", self.start_ns as f64 / 1e9, self.end_ns as f64 / 1e9)
+    }
+}
+
+/// What the profile gave inside a [`Window`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowResult {
+    /// The window.
+    pub window: Window,
+    /// The metrics read from the profile (CPU times, `*_pct` shares), worked out from the
+    /// window's profile and counters.
+    pub metrics: BTreeMap<&'static str, f64>,
+    /// Kernel functions by inclusive CPU time over the window, ns, most first.
+    pub profile: Vec<(&'static str, u64)>,
 }
 
 impl RunResult {
@@ -33,7 +87,13 @@ impl RunResult {
         warnings(&self.counters)
     }
 
-    /// A counter or metric by name.
+    /// A metric read from the profile, over `window` (which must be one of the run's).
+    pub fn window_value(&self, window: Window, name: &str) -> Option<f64> {
+        self.windows.iter().find(|w| w.window == window)?.metrics.get(name).copied()
+    }
+
+    /// A counter or metric by name; `NAME [START..END s]` (a row [`RunResult::window_rows`]
+    /// gives) is a metric over one of the run's windows.
     pub fn value(&self, name: &str) -> Option<f64> {
         if let Some(c) = Counter::from_name(name) {
             return Some(self.counters.get(c) as f64);
@@ -41,7 +101,20 @@ impl RunResult {
         if name == "steps" {
             return Some(self.steps as f64);
         }
-        self.metrics.get(name).copied()
+        if let Some(v) = self.metrics.get(name) {
+            return Some(*v);
+        }
+        let (metric, label) = name.strip_suffix(']')?.split_once(" [")?;
+        let w = self.windows.iter().find(|w| w.window.label() == label)?;
+        w.metrics.get(metric).copied()
+    }
+
+    /// A table row name per metric of each window (`NAME [START..END s]`).
+    pub fn window_rows(&self) -> Vec<String> {
+        self.windows
+            .iter()
+            .flat_map(|w| w.metrics.keys().map(move |m| format!("{m} [{}]", w.window.label())))
+            .collect()
     }
 
     /// Every counter, `steps` and every metric the run has, by name: for each `name`,
@@ -112,8 +185,33 @@ pub fn warnings(counters: &Counters) -> Vec<String> {
 
 /// Runs `scenario` under `toggles` to the end, counters only.
 pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error> {
+    run_with(scenario, toggles, &[])
+}
+
+/// [`run`], also measuring the profile over each of `windows`: the run is stopped at each
+/// window's start and end (before the first step at or after it), the profile taken there
+/// with every CPU's time charged up to it, and the window's the difference.
+pub fn run_with(scenario: &Scenario, toggles: &ToggleSet, windows: &[Window]) -> Result<RunResult, Error> {
     let mut sim = Sim::new(scenario, toggles, false);
     sim.profiling = true;
+    let max = sim.cfg.knobs.value(crate::mech::core::MAX_STEPS);
+    let mut bounds: Vec<u64> = windows.iter().flat_map(|w| [w.start_ns, w.end_ns]).collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    let mut snaps: Vec<(u64, crate::profile::Profile, Counters)> = Vec::new();
+    for b in bounds {
+        while !sim.window_closed() && sim.st.readyq.peek().is_some_and(|(t, _)| t < b) {
+            if sim.step().is_none() {
+                break;
+            }
+            if sim.st.step > max {
+                return Err(Error::Run(crate::engine::RunError::TooManySteps(max)));
+            }
+        }
+        let ended = sim.window_closed() || sim.st.readyq.peek().is_none();
+        let at = if ended { b.min(crate::mech::core::run_time_ns(&sim)) } else { b };
+        snaps.push((b, sim.profile_at(at), sim.st.counters));
+    }
     sim.run_to_end().map_err(Error::Run)?;
     let mut metrics = BTreeMap::new();
     for m in crate::registry::metrics() {
@@ -130,13 +228,47 @@ pub fn run(scenario: &Scenario, toggles: &ToggleSet) -> Result<RunResult, Error>
             }
         }
     }
+    let snap = |t: u64| snaps.iter().find(|(b, _, _)| *b == t).map(|(_, p, c)| (p.clone(), *c));
+    let mut window_results = Vec::new();
+    for &w in windows {
+        let (Some(a), Some(b)) = (snap(w.start_ns), snap(w.end_ns)) else {
+            continue;
+        };
+        let prof = b.0.since(&a.0);
+        window_results.push(WindowResult {
+            window: w,
+            metrics: profile_metrics(&mut sim, prof.clone(), b.1.since(&a.1)),
+            profile: prof.by_function(),
+        });
+    }
     Ok(RunResult {
         toggles: sim.cfg.toggles.clone(),
         counters: sim.st.counters,
         steps: sim.st.step,
         metrics,
         profile: sim.st.prof.by_function(),
+        windows: window_results,
     })
+}
+
+/// The metrics read from the profile (those a run without profiling does not have), as
+/// `prof` and `counters` (a window's) give them instead of the run's own.
+fn profile_metrics(sim: &mut Sim, prof: crate::profile::Profile, counters: Counters) -> BTreeMap<&'static str, f64> {
+    let whole = std::mem::replace(&mut sim.st.prof, prof);
+    let whole_counters = std::mem::replace(&mut sim.st.counters, counters);
+    let mut out = BTreeMap::new();
+    for m in crate::registry::metrics() {
+        let with = (m.value)(sim);
+        sim.profiling = false;
+        let without = (m.value)(sim);
+        sim.profiling = true;
+        if let (Some(v), None) = (with, without) {
+            out.insert(m.name, v);
+        }
+    }
+    sim.st.prof = whole;
+    sim.st.counters = whole_counters;
+    out
 }
 
 /// Where the runs' CPU time went, as text, a column pair per run (time in us, share of busy
@@ -231,6 +363,11 @@ pub fn event_hash(scenario: &Scenario, toggles: &ToggleSet) -> Result<u64, Error
 
 /// Runs once per value of toggle `id`, in declaration order, on top of `base`.
 pub fn compare(scenario: &Scenario, base: &ToggleSet, id: &str) -> Result<Vec<(ToggleValue, RunResult)>, Error> {
+    compare_with(scenario, base, id, &[])
+}
+
+/// [`compare`], each run also measuring the profile over `windows`.
+pub fn compare_with(scenario: &Scenario, base: &ToggleSet, id: &str, windows: &[Window]) -> Result<Vec<(ToggleValue, RunResult)>, Error> {
     let patch =
         patches::find(id).ok_or_else(|| Error::Toggle(format!("unknown toggle `{id}` (known toggles: {})", patches::known_ids())))?;
     let mut sets = Vec::new();
@@ -240,25 +377,54 @@ pub fn compare(scenario: &Scenario, base: &ToggleSet, id: &str) -> Result<Vec<(T
         t.set(id, v.clone()).map_err(Error::Toggle)?;
         sets.push(t);
     }
-    Ok(patch.values().into_iter().zip(run_many(scenario, &sets)?).collect())
+    Ok(patch.values().into_iter().zip(run_many_with(scenario, &sets, windows)?).collect())
 }
 
 /// Runs `scenario` once per toggle set, results in the same order. Natively the runs
 /// share the machine's cores (each run is independent and deterministic, so the results
 /// are those of running them one after another); in wasm they run one after another.
 pub fn run_many(scenario: &Scenario, sets: &[ToggleSet]) -> Result<Vec<RunResult>, Error> {
+    run_many_with(scenario, sets, &[])
+}
+
+/// [`run_many`], each run also measuring the profile over `windows`.
+pub fn run_many_with(scenario: &Scenario, sets: &[ToggleSet], windows: &[Window]) -> Result<Vec<RunResult>, Error> {
+    let jobs: Vec<Job> = sets
+        .iter()
+        .map(|t| Job {
+            scenario: scenario.clone(),
+            toggles: t.clone(),
+            windows: windows.to_vec(),
+        })
+        .collect();
+    run_jobs(&jobs)
+}
+
+/// One run of a batch: a scenario (at its seed), toggles and profile windows.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The scenario, with the seed to run at.
+    pub scenario: Scenario,
+    /// Toggles.
+    pub toggles: ToggleSet,
+    /// Profile windows.
+    pub windows: Vec<Window>,
+}
+
+/// Runs every job, results in the same order, sharing the machine's cores natively.
+pub fn run_jobs(jobs: &[Job]) -> Result<Vec<RunResult>, Error> {
     #[cfg(not(target_arch = "wasm32"))]
     {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        if cores > 1 && sets.len() > 1 {
+        if cores > 1 && jobs.len() > 1 {
             let next = std::sync::atomic::AtomicUsize::new(0);
-            let slots: Vec<std::sync::Mutex<Option<Result<RunResult, Error>>>> = sets.iter().map(|_| std::sync::Mutex::new(None)).collect();
+            let slots: Vec<std::sync::Mutex<Option<Result<RunResult, Error>>>> = jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
             std::thread::scope(|s| {
-                for _ in 0..cores.min(sets.len()) {
+                for _ in 0..cores.min(jobs.len()) {
                     s.spawn(|| loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(t) = sets.get(i) else { break };
-                        let r = run(scenario, t);
+                        let Some(j) = jobs.get(i) else { break };
+                        let r = run_with(&j.scenario, &j.toggles, &j.windows);
                         if let Ok(mut slot) = slots[i].lock() {
                             *slot = Some(r);
                         }
@@ -276,7 +442,7 @@ pub fn run_many(scenario: &Scenario, sets: &[ToggleSet]) -> Result<Vec<RunResult
                 .collect();
         }
     }
-    sets.iter().map(|t| run(scenario, t)).collect()
+    jobs.iter().map(|j| run_with(&j.scenario, &j.toggles, &j.windows)).collect()
 }
 
 /// Runs once per named preset, in the order given, each applied on top of `base`
@@ -286,6 +452,17 @@ pub fn compare_presets(
     base: &ToggleSet,
     names: &[&str],
     set: &[(String, ToggleValue)],
+) -> Result<Vec<RunResult>, Error> {
+    compare_presets_with(scenario, base, names, set, &[])
+}
+
+/// [`compare_presets`], each run also measuring the profile over `windows`.
+pub fn compare_presets_with(
+    scenario: &Scenario,
+    base: &ToggleSet,
+    names: &[&str],
+    set: &[(String, ToggleValue)],
+    windows: &[Window],
 ) -> Result<Vec<RunResult>, Error> {
     let mut sets = Vec::new();
     for name in names {
@@ -297,7 +474,7 @@ pub fn compare_presets(
         }
         sets.push(t);
     }
-    run_many(scenario, &sets)
+    run_many_with(scenario, &sets, windows)
 }
 
 /// One checked expectation.
@@ -312,29 +489,66 @@ pub struct ExpectOutcome {
     /// The warnings of the runs it was measured on ([`RunResult::warnings`]): a value from
     /// a run that stopped threads for want of memory says little.
     pub warnings: Vec<String>,
+    /// With `seeds`: each seed's value, whose mean is `value`.
+    pub per_seed: Vec<(u64, f64)>,
 }
 
-/// Runs every `[[expect]]` of `scenario` (each distinct toggle choice once).
+/// Runs every `[[expect]]` of `scenario` (each distinct toggle choice once per seed, with
+/// every profile window its expectations name).
 pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
-    // Every distinct choice, in order of first use, run as one batch.
-    let mut choices: Vec<RunChoice> = Vec::new();
-    for e in &scenario.expects {
-        for c in std::iter::once(&e.choice).chain(e.vs.as_ref()) {
-            if !choices.contains(c) {
-                choices.push(c.clone());
+    check_with(scenario, true)
+}
+
+/// [`check`]; without `seed_means`, the expectations measured over several seeds
+/// (`seeds`) are left out (`mmviz check --seeds` runs the others at other seeds).
+pub fn check_with(scenario: &Scenario, seed_means: bool) -> Result<Vec<ExpectOutcome>, Error> {
+    let expects: Vec<&Expect> = scenario.expects.iter().filter(|e| seed_means || e.seeds.is_none()).collect();
+    let seeds_of = |e: &Expect| -> Vec<u64> {
+        match e.seeds {
+            Some(n) => (1..=u64::from(n)).collect(),
+            None => vec![scenario.seed],
+        }
+    };
+    // Every distinct (seed, choice), in order of first use, with the windows it needs.
+    let mut keys: Vec<(u64, RunChoice, Vec<Window>)> = Vec::new();
+    for e in &expects {
+        let window = e.window.map(|(a, b)| Window { start_ns: a, end_ns: b });
+        for seed in seeds_of(e) {
+            for c in std::iter::once(&e.choice).chain(e.vs.as_ref()) {
+                let i = match keys.iter().position(|(s, k, _)| *s == seed && k == c) {
+                    Some(i) => i,
+                    None => {
+                        keys.push((seed, c.clone(), Vec::new()));
+                        keys.len() - 1
+                    }
+                };
+                if let Some(w) = window {
+                    if !keys[i].2.contains(&w) {
+                        keys[i].2.push(w);
+                    }
+                }
             }
         }
     }
-    let sets = choices
+    let jobs = keys
         .iter()
-        .map(|c| c.toggles().map_err(Error::Toggle))
-        .collect::<Result<Vec<_>, _>>()?;
-    let results = run_many(scenario, &sets)?;
-    let measure = |choice: &RunChoice, e: &Expect, warnings: &mut Vec<String>| -> Result<f64, Error> {
-        // Every choice an expectation names is in `choices`, so it has a result.
-        let result = choices
+        .map(|(seed, c, w)| {
+            Ok(Job {
+                scenario: Scenario {
+                    seed: *seed,
+                    ..scenario.clone()
+                },
+                toggles: c.toggles().map_err(Error::Toggle)?,
+                windows: w.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let results = run_jobs(&jobs)?;
+    let measure = |seed: u64, choice: &RunChoice, e: &Expect, warnings: &mut Vec<String>| -> Result<f64, Error> {
+        // Every (seed, choice) an expectation names is in `keys`, so it has a result.
+        let result = keys
             .iter()
-            .position(|k| k == choice)
+            .position(|(s, k, _)| *s == seed && k == choice)
             .and_then(|i| results.get(i))
             .ok_or_else(|| Error::Step("an expectation's run is missing from the batch".into()))?;
         for w in result.warnings() {
@@ -342,19 +556,35 @@ pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
                 warnings.push(w);
             }
         }
-        let num = result.value(&e.counter).unwrap_or(f64::NAN);
+        let get = |name: &str| -> Result<f64, Error> {
+            match e.window {
+                Some((a, b)) => result.window_value(Window { start_ns: a, end_ns: b }, name).ok_or_else(|| {
+                    Error::Step(format!(
+                        "line {}: `{name}` has no value over a window (only the metrics read from the profile do: CPU times and *_pct shares)",
+                        e.line
+                    ))
+                }),
+                None => Ok(result.value(name).unwrap_or(f64::NAN)),
+            }
+        };
+        let num = get(&e.counter)?;
         Ok(match &e.per {
-            Some(p) => ratio(num, result.value(p).unwrap_or(f64::NAN)),
+            Some(p) => ratio(num, get(p)?),
             None => num,
         })
     };
     let mut out = Vec::new();
-    for e in &scenario.expects {
+    for e in expects {
         let mut warnings = Vec::new();
-        let mut value = measure(&e.choice, e, &mut warnings)?;
-        if let Some(vs) = &e.vs {
-            value = ratio(value, measure(vs, e, &mut warnings)?);
+        let mut per_seed = Vec::new();
+        for seed in seeds_of(e) {
+            let mut value = measure(seed, &e.choice, e, &mut warnings)?;
+            if let Some(vs) = &e.vs {
+                value = ratio(value, measure(seed, vs, e, &mut warnings)?);
+            }
+            per_seed.push((seed, value));
         }
+        let value = per_seed.iter().map(|&(_, v)| v).sum::<f64>() / per_seed.len().max(1) as f64;
         let ok = !value.is_nan()
             && e.eq.is_none_or(|x| (value - x).abs() <= 1e-9 * x.abs().max(1.0))
             && e.min.is_none_or(|x| value >= x)
@@ -364,6 +594,7 @@ pub fn check(scenario: &Scenario) -> Result<Vec<ExpectOutcome>, Error> {
             value,
             ok,
             warnings,
+            per_seed: if e.seeds.is_some() { per_seed } else { Vec::new() },
         });
     }
     Ok(out)

@@ -660,6 +660,30 @@ pub struct ExpectSpec {
     pub min: Option<f64>,
     /// The value must be at most this.
     pub max: Option<f64>,
+    /// Measure at seeds 1 to N and hold the mean to the bounds (with `vs`: the mean of the
+    /// seeds' ratios), instead of the file's own seed: for a figure whose seed-to-seed
+    /// spread is as wide as the band (`mmviz sweep --seeds N` shows the same values).
+    #[schemars(range(min = 1, max = 64))]
+    pub seeds: Option<u32>,
+    /// Measure the value over a stretch of the run only, as a profiler that samples a
+    /// window does: the metrics read from the profile (CPU times, `*_pct` shares) over
+    /// `from_ms` to `from_ms + length_ms` of simulated time (cut at the run's end). Other
+    /// counters and metrics have no windowed value.
+    pub window: Option<WindowSpec>,
+}
+
+/// `[[expect]]`'s `window`: where the measured stretch starts and how long it is, in ms
+/// (numbers or parameter expressions, `"$seconds * 500"` for the middle of a run of
+/// `seconds`).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WindowSpec {
+    /// Start, ms of simulated time.
+    #[schemars(with = "NumOrParam")]
+    pub from_ms: Num,
+    /// Length, ms.
+    #[schemars(with = "NumOrParam")]
+    pub length_ms: Num,
 }
 
 /// `[[expect]]`'s `vs`: the run to compare against, chosen like the expectation's own.
@@ -1137,6 +1161,10 @@ pub struct Expect {
     pub min: Option<f64>,
     /// Upper bound.
     pub max: Option<f64>,
+    /// Mean over seeds 1 to this many instead of the file's seed.
+    pub seeds: Option<u32>,
+    /// Measured over this stretch of simulated time only (start, end; ns).
+    pub window: Option<(u64, u64)>,
     /// Line in the file.
     pub line: usize,
 }
@@ -1635,7 +1663,7 @@ impl Resolver<'_> {
         let kernel = f.kernel.as_ref().map(|k| self.kernel(k, "kernel")).transpose()?;
         let mut toggles = Vec::new();
         for (id, v) in &f.toggles {
-            toggles.push((id.clone(), self.toggle_value(id, v, &format!("toggles.{id}"))?));
+            toggles.push(self.toggle_value(id, v, &format!("toggles.{id}"))?);
         }
         let processes = self.processes(&topology)?;
         let chapters = self.chapters(&processes)?;
@@ -1686,19 +1714,26 @@ impl Resolver<'_> {
         }
         let mut out = Vec::new();
         for (id, v) in set {
-            out.push((id.clone(), self.toggle_value(id, v, &format!("{field}.set.{id}"))?));
+            out.push(self.toggle_value(id, v, &format!("{field}.set.{id}"))?);
         }
         Ok(RunChoice { kernel, presets, set: out })
     }
 
-    fn toggle_value(&self, id: &str, v: &Spanned<toml::Value>, field: &str) -> Result<ToggleValue, ScenarioError> {
-        let patch = patches::find(id).ok_or_else(|| {
+    /// A toggle's id and value as a scenario gives them; a renamed id (an older file, or
+    /// one an old link carries) is read as its successor with the value meaning the same.
+    fn toggle_value(&self, id: &str, v: &Spanned<toml::Value>, field: &str) -> Result<(String, ToggleValue), ScenarioError> {
+        let unknown = || {
             self.err(
                 v.span(),
                 field,
                 format!("unknown toggle `{id}` (known toggles: {})", patches::known_ids()),
             )
-        })?;
+        };
+        let renamed = patches::renamed(id);
+        let patch = match renamed {
+            Some(r) => patches::find(r.new).ok_or_else(unknown)?,
+            None => patches::find(id).ok_or_else(unknown)?,
+        };
         let text = match v.get_ref() {
             toml::Value::Boolean(b) => b.to_string(),
             toml::Value::String(s) => s.clone(),
@@ -1710,7 +1745,11 @@ impl Resolver<'_> {
                 ))
             }
         };
-        patch.parse_value(&text).map_err(|m| self.err(v.span(), field, m))
+        let value = match renamed {
+            Some(r) => r.translate(&ToggleValue::Enum(text)),
+            None => patch.parse_value(&text),
+        };
+        Ok((patch.id.to_string(), value.map_err(|m| self.err(v.span(), field, m))?))
     }
 
     fn topology(&self) -> Result<Topology, ScenarioError> {
@@ -2838,6 +2877,19 @@ impl Resolver<'_> {
                 None => None,
             };
             let line = line_of(self.text, e.counter.span().start);
+            if let Some(n) = e.seeds {
+                if !(1..=64).contains(&n) {
+                    return Err(self.err(e.counter.span(), format!("{f}.seeds"), format!("{n} is out of range 1..=64")));
+                }
+            }
+            let window = match &e.window {
+                Some(w) => {
+                    let from = self.num(&w.from_ms, &format!("{f}.window.from_ms"), 0, 100_000_000)?;
+                    let len = self.num(&w.length_ms, &format!("{f}.window.length_ms"), 1, 100_000_000)?;
+                    Some((from as u64 * 1_000_000, (from + len) as u64 * 1_000_000))
+                }
+                None => None,
+            };
             let name = e.name.clone().unwrap_or_else(|| {
                 let per = e.per.as_ref().map(|p| format!(" per {}", p.get_ref())).unwrap_or_default();
                 format!("{}{per}", e.counter.get_ref())
@@ -2852,6 +2904,8 @@ impl Resolver<'_> {
                 eq: e.eq,
                 min: e.min,
                 max: e.max,
+                seeds: e.seeds,
+                window,
                 line,
             });
         }
@@ -3125,6 +3179,26 @@ ops = [ { op = "compute", ns = 1 } ]
         for bad in ["", "format = ", "[[[", "format = 1\nid = 3", "\u{0}"] {
             assert!(parse(bad, &[]).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_renamed_toggle_in_the_file_is_read_as_its_successor() {
+        // Scenario texts written before `mremap_latency_limit` became `mremap_pmd_extents`
+        // (the archive old links open) keep their meaning: on = LATENCY_LIMIT = off now.
+        let text = MINI.replace("[[process]]", "[toggles]\nmremap_latency_limit = true\n\n[[process]]");
+        let s = parse(
+            &format!("{text}\n[[expect]]\nname = \"x\"\nset = {{ mremap_latency_limit = \"off\" }}\ncounter = \"accesses\"\nmin = 0\n"),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.toggles, vec![("mremap_pmd_extents".to_string(), ToggleValue::Bool(false))]);
+        assert_eq!(
+            s.expects[0].choice.set,
+            vec![("mremap_pmd_extents".to_string(), ToggleValue::Bool(true))]
+        );
+        let bad = MINI.replace("[[process]]", "[toggles]\nmremap_latency_limit = \"sometimes\"\n\n[[process]]");
+        let e = parse(&bad, &[]).unwrap_err();
+        assert!(e.message.contains("`mremap_latency_limit` is on/off"), "{e}");
     }
 
     #[test]

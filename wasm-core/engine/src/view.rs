@@ -570,7 +570,6 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>, window: &FrameWindow, bulk: 
             let state = match c.wait {
                 Wait::Acks => format!("waiting for {} IPI ack(s)", c.acks_pending),
                 Wait::Lock(id) => format!("spinning on a {} lock", id.class.name()),
-                Wait::PageUnlock(pfn) => format!("waiting for pfn {pfn} (migration)"),
                 Wait::Busy(_) => "running user code".into(),
                 Wait::None => match task.kind {
                     TaskKind::Idle if c.loaded_mm.is_some() => "idle (lazy TLB)".into(),

@@ -286,8 +286,9 @@ fn at_the_tick_an_idle_allowed_cpu_takes_a_queued_thread() {
     rec.run_to_end().unwrap();
 }
 
-/// A woken thread queued behind a computation while another allowed CPU idles: at the
-/// slice end the tick lets the idle CPU take it, and the computation is not preempted.
+/// A woken thread queued behind a computation while an allowed CPU of another node idles
+/// (its wake-up looked for an idle CPU in its own node only, `select_idle_sibling`): at
+/// the slice end the tick lets the idle CPU take it, and the computation is not preempted.
 const TICK_BALANCE: &str = r#"
 format = 1
 id = "tick-balance"
@@ -295,8 +296,12 @@ title = "t"
 [knobs]
 sched_slice_us = 20
 [machine]
+distance = [[10, 21], [21, 10]]
 [[machine.node]]
 cpus = [0, 1]
+mem_pages = 16
+[[machine.node]]
+cpus = [2]
 mem_pages = 16
 [[process]]
 name = "p"
@@ -304,7 +309,7 @@ name = "p"
 name = "heap"
 pages = 2
 [[process.thread]]
-cpus = [0, 1]
+cpus = [0, 2]
 ops = [ { op = "sleep", ns = 5000 }, { op = "compute", ns = 10000 } ]
 [[process.thread]]
 cpu = 0
@@ -325,7 +330,7 @@ fn the_tick_hands_a_woken_thread_to_an_idle_cpu_and_the_computation_goes_on() {
         preempted |= e.function == "scheduler_tick" && e.cpu == 0;
         mmviz_engine::invariants::check(&sim).unwrap();
     }
-    assert!(moved_at_tick, "the idle CPU 1 took the woken thread at CPU 0's tick");
+    assert!(moved_at_tick, "the idle CPU 2 took the woken thread at CPU 0's tick");
     assert!(!preempted, "nothing else waited on CPU 0, so its computation was not preempted");
     assert_eq!(sim.st.counters.get(NR_MIGRATIONS), 1);
 }

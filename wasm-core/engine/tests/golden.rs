@@ -9,7 +9,11 @@
 //! every migration's unmap and remap take 0.5 us longer, which moves when the scanner runs;
 //! `numa-delay-map-scale` (on) re-recorded when NUMA groups came in (`task_numa_group`):
 //! the six threads fault on each other's pages and form one group, whose statistics feed
-//! the placement and the scan period (the run now has six scan passes instead of five).
+//! the placement and the scan period (the run now has six scan passes instead of five);
+//! `numa-delay-map-scale` re-recorded when the scheduler became CFS's (slices checked at
+//! ticks, wake-up placement and preemption, a thread waiting for a page under migration
+//! sleeps, the vmstat workers' wake-ups): the waits now switch their CPUs out and back
+//! (`ctxt` 6 -> 42 and 46), and the unpatched run makes one more scan pass (9).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
 use mmviz_engine::builtin;

@@ -377,7 +377,9 @@ ops = [{{ op = "random", vma = "heap", count = 10000000, write_percent = 20, bul
 
 /// Drawing accesses in runs changes how many steps a run takes, not what the kernel
 /// sees: the same pages migrate, with the same IPIs per migration, about as many hint
-/// faults and about as many accesses in the window, in a tenth of the steps.
+/// faults per scan and about as many accesses in the window, in a tenth of the steps.
+/// (How many scans fit in the 40 ms, 9 to 13, depends on which thread's tick reaches
+/// task_numa_work first, so the hint faults in all differ by up to a quarter.)
 #[test]
 fn accesses_drawn_in_runs_make_the_faults_and_flushes_single_accesses_make() {
     for delay in ["false", "true"] {
@@ -393,14 +395,19 @@ fn accesses_drawn_in_runs_make_the_faults_and_flushes_single_accesses_make() {
         } else {
             assert!(ipis(&runs) < 0.1 && ipis(&one) < 0.1, "{} vs {}", ipis(&one), ipis(&runs));
         }
-        for name in ["numa_hint_faults", "accesses"] {
-            assert!(
-                close(c(&one, name), c(&runs, name), 0.2),
-                "{name}: {} vs {}",
-                c(&one, name),
-                c(&runs, name)
-            );
-        }
+        let per_scan = |s: &Sim| c(s, "numa_hint_faults") / c(s, "numa_scans");
+        assert!(
+            close(per_scan(&one), per_scan(&runs), 0.1),
+            "hint faults per scan: {} vs {}",
+            per_scan(&one),
+            per_scan(&runs)
+        );
+        assert!(
+            close(c(&one, "accesses"), c(&runs, "accesses"), 0.2),
+            "accesses: {} vs {}",
+            c(&one, "accesses"),
+            c(&runs, "accesses")
+        );
         assert!(runs.st.step * 5 < one.st.step, "{} vs {} steps", runs.st.step, one.st.step);
     }
 }
@@ -456,23 +463,19 @@ fn pmbench(params: &[(&str, i64)], toggles: &[(&str, &str)]) -> (f64, Sim) {
 }
 
 /// The published run's 5.1 IPIs per migrated page is a property of how many CPUs run each
-/// process: it moves with the threads per process and with node 1's CPUs, the way
-/// `mm_cpumask` does. One thread per process sends none (acceptance: under 0.2); with a CPU
-/// per thread it is exactly the threads (v5.12 counts the sender); with 64 threads time-
-/// sharing fewer CPUs it falls as the CPUs do (the periodic balance keeps moving threads,
-/// so which threads of a process run together changes).
+/// process: it moves with the threads per process the way `mm_cpumask` does. One thread per
+/// process sends none (acceptance: under 0.2); with a CPU per thread it is exactly the
+/// threads (v5.12 counts the sender). (With 64 threads time-sharing fewer CPUs, see
+/// `pmbench_ipis_per_migrated_page_follow_the_cpus_the_threads_share`.) 20 s runs: the
+/// ratio does not depend on the run's length.
 #[test]
-fn pmbench_ipis_per_migrated_page_follow_the_cpus_each_process_runs_on() {
-    let (one, _) = pmbench(&[("threads", 1)], &[]);
+fn pmbench_ipis_per_migrated_page_follow_the_threads_each_process_has() {
+    let (one, _) = pmbench(&[("threads", 1), ("seconds", 20)], &[]);
     assert!(one < 0.2, "{one}");
     for threads in [2, 4] {
-        let (ipis, _) = pmbench(&[("threads", threads)], &[]);
+        let (ipis, _) = pmbench(&[("threads", threads), ("seconds", 20)], &[]);
         assert!((ipis - threads as f64).abs() < 0.15, "{threads} threads: {ipis}");
     }
-    let by_cpus: Vec<f64> = [40, 48, 56, 64].iter().map(|&c| pmbench(&[("node1_cpus", c)], &[]).0).collect();
-    assert!(by_cpus.windows(2).all(|w| w[0] < w[1]), "{by_cpus:?}");
-    assert!((by_cpus[3] - 8.0).abs() < 0.3, "{by_cpus:?}");
-    assert!((4.0..6.5).contains(&by_cpus[1]), "{by_cpus:?}");
 }
 
 /// With the patch, what is left is mostly the scanner's own flush, once per scan window
@@ -719,35 +722,98 @@ fn a_task_away_from_its_memory_moves_to_an_idle_cpu_of_its_preferred_node() {
     assert_eq!(counter(&pinned, "numa_task_migrated"), 0);
 }
 
+/// The machine's size as the published IPIs measure it: without the patch every migration
+/// flushes one page on the CPUs running another thread of the process, so with 64 threads
+/// time-sharing C CPUs the IPIs per migrated page are about 1 + 7 x C/64 (each of the 7 other
+/// threads running a C/64 share of the time, and the flush counted on its sender too). That
+/// holds only while CFS mixes the threads at random: the slices end at ticks, but wake-ups
+/// (the vmstat workers once a second, threads woken from migration waits) shift each CPU's
+/// turns on its own, and the processes start one after another (`sequential_launch`).
+/// `mmviz sweep numa-pmbench --toggle numa_delay_map --vary node1_cpus=16,24,32,48,64
+/// --seeds 4` in 20 s runs (the ratio is the same at every length: 6.22 to 6.24 at 48 CPUs
+/// from 20 to 50 s, seeds 1-8) and the unpatched run only, to keep the test short: each
+/// seed mean within 15 %, and rising with C.
+#[test]
+fn pmbench_ipis_per_migrated_page_follow_the_cpus_the_threads_share() {
+    use mmviz_engine::run::{run_jobs, Job};
+    let text = mmviz_engine::builtin::find("numa-pmbench").unwrap().text;
+    let mut off = ToggleSet::default();
+    off.set_text("numa_delay_map", "false").unwrap();
+    let cpus = [16i64, 24, 32, 48, 64];
+    let mut jobs = Vec::new();
+    for &c in &cpus {
+        for seed in 1..=4 {
+            let s = scenario::parse(text, &[("node1_cpus".to_string(), c), ("seconds".to_string(), 20)]).unwrap();
+            jobs.push(Job {
+                scenario: scenario::Scenario { seed, ..s },
+                toggles: off.clone(),
+                windows: Vec::new(),
+            });
+        }
+    }
+    let results = run_jobs(&jobs).unwrap();
+    let mut means = Vec::new();
+    for (i, &c) in cpus.iter().enumerate() {
+        let per_page: Vec<f64> = results[4 * i..4 * i + 4]
+            .iter()
+            .map(|r| r.value("irq_tlb_count").unwrap() / r.value("numa_pages_migrated").unwrap())
+            .collect();
+        let mean = per_page.iter().sum::<f64>() / 4.0;
+        let want = 1.0 + 7.0 * c as f64 / 64.0;
+        assert!(
+            (mean / want - 1.0).abs() <= 0.15,
+            "{c} CPUs: {mean:.2} IPIs a page ({per_page:?}), want {want:.2} within 15 %"
+        );
+        means.push(mean);
+    }
+    assert!(means.windows(2).all(|w| w[0] < w[1]), "rising with the CPUs: {means:?}");
+}
+
 /// numa-pmbench's kernel time stays close across `scale`: a modelled hint fault stands
 /// for 256 / scale real ones and its CPU time counts that many times, so `try_to_unmap`'s
 /// share (within 20 %) and the throughput gain of the patch (within 2 points) hold as `scale`
-/// doubles, and the share's
-/// fall stays in the published range (6.02 % -> 0.47 %, 13-fold). (The gain is +2 to +4 %
-/// where +5.5 % was published: the model's flush is cheaper than the published share
-/// implies, and only the fall was calibrated.)
+/// doubles, and the share's fall stays in the published range (6.02 % -> 0.47 %, 13-fold).
+/// Seed means over seeds 1-4: in the 35 s run one seed's gain spreads over +1.2 ... +5.6 %
+/// at scale 1 (`mmviz sweep numa-pmbench --toggle numa_delay_map --vary scale=1,2 --seeds 4`:
+/// means +3.4 % and +4.2 %), wider than the 2 points asked of the scales.
 #[test]
 fn pmbench_kernel_shares_and_throughput_gain_stay_close_across_scales() {
+    use mmviz_engine::run::{run_jobs, Job};
     let text = mmviz_engine::builtin::find("numa-pmbench").unwrap().text;
-    let run = |scale: i64, on: bool| {
-        let s = scenario::parse(text, &[("scale".to_string(), scale)]).unwrap();
-        let mut t = ToggleSet::default();
-        t.set_text("numa_delay_map", if on { "true" } else { "false" }).unwrap();
-        mmviz_engine::run::run(&s, &t).unwrap().metrics
-    };
+    let seeds = 1..=4u64;
+    let mut jobs = Vec::new();
+    for scale in [1i64, 2] {
+        for seed in seeds.clone() {
+            for on in [false, true] {
+                let s = scenario::parse(text, &[("scale".to_string(), scale)]).unwrap();
+                let mut t = ToggleSet::default();
+                t.set_text("numa_delay_map", if on { "true" } else { "false" }).unwrap();
+                jobs.push(Job {
+                    scenario: scenario::Scenario { seed, ..s },
+                    toggles: t,
+                    windows: Vec::new(),
+                });
+            }
+        }
+    }
+    let results = run_jobs(&jobs).unwrap();
+    let n = seeds.count();
     let mut seen = Vec::new();
-    for scale in [1, 2] {
-        let (off, on) = (run(scale, false), run(scale, true));
-        let share = off["try_to_unmap_pct"];
-        let fall = share / on["try_to_unmap_pct"];
-        let gain = on["throughput"] / off["throughput"];
-        assert!((8.0..=20.0).contains(&fall), "scale {scale}: try_to_unmap falls {fall}-fold");
-        assert!(gain > 1.01, "scale {scale}: throughput x{gain}");
+    for (k, scale) in [1, 2].iter().enumerate() {
+        let (mut share, mut gain) = (0.0, 0.0);
+        for pair in results[2 * n * k..2 * n * (k + 1)].chunks(2) {
+            let (off, on) = (&pair[0], &pair[1]);
+            let fall = off.value("try_to_unmap_pct").unwrap() / on.value("try_to_unmap_pct").unwrap();
+            assert!((8.0..=20.0).contains(&fall), "scale {scale}: try_to_unmap falls {fall}-fold");
+            share += off.value("try_to_unmap_pct").unwrap() / n as f64;
+            gain += on.value("throughput").unwrap() / off.value("throughput").unwrap() / n as f64;
+        }
+        assert!(gain > 1.01, "scale {scale}: throughput x{gain} (seed mean)");
         seen.push((share, gain));
     }
     let (a, b) = (seen[0], seen[1]);
-    assert!((a.0 / b.0 - 1.0).abs() < 0.2, "try_to_unmap share {} vs {}", a.0, b.0);
-    assert!((a.1 - b.1).abs() < 0.02, "throughput gain {} vs {}", a.1, b.1);
+    assert!((a.0 / b.0 - 1.0).abs() < 0.2, "try_to_unmap share {} vs {} (seed means)", a.0, b.0);
+    assert!((a.1 - b.1).abs() < 0.02, "throughput gain {} vs {} (seed means)", a.1, b.1);
 }
 
 /// Two single-threaded processes, each running on the node that holds the other's memory,

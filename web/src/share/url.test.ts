@@ -2,7 +2,7 @@ import { compressToEncodedURIComponent } from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import engineFixture from '../engine/fixtures/engine.json';
 import golden from './fixtures/links.json';
-import { quoteForMessage, stateToUrl, upgradePairs, urlToState, URL_FORMAT_VERSION, type ShareState } from './url';
+import { quoteForMessage, RENAMED_TOGGLES, stateToUrl, upgradePairs, urlToState, URL_FORMAT_VERSION, type ShareState } from './url';
 
 const base: ShareState = {
   scenario: { kind: 'builtin', id: 'numa-hint-fault-101', hash: '0a1b2c3d' },
@@ -183,6 +183,47 @@ describe('golden links of every released format', () => {
     const r = urlToState('#v=1&sc=abc&ab=t.numa_delay_map:false,true');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error).toContain('v=1 link with "ab"');
+  });
+});
+
+describe('a renamed toggle id', () => {
+  // mremap_latency_limit's on was the kernel before 37a4094e828f; mremap_pmd_extents' on is the patch.
+  const mremap = { kind: 'builtin', id: 'mremap-2mb', hash: '0badf00d' } as const;
+
+  it.each([
+    ['true', false],
+    ['on', false],
+    ['false', true],
+    ['off', true],
+  ] as const)('t.mremap_latency_limit=%s opens as mremap_pmd_extents=%s, in v1 and v2 links', (old, now) => {
+    for (const v of [1, 2]) {
+      const r = urlToState(`#v=${v}&sc=mremap-2mb&h=0badf00d&t.mremap_latency_limit=${old}&step=7`);
+      expect(r).toEqual({ ok: true, state: { ...base, scenario: mremap, toggles: { mremap_pmd_extents: now }, step: 7 }, warnings: [] });
+    }
+  });
+
+  it('is rewritten in an A/B comparison, values and all, and written back under the new id', () => {
+    const r = urlToState('#v=2&sc=mremap-2mb&h=0badf00d&step=0&ab=t.mremap_latency_limit:on,off');
+    expect(r.ok && r.state?.ab).toEqual({ kind: 'toggle', id: 'mremap_pmd_extents', a: false, b: true });
+    if (!r.ok || !r.state) throw new Error('no state');
+    expect(stateToUrl(r.state)).toContain('ab=t.mremap_pmd_extents:false,true');
+    expect(stateToUrl(r.state)).not.toContain('latency_limit');
+  });
+
+  it('refuses a value that is not on/off, and a link naming both ids, saying which', () => {
+    const bad = urlToState('#v=2&sc=mremap-2mb&t.mremap_latency_limit=sometimes&step=0');
+    expect(bad).toEqual({ ok: false, error: 'This link could not be read: the value "sometimes" of toggle "mremap_latency_limit" is not on/off.' });
+    const both = urlToState('#v=2&sc=mremap-2mb&t.mremap_latency_limit=true&t.mremap_pmd_extents=true&step=0');
+    expect(both.ok).toBe(false);
+    if (!both.ok) expect(both.error).toContain('"mremap_latency_limit" and its new name "mremap_pmd_extents"');
+  });
+
+  it('names only ids the engine has, never a registry id', () => {
+    const ids = new Set(engineFixture.patches.map((p) => p.id));
+    for (const [old, to] of Object.entries(RENAMED_TOGGLES)) {
+      expect(ids.has(old)).toBe(false);
+      expect(ids.has(to.id)).toBe(true);
+    }
   });
 });
 

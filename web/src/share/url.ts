@@ -20,6 +20,8 @@
 //   from=<n>&to=<n>          the steps an embed shows (optional): the transport stays within them
 // v1 (2026-11-22 to 2026-11-27) had v, sc, h, s, t.*, p.*, step and sel, with the same meanings.
 // v2 added ab, bstep, pc, rate, seed, lecture, embed, from and to.
+// A toggle id the engine renamed (RENAMED_TOGGLES) is read as its successor, in t.* and ab=,
+// with the value meaning the same (mremap_latency_limit=true is mremap_pmd_extents=false).
 // Everything read from a URL is validated here (zod) and is only ever used as data.
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
 import { z } from 'zod';
@@ -93,21 +95,70 @@ export interface PlotLayout {
 /** Result of reading a fragment: state (null for an empty fragment) plus non-fatal warnings, or an error. */
 export type UrlReadResult = { ok: true; state: ShareState | null; warnings: string[] } | { ok: false; error: string };
 
+/**
+ * Toggle ids the engine replaced (wasm-core/engine/src/patches.rs `RENAMED`: an id never
+ * changes meaning, so a toggle whose `on` was not "the patch applied" got a new one). Links
+ * made before keep opening what they opened: the old id is read as the new one, its value
+ * inverted where `inverted` says so.
+ */
+export const RENAMED_TOGGLES: Readonly<Record<string, { id: string; inverted: boolean }>> = {
+  // on = before 37a4094e828f (LATENCY_LIMIT's 64-page extents); the new id's on is v4.18's.
+  mremap_latency_limit: { id: 'mremap_pmd_extents', inverted: true },
+};
+
+const ON_TEXTS = ['true', 'on', '1', 'yes'];
+const OFF_TEXTS = ['false', 'off', '0', 'no'];
+
+/** A renamed toggle's value (as text, in the old id's meaning) in the new id's meaning; throws if it is not on/off. */
+function renamedValue(oldId: string, value: string): string {
+  const to = RENAMED_TOGGLES[oldId]!;
+  const on = ON_TEXTS.includes(value) ? true : OFF_TEXTS.includes(value) ? false : null;
+  if (on === null) throw new Error(`the value ${quoteForMessage(value)} of toggle "${oldId}" is not on/off`);
+  return String(to.inverted ? !on : on);
+}
+
+/**
+ * Rewrites a link's renamed toggle ids to today's (t.<id> keys and ab=t.<id>:A,B), keeping
+ * each value's meaning. Used by the v1 -> v2 upgrader and when reading v2; throws Error with
+ * a readable message when a link names both an old id and its successor.
+ */
+export function renameToggles(pairs: Map<string, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, value] of pairs) {
+    const to = key.startsWith('t.') ? RENAMED_TOGGLES[key.slice(2)] : undefined;
+    if (to === undefined) {
+      out.set(key, value);
+      continue;
+    }
+    const newKey = `t.${to.id}`;
+    if (pairs.has(newKey)) throw new Error(`it names toggle "${key.slice(2)}" and its new name "${to.id}" both`);
+    out.set(newKey, renamedValue(key.slice(2), value));
+  }
+  const ab = out.get('ab');
+  if (ab !== undefined && ab.startsWith('t.')) {
+    const colon = ab.indexOf(':');
+    const id = colon < 0 ? '' : ab.slice(2, colon);
+    const to = RENAMED_TOGGLES[id];
+    if (to !== undefined) out.set('ab', `t.${to.id}:${ab.slice(colon + 1).split(',').map((v) => renamedValue(id, v)).join(',')}`);
+  }
+  return out;
+}
+
 /** Upgraders from version N (key) to N+1, applied in order to old links' key/value pairs. */
 export type Upgrader = (pairs: Map<string, string>) => Map<string, string>;
 
 /**
  * The registered upgraders. v1 -> v2: every v1 key keeps its meaning in v2 (v2 adds the A/B
  * comparison, the plots' layout, a seed, lecture and embed mode), so a v1 link's pairs are v2's
- * as they are; a v1 link never had the v2-only keys, and one that has them is refused (it was
- * not made by mmviz).
+ * as they are but for renamed toggle ids (`renameToggles`); a v1 link never had the v2-only
+ * keys, and one that has them is refused (it was not made by mmviz).
  */
 export const UPGRADERS: Readonly<Record<number, Upgrader>> = {
   1: (pairs) => {
     for (const key of ['ab', 'bstep', 'pc', 'rate', 'seed', 'lecture', 'embed', 'from', 'to']) {
       if (pairs.has(key)) throw new Error(`it is a v=1 link with ${quoteForMessage(key)}, which v1 did not have`);
     }
-    return pairs;
+    return renameToggles(pairs);
   },
 };
 
@@ -313,7 +364,7 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
     const v = pairs.get('v');
     if (v === undefined) throw new Error('it has no format version (v=)');
     if (!/^\d{1,4}$/.test(v)) throw new Error(`the format version ${quoteForMessage(v)} is not a number`);
-    pairs = upgradePairs(Number(v), pairs, upgraders);
+    pairs = renameToggles(upgradePairs(Number(v), pairs, upgraders));
 
     const fixed: Record<string, string> = {};
     const toggles: Record<string, ToggleValue> = {};

@@ -53,6 +53,12 @@ impl LockClass {
     pub const fn spins(self) -> bool {
         matches!(self, LockClass::Ptl | LockClass::ZoneLock | LockClass::LruLock)
     }
+
+    /// Whether it is a rwsem, whose writers spin while a writer owner runs
+    /// (`RWSEM_SPIN_ON_OWNER`, see `Sim::rwsem_spins`).
+    pub const fn is_rwsem(self) -> bool {
+        matches!(self, LockClass::MmapLock | LockClass::AnonVma | LockClass::IMmap)
+    }
 }
 
 /// One lock instance: a class and up to two numbers naming it (mm and PMD index for a
@@ -104,6 +110,8 @@ pub struct LockStats {
 struct Held {
     id: LockId,
     holder: CpuId,
+    /// The task that took it (the first reader of a rwsem held for read).
+    task: u16,
     since: u64,
     /// Readers holding a rwsem for read (0 = held for write or a plain lock).
     readers: u16,
@@ -209,6 +217,7 @@ impl Locks {
         self.held.push(Held {
             id,
             holder: cpu,
+            task,
             since: now,
             readers: 0,
         });
@@ -233,6 +242,7 @@ impl Locks {
                 self.held.push(Held {
                     id,
                     holder: cpu,
+                    task,
                     since: now,
                     readers: 1,
                 });
@@ -343,6 +353,17 @@ impl Locks {
     /// The holder of `id`, if held.
     pub fn holder(&self, id: LockId) -> Option<CpuId> {
         self.held.iter().find(|h| h.id == id).map(|h| h.holder)
+    }
+
+    /// The CPU and task holding `id` for write (a plain lock, or a rwsem not held for
+    /// read), if it is held so.
+    pub fn writer(&self, id: LockId) -> Option<(CpuId, u16)> {
+        self.held.iter().find(|h| h.id == id && h.readers == 0).map(|h| (h.holder, h.task))
+    }
+
+    /// Whether `task` is queued to read (a rwsem reader) rather than to write.
+    pub fn waits_to_read(&self, task: u16) -> bool {
+        self.waiters.get(task as usize).is_some_and(|w| w.queued && w.read)
     }
 
     /// Whether `id` is held.

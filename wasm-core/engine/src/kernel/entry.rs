@@ -14,7 +14,7 @@ use crate::kernel::sched::numa::TICK_NS;
 use crate::machine::access_index::{AccessIndex, Pattern};
 use crate::machine::pg;
 use crate::mech::core::ev as core_ev;
-use crate::mech::core::{ACCESSES, TLB_MISSES, WORKLOAD_OPS};
+use crate::mech::core::{ACCESSES, TLB_MISSES};
 use crate::mech::core::{FAULT_ENTRY_NS, PAGE_WALK_NS};
 use crate::mm::memory::HandleMmFault;
 use crate::registry::{Frame, Function};
@@ -117,7 +117,8 @@ impl UserMode {
             Op::Sleep { .. } | Op::Compute { .. } | Op::Yield | Op::Exit | Op::Call { .. } | Op::Loop { .. } => 1,
         };
         if matches!(op, Op::Access { .. } | Op::Touch { .. } | Op::Random { .. } | Op::Call { .. }) {
-            sim.st.counters.add(WORKLOAD_OPS, n);
+            let cpu = sim.st.tasks[task as usize].cpu;
+            crate::mech::core::ops_done(sim, cpu, n);
         }
         if self.done >= len {
             self.op += 1;
@@ -211,8 +212,14 @@ impl UserMode {
                 let text = if sim.st.cpus[c].rq.is_empty() {
                     say!(
                         sim,
-                        "Thread {} sleeps for {ns} ns: CPU {cpu} runs the idle task in lazy TLB mode (mm still loaded, still in mm_cpumask, skipped by flush IPIs)",
-                        sim.task_name(cpu)
+                        "Thread {} sleeps for {ns} ns: CPU {cpu} runs the idle task in lazy TLB mode (mm loaded, in mm_cpumask; {})",
+                        sim.task_name(cpu),
+                        match sim.cfg.toggles.index(crate::mech::core::TLB_LAZY) {
+                            2 => "flush IPIs skip it unless page tables are freed",
+                            1 if sim.cfg.knobs.on(crate::mech::core::PCID) =>
+                                "v4.14-v4.19 with PCID: it switches to init_mm at once and leaves the mask",
+                            _ => "before v4.20 the next flush IPI still reaches it",
+                        }
                     )
                 } else {
                     say!(
@@ -424,7 +431,7 @@ impl UserMode {
         if let Some(&Op::Random { bulk: true, weight, .. }) = Self::ops(sim, task).get(self.op as usize) {
             let more = u64::from(weight.max(1)) - 1;
             sim.charge(cpu, more * ns);
-            sim.st.counters.add(WORKLOAD_OPS, more);
+            crate::mech::core::ops_done(sim, cpu, more);
         }
         sim.st.counters.inc(ACCESSES);
         self.advance(sim, task);
@@ -570,7 +577,8 @@ impl UserMode {
         sim.st.counters.add(ACCESSES, n);
         self.advance_by(sim, task, n);
         // The real accesses the modelled ones stand for count as workload operations.
-        sim.st.counters.add(WORKLOAD_OPS, n * (weight - 1));
+        let cpu = sim.st.tasks[task as usize].cpu;
+        crate::mech::core::ops_done(sim, cpu, n * (weight - 1));
     }
 
     /// The access a run ended at: a load or a store (weighed by the slow pages' shares of

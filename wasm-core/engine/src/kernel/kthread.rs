@@ -7,6 +7,7 @@
 //!
 //! A mechanism says what its thread does with a [`KthreadDef`] (`Mechanism::kthreads`);
 //! a thread no mechanism gives work to runs its loop once when woken and sleeps again.
+//! The vmstat worker also wakes by itself once a second (`mm/vmstat.rs`).
 
 use crate::core::{Flow, Ret, Until};
 use crate::engine::{say, Sim};
@@ -74,6 +75,16 @@ impl Function for Kthread {
                     "{name} runs on CPU {cpu} (a kernel thread: the CPU keeps its mm loaded lazily) and calls {f}"
                 ));
                 (ev, Flow::Call(frame))
+            }
+            // The vmstat worker's work queues itself again on the CPU's next whole second
+            // (mm/vmstat.rs); the other threads sleep until woken.
+            None if self.kind == KthreadKind::Vmstat => {
+                let until = crate::mm::vmstat::next_update(sim, cpu, sim.clock(cpu));
+                let ev = Ev::new(core_ev::SLEEP, F, "KT3").say(say!(
+                    sim,
+                    "{name} has folded CPU {cpu}'s counters (vmstat_update): it is queued again for {until} ns (round_jiffies_relative of a second), and CPU {cpu} schedules another task"
+                ));
+                (ev, Flow::Block(Until::Sleep(until)))
             }
             None => {
                 let ev = Ev::new(core_ev::SLEEP, F, "KT3").say(say!(

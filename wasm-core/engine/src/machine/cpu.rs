@@ -35,8 +35,6 @@ pub enum Wait {
     Acks,
     /// Spinning on a lock.
     Lock(LockId),
-    /// Waiting for a page to be unlocked (`migration_entry_wait`).
-    PageUnlock(u32),
     /// Running user code until a time; interrupts are taken meanwhile and push it back.
     Busy(u64),
 }
@@ -56,8 +54,20 @@ pub struct Cpu {
     pub idle: u16,
     /// Runnable tasks waiting for this CPU, in order.
     pub rq: VecDeque<u16>,
-    /// When the running task's slice ends.
+    /// When the running task gives the CPU up to a queued one: the scheduler tick at which
+    /// `check_preempt_tick` finds its slice used (or at once, after `need_resched`);
+    /// `u64::MAX` while nothing else is runnable here. Kept up to date by every change of
+    /// the running task or the run queue (`kernel/sched/fair.rs`).
     pub slice_end: u64,
+    /// `cfs_rq->min_vruntime` (ns): never decreases.
+    pub min_vruntime: u64,
+    /// `TIF_NEED_RESCHED` of the running task, set by a wake-up that preempts it
+    /// (`check_preempt_wakeup`): it gives the CPU up at its next return to user space, or at
+    /// once when the interrupt lands in user code.
+    pub need_resched: bool,
+    /// `cfs_rq->skip`: the task that called `sched_yield`, passed over by the next pick
+    /// when that is not too unfair.
+    pub skip: Option<u16>,
     /// Sleeping tasks of this CPU with a wake-up time, earliest first.
     pub timers: Vec<(u64, u16)>,
     /// `cpu_tlbstate.loaded_mm` (mm index).

@@ -17,5 +17,5 @@ pub use cpumask::CpuMask;
 pub use mm::{Mm, RmapKind, RmapRoot, Vma};
 pub use page::{pg, Frames, FreeMap, Page, CPUPID_UNSET, NO_MAPPING};
 pub use pte::Pte;
-pub use task::{KthreadKind, NumaStats, Task, TaskKind, TaskState};
+pub use task::{KthreadKind, Launch, NumaStats, SchedEntity, Task, TaskKind, TaskState};
 pub use tlb::{Tlb, TlbEntry, FLUSH_ALL};

@@ -252,6 +252,41 @@ pub struct Task {
     pub op_seq: u64,
     /// NUMA statistics.
     pub numa: NumaStats,
+    /// CFS state (`struct sched_entity`).
+    pub se: SchedEntity,
+}
+
+/// The parts of `struct sched_entity` CFS decides with (kernel/sched/fair.c v5.10, standing
+/// for v5.12; every task has the weight of nice 0, so virtual and real runtime advance
+/// alike). The runtime itself (`sum_exec_runtime`, `exec_start`) is kept in [`NumaStats`],
+/// which NUMA balancing reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchedEntity {
+    /// `vruntime` (ns), up to the task's `exec_start` while it runs: absolute on the run
+    /// queue of the CPU it is queued on or last ran on (the model keeps a sleeper's
+    /// absolute too, and renormalises it when it wakes elsewhere, as
+    /// `migrate_task_rq_fair` and `enqueue_entity` do).
+    pub vruntime: u64,
+    /// `prev_sum_exec_runtime`: the runtime when the task was last picked to run, so the
+    /// runtime since then is what `check_preempt_tick` compares with its slice.
+    pub prev_sum_exec_runtime: u64,
+    /// When the task last went to sleep (its blocked load decays from then on).
+    pub sleep_start: u64,
+    /// It sleeps in `io_schedule` (waiting for a page under migration,
+    /// `__migration_entry_wait`): the time until its wake-up is iowait.
+    pub iowait: bool,
+    /// Not created yet (a scenario with `sequential_launch`): who creates it when its
+    /// timer on the launcher's CPU expires.
+    pub launch: Option<Launch>,
+}
+
+/// Who creates a thread that does not exist at time 0 (`sequential_launch`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Launch {
+    /// The launcher on this CPU forks its process (the process's first thread).
+    Launcher(CpuId),
+    /// The process's first thread (this task) creates it from the CPU it runs on.
+    Thread(u16),
 }
 
 impl Task {

@@ -67,6 +67,44 @@ crate::toggles! { Core;
         ],
         history: &[],
     },
+    /// `tlb_lazy`: what a CPU in lazy TLB mode is to a shootdown, by era (v4.14 with PCID:
+    /// not in the mask at all; v4.20, 145f573b89a6: skipped unless page tables are freed).
+    TLB_LAZY = Patch {
+        id: "tlb_lazy",
+        kind: ToggleKind::Enum,
+        title: "x86 lazy TLB mode and shootdowns: every CPU of the mask (v4.13), init_mm at once with PCID (v4.14), lazy CPUs skipped (v4.20, Make lazy TLB mode lazier)",
+        author: "Andy Lutomirski (v4.14 PCID rework); Rik van Riel (v4.20, reviewed by Andy Lutomirski, Dave Hansen, Peter Zijlstra)",
+        date: "2017-10-14 / 2018-09-25",
+        commit: "v4.14 lazy-TLB rework (tlb_defer_switch_to_init_mm) / 145f573b89a6 with 016c4d92cd16 and 97807813fe70 (freed_tables)",
+        version: "v4.14 / v4.20",
+        link: "https://git.kernel.org/torvalds/c/145f573b89a6",
+        explanation: "A CPU that switches from a thread to a kernel thread or to idle may keep the old mm loaded \
+            (lazy TLB mode) and stay in its mm_cpumask. Up to v4.13 it did (TLBSTATE_LAZY), and \
+            native_flush_tlb_others sent every flush to every other CPU of the mask with \
+            smp_call_function_many: a lazy CPU took the interrupt only to leave the mm (leave_mm). From v4.14 \
+            a CPU with PCID switched to init_mm as soon as it went lazy (tlb_defer_switch_to_init_mm is \
+            !PCID), leaving the mask, so it took no shootdown but paid a CR3 switch back; without PCID it \
+            stayed lazy and took them as before. Rik van Riel's series, first merged for v4.19-rc1 and taken \
+            back out before v4.19 by Peter Zijlstra's revert (August 2018), landed in v4.20: every CPU stays \
+            lazy in the mask, and on_each_cpu_cond_mask(tlb_is_not_lazy, ...) skips it; it catches up on its \
+            next switch back by comparing tlb_gen, except when page tables are freed (freed_tables): a lazy \
+            CPU could still walk the freed tables speculatively, so those flushes reach it. \
+            on_each_cpu_cond_mask also runs the flush function on the sending CPU, so from v4.20 to v5.12 \
+            the sender counts an irq_tlb_count per remote flush; smp_call_function_many never ran it there.",
+        functions: &["native_flush_tlb_others"],
+        history: &[("", "ipi"), ("v4.14", "init_mm_with_pcid"), ("v4.20", "skip")],
+        enum_values: &["ipi", "init_mm_with_pcid", "skip"],
+        default_index: 2,
+        value_labels: &[
+            "up to v4.13: lazy CPUs stay in mm_cpumask and take every flush",
+            "v4.14-v4.19: with PCID a CPU going lazy switches to init_mm at once; else as before",
+            "v4.20+: lazy CPUs stay in mm_cpumask, skipped unless page tables are freed",
+        ],
+        listings: &[ListingPair {
+            before: l::NATIVE_FLUSH_TLB_OTHERS_V4_19,
+            after: l::NATIVE_FLUSH_TLB_OTHERS_V4_20,
+        }],
+    },
 }
 
 crate::counters! { Core;
@@ -92,6 +130,9 @@ crate::counters! { Core;
     model RMAP_UNMAPS => "rmap_unmaps",
     /// Model only: CPUs in `mm_cpumask` a shootdown skipped because they were in lazy TLB mode.
     model LAZY_TLB_SKIPS => "lazy_tlb_skips",
+    /// Model only: shootdown IPIs a CPU in lazy TLB mode received (it switches to
+    /// `init_mm`): every flush of its mm up to v4.19, only page-table frees from v4.20.
+    model LAZY_TLB_IPIS => "lazy_tlb_ipis",
     /// Model only: tasks load balancing moved to another CPU (the sum of the tasks'
     /// `se.nr_migrations` in `/proc/PID/sched`, placement at fork excluded).
     model NR_MIGRATIONS => "nr_migrations",
@@ -99,6 +140,10 @@ crate::counters! { Core;
     /// `random`, each system-call operation such as `mremap` or `fork`); `throughput`
     /// divides it by the simulated time.
     model WORKLOAD_OPS => "workload_ops",
+    /// Model only: simulated time when the last workload operation completed, ns (the end
+    /// of the benchmark: kernel threads' work after it, such as vmstat's decay of PCP high,
+    /// is not the benchmark's time).
+    model WORKLOAD_END_NS => "workload_end_ns",
     /// Model only: threads stopped because no node had a free page for their fault (the
     /// model has no reclaim and no OOM killer; the kernel would reclaim, or kill a process
     /// and count `oom_kill`). A run with any is smaller than its scenario meant: the
@@ -154,22 +199,73 @@ crate::costs! { Core;
 }
 
 crate::knobs! { Core;
+    /// The CPUs have PCID (process-context identifiers; every x86-64 server CPU since
+    /// Westmere, 2010). It matters in v4.14-v4.19 only (`tlb_lazy`): a CPU going lazy then
+    /// switches to init_mm at once (`tlb_defer_switch_to_init_mm` is !PCID).
+    PCID => "pcid", KnobKind::Bool, Some(1),
     /// x86 `tlb_single_page_flush_ceiling` (default 33): flushes of more pages become full
     /// flushes.
     TLB_SINGLE_PAGE_FLUSH_CEILING => "tlb_single_page_flush_ceiling", KnobKind::Int { min: 0, max: 1 << 20, scale: 1 }, Some(33),
     /// Safety net: the run stops with an error after this many steps (default 5,000,000).
     MAX_STEPS => "max_steps", KnobKind::Int { min: 1, max: 1 << 40, scale: 1 }, Some(5_000_000),
-    /// Scheduler time slice in µs when several threads share a CPU (default 3000: CFS's
-    /// 6 ms `sched_latency` split between two runnable tasks). A thread gives the CPU up
-    /// at its next return to user space after the slice ends.
+    /// A fixed time slice in µs in place of CFS's `sched_slice`, for teaching scenarios whose
+    /// steps are microseconds apart: the running thread gives the CPU up at its next return
+    /// to user space after the slice, counted from when it was picked, not at the next
+    /// scheduler tick. Unset (the default): CFS, `sched_latency_us` shared by the runnable
+    /// tasks and checked at every tick (`check_preempt_tick`, kernel/sched/fair.c v5.10).
     // Kept in ns (scale 1000).
-    SCHED_SLICE_NS => "sched_slice_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, Some(3000),
+    SCHED_SLICE_NS => "sched_slice_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, None,
+    /// CFS's `sched_latency` in µs (sysctl `kernel.sched_latency_ns`, v5.12): the period the
+    /// runnable tasks of a CPU share. Unset: 6000 × (1 + ilog2(min(CPUs, 8))), as
+    /// `sched_init_granularity` scales it (`SCHED_TUNABLESCALING_LOG`): 24 ms from 8 CPUs.
+    // Kept in ns (scale 1000).
+    SCHED_LATENCY_NS => "sched_latency_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, None,
+    /// CFS's `sched_min_granularity` in µs: the shortest slice, and past `sched_latency /
+    /// sched_min_granularity` runnable tasks the period grows by this much per task. Unset:
+    /// 750 × (1 + ilog2(min(CPUs, 8))).
+    // Kept in ns (scale 1000).
+    SCHED_MIN_GRANULARITY_NS => "sched_min_granularity_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, None,
+    /// CFS's `sched_wakeup_granularity` in µs: a woken task preempts the running one when
+    /// its vruntime is more than this behind (`wakeup_preempt_entity`). Unset: 1000 × (1 +
+    /// ilog2(min(CPUs, 8))).
+    // Kept in ns (scale 1000).
+    SCHED_WAKEUP_GRANULARITY_NS => "sched_wakeup_granularity_us", KnobKind::Int { min: 1, max: 10_000_000, scale: 1_000 }, None,
+    /// Start the scenario's processes one after another, as a shell loop (`cmd &`) starts
+    /// them: the launcher forks the processes in file order, one `fork_ns` (copy_process)
+    /// apart, and each process's first thread creates its other threads one after another
+    /// (`pthread_create` → clone), `fork_ns` apart; each thread is placed as a new task
+    /// when it is created (`wake_up_new_task`: fork balancing, `place_entity`'s
+    /// `START_DEBIT`). The creators' own CPU time is not charged. Off (the default): every
+    /// thread exists at time 0, the CPUs' first threads already running.
+    SEQUENTIAL_LAUNCH => "sequential_launch", KnobKind::Bool, Some(0),
     /// A fixed simulated window in ms, the same for every run compared: the run stops when
     /// simulated time reaches it (threads still working are simply cut off), and
     /// `throughput` counts the work done inside it, as a benchmark that runs for a fixed
     /// time measures. Unset: the run ends when every thread has finished.
     // Kept in ns (scale 1,000,000).
     WINDOW_NS => "window_ms", KnobKind::Int { min: 1, max: 1_000_000, scale: 1_000_000 }, None,
+}
+
+/// `n` workload operations completed on `cpu` now: counted in `workload_ops`, and
+/// `workload_end_ns` moves to this time.
+pub(crate) fn ops_done(sim: &mut Sim, cpu: crate::topology::CpuId, n: u64) {
+    sim.st.counters.add(WORKLOAD_OPS, n);
+    let now = sim.clock(cpu);
+    let end = sim.st.counters.get(WORKLOAD_END_NS);
+    if now > end {
+        sim.st.counters.add(WORKLOAD_END_NS, now - end);
+    }
+}
+
+/// The benchmark's time in ns: the window when one is set, else up to the last workload
+/// operation (`workload_end_ns`), else the run's time.
+pub fn workload_time_ns(sim: &Sim) -> u64 {
+    let end = sim.st.counters.get(WORKLOAD_END_NS);
+    if sim.cfg.knobs.get(WINDOW_NS).is_none() && end > 0 {
+        end
+    } else {
+        run_time_ns(sim)
+    }
 }
 
 /// Simulated time of a run in ns: the window when one is set and the run reached it,
@@ -198,9 +294,9 @@ const METRICS: &[MetricDef] = &[
     },
     MetricDef {
         name: "iowait_time_ns",
-        doc: "Time user threads waited for a page under migration (migration_entry_wait). The \
-              model keeps the thread on its CPU meanwhile; the kernel sleeps in io_schedule, so \
-              /proc/stat counts it as iowait, not as user or system time.",
+        doc: "Time user threads slept waiting for a page under migration (migration_entry_wait \
+              sleeps in io_schedule): not CPU time (their CPUs run other tasks or idle meanwhile, \
+              which /proc/stat counts as iowait), and neither user nor system time.",
         value: |sim| sim.profiling.then_some(sim.st.prof.iowait_ns as f64),
     },
     MetricDef {
@@ -228,10 +324,11 @@ const METRICS: &[MetricDef] = &[
     MetricDef {
         name: "throughput",
         doc: "Workload operations completed per simulated second (`workload_ops` over the run \
-              time; with `window_ms`, over that fixed window, so runs compare like a benchmark's \
-              fixed-duration score).",
+              time up to the last operation, `workload_end_ns`: kernel threads' work after the \
+              benchmark ends is not its time; with `window_ms`, over that fixed window, so runs \
+              compare like a benchmark's fixed-duration score).",
         value: |sim| {
-            let t = run_time_ns(sim);
+            let t = workload_time_ns(sim);
             (t > 0).then(|| sim.st.counters.get(WORKLOAD_OPS) as f64 / (t as f64 / 1e9))
         },
     },
@@ -324,6 +421,15 @@ pub const MECHANISM: Mechanism = Mechanism {
             function: "flush_tlb_mm_range",
             variants: &[l::FLUSH_TLB_MM_RANGE_V5_12, l::FLUSH_TLB_MM_RANGE_V5_13],
             select: |t| usize::from(t.on(TLB_FLUSH_MULTI)),
+        },
+        FunctionListings {
+            function: "native_flush_tlb_others",
+            variants: &[
+                l::NATIVE_FLUSH_TLB_OTHERS_V4_13,
+                l::NATIVE_FLUSH_TLB_OTHERS_V4_19,
+                l::NATIVE_FLUSH_TLB_OTHERS_V4_20,
+            ],
+            select: |t| t.index(TLB_LAZY),
         },
         FunctionListings {
             function: "flush_tlb_func_remote",

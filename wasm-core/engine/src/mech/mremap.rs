@@ -35,7 +35,7 @@ crate::toggles! { Mremap;
         date: "2016-11-10 / 2018-06-05 / 2018-10-12",
         commit: "5d1904204c99 (v4.9), not merged (2018), eb66ae030829 (v4.19)",
         version: "v4.9 / unmerged / v4.19",
-        link: "https://git.kernel.org/torvalds/c/5d1904204c99 ; https://lore.kernel.org/lkml/20180605093419.ibelu5f3ixpavp3k@techsingularity.net/ ; https://git.kernel.org/torvalds/c/eb66ae030829 (CVE-2018-18281)",
+        link: "https://git.kernel.org/torvalds/c/5d1904204c99 ; https://lore.kernel.org/r/20180605171319.uc5jxdkxopio6kg3@techsingularity.net ; https://git.kernel.org/torvalds/c/eb66ae030829 (CVE-2018-18281)",
         explanation: "mremap moves PTEs from the old address to the new one under the two PTE locks. \
             Up to v4.8 it flushed the old range once, after dropping every lock: in between, another CPU \
             could still store through a stale writable, dirty TLB entry for the old address while writeback's \
@@ -69,29 +69,33 @@ crate::toggles! { Mremap;
             },
         ],
     },
-    /// `mremap_latency_limit`: `move_ptes` extents capped at 64 pages (≤ v4.17).
-    MREMAP_LATENCY_LIMIT = Patch {
-        id: "mremap_latency_limit",
+    /// `mremap_pmd_extents`: `move_page_tables` extents bounded by PMD boundaries only
+    /// (v4.18, LATENCY_LIMIT removed); off = capped at 64 pages (≤ v4.17). It replaces the
+    /// released `mremap_latency_limit`, whose `on` meant before the patch (`patches::RENAMED`).
+    MREMAP_PMD_EXTENTS = Patch {
+        id: "mremap_pmd_extents",
         kind: ToggleKind::Bool,
-        title: "mremap: Remove LATENCY_LIMIT from mremap to reduce the number of TLB shootdowns (on = before it)",
+        title: "mremap: Remove LATENCY_LIMIT from mremap to reduce the number of TLB shootdowns",
         author: "Mel Gorman (acked by Vlastimil Babka and Michal Hocko)",
         date: "2018-06-07",
         commit: "37a4094e828f",
-        version: "v4.18 removed it (on = v4.17 and earlier)",
+        version: "v4.18",
         link: "https://git.kernel.org/torvalds/c/37a4094e828f",
         explanation: "move_page_tables used to cap each move_ptes call at LATENCY_LIMIT (64 pages) to bound \
             the PTE-lock hold time. It cost nothing while mremap flushed once at the end (v4.8), but after \
             5d1904204c99 every extent holding a dirty PTE flushes under the PTL, so a dirty 2 MiB region meant \
             8 full flushes with IPIs. v4.18 bounds extents by PMD boundaries only: up to 8 times fewer \
-            shootdowns in the ideal case (Mel's mremap benchmark recovered most, not all, of the loss).",
+            shootdowns in the ideal case (Mel's mremap benchmark recovered most, not all, of the loss). \
+            On = the patch applied (v4.18+); this toggle was `mremap_latency_limit`, whose on meant \
+            before the patch: links and scenarios with the old id still open, its value inverted.",
         functions: &["get_extent"],
-        history: &[("", "on"), ("v4.18", "off")],
+        history: &[],
         enum_values: &[],
-        default_index: 0,
-        value_labels: &["v4.18+: PMD-bounded extents", "v4.17 and earlier: 64-page extents"],
+        default_index: 1,
+        value_labels: &["v4.17 and earlier: 64-page extents (LATENCY_LIMIT)", "v4.18+: PMD-bounded extents"],
         listings: &[ListingPair {
-            before: l::GET_EXTENT_V4_18,
-            after: l::GET_EXTENT_V4_17,
+            before: l::GET_EXTENT_V4_17,
+            after: l::GET_EXTENT_V4_18,
         }],
     },
 }
@@ -105,6 +109,9 @@ crate::counters! { Mremap;
     model MREMAP_FLUSH_PTL => "mremap_flush_ptl",
     /// Model only: `move_page_tables`' final flush (`need_flush`).
     model MREMAP_FLUSH_DEFERRED => "mremap_flush_deferred",
+    /// Model only: `tlb_finish_mmu` flushes of `move_vma`'s `do_munmap` of the old range,
+    /// for the PTE table `free_pgtables` freed (counted in `mremap_flush_ops` too).
+    model MREMAP_FLUSH_FREE_PGTABLES => "mremap_flush_free_pgtables",
     /// Model only: flushes `flush_tlb_batched_pending` did (reclaim's batched flushes; the
     /// model has no reclaim yet, so none).
     model MREMAP_FLUSH_BATCHED => "mremap_flush_batched",
@@ -150,7 +157,7 @@ pub mod ev {
 pub const OPS: &[OpDef] = &[
     OpDef {
         name: "mremap",
-        doc: "mremap(MREMAP_MAYMOVE|MREMAP_FIXED) of a whole VMA: to `to` if given, else back where it was before its last mremap (so repeated calls go back and forth), else to the lowest free PMD-aligned range.",
+        doc: "mremap(MREMAP_MAYMOVE|MREMAP_FIXED) of a whole VMA: to `to` if given, else back where it was before its last mremap (so repeated calls go back and forth), else to the lowest free PMD-aligned range (plus `offset` pages).",
         args: &[
             ArgDef::required("vma", ArgKind::Vma, "Name of a VMA of this process."),
             ArgDef::optional(
@@ -159,9 +166,18 @@ pub const OPS: &[OpDef] = &[
                 -1,
                 "New start, in pages above the first VMA's start (vpn 0x7f000); must not overlap a mapped VMA. Default: back and forth.",
             ),
+            ArgDef::optional(
+                "offset",
+                ArgKind::Int { min: 0, max: 511 },
+                0,
+                "Without `to`, when the VMA goes to a free range: start it this many pages past a PMD boundary (0: PMD-aligned, the ideal case; the kernel places mappings page-aligned).",
+            ),
         ],
         run: OpRun::Call {
-            start: |a| crate::mm::mremap::SysMremap::frame(a[0] as u16, if a[1] > u64::from(u32::MAX) { crate::mm::mremap::NO_TO } else { a[1] as u32 }),
+            start: |a| {
+                let to = if a[1] > u64::from(u32::MAX) { crate::mm::mremap::NO_TO } else { a[1] as u32 };
+                crate::mm::mremap::SysMremap::frame(a[0] as u16, to, a[2] as u16)
+            },
             says: "calls mremap()",
         },
     },
@@ -230,8 +246,8 @@ pub const MECHANISM: Mechanism = Mechanism {
         },
         FunctionListings {
             function: "get_extent",
-            variants: &[l::GET_EXTENT_V4_18, l::GET_EXTENT_V4_17],
-            select: |t| usize::from(t.on(MREMAP_LATENCY_LIMIT)),
+            variants: &[l::GET_EXTENT_V4_17, l::GET_EXTENT_V4_18],
+            select: |t| usize::from(t.on(MREMAP_PMD_EXTENTS)),
         },
         FunctionListings::single(&[l::SYS_MREMAP]),
         FunctionListings::single(&[l::MOVE_VMA]),
@@ -263,7 +279,13 @@ pub const MECHANISM: Mechanism = Mechanism {
         title: "mremap",
         // Its own counters only: a view naming core counters would take over the plots of
         // every scenario in which they move (the lab prefers the last-registered view).
-        plots: &["mremap_calls", "mremap_flush_ops", "mremap_flush_ptl", "mremap_flush_deferred"],
+        plots: &[
+            "mremap_calls",
+            "mremap_flush_ops",
+            "mremap_flush_ptl",
+            "mremap_flush_deferred",
+            "mremap_flush_free_pgtables",
+        ],
         state: Some(view_state),
     }],
 };
@@ -715,7 +737,7 @@ pub fn mremap_view(sim: &crate::engine::Sim) -> Option<MremapView> {
             Regime::Present => "present",
         }
         .to_string(),
-        latency_limit: sim.cfg.toggles.on(MREMAP_LATENCY_LIMIT),
+        latency_limit: !sim.cfg.toggles.on(MREMAP_PMD_EXTENTS),
         moves,
         hidden,
         stale_cpus,

@@ -325,6 +325,17 @@ const METRICS: &[crate::registry::MetricDef] = &[
         },
     },
     crate::registry::MetricDef {
+        name: "sys_time_per_hint_fault_ns",
+        doc: "System time per NUMA hint fault the kernel would count (sys_time_ns over \
+              numa_hint_faults x numa_mem_scale), ns: all of the run's kernel time set against its \
+              hint faults, as the published NPB figures allow (11,078.96 s over 4,300,924 faults, \
+              2.6 ms, for 09a913a7's btrfs run). Needs a profiled run.",
+        value: |sim| {
+            let faults = sim.st.counters.get(NUMA_HINT_FAULTS) * sim.cfg.knobs.value(MEM_SCALE).max(1);
+            (sim.profiling && faults > 0).then(|| sim.st.prof.sys_ns as f64 / faults as f64)
+        },
+    },
+    crate::registry::MetricDef {
         name: "tlb_ipi_other",
         doc: "Shootdown IPIs no NUMA cause counter claims: irq_tlb_count minus tlb_ipi_numa_scan, \
               _mapped, _race, _pending and _huge (fork, munmap, exit, reclaim... and the gap between the \

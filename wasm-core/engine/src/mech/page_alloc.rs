@@ -49,7 +49,7 @@ crate::toggles! { PageAlloc;
         commit: "ca71fe1ad922",
         version: "v6.7",
         link: SERIES,
-        explanation: "Since f26b3fa04611 (v5.19) a high-order free on a CPU whose free_factor is above 0 drains the \
+        explanation: "Since f26b3fa04611 (v5.18) a high-order free on a CPU whose free_factor is above 0 drains the \
             whole PCP (free_high), so that a producer CPU can reuse a consumer's cache-hot pages through the buddy \
             allocator. A process exit hits it by accident: exit_mmap frees thousands of order-0 pages (free_factor \
             rises), then __mmdrop frees the PGD, an order-1 page with page-table isolation, and the PCP is drained \
@@ -256,8 +256,12 @@ crate::knobs! { PageAlloc;
     /// (the spec's recipe; default on); off: it comes from a slab cache and the page
     /// allocator never sees it (kmalloc'd heads, as AF_UNIX's large writes have).
     SOCK_HEAD_PAGE => "sock_head_page", KnobKind::Bool, Some(1),
-    /// `sock_pair`: messages between role swaps.
+    /// `sock_pair`: messages between role swaps (unless `sock_phase_ms` is set).
     SOCK_PHASE_MSGS => "sock_phase_msgs", KnobKind::Int { min: 1, max: 1 << 30, scale: 1 }, Some(2000),
+    /// `sock_pair`: when set, the two sides swap roles every this many ms of simulated time
+    /// (the spec's S-A3: every 10 ms, a context switch's worth), instead of by messages.
+    // Kept in ns (scale 1,000,000).
+    SOCK_PHASE_NS => "sock_phase_ms", KnobKind::Int { min: 1, max: 100_000, scale: 1_000_000 }, None,
 }
 
 /// Event kinds.
@@ -419,7 +423,7 @@ const PRESETS: &[PresetDef] = &[
     },
     PresetDef {
         name: "patch7",
-        doc: "patch5 + patches 6-7 (high auto-tuning)",
+        doc: "patch5 + patches 6-7 (high auto-tuning); high decays by 1/8 a vmstat tick as merged (v3), where the v2 series the table is from decayed by 1/5",
         kernel: Some("v6.6"),
         set: &[
             ("pcp_prev_free_high_order", "on"),
@@ -430,7 +434,7 @@ const PRESETS: &[PresetDef] = &[
     },
     PresetDef {
         name: "patch9",
-        doc: "patch7 + patch 8 (ZONE_BELOW_HIGH); v2's patch 9 (count_min, dropped in v3) is not modelled",
+        doc: "patch7 + patch 8 (ZONE_BELOW_HIGH); v2's patch 9 (count_min, dropped in v3) is not modelled; decay by 1/8 (v3), not v2's 1/5",
         kernel: Some("v6.6"),
         set: &[
             ("pcp_prev_free_high_order", "on"),
@@ -442,7 +446,7 @@ const PRESETS: &[PresetDef] = &[
     },
     PresetDef {
         name: "patch10",
-        doc: "the whole v2 series (free_count): what v6.7 merged",
+        doc: "the whole v2 series (free_count): what v6.7 merged, with v3's decay by 1/8 (v2 decayed by 1/5)",
         kernel: Some("v6.6"),
         set: &[
             ("pcp_prev_free_high_order", "on"),

@@ -5,10 +5,14 @@
 //! `zap_pte_range` per PTE table under its PTL (a dirty PTE of a file page makes the
 //! page dirty, `page_remove_rmap` drops the mapping), then `tlb_finish_mmu`: one
 //! `flush_tlb_mm_range` of the unmapped range if anything was unmapped, and only then are
-//! the pages freed. Left out: `free_pgtables` (the model keeps empty PTE tables, so it
-//! adds no flush), VMA splitting (a call unmaps a whole VMA), `MAP_FIXED`. The VMA
-//! stays in the list with no pages, so that operations keep naming it; `mmap` maps it
-//! again, empty, at a free range (`get_unmapped_area`).
+//! the pages freed. Between the two, `free_pgtables` frees each PTE table of the range
+//! that no other VMA shares ([`free_pgtables`]), which widens the flush to its first page
+//! and marks it `freed_tables`; `move_vma`'s `do_munmap` of the old range calls it too,
+//! where it is the only thing to flush. Left out: VMA splitting (a call unmaps a whole
+//! VMA), `MAP_FIXED`, freeing the PMD and upper tables (they are freed only when a whole
+//! PUD's span is free of VMAs, which no scenario's layout reaches). The VMA stays in the
+//! list with no pages, so that operations keep naming it; `mmap` maps it again, empty,
+//! at a free range (`get_unmapped_area`).
 
 use crate::arch::x86::mm::tlb::FlushTlbMmRange;
 use crate::core::{Flow, Ret, Until};
@@ -20,10 +24,42 @@ use crate::mech::core::{PTE_WRITE_NS, PTL_NS};
 use crate::mech::mremap::ev as mr_ev;
 use crate::mech::mremap::{MREMAP_VMA_NS, MUNMAP_FLUSH_OPS};
 use crate::mm::memory::lock_wait;
-use crate::mm::mremap::{get_unmapped_area, mmap_lock};
+use crate::mm::mremap::{get_unmapped_area, mmap_lock, mmap_lock_wait};
 use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
 use crate::trace::Ev;
+
+/// `free_pgtables` → `free_pgd_range` → `free_pte_range` (v4.9 `mm/memory.c`) for the
+/// range `[start, start + pages)` of mm `mm` once its VMA is gone: each PTE table under
+/// it that no other mapped VMA of the mm reaches into (the kernel's `floor`/`ceiling`,
+/// the neighbours' ends rounded to PMDs) is freed (`pmd_clear`, `pte_free_tlb`); VMAs in
+/// `gone` are not counted as neighbours. A table still holding a PTE is kept (none
+/// does: the range was zapped or moved first). Returns the pages `tlb_finish_mmu` must
+/// flush for the tables, from the first freed table's address to the last one's plus a
+/// page (`pte_free_tlb`'s `__tlb_adjust_range(tlb, address, PAGE_SIZE)`), or `None`.
+pub(crate) fn free_pgtables(sim: &mut Sim, mm: u16, start: u32, pages: u32, gone: &[usize]) -> Option<(u32, u32)> {
+    if pages == 0 {
+        return None;
+    }
+    let (first, last) = (start / PTRS_PER_PTE, (start + pages - 1) / PTRS_PER_PTE);
+    let mut freed: Option<(u32, u32)> = None;
+    for p in first..=last {
+        let (lo, hi) = (p * PTRS_PER_PTE, (p + 1) * PTRS_PER_PTE);
+        let m = &sim.st.mms[mm as usize];
+        let shared = m
+            .vmas
+            .iter()
+            .enumerate()
+            .any(|(i, v)| !gone.contains(&i) && v.pages > 0 && v.start < hi && lo < v.end());
+        let table = matches!(m.pgtable.pmd(lo), crate::machine::pgtable::Pmd::Table(..));
+        if shared || !table || (lo..hi).any(|vpn| !m.pte(vpn).is_none()) {
+            continue;
+        }
+        sim.st.mms[mm as usize].pgtable.clear_pmd(lo);
+        freed = Some(freed.map_or((lo, lo), |(a, _)| (a, lo)));
+    }
+    freed.map(|(a, b)| (a, b - a + 1))
+}
 
 /// Where `do_munmap` is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +80,8 @@ pub struct DoMunmap {
     vma: u16,
     done: u32,
     zapped: u32,
+    /// PTE tables `free_pgtables` freed.
+    tables: bool,
     pc: Um,
 }
 
@@ -54,6 +92,7 @@ impl DoMunmap {
             vma,
             done: 0,
             zapped: 0,
+            tables: false,
             pc: Um::Lock,
         })
     }
@@ -70,11 +109,7 @@ impl Function for DoMunmap {
         match self.pc {
             Um::Lock => {
                 if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
-                    let ev = Ev::new(core_ev::LOCK_WAIT, F, "UM1").say(say!(
-                        sim,
-                        "munmap needs mm {pid}'s mmap_lock for writing: thread {} sleeps until it is free",
-                        sim.task_name(cpu)
-                    ));
+                    let ev = Ev::new(core_ev::LOCK_WAIT, F, "UM1").say(mmap_lock_wait(sim, cpu, id, "munmap"));
                     return (ev, Flow::Block(Until::Lock(id)));
                 }
                 sim.charge(cpu, sim.cfg.costs[MREMAP_VMA_NS]);
@@ -128,17 +163,38 @@ impl Function for DoMunmap {
             }
             Um::Flush => {
                 self.pc = Um::Free;
-                if self.zapped == 0 {
+                // free_pgtables: the emptied PTE tables no other VMA shares.
+                let tables = free_pgtables(sim, mm, v.start, v.pages, &[self.vma as usize]);
+                self.tables = tables.is_some();
+                if self.zapped == 0 && tables.is_none() {
                     return self.step(sim, cpu);
+                }
+                // One range for both: the zapped pages and the freed tables' first pages.
+                let (mut s0, mut e0) = (v.start, v.start + v.pages);
+                if self.zapped == 0 {
+                    (s0, e0) = (u32::MAX, 0);
+                }
+                if let Some((a, n)) = tables {
+                    (s0, e0) = (s0.min(a), e0.max(a + n));
                 }
                 sim.st.counters.inc(MUNMAP_FLUSH_OPS);
                 let ev = Ev::new(mr_ev::MREMAP_FLUSH, F, "UM3").say(say!(
                     sim,
-                    "tlb_finish_mmu: flush_tlb_mm_range({:#x}, {} pages) before the pages may be freed",
-                    v.start,
-                    v.pages
+                    "{}tlb_finish_mmu: flush_tlb_mm_range({s0:#x}, {} pages{}) before the pages may be freed",
+                    if self.tables {
+                        "free_pgtables frees the emptied PTE table(s) no other VMA shares (pte_free_tlb); "
+                    } else {
+                        ""
+                    },
+                    e0 - s0,
+                    if self.tables { ", freed_tables" } else { "" }
                 ));
-                (ev, Flow::Call(FlushTlbMmRange::frame(mm, v.start, v.pages)))
+                let f = if self.tables {
+                    FlushTlbMmRange::frame_freed_tables(mm, s0, e0 - s0)
+                } else {
+                    FlushTlbMmRange::frame(mm, s0, e0 - s0)
+                };
+                (ev, Flow::Call(f))
             }
             Um::Free => {
                 // The gathered pages: anonymous pages of this VMA's anon_vma nobody maps any more.
@@ -195,14 +251,9 @@ impl Function for DoMmap {
     fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "do_mmap";
         let mm = sim.cpu_mm(cpu);
-        let pid = sim.st.mms[mm as usize].pid;
         let id = mmap_lock(mm);
         if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
-            let ev = Ev::new(core_ev::LOCK_WAIT, F, "MM1").say(say!(
-                sim,
-                "mmap needs mm {pid}'s mmap_lock for writing: thread {} sleeps until it is free",
-                sim.task_name(cpu)
-            ));
+            let ev = Ev::new(core_ev::LOCK_WAIT, F, "MM1").say(mmap_lock_wait(sim, cpu, id, "mmap"));
             return (ev, Flow::Block(Until::Lock(id)));
         }
         sim.charge(cpu, sim.cfg.costs[MREMAP_VMA_NS]);

@@ -12,3 +12,4 @@ pub mod pcp_workload;
 pub mod pgtable_generic;
 pub mod rmap;
 pub mod truncate;
+pub mod vmstat;

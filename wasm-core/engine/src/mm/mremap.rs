@@ -1,6 +1,6 @@
 //! `mm/mremap.c`: `sys_mremap` → `move_vma` → `copy_vma`, `move_page_tables` →
 //! `move_ptes`, then `do_munmap` of the old range, under four TLB-flush regimes
-//! (`mremap_flush`) and with or without `LATENCY_LIMIT` (`mremap_latency_limit`).
+//! (`mremap_flush`) and with or without `LATENCY_LIMIT` (`mremap_pmd_extents` off or on).
 //!
 //! Follows Linux v4.8 (`deferred`: no flush in `move_ptes`, one `flush_tlb_range` of the
 //! whole range after every lock is dropped), v4.9–v4.18 (`dirty`, 5d1904204c99 with the
@@ -17,9 +17,12 @@
 //! moved, `PageTable::set_pte`; no mremap scenario maps huge pages) and v5.0's
 //! `move_normal_pmd`; `mmu_notifier`s; `need_rmap_locks` is always false
 //! (`copy_vma` makes a new VMA, which comes after the old one in rmap order, as the
-//! kernel's non-merging case); `do_munmap` of the old range finds no PTE left, and the
-//! model keeps empty PTE tables (`free_pgtables` is not modelled), so it flushes nothing.
-//! Partial moves, growing and shrinking: a call moves a whole VMA.
+//! kernel's non-merging case). `do_munmap` of the old range finds no PTE left, but
+//! `free_pgtables` frees the emptied PTE table when no other VMA shares its PMD (every
+//! mremap scenario's layout leaves the old PMD to the moved VMA alone), and
+//! `tlb_finish_mmu` flushes for it: one more flush per call in every regime
+//! (`mremap_flush_free_pgtables`), with `freed_tables`, so from v4.20 it reaches lazy
+//! CPUs too. Partial moves, growing and shrinking: a call moves a whole VMA.
 
 use crate::arch::x86::mm::tlb::FlushTlbMmRange;
 use crate::core::{Flow, LockClass, LockId, Ret, Until};
@@ -30,8 +33,8 @@ use crate::mech::core::ev as core_ev;
 use crate::mech::core::{PTE_WRITE_NS, PTL_NS, TRYLOCK_PAGE_NS};
 use crate::mech::mremap::ev as mr_ev;
 use crate::mech::mremap::{
-    MREMAP_CALLS, MREMAP_DELAY_NS, MREMAP_EINVAL, MREMAP_EXTENTS, MREMAP_FLUSH, MREMAP_FLUSH_DEFERRED, MREMAP_FLUSH_OPS, MREMAP_FLUSH_PTL,
-    MREMAP_LATENCY_LIMIT, MREMAP_PTES_MOVED, MREMAP_VMA_NS,
+    MREMAP_CALLS, MREMAP_DELAY_NS, MREMAP_EINVAL, MREMAP_EXTENTS, MREMAP_FLUSH, MREMAP_FLUSH_DEFERRED, MREMAP_FLUSH_FREE_PGTABLES,
+    MREMAP_FLUSH_OPS, MREMAP_FLUSH_PTL, MREMAP_PMD_EXTENTS, MREMAP_PTES_MOVED, MREMAP_VMA_NS,
 };
 use crate::mm::memory::lock_wait;
 use crate::registry::{Frame, Function};
@@ -150,6 +153,28 @@ pub fn mmap_lock(mm: u16) -> LockId {
     }
 }
 
+/// The narration of a writer that found `mmap_lock` held: it spins while a writer owner
+/// runs (`RWSEM_SPIN_ON_OWNER`, [`Sim::rwsem_spins`]), else it sleeps and its CPU idles
+/// lazily.
+pub fn mmap_lock_wait(sim: &Sim, cpu: CpuId, id: LockId, what: &str) -> String {
+    let pid = sim.st.mms[id.a as usize].pid;
+    let task = sim.st.cpus[cpu as usize].curr;
+    let holder = sim.st.locks.holder(id).map_or(-1, i32::from);
+    if sim.rwsem_spins(task, id) {
+        say!(
+            sim,
+            "{what} needs mm {pid}'s mmap_lock for writing and the thread on CPU {holder} holds it and runs: thread {} spins on the owner (rwsem_optimistic_spin), so CPU {cpu} stays non-lazy in mm_cpumask and takes the mm's shootdowns",
+            sim.task_name(cpu)
+        )
+    } else {
+        say!(
+            sim,
+            "{what} needs mm {pid}'s mmap_lock for writing and CPU {holder} holds it: thread {} sleeps (its CPU idles in lazy TLB mode)",
+            sim.task_name(cpu)
+        )
+    }
+}
+
 /// Whether `[start, start + pages)` overlaps a mapped VMA of `mm` (VMA `except` aside).
 fn overlaps(sim: &Sim, mm: u16, start: u32, pages: u32, except: Option<usize>) -> Option<usize> {
     let end = start.saturating_add(pages);
@@ -192,6 +217,8 @@ enum Sm {
 pub struct SysMremap {
     vma: u16,
     to: u32,
+    /// Pages past the PMD boundary a free range starts at (see [`SysMremap::frame`]).
+    offset: u16,
     new: u32,
     failed: bool,
     pc: Sm,
@@ -199,11 +226,15 @@ pub struct SysMremap {
 
 impl SysMremap {
     /// Move VMA `vma` of the caller's mm to `to` pages above the first VMA's start, or
-    /// ([`NO_TO`]) back where it was before its last move, else to a free range.
-    pub fn frame(vma: u16, to: u32) -> Frame {
+    /// ([`NO_TO`]) back where it was before its last move, else to a free range, starting
+    /// `offset` pages past the PMD boundary the model's `get_unmapped_area` picks (the
+    /// kernel's is page-aligned: before v6.7 an anonymous mapping was 2 MiB-aligned only
+    /// by chance).
+    pub fn frame(vma: u16, to: u32, offset: u16) -> Frame {
         Frame::from(SysMremap {
             vma,
             to,
+            offset,
             new: 0,
             failed: false,
             pc: Sm::Lock,
@@ -234,12 +265,7 @@ impl Function for SysMremap {
         match self.pc {
             Sm::Lock => {
                 if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
-                    let ev = Ev::new(core_ev::LOCK_WAIT, F, "SM1").say(say!(
-                        sim,
-                        "mremap needs mm {pid}'s mmap_lock for writing and CPU {} holds it: thread {} sleeps (its CPU idles in lazy TLB mode, so shootdowns skip it)",
-                        sim.st.locks.holder(id).map_or(-1, i32::from),
-                        sim.task_name(cpu)
-                    ));
+                    let ev = Ev::new(core_ev::LOCK_WAIT, F, "SM1").say(mmap_lock_wait(sim, cpu, id, "mremap"));
                     return (ev, Flow::Block(Until::Lock(id)));
                 }
                 sim.st.counters.inc(MREMAP_CALLS);
@@ -259,7 +285,10 @@ impl Function for SysMremap {
                 } else if v.prev.0 != v.start && overlaps(sim, mm, v.prev.0, v.pages, None).is_none() {
                     Ok(v.prev.0)
                 } else {
-                    get_unmapped_area(sim, mm, v.pages).ok_or_else(|| "no free range is large enough: ENOMEM".to_string())
+                    let off = u32::from(self.offset);
+                    get_unmapped_area(sim, mm, v.pages + off)
+                        .map(|s| s + off)
+                        .ok_or_else(|| "no free range is large enough: ENOMEM".to_string())
                 };
                 match new {
                     Ok(new) => {
@@ -312,8 +341,10 @@ enum Mv {
     Copy,
     /// MV2: `move_page_tables`.
     Move,
-    /// MV3: `do_munmap(old range)`.
+    /// MV3: `do_munmap(old range)`: `free_pgtables`, `tlb_finish_mmu`.
     Unmap,
+    /// MV4: the old VMA is gone; return.
+    Done,
 }
 
 /// `move_vma`: `copy_vma`, `move_page_tables`, `do_munmap` of the old range.
@@ -334,7 +365,7 @@ impl MoveVma {
         match self.pc {
             Mv::Copy => "copy_vma",
             Mv::Move => "move_page_tables",
-            Mv::Unmap => "do_munmap",
+            Mv::Unmap | Mv::Done => "do_munmap",
         }
     }
 }
@@ -396,6 +427,25 @@ impl Function for MoveVma {
                 (ev, Flow::Call(MovePageTables::frame(mm, v.start, self.new, v.pages)))
             }
             Mv::Unmap => {
+                // do_munmap(old range) -> unmap_region: zap_page_range finds no PTE (all moved);
+                // free_pgtables frees the emptied PTE table(s) no other VMA shares, and
+                // tlb_finish_mmu flushes for them (pte_free_tlb widened the range by a page).
+                self.pc = Mv::Done;
+                let tables = crate::mm::mmap::free_pgtables(sim, mm, v.start, v.pages, &[self.vma as usize]);
+                let Some((at, n)) = tables else {
+                    return self.step(sim, cpu);
+                };
+                sim.st.counters.inc(MREMAP_FLUSH_OPS);
+                sim.st.counters.inc(MREMAP_FLUSH_FREE_PGTABLES);
+                let ev = Ev::new(mr_ev::MREMAP_FLUSH, F, "MV3").say(say!(
+                    sim,
+                    "do_munmap({:#x}, {} pages): no PTE left to zap, but free_pgtables frees the emptied PTE table (pte_free_tlb), so tlb_finish_mmu calls flush_tlb_mm_range({at:#x}, {n} page(s), freed_tables)",
+                    v.start,
+                    v.pages
+                ));
+                (ev, Flow::Call(FlushTlbMmRange::frame_freed_tables(mm, at, n)))
+            }
+            Mv::Done => {
                 let root = v.rmap_root as usize;
                 let copy = self.copy;
                 let m = &mut sim.st.mms[mm as usize];
@@ -407,14 +457,18 @@ impl Function for MoveVma {
                 }
                 sim.st.roots[root].vmas.retain(|&e| e != (mm, copy));
                 sim.charge(cpu, sim.cfg.costs[MREMAP_VMA_NS]);
-                let ev = Ev::new(mr_ev::MREMAP, F, "MV3").say(say!(
+                let ev = Ev::new(mr_ev::MREMAP, F, "MV4").say(say!(
                     sim,
-                    "do_munmap({old:#x}, {} pages): the old VMA goes; its PTEs are all moved, so unmap_region zaps nothing and flushes nothing",
+                    "The old VMA at {old:#x} ({} pages) is gone; the new one stands in its place",
                     v.pages
                 ));
                 (ev, Flow::Return(Ret::Unit))
             }
         }
+    }
+
+    fn flush_under_way(&self, mm: u16) -> bool {
+        self.mm == mm && self.pc == Mv::Done
     }
 }
 
@@ -491,7 +545,7 @@ impl Function for MovePageTables {
                 }
                 // alloc_new_pmd, pte_alloc; the new side's PMD boundary caps the extent too.
                 extent = extent.min(PTRS_PER_PTE - new % PTRS_PER_PTE);
-                let limit = sim.cfg.toggles.on(MREMAP_LATENCY_LIMIT);
+                let limit = !sim.cfg.toggles.on(MREMAP_PMD_EXTENTS);
                 if limit {
                     extent = extent.min(LATENCY_LIMIT);
                 }
@@ -673,7 +727,7 @@ impl Function for MovePtes {
                 self.pc = Mt::Pte;
                 let ev = Ev::new(mr_ev::MREMAP, F, "MT3").say(say!(
                     sim,
-                    "flush_tlb_batched_pending(mm): reclaim left no batched flush pending for this mm (the model has no reclaim), so nothing to do"
+                    "flush_tlb_batched_pending(mm) (v4.13, 3ea277194daa; v4.9-v4.12 have no such call): reclaim left no batched flush pending for this mm (the model has no reclaim), so nothing to do"
                 ));
                 (ev, Flow::Continue)
             }

@@ -700,15 +700,17 @@ pub fn nr_pcp_free(pcp: &mut Pcp, high: u32, free_high: bool, r: &Rules) -> u32 
         return 1;
     }
     let upper = high - batch;
+    // clamp(x, batch, high - batch) in the kernel's order (`clamp_t`: the lower bound first,
+    // then the upper), so a high below 2 * batch frees high - batch, not batch.
     if r.free_count {
-        return pcp.free_count.min(upper).max(batch);
+        return pcp.free_count.max(batch).min(upper);
     }
     let b = batch.checked_shl(u32::from(pcp.free_factor)).unwrap_or(u32::MAX);
     let room = if r.autotune { b <= upper } else { b < upper };
     if room && (!r.alloc_factor || pcp.free_factor < SCALE_MAX) {
         pcp.free_factor = pcp.free_factor.saturating_add(1);
     }
-    b.min(upper).max(batch)
+    b.max(batch).min(upper)
 }
 
 /// `decay_pcp_high` (patch 7, v3's ×7/8): the new `high` and the pages to drain; `todo`
@@ -1520,8 +1522,9 @@ impl Function for FreePcppagesBulk {
 }
 
 /// `drain_all_pages(zone)` as direct reclaim calls it: every CPU's PCP for the zone is
-/// drained (`drain_pages_zone`). Simplified: the caller drains them itself, one
-/// `free_pcppages_bulk` each, instead of queueing work on each CPU and waiting.
+/// drained (`drain_pages_zone`), by the calling CPU itself, one `free_pcppages_bulk` each
+/// under that PCP's spinlock, as v6.0+ does (443c2accd1b6 "mm/page_alloc: remotely drain
+/// per-cpu lists"; before v6.0 it queued drain work on each CPU and waited for it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DrainAllPages {
     zone: u16,

@@ -20,8 +20,10 @@
 //!   largest order that the rest still fills (a 64 KiB write: orders 3 | 2, 1, 0); a linear
 //!   skb (SCTP's DATA chunk) is one `kmalloc_large` block. With `sock_head_page` the
 //!   receiver also allocates and frees an order-0 head per message (the spec's recipe). The
-//!   two threads swap roles every `sock_phase_msgs` messages (the benchmark's context
-//!   switches).
+//!   two threads swap roles every `sock_phase_msgs` messages, or every `sock_phase_ms` of
+//!   simulated time when that is set (the benchmark's context switches); a side whose turn
+//!   to send has come first receives what is left of the messages sent to it, and each
+//!   message is sent and received whole through one socket direction.
 //!
 //! A page's first store (`copy`) costs `page_hot_ns` when its last touch was within 2 ms on
 //! the same LLC (here: node), else `page_cold_ns`: the cache-miss proxy of spec A.9. The
@@ -58,6 +60,11 @@ pub const LINEAR_SKB_OVERHEAD: u32 = 512;
 pub const SOCK_QUEUE_MSGS: usize = 4;
 /// How long a blocked socket side waits before looking again (the wakeup latency).
 pub const SOCK_WAIT_NS: u64 = 1000;
+/// The migratetype of a socket's pages: `alloc_skb_with_frags` and `kmalloc_large` ask with
+/// `GFP_KERNEL` (no `__GFP_MOVABLE`), so MIGRATE_UNMOVABLE, and `free_unref_page` puts a
+/// freed page on the list of its pageblock's migratetype, which is the block an UNMOVABLE
+/// allocation took (the model gives every block the migratetype it was allocated as).
+pub const SOCK_MT: u8 = MT_UNMOVABLE;
 /// Slab pages a CPU keeps cached before a slab allocation frees old ones.
 pub const SLAB_KEEP: usize = 8;
 
@@ -84,7 +91,7 @@ fn touch(sim: &mut Sim, cpu: CpuId, pfn: u32, count: bool) -> bool {
 /// One workload operation completed: counted, and the time of the last one kept.
 fn op_done(sim: &mut Sim, cpu: CpuId) {
     sim.st.page_alloc.ops_done += 1;
-    sim.st.counters.inc(crate::mech::core::WORKLOAD_OPS);
+    crate::mech::core::ops_done(sim, cpu, 1);
     let now = sim.clock(cpu);
     let before = sim.st.counters.get(m::PCP_WORKLOAD_NS);
     if now > before {
@@ -230,9 +237,13 @@ impl Function for ProcessCycle {
                     sim.st.page_alloc.slab[c].push((self.pfn, order));
                 }
                 let pair = sim.cfg.knobs.value(m::SLAB_PAIR_PERCENT);
-                let again = self.pc == Pc::SlabFree && sim.st.rng.random_range(0..100u64) < pair;
+                let second = self.pc == Pc::SlabFree2;
+                let again = !second && sim.st.rng.random_range(0..100u64) < pair;
                 self.pc = if again { Pc::SlabFree2 } else { Pc::Fault };
-                if sim.st.page_alloc.slab[c].len() <= SLAB_KEEP {
+                // The first free brings the cache back to SLAB_KEEP pages; a second one in a
+                // row goes below it (a cache shrinking two empty slabs at once).
+                let keep = if second { 0 } else { SLAB_KEEP };
+                if sim.st.page_alloc.slab[c].len() <= keep {
                     self.pc = Pc::Fault;
                     return (Ev::new(ev::PCP_WORKLOAD, F, "PC4"), Flow::Continue);
                 }
@@ -369,6 +380,8 @@ pub struct SockPair {
     msgs: u32,
     done: u32,
     pfn: u32,
+    /// The socket direction (pipe) of the message under way.
+    q: u16,
 }
 
 impl SockPair {
@@ -385,6 +398,7 @@ impl SockPair {
             msgs,
             done: 0,
             pfn: NO_PAGE,
+            q: 0,
         })
     }
 
@@ -393,11 +407,31 @@ impl SockPair {
         message_page_order(self.bytes, self.linear, u32::from(self.frag)).unwrap_or(0)
     }
 
-    /// The socket of the current phase and whether this side sends in it.
-    fn phase(&self, sim: &Sim) -> (usize, bool) {
+    /// The socket direction of the current phase and whether this side sends in it. Phases
+    /// change every `sock_phase_msgs` messages this side handled, or every `sock_phase_ms`
+    /// of its CPU's time; in a time phase where this side sends, a complete message still
+    /// queued towards it from the phase before is received first.
+    fn phase(&self, sim: &Sim, cpu: CpuId) -> (usize, bool) {
+        let base = 2 * self.pair as usize;
+        if let Some(p) = sim.cfg.knobs.get(m::SOCK_PHASE_NS).filter(|&p| p > 0) {
+            let k = sim.clock(cpu) / p;
+            let sending = (k + u64::from(self.role)) % 2 == 0;
+            let (q, prev) = (base + (k % 2) as usize, base + ((k + 1) % 2) as usize);
+            if sending
+                && sim
+                    .st
+                    .page_alloc
+                    .pipes
+                    .get(prev)
+                    .is_some_and(|x| x.len() >= usize::from(self.frags))
+            {
+                return (prev, false);
+            }
+            return (q, sending);
+        }
         let p = sim.cfg.knobs.value(m::SOCK_PHASE_MSGS).max(1);
         let k = u64::from(self.done) / p;
-        (2 * self.pair as usize + (k % 2) as usize, (k + u64::from(self.role)) % 2 == 0)
+        (base + (k % 2) as usize, (k + u64::from(self.role)) % 2 == 0)
     }
 }
 
@@ -405,10 +439,18 @@ impl Function for SockPair {
     fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         const F: &str = "sock_pair";
         let node = sim.cpu_node(cpu);
-        let (q, sending) = self.phase(sim);
-        if sim.st.page_alloc.pipes.len() <= q + 1 {
-            sim.st.page_alloc.pipes.resize(q + 2, Default::default());
+        let base = 2 * self.pair as usize;
+        if sim.st.page_alloc.pipes.len() <= base + 1 {
+            sim.st.page_alloc.pipes.resize(base + 2, Default::default());
         }
+        // A message goes whole through the direction it started in: the sender comes back
+        // to `Next` for each page of it (`frag` > 0 until the last is queued).
+        let (q, sending) = match self.pc {
+            Sp::Next if self.frag == 0 => self.phase(sim, cpu),
+            Sp::Next | Sp::Sent => (self.q as usize, true),
+            Sp::HeadFree | Sp::FragFree => (self.q as usize, false),
+        };
+        self.q = q as u16;
         match self.pc {
             Sp::Next => {
                 if self.done >= self.msgs {
@@ -429,7 +471,7 @@ impl Function for SockPair {
                         self.frags,
                         self.bytes
                     ));
-                    return (ev, Flow::Call(AllocPages::frame(node, order, MT_MOVABLE)));
+                    return (ev, Flow::Call(AllocPages::frame(node, order, SOCK_MT)));
                 }
                 // Receiving: a whole message must be queued.
                 if sim.st.page_alloc.pipes[q].len() < usize::from(self.frags) {
@@ -495,7 +537,7 @@ impl Function for SockPair {
                     sim,
                     "The receiver copies the frag out and frees the order-{order} page on CPU {cpu}"
                 ));
-                (ev, Flow::Call(FreeUnrefPage::frame(pfn, order, MT_MOVABLE)))
+                (ev, Flow::Call(FreeUnrefPage::frame(pfn, order, SOCK_MT)))
             }
         }
     }

@@ -22,6 +22,7 @@
 //! allowed CPU) never move, so scenarios that pin every thread behave as before
 //! balancing existed.
 
+use super::fair;
 use crate::arch::x86::mm::tlb::switch_mm_irqs_off;
 use crate::engine::{say, Sim};
 use crate::machine::{CpuMask, TaskKind, TaskState, Wait};
@@ -40,14 +41,16 @@ pub(crate) fn schedule(sim: &mut Sim, cpu: CpuId) -> Ev {
 }
 
 /// [`schedule`], also saying which task `newidle_balance` pulled from which CPU, if it did.
+/// The next task is CFS's pick (`pick_next_entity`: the smallest vruntime).
 pub(crate) fn schedule_pulling(sim: &mut Sim, cpu: CpuId) -> (Ev, Option<(u16, CpuId)>) {
     let c = cpu as usize;
+    fair::update_curr(sim, cpu);
     let pulled = if sim.st.cpus[c].rq.is_empty() {
         newidle_balance(sim, cpu)
     } else {
         None
     };
-    let next = sim.st.cpus[c].rq.pop_front().unwrap_or(sim.st.cpus[c].idle);
+    let next = fair::pick_next(sim, cpu).unwrap_or(sim.st.cpus[c].idle);
     (context_switch(sim, cpu, next, sim.cfg.costs[SWITCH_NS]), pulled)
 }
 
@@ -73,10 +76,9 @@ fn context_switch(sim: &mut Sim, cpu: CpuId, next: u16, ns: u64) -> Ev {
     let ev = match sim.st.tasks[next as usize].mm() {
         Some(mm) => switch_mm_irqs_off(sim, cpu, mm),
         None => {
-            // enter_lazy_tlb: the old mm stays loaded and this CPU stays in its mm_cpumask.
-            if sim.st.cpus[c].loaded_mm.is_some() {
-                sim.st.cpus[c].lazy = true;
-            }
+            // enter_lazy_tlb: the old mm stays loaded and this CPU stays in its mm_cpumask
+            // (in v4.14-v4.19 with PCID it switches to init_mm instead: arch tlb.rs).
+            crate::arch::x86::mm::tlb::enter_lazy_tlb(sim, cpu);
             Ev::new(core_ev::SWITCH, "__schedule", "K3")
         }
     };
@@ -84,13 +86,15 @@ fn context_switch(sim: &mut Sim, cpu: CpuId, next: u16, ns: u64) -> Ev {
         sim.st.counters.inc(CTXT);
     }
     sim.st.cpus[c].curr = next;
-    sim.st.cpus[c].slice_end = sim.clock(cpu) + sim.cfg.knobs.value(crate::mech::core::SCHED_SLICE_NS);
+    sim.st.cpus[c].need_resched = false;
+    fair::set_next(sim, next);
     let t = &mut sim.st.tasks[next as usize];
     t.state = TaskState::Running;
     t.cpu = cpu;
     if prev != next && sim.st.tasks[prev as usize].state == TaskState::Running {
         sim.st.tasks[prev as usize].state = TaskState::Runnable;
     }
+    fair::refresh_slice(sim, cpu);
     ev
 }
 
@@ -98,9 +102,16 @@ fn context_switch(sim: &mut Sim, cpu: CpuId, next: u16, ns: u64) -> Ev {
 /// switch to the first runnable one.
 pub(crate) fn idle_step(sim: &mut Sim, cpu: CpuId) -> Ev {
     let c = cpu as usize;
-    crate::kernel::time::hrtimer::wake_expired(sim, cpu);
+    let (woken, created) = crate::kernel::time::hrtimer::wake_expired(sim, cpu);
     if sim.st.cpus[c].rq.is_empty() {
-        return Ev::new(core_ev::SWITCH, "__schedule", "K2").say(say!(sim, "CPU {cpu} has nothing to run"));
+        let text = match (woken, created) {
+            (0, 0) => say!(sim, "CPU {cpu} has nothing to run"),
+            (w, n) => say!(
+                sim,
+                "CPU {cpu}'s timers end {w} sleep(s) and create {n} thread(s), all placed on other CPUs: it has nothing to run"
+            ),
+        };
+        return Ev::new(core_ev::SWITCH, "__schedule", "K2").say(text);
     }
     let ev = schedule(sim, cpu);
     let text = say!(
@@ -135,25 +146,28 @@ pub(crate) fn do_exit(sim: &mut Sim, cpu: CpuId, task: u16) -> Option<(u16, CpuI
     } else {
         None
     };
-    let next = sim.st.cpus[c].rq.pop_front().unwrap_or(sim.st.cpus[c].idle);
+    let next = fair::pick_next(sim, cpu).unwrap_or(sim.st.cpus[c].idle);
     context_switch(sim, cpu, next, 0);
     pulled
 }
 
-/// `scheduler_tick` on a CPU whose user code (a `compute` operation) has used up its
-/// slice while another task is runnable: `resched_curr`, and on the interrupt's return to
-/// user mode, `schedule()`. The computation keeps what is left of it and goes on when the
-/// task runs again. Kernel code is not preempted (a `PREEMPT_NONE` / voluntary kernel).
+/// `scheduler_tick` on a CPU whose user code (a `compute` operation or a run of accesses)
+/// has used up its slice while another task is runnable (`check_preempt_tick`), or the
+/// interrupt of a wake-up that preempts it (`check_preempt_wakeup` set `need_resched`):
+/// `resched_curr`, and on the interrupt's return to user mode, `schedule()`. The
+/// computation keeps what is left of it and goes on when the task runs again. Kernel code
+/// is not preempted (a `PREEMPT_NONE` / voluntary kernel).
 pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
     let c = cpu as usize;
     let now = sim.clock(cpu);
     let Wait::Busy(until) = sim.st.cpus[c].wait else {
         return Ev::new(core_ev::SWITCH, "scheduler_tick", "TK1");
     };
+    let woken = sim.st.cpus[c].need_resched;
     // trigger_load_balance first: an idle CPU may take a task queued here, and with
     // nothing left waiting the computation goes on (check_preempt_tick finds no one to
     // give the CPU to).
-    let balanced = tick_balance(sim, cpu);
+    let balanced = if woken { None } else { tick_balance(sim, cpu) };
     if balanced.is_some() && sim.st.cpus[c].rq.is_empty() {
         let ev = balanced.unwrap_or_default();
         let text = say!(
@@ -175,11 +189,19 @@ pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
     sim.st.cpus[c].rq.push_back(task);
     let ev = schedule(sim, cpu);
     let moved = balanced.map(|b| format!("{}; ", b.text)).unwrap_or_default();
-    let text = say!(
-        sim,
-        "Tick on CPU {cpu}: {moved}{who}'s slice is over with {left} ns of computing left and another task is runnable, so it is preempted; {}",
-        ev.text
-    );
+    let text = if woken {
+        say!(
+            sim,
+            "A woken task on CPU {cpu} is more than sched_wakeup_granularity behind {who} in vruntime (check_preempt_wakeup), so {who} is preempted with {left} ns of computing left; {}",
+            ev.text
+        )
+    } else {
+        say!(
+            sim,
+            "Tick on CPU {cpu}: {moved}{who}'s slice is over with {left} ns of computing left and another task is runnable, so it is preempted; {}",
+            ev.text
+        )
+    };
     Ev {
         kind: Some(core_ev::SWITCH),
         function: "scheduler_tick",
@@ -451,11 +473,38 @@ pub(crate) fn wake_up_new_task(sim: &mut Sim, cpu: CpuId, mm: u16) -> CpuMask {
         if c.curr == c.idle && c.rq.is_empty() {
             c.clock = c.clock.max(now);
         }
-        c.rq.push_back(t as u16);
+        fair::place_new(sim, cpu, target, t as u16);
+        fair::enqueue(sim, target, t as u16);
         placed.set(target);
-        sim.touch(target);
     }
     placed
+}
+
+/// `wake_up_new_task` for a thread of a `sequential_launch` scenario, created at `now` by
+/// `by` (the launcher on its CPU, or the process's first thread on the CPU it runs on):
+/// fork placement from the creating CPU (`select_task_rq_fork`), `place_entity`'s
+/// `START_DEBIT` and the run queue, and `check_preempt_curr` there. An idle CPU's clock
+/// catches up with the creation.
+pub(crate) fn wake_up_launched(sim: &mut Sim, task: u16, by: crate::machine::Launch, now: u64) -> CpuId {
+    let parent = match by {
+        crate::machine::Launch::Launcher(cpu) => cpu,
+        crate::machine::Launch::Thread(first) => sim.st.tasks[first as usize].cpu,
+    };
+    let allowed = sim.st.tasks[task as usize].cpus_allowed;
+    let target = select_task_rq_fork(&sim.st.cpus, &sim.cfg.topo.distance, allowed, parent);
+    let t = &mut sim.st.tasks[task as usize];
+    t.state = TaskState::Runnable;
+    t.cpu = target;
+    let c = &mut sim.st.cpus[target as usize];
+    if c.curr == c.idle && c.rq.is_empty() {
+        c.clock = c.clock.max(now);
+    }
+    fair::place_new(sim, parent, target, task);
+    fair::enqueue(sim, target, task);
+    fair::check_preempt_wakeup(sim, target, task);
+    fair::refresh_slice(sim, target);
+    sim.touch(parent);
+    target
 }
 
 /// `migration_cpu_stop` → `__migrate_task`: the running `task` leaves `cpu` for `to`'s
@@ -463,6 +512,8 @@ pub(crate) fn wake_up_new_task(sim: &mut Sim, cpu: CpuId, mm: u16) -> CpuMask {
 /// another task. Returns what `newidle_balance` pulled to `cpu`, if anything.
 pub(crate) fn move_current(sim: &mut Sim, cpu: CpuId, task: u16, to: CpuId) -> Option<(u16, CpuId)> {
     let now = sim.clock(cpu);
+    fair::update_curr(sim, cpu);
+    fair::renormalise(sim, task, cpu, to);
     task_moved(sim, task, cpu, to);
     let t = &mut sim.st.tasks[task as usize];
     t.state = TaskState::Runnable;
@@ -477,14 +528,14 @@ pub(crate) fn move_current(sim: &mut Sim, cpu: CpuId, task: u16, to: CpuId) -> O
         c.clock = c.clock.max(now);
         context_switch(sim, to, task, sim.cfg.costs[SWITCH_NS]);
     } else {
-        c.rq.push_back(task);
+        fair::enqueue(sim, to, task);
     }
     schedule_pulling(sim, cpu).1
 }
 
 /// `set_task_cpu` → `migrate_task_rq`: every mechanism that follows moves hears that
 /// `task` leaves `from` for `to` (NUMA balancing restarts its scan period there).
-fn task_moved(sim: &mut Sim, task: u16, from: CpuId, to: CpuId) {
+pub(crate) fn task_moved(sim: &mut Sim, task: u16, from: CpuId, to: CpuId) {
     for m in crate::registry::MECHANISMS {
         if let Some(hook) = m.task_moved {
             hook(sim, task as usize, from, to);
@@ -496,17 +547,13 @@ fn task_moved(sim: &mut Sim, task: u16, from: CpuId, to: CpuId) {
 /// `attach_task`); the destination pays for the pull.
 fn move_queued(sim: &mut Sim, task: u16, from: CpuId, to: CpuId, now: u64) {
     task_moved(sim, task, from, to);
-    let rq = &mut sim.st.cpus[from as usize].rq;
-    if let Some(i) = rq.iter().position(|&t| t == task) {
-        rq.remove(i);
-    }
+    fair::dequeue(sim, from, task);
     sim.st.tasks[task as usize].cpu = to;
     let c = &mut sim.st.cpus[to as usize];
     c.clock = c.clock.max(now) + sim.cfg.costs[LOAD_BALANCE_NS];
-    c.rq.push_back(task);
+    fair::renormalise(sim, task, from, to);
+    fair::enqueue(sim, to, task);
     sim.st.counters.inc(NR_MIGRATIONS);
-    sim.touch(to);
-    sim.touch(from);
 }
 
 /// The last queued task of `from` allowed on `to` (detach_tasks looks at the least
@@ -652,7 +699,7 @@ pub(crate) fn rebalance(sim: &mut Sim, this: CpuId) -> Ev {
 /// `next_balance` has come and its node has tasks queued; `None` otherwise.
 pub(crate) fn maybe_rebalance(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
     let c = &sim.st.cpus[cpu as usize];
-    if !c.rq.is_empty() || c.sd.next_balance > sim.clock(cpu) || sim.st.node_queued.get(c.node as usize).is_none_or(|&q| q == 0) {
+    if c.sd.next_balance > sim.clock(cpu) || sim.st.node_queued.get(c.node as usize).is_none_or(|&q| q == 0) {
         return None;
     }
     Some(rebalance(sim, cpu))
@@ -859,25 +906,27 @@ fn idle_pull(sim: &mut Sim, cpu: CpuId) -> Option<Ev> {
 }
 
 /// `wake_up_process` for a kernel thread waiting for work, at time `now` (the waker's
-/// clock): it goes on the run queue of the least loaded allowed CPU of the idlest allowed
-/// node (`select_task_rq` without a forking CPU; one CPU for a per-CPU thread), and an
-/// idle CPU's clock catches up
-/// with the wake-up. Returns false if `task` is not a kernel thread asleep without a timer.
+/// clock), by code running on `sim.st.acting`: `try_to_wake_up` (a per-CPU thread goes to
+/// its CPU; any other where `select_task_rq_fair` puts it), and the thread may preempt the
+/// task running there. A thread asleep in its loop until a timer (the vmstat worker's
+/// next round) is woken early and its timer dropped, as `mod_delayed_work` would queue
+/// the work now. Returns false if `task` is not a kernel thread asleep in its loop.
 pub fn wake_up_process(sim: &mut Sim, now: u64, task: u16) -> bool {
     let t = &sim.st.tasks[task as usize];
-    if !matches!(t.kind, TaskKind::Kernel(_)) || t.state != TaskState::Sleeping(None) {
+    if !matches!(t.kind, TaskKind::Kernel(_)) {
         return false;
     }
-    let target = select_task_rq(&sim.st.cpus, t.cpus_allowed, None);
-    let t = &mut sim.st.tasks[task as usize];
-    t.state = TaskState::Runnable;
-    t.cpu = target;
-    let c = &mut sim.st.cpus[target as usize];
-    if c.curr == c.idle && c.rq.is_empty() {
-        c.clock = c.clock.max(now);
+    match t.state {
+        TaskState::Sleeping(None) => {}
+        TaskState::Sleeping(Some(_)) if sim.st.stacks[task as usize].len() == 1 => {
+            let c = t.cpu as usize;
+            sim.st.cpus[c].timers.retain(|&(_, x)| x != task);
+            sim.touch(t.cpu);
+        }
+        _ => return false,
     }
-    c.rq.push_back(task);
+    let waker = sim.st.acting;
+    fair::try_to_wake_up(sim, task, waker, now);
     sim.resume_top(task, crate::core::Ret::Woken);
-    sim.touch(target);
     true
 }

@@ -1,35 +1,49 @@
 //! `arch/x86/mm/tlb.c`: `flush_tlb_mm_range`, the shootdown IPI handler and
 //! `switch_mm_irqs_off`.
 //!
-//! Two regimes, chosen by the core toggle `tlb_flush_multi`:
-//! - **v5.12** (off): `flush_tlb_mm_range` flushes locally first
-//!   (`flush_tlb_func_local`), then, if any other CPU is in `mm_cpumask` (lazy or not),
-//!   calls `flush_tlb_others` -> `native_flush_tlb_others`, which counts
-//!   `nr_tlb_remote_flush` and calls `on_each_cpu_cond_mask(tlb_is_not_lazy,
-//!   flush_tlb_func_remote, ..)`. That IPIs every other non-lazy CPU of the mask *and runs
-//!   `flush_tlb_func_remote` on the sender itself* (v5.12 `kernel/smp.c`: the local call
-//!   after `smp_call_function_many_cond`), so the sender counts one `irq_tlb_count` and
-//!   one `nr_tlb_remote_flush_received` per op; its TLB is already at the new
-//!   generation, so that call flushes nothing.
-//! - **v5.13+** (on, 4ce94eabac16 "x86/mm/tlb: Flush remote and local TLBs
+//! Four eras, chosen by the core toggles `tlb_lazy` and `tlb_flush_multi`:
+//! - **up to v4.19** (`tlb_lazy` = `ipi` or `init_mm_with_pcid`): `flush_tlb_mm_range`
+//!   flushes locally first,
+//!   then `native_flush_tlb_others` counts `nr_tlb_remote_flush` and calls
+//!   `smp_call_function_many(mm_cpumask)`: an IPI to *every* other CPU of the mask, lazy
+//!   ones included (a lazy receiver switches to `init_mm`, v4.8 `leave_mm`), and nothing
+//!   runs on the sender (`smp_call_function_many` skips the calling CPU), so the sender
+//!   counts no `irq_tlb_count`. Read in v4.8 and v4.18 `arch/x86/mm/tlb.c`, and in Peter
+//!   Zijlstra's "x86/mm/tlb: Revert the recent lazy TLB patches" (Aug 2018), which took
+//!   Rik van Riel's first attempt back out of v4.19-rc1. From v4.14 (`init_mm_with_pcid`) a
+//!   CPU with PCID (the core knob `pcid`) does not stay lazy: `enter_lazy_tlb` switches it
+//!   to `init_mm` at once (`tlb_defer_switch_to_init_mm` is !PCID), so it leaves the mask
+//!   and takes no shootdown ([`enter_lazy_tlb`]).
+//! - **v4.20–v5.12** (`tlb_lazy` = `skip`, 145f573b89a6 "x86/mm/tlb: Make lazy TLB mode
+//!   lazier", with 016c4d92cd16's `freed_tables`): `native_flush_tlb_others` calls
+//!   `on_each_cpu_cond_mask(tlb_is_not_lazy, flush_tlb_func_remote, ..)`, which IPIs every
+//!   other non-lazy CPU of the mask *and runs `flush_tlb_func_remote` on the sender
+//!   itself* (v5.12 `kernel/smp.c`: the local call after `smp_call_function_many_cond`), so
+//!   the sender counts one `irq_tlb_count` and one `nr_tlb_remote_flush_received` per op;
+//!   its TLB is already at the new generation, so that call flushes nothing. A flush that
+//!   frees page tables (`freed_tables`) still goes to every CPU of the mask through
+//!   `smp_call_function_many`: a lazy CPU must not walk freed tables speculatively.
+//! - **v5.13+** (`tlb_flush_multi` on, 4ce94eabac16 "x86/mm/tlb: Flush remote and local TLBs
 //!   concurrently", with the unified `flush_tlb_func`): `flush_tlb_multi` sends the IPIs
 //!   first and flushes locally while they fly; only remote CPUs count `irq_tlb_count`
-//!   and `nr_tlb_remote_flush_received` (the latter before the loaded-mm check).
+//!   and `nr_tlb_remote_flush_received` (the latter before the loaded-mm check); lazy CPUs
+//!   are skipped unless `freed_tables`.
 //!
-//! A flush function (`flush_tlb_func_common` in v5.12) compares generations: nothing
+//! A flush function (`flush_tlb_func_common` in v4.14–v5.12) compares generations: nothing
 //! when this CPU's `tlb_gen` already equals the mm's; a ranged flush only when the
 //! request is exactly the next generation and the latest; otherwise a full flush. A CPU
 //! that is lazy when the function runs switches to `init_mm` instead (leaving
-//! `mm_cpumask`). `freed_tables` (IPIs to lazy CPUs too) is not modelled: nothing here
-//! frees page tables during a flush.
+//! `mm_cpumask`). Left out: a CPU switching back from `init_mm` to the mm reloads its TLB
+//! for it in every era (v4.14+ with PCID may find its old ASID still current and keep it).
 
 use crate::core::{Flow, Until};
 use crate::engine::{say, Sim};
 use crate::machine::{CpuMask, Ipi, FLUSH_ALL};
 use crate::mech::core::ev as core_ev;
-use crate::mech::core::{FULL_FLUSH_NS, INVLPG_NS, IPI_HANDLER_NS, IPI_LATENCY_NS, IPI_SEND_NS, TLB_FLUSH_MULTI};
+use crate::mech::core::{FULL_FLUSH_NS, INVLPG_NS, IPI_HANDLER_NS, IPI_LATENCY_NS, IPI_SEND_NS, TLB_FLUSH_MULTI, TLB_LAZY};
 use crate::mech::core::{
-    IRQ_TLB_COUNT, LAZY_TLB_SKIPS, NR_TLB_LOCAL_FLUSH_ALL, NR_TLB_LOCAL_FLUSH_ONE, NR_TLB_REMOTE_FLUSH, NR_TLB_REMOTE_FLUSH_RECEIVED,
+    IRQ_TLB_COUNT, LAZY_TLB_IPIS, LAZY_TLB_SKIPS, NR_TLB_LOCAL_FLUSH_ALL, NR_TLB_LOCAL_FLUSH_ONE, NR_TLB_REMOTE_FLUSH,
+    NR_TLB_REMOTE_FLUSH_RECEIVED,
 };
 use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
@@ -46,13 +60,15 @@ enum Pc {
     Acked,
 }
 
-/// `flush_tlb_mm_range(mm, start, end)`.
+/// `flush_tlb_mm_range(mm, start, end, stride_shift, freed_tables)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlushTlbMmRange {
     mm: u16,
     start: u32,
     pages: u32,
     pc: Pc,
+    /// Page tables were freed (`tlb->freed_tables`, v4.20): lazy CPUs get the IPI too.
+    freed_tables: bool,
     sent: u16,
     /// The generation this flush asked for (`new_tlb_gen`).
     gen: u64,
@@ -66,6 +82,21 @@ impl FlushTlbMmRange {
             start,
             pages,
             pc: Pc::Local,
+            freed_tables: false,
+            sent: 0,
+            gen: 0,
+        })
+    }
+
+    /// The flush `tlb_finish_mmu` makes after `free_pgtables` freed a page table
+    /// (`freed_tables`, v4.20 016c4d92cd16): from v4.20 on, lazy CPUs are not skipped.
+    pub fn frame_freed_tables(mm: u16, start: u32, pages: u32) -> Frame {
+        Frame::from(FlushTlbMmRange {
+            mm,
+            start,
+            pages,
+            pc: Pc::Local,
+            freed_tables: true,
             sent: 0,
             gen: 0,
         })
@@ -190,7 +221,10 @@ impl Function for FlushTlbMmRange {
                 (ev, Flow::Continue)
             }
             Pc::Send => {
-                let (targets, lazy) = flush_targets(sim, cpu, self.mm);
+                // Up to v4.19 every CPU of the mask gets the IPI; from v4.20 lazy ones are
+                // skipped unless page tables were freed.
+                let skip_lazy = sim.cfg.toggles.index(TLB_LAZY) == LAZY_SKIP && !self.freed_tables;
+                let (targets, lazy) = flush_targets(sim, cpu, self.mm, skip_lazy);
                 sim.st.counters.add(LAZY_TLB_SKIPS, u64::from(lazy.weight()));
                 // Once per op whenever another CPU is in the mask, even if every one of
                 // them is lazy and gets no IPI.
@@ -236,8 +270,8 @@ impl Function for FlushTlbMmRange {
                 } else if multi {
                     let w = flush_func(sim, cpu, self.mm, self.start, self.pages, self.gen, true);
                     say!(sim, "; meanwhile it flushes locally: {}", w.say(self.pages))
-                } else {
-                    // v5.12 on_each_cpu_cond_mask: flush_tlb_func_remote runs here too.
+                } else if skip_lazy {
+                    // v4.20-v5.12 on_each_cpu_cond_mask: flush_tlb_func_remote runs here too.
                     sim.st.counters.inc(IRQ_TLB_COUNT);
                     sim.st.counters.inc(NR_TLB_REMOTE_FLUSH_RECEIVED);
                     let w = flush_func(sim, cpu, self.mm, self.start, self.pages, self.gen, false);
@@ -246,18 +280,42 @@ impl Function for FlushTlbMmRange {
                         "; on_each_cpu_cond_mask also runs flush_tlb_func_remote on CPU {cpu} itself (irq_tlb_count and nr_tlb_remote_flush_received count it): {}",
                         w.say(self.pages)
                     )
+                } else {
+                    // smp_call_function_many skips the calling CPU: nothing runs or counts here.
+                    String::new()
+                };
+                // Which function sends: v5.13's flush_tlb_multi, or flush_tlb_others ->
+                // native_flush_tlb_others before it (its listing shows each era's rule).
+                let (func, line) = if multi {
+                    ("flush_tlb_mm_range", "F4")
+                } else {
+                    ("native_flush_tlb_others", "NF1")
+                };
+                let lazy_too = if !skip_lazy && !lazy_in(sim, targets).is_empty() {
+                    say!(
+                        sim,
+                        " (lazy CPU(s) {:?} included: {})",
+                        lazy_in(sim, targets).iter().collect::<Vec<_>>(),
+                        if self.freed_tables {
+                            "page tables were freed, so even a lazy CPU must flush"
+                        } else {
+                            "before v4.20 every CPU of the mask gets the IPI"
+                        }
+                    )
+                } else {
+                    String::new()
                 };
                 if targets.is_empty() {
-                    let ev = Ev::new(core_ev::FLUSH_LOCAL, F, "F4").cpus(lazy).say(say!(
+                    let ev = Ev::new(core_ev::FLUSH_LOCAL, func, line).cpus(lazy).say(say!(
                         sim,
                         "nr_tlb_remote_flush += 1, but no other CPU of mm {pid} is running non-lazily: no IPI{lazy_note}{local}"
                     ));
                     return (ev, Flow::Return(crate::core::Ret::Unit));
                 }
                 self.pc = Pc::Acked;
-                let ev = Ev::new(core_ev::IPI_SEND, F, "F4").cpus(targets).say(say!(
+                let ev = Ev::new(core_ev::IPI_SEND, func, line).cpus(targets).say(say!(
                     sim,
-                    "nr_tlb_remote_flush += 1: CPU {cpu} sends a TLB-shootdown IPI to CPU(s) {:?} and waits for them{lazy_note}{local}",
+                    "nr_tlb_remote_flush += 1: CPU {cpu} sends a TLB-shootdown IPI to CPU(s) {:?}{lazy_too} and waits for them{lazy_note}{local}",
                     targets.iter().collect::<Vec<_>>()
                 ));
                 (ev, Flow::Block(Until::Acks))
@@ -278,21 +336,58 @@ impl Function for FlushTlbMmRange {
     }
 }
 
-/// Other CPUs in `mm_cpumask(mm)` that get an IPI (not lazy), and the lazy ones skipped.
-fn flush_targets(sim: &Sim, cpu: CpuId, mm: u16) -> (CpuMask, CpuMask) {
+/// `tlb_lazy`'s value from v4.20: lazy CPUs skipped unless page tables are freed.
+const LAZY_SKIP: usize = 2;
+/// `tlb_lazy`'s value for v4.14–v4.19: with PCID a CPU going lazy switches to `init_mm`.
+const LAZY_INIT_MM_WITH_PCID: usize = 1;
+
+/// `enter_lazy_tlb(mm, tsk)` on `cpu`, which switches to a task without an mm (a kernel
+/// thread or idle): it keeps the old mm loaded in lazy TLB mode and stays in its
+/// `mm_cpumask` (v4.8 `TLBSTATE_LAZY`; v4.20+ `is_lazy`), except in v4.14–v4.19 on a CPU
+/// with PCID, which switches to `init_mm` at once and leaves the mask
+/// (`tlb_defer_switch_to_init_mm()` is `!PCID`; read in the v4.18 state that Peter
+/// Zijlstra's August 2018 revert restored). Returns whether it left the mm.
+pub(crate) fn enter_lazy_tlb(sim: &mut Sim, cpu: CpuId) -> bool {
+    let c = cpu as usize;
+    let Some(mm) = sim.st.cpus[c].loaded_mm else {
+        return false;
+    };
+    if sim.cfg.toggles.index(TLB_LAZY) == LAZY_INIT_MM_WITH_PCID && sim.cfg.knobs.on(crate::mech::core::PCID) {
+        // switch_mm(NULL, &init_mm, NULL): a CR3 write to the kernel's page tables.
+        sim.st.mms[mm as usize].cpumask.clear(cpu);
+        sim.st.cpus[c].loaded_mm = None;
+        sim.st.cpus[c].lazy = false;
+        return true;
+    }
+    sim.st.cpus[c].lazy = true;
+    false
+}
+
+/// Other CPUs in `mm_cpumask(mm)` that get an IPI, and the lazy ones skipped: with
+/// `skip_lazy` (v4.20+ `tlb_is_not_lazy`) only the non-lazy ones get it, else all.
+fn flush_targets(sim: &Sim, cpu: CpuId, mm: u16, skip_lazy: bool) -> (CpuMask, CpuMask) {
     let mut targets = CpuMask::EMPTY;
     let mut lazy = CpuMask::EMPTY;
     for c in sim.st.mms[mm as usize].cpumask.iter() {
         if c == cpu {
             continue;
         }
-        if sim.st.cpus[c as usize].lazy {
+        if skip_lazy && sim.st.cpus[c as usize].lazy {
             lazy.set(c);
         } else {
             targets.set(c);
         }
     }
     (targets, lazy)
+}
+
+/// The CPUs of `mask` in lazy TLB mode.
+fn lazy_in(sim: &Sim, mask: CpuMask) -> CpuMask {
+    let mut out = CpuMask::EMPTY;
+    for c in mask.iter().filter(|&c| sim.st.cpus[c as usize].lazy) {
+        out.set(c);
+    }
+    out
 }
 
 /// `flush_tlb_func_remote` (v5.12; `flush_tlb_func` on a remote CPU from v5.13): the
@@ -342,6 +437,10 @@ impl Function for FlushTlbFunc {
             sim.st.counters.inc(NR_TLB_REMOTE_FLUSH_RECEIVED);
         }
         let pid = sim.st.mms[ipi.mm as usize].pid;
+        if sim.st.cpus[c].lazy && sim.st.cpus[c].loaded_mm == Some(ipi.mm) {
+            // Before v4.20 every flush reaches a lazy CPU; from v4.20 only a page-table free.
+            sim.st.counters.inc(LAZY_TLB_IPIS);
+        }
         let (line, text) = if sim.st.cpus[c].loaded_mm == Some(ipi.mm) {
             if !multi {
                 sim.st.counters.inc(NR_TLB_REMOTE_FLUSH_RECEIVED);
