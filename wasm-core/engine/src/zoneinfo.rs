@@ -7,7 +7,7 @@
 //! managed pages and each CPU's pageset (count, high, batch). Beside each zone the model
 //! has (DMA, DMA32 and Normal: the lowmem zones `__setup_per_zone_wmarks` shares
 //! `min_free_kbytes` over) it puts what the engine derives for a zone of that many managed
-//! pages ([`crate::mm::page_alloc::watermarks`], [`crate::mm::page_alloc::zone_batchsize`]),
+//! pages ([`crate::mm::page_alloc::watermarks`], [`crate::mm::page_alloc::pageset_batch`]),
 //! so a pasted machine shows model and reality side by side. Every other line is named in
 //! `unused`: read, not used by the model.
 //!
@@ -84,7 +84,7 @@ pub struct Pageset {
 pub struct ZoneModel {
     /// Watermarks `[min, low, high]` (`watermarks`).
     pub wmarks: [u64; 3],
-    /// `zone_batchsize`.
+    /// The pagesets' `batch`: `max(1, zone_batchsize)` ([`crate::mm::page_alloc::pageset_batch`]).
     pub batch: u64,
 }
 
@@ -263,7 +263,7 @@ pub fn parse(text: &str) -> Result<Zoneinfo, PasteError> {
             let [min, low, high] = crate::mm::page_alloc::watermarks(m as u32, total);
             z.model = Some(ZoneModel {
                 wmarks: [u64::from(min), u64::from(low), u64::from(high)],
-                batch: u64::from(crate::mm::page_alloc::zone_batchsize(m as u32)),
+                batch: u64::from(crate::mm::page_alloc::pageset_batch(m as u32)),
             });
         }
     }
@@ -305,6 +305,19 @@ mod tests {
         assert_eq!(parse(&flat).unwrap(), parse(ONE).unwrap());
         let wrapped = ONE.replace("  pages free     100", "  pages free\n100");
         assert_eq!(parse(&wrapped).unwrap().zones[0].free, Some(100));
+    }
+
+    #[test]
+    fn a_small_zone_gets_batch_1_not_0() {
+        // The DMA zone of the real 5.x sample: 3,840 managed pages. zone_batchsize gives 0
+        // (3,840 >> 10 = 3, / 4 = 0, raised to 1, rounddown_pow_of_two(1) - 1 = 0); the
+        // pagesets get max(1, 0) = 1, which is what that machine prints.
+        let dma = ONE
+            .replace("managed  290", "managed  3840")
+            .replace("present  300", "present  4096");
+        let z = parse(&dma).unwrap();
+        assert_eq!(crate::mm::page_alloc::zone_batchsize(3840), 0);
+        assert_eq!(z.zones[0].model.as_ref().map(|m| m.batch), Some(1));
     }
 
     #[test]
