@@ -4,7 +4,7 @@
 //! (`mech/page_alloc.rs`).
 //!
 //! State ([`PageAlloc`]): one Normal zone per node with memory (`managed` pages, min/low/high
-//! watermarks from `__setup_per_zone_wmarks`, flags `ZONE_BELOW_HIGH` and
+//! watermarks from `__setup_per_zone_wmarks` or a pasted `/proc/zoneinfo`, flags `ZONE_BELOW_HIGH` and
 //! `ZONE_RECLAIM_ACTIVE`), its buddy free lists by order and migratetype (blocks merge with
 //! their buddy on free, `__free_one_page`), and one [`Pcp`] per (CPU, zone) with the 13 lists
 //! of `struct per_cpu_pages` (order 0-3 × UNMOVABLE/MOVABLE/RECLAIMABLE, plus the THP list).
@@ -486,8 +486,21 @@ impl PageAlloc {
             if n.mem_pages == 0 {
                 continue;
             }
-            let wmark = watermarks(n.mem_pages, total);
-            let s = sizing(n.mem_pages, wmark[1], n.cpus.len() as u32, online, rules.autotune, o);
+            // A pasted /proc/zoneinfo sets the watermarks and the pageset sizes it prints;
+            // the scenario's knobs still win over the pasted pageset sizes.
+            let (wmark, o) = match &n.zone {
+                Some(z) => (
+                    z.wmark,
+                    Overrides {
+                        batch: o.batch.or(z.batch),
+                        high_min: o.high_min.or(z.high_min),
+                        high_max: o.high_max.or(z.high_max),
+                        ..*o
+                    },
+                ),
+                None => (watermarks(n.mem_pages, total), *o),
+            };
+            let s = sizing(n.mem_pages, wmark[1], n.cpus.len() as u32, online, rules.autotune, &o);
             zone_of_node[n.id as usize] = Some(zones.len() as u16);
             zones.push(Zone {
                 nid: n.id,
