@@ -187,6 +187,10 @@ function ZoneTable({ z }: { z: ZoneInfo }) {
         <code>set_recommended_min_free_kbytes</code>); low and high sit <code>max(min / 4, managed / 1000)</code> above it, as in the model. The model has one Normal zone per
         node and no HighMem, Movable or Device zones.
       </p>
+      <p className={styles.note} data-testid="zoneinfo-run-note">
+        This table only compares. To run the scenario on these zones (sizes, watermarks, pageset sizes), open <strong>Machine…</strong> and paste the same machine’s{' '}
+        <code>numactl --hardware</code>: this zoneinfo text is already in its zoneinfo box.
+      </p>
       <p className={styles.note} data-testid="zoneinfo-unused">
         Read but not used by the model: {z.unused.join(', ')}.
       </p>
