@@ -1,7 +1,8 @@
 // End-to-end tests of the importers of pasted machine output: a real `lscpu` merged into the
 // real `numactl --hardware` of the same machine (Machine…), then `/proc/zoneinfo` and two
 // `/proc/vmstat` snapshots (Measured…) whose change shows beside the simulated counters of the
-// same names; markup pasted into any box stays text, and a bad line is named with the text kept.
+// same names; markup pasted or typed into any box or text field stays text, and a bad line is
+// named with the text kept.
 // Run by run.mjs (which imports this file) against the built site; fixtures' sources are in
 // e2e/fixtures/README.md.
 import assert from 'node:assert/strict';
@@ -73,6 +74,42 @@ describe('importers: lscpu, zoneinfo, vmstat', () => {
       assert.ok(await dialog.getByRole('button', { name: 'Use this machine' }).isDisabled(), 'no run on a machine with an unread lscpu');
       await assertNoInjection(page);
     }
+    // Markup in the numactl box: the line is named, shown as text, and the box keeps it all.
+    await dialog.getByTestId('lscpu-text').fill(LSCPU);
+    for (const payload of PAYLOADS) {
+      // As the third line: named. (As the last line the parser takes any line ending in `>` for
+      // the next shell prompt and skips it; that is checked below, still as text.)
+      const lines = NUMACTL.split('\n');
+      const text = [...lines.slice(0, 2), payload, ...lines.slice(2)].join('\n');
+      await dialog.getByTestId('numactl-text').fill(text);
+      const error = dialog.getByTestId('numactl-error').filter({ hasText: payload });
+      await error.waitFor();
+      assert.match(await error.textContent(), /^Line 3:/);
+      assert.equal(await dialog.getByTestId('numactl-text').inputValue(), text);
+      assert.equal(await dialog.getByRole('button', { name: 'Use this machine' }).count(), 0, 'no run on an unread machine');
+      await assertNoInjection(page);
+    }
+    await dialog.getByTestId('numactl-text').fill(`${NUMACTL}${PAYLOADS[1]}\n`);
+    await dialog.getByTestId('numactl-summary').waitFor();
+    await assertNoInjection(page);
+    await dialog.getByTestId('numactl-text').fill(NUMACTL);
+    await dialog.getByTestId('numactl-summary').waitFor();
+    // Markup in the zoneinfo box: named by line, shown as text, the text kept, no run.
+    for (const payload of PAYLOADS) {
+      const text = `${ZONEINFO}${payload}\n`;
+      await dialog.getByTestId('machine-zoneinfo-text').fill(text);
+      const error = dialog.getByTestId('machine-zoneinfo-error').filter({ hasText: payload });
+      await error.waitFor();
+      assert.match(await error.textContent(), new RegExp(`^zoneinfo, line ${ZONEINFO.split('\n').length}: cannot read`));
+      assert.ok((await error.textContent()).includes(payload), 'the line is quoted as text');
+      assert.equal(await dialog.getByTestId('machine-zoneinfo-text').inputValue(), text);
+      assert.ok(await dialog.getByRole('button', { name: 'Use this machine' }).isDisabled(), 'no run on an unread zoneinfo');
+      await assertNoInjection(page);
+    }
+    // Another machine's zoneinfo (the Aurora numactl is pasted): named, nothing run.
+    await dialog.getByTestId('machine-zoneinfo-text').fill(ZONEINFO);
+    await dialog.getByTestId('machine-zoneinfo-error').filter({ hasText: /node 0's zones manage 1015248 pages \(3965 MB\) but numactl says/ }).waitFor();
+    await dialog.getByTestId('machine-zoneinfo-text').fill('');
     // A node lscpu and numactl disagree on: named in the lscpu box.
     const other = LSCPU.replace('NUMA node1 CPU(s):     52-103,156-207', 'NUMA node1 CPU(s):     52-103');
     await dialog.getByTestId('lscpu-text').fill(other);
@@ -108,14 +145,21 @@ describe('importers: lscpu, zoneinfo, vmstat', () => {
 
     // Markup in every box of the dialog: named by box and line, shown as text, text kept.
     for (const payload of PAYLOADS) {
+      await dialog.getByTestId('vmstat-before').fill(`${BEFORE}${payload}\n`);
+      // The message of this text (the previous one stays shown while the engine reads it).
+      const before = dialog.getByTestId('vmstat-error').filter({ hasText: payload });
+      await before.waitFor();
+      assert.match(await before.textContent(), new RegExp(`^Before snapshot, line ${BEFORE.split('\n').length}: cannot read`));
+      assert.equal(await dialog.getByTestId('vmstat-before').inputValue(), `${BEFORE}${payload}\n`);
+      await assertNoInjection(page);
+      await dialog.getByTestId('vmstat-before').fill(BEFORE);
       await dialog.getByTestId('vmstat-after').fill(`${AFTER}${payload}\n`);
-      const error = dialog.getByTestId('vmstat-error');
+      const error = dialog.getByTestId('vmstat-error').filter({ hasText: /^After snapshot/ }).filter({ hasText: payload });
       await error.waitFor();
       assert.match(await error.textContent(), new RegExp(`^After snapshot, line ${AFTER.split('\n').length}: cannot read`));
       assert.ok((await error.textContent()).includes(payload));
       await dialog.getByTestId('zoneinfo-text').fill(`${ZONEINFO}${payload}\n`);
-      await dialog.getByTestId('zoneinfo-error').waitFor();
-      assert.ok((await dialog.getByTestId('zoneinfo-error').textContent()).includes(payload));
+      await dialog.getByTestId('zoneinfo-error').filter({ hasText: payload }).waitFor();
       await dialog.getByTestId('vmstat-interval').fill(payload);
       await assertNoInjection(page);
       assert.equal(await dialog.getByTestId('vmstat-interval').inputValue(), payload);
@@ -150,6 +194,46 @@ describe('importers: lscpu, zoneinfo, vmstat', () => {
     await page.getByRole('button', { name: 'Measured…' }).click();
     assert.equal(await dialog.getByTestId('vmstat-before').inputValue(), BEFORE);
     assert.equal(await dialog.getByTestId('zoneinfo-text').inputValue(), ZONEINFO);
+  });
+
+  it('markup typed into the other text fields (Go to step, Export range, Sweep values and seeds) stays text', async () => {
+    const lab = await browser.newLab();
+    const { page } = lab;
+    await lab.openScenario(undefined, `v=1&sc=${SCENARIO}&step=3`);
+    await lab.waitForLoaded();
+    for (const payload of PAYLOADS) {
+      const go = page.getByRole('textbox', { name: 'Go to step' });
+      await go.fill(payload);
+      await go.press('Enter');
+      assert.equal(await go.inputValue(), payload, 'the box keeps the text');
+      assert.equal((await lab.readStep()).step, 3, 'no seek');
+      await assertNoInjection(page);
+      await go.fill('');
+    }
+    await page.getByRole('button', { name: 'Export…' }).click();
+    const exportDialog = page.getByRole('dialog').filter({ has: page.getByText('Frame as SVG') });
+    for (const payload of PAYLOADS) {
+      for (const name of ['From', 'To']) {
+        await exportDialog.getByRole('textbox', { name, exact: true }).fill(payload);
+        assert.equal(await exportDialog.getByRole('textbox', { name, exact: true }).inputValue(), payload);
+      }
+      await exportDialog.getByRole('button', { name: 'Steps as SVGs (.zip)' }).click();
+      await assertNoInjection(page);
+    }
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Sweep…' }).click();
+    const sweep = page.getByRole('dialog').filter({ has: page.getByRole('textbox', { name: 'Seeds' }) });
+    const vary = sweep.getByRole('combobox').first();
+    const choices = await vary.locator('option').evaluateAll((os) => os.map((o) => o.value).filter((v) => v !== ''));
+    if (choices.length > 0) await vary.selectOption(choices[0]);
+    for (const payload of PAYLOADS) {
+      if (choices.length > 0) await sweep.getByRole('textbox', { name: 'Values' }).fill(payload);
+      await sweep.getByRole('textbox', { name: 'Seeds' }).fill(payload);
+      await assertNoInjection(page);
+      assert.equal(await sweep.getByRole('textbox', { name: 'Seeds' }).inputValue(), payload);
+    }
+    await page.keyboard.press('Escape');
+    await page.close();
   });
 
   it('raised no page errors', () => {
