@@ -29,6 +29,36 @@ await wasm.default({ module_or_path: readFileSync(join(wasmPkg, 'mmviz_bg.wasm')
 /** Markup that would run or render if a box's text were ever parsed as HTML. */
 const PAYLOADS = ['<script>window.__pwned = 1</script>', '<img src=x onerror="window.__pwned = 1">', '<b id="injected">bold</b>'];
 
+/**
+ * The counter names of the Counters panel that wrap inside a word: for every row header, where
+ * its text goes to a new line (a character's box below the previous one's), the character before
+ * must be `_` (names wrap only between their words). Returns "name: where" for each bad break.
+ */
+async function midWordBreaks(page) {
+  return page.evaluate(() => {
+    const bad = [];
+    for (const th of document.querySelectorAll('th[scope="row"]')) {
+      const chars = [];
+      const walk = document.createTreeWalker(th, 4 /* NodeFilter.SHOW_TEXT */);
+      for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+        for (let i = 0; i < node.data.length; i++) {
+          const r = document.createRange();
+          r.setStart(node, i);
+          r.setEnd(node, i + 1);
+          const box = r.getBoundingClientRect();
+          if (box.width > 0) chars.push({ c: node.data[i], top: box.top, height: box.height });
+        }
+      }
+      for (let i = 1; i < chars.length; i++) {
+        if (chars[i].top > chars[i - 1].top + chars[i - 1].height / 2 && chars[i - 1].c !== '_') {
+          bad.push(`${th.textContent}: ${chars.slice(0, i).map((x) => x.c).join('')} / …`);
+        }
+      }
+    }
+    return bad;
+  });
+}
+
 /** Nothing pasted became markup: no injected element, nothing ran. */
 async function assertNoInjection(page) {
   const got = await page.evaluate(() => ({
@@ -188,6 +218,18 @@ describe('importers: lscpu, zoneinfo, vmstat', () => {
     // The screenshot shows rows both have (the first rows, nr_tlb_*, this machine lacks).
     await page.getByRole('rowheader', { name: 'pgalloc_normal', exact: true }).scrollIntoViewIfNeeded();
     await lab.screenshot('imports-03-counters-reality');
+    // With the measured column on, no counter name wraps inside a word, at 1280x720 and at
+    // 150 % zoom (the same page in a viewport of 1280/1.5 x 720/1.5 CSS pixels).
+    assert.deepEqual(await midWordBreaks(page), []);
+    await page.setViewportSize({ width: 853, height: 480 });
+    await page.getByRole('rowheader', { name: 'numa_hint_faults_local', exact: true }).scrollIntoViewIfNeeded();
+    assert.deepEqual(await midWordBreaks(page), []);
+    await lab.screenshot('imports-04-counters-reality-150pct');
+    // The check sees a break inside a word when there is one (the old style broke anywhere).
+    const style = await page.addStyleTag({ content: 'th[scope="row"] { word-break: break-all !important; }' });
+    assert.ok((await midWordBreaks(page)).length > 0, 'the check finds mid-word breaks');
+    await style.evaluate((el) => el.remove());
+    await page.setViewportSize({ width: 1280, height: 720 });
     // A reload keeps every pasted text (sessionStorage).
     await page.reload();
     await lab.waitForLoaded();

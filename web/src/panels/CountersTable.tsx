@@ -40,6 +40,28 @@ export function counterTooltip(info: CounterInfo): string | undefined {
   return text === '' ? undefined : text;
 }
 
+/**
+ * A counter's name that may wrap only after an underscore, between its words (`numa_hint_` /
+ * `faults_local`), never inside one: a `<wbr>` after each `_`, and the CSS breaks nowhere else.
+ */
+export function CounterName({ name }: { name: string }) {
+  const parts = name.split('_');
+  return (
+    <>
+      {parts.map((p, i) => (
+        <span key={i}>
+          {p}
+          {i < parts.length - 1 && (
+            <>
+              _<wbr />
+            </>
+          )}
+        </span>
+      ))}
+    </>
+  );
+}
+
 /** A, B and B's change against A, grouped like the one-run table; a row is marked when either run moved it this step. */
 function AbTable({ groups, a, b, noteId }: { groups: ReturnType<typeof groupCounters>; a: Frame; b: Frame; noteId: string }) {
   const da = a.event?.counterDeltas ?? {};
@@ -77,7 +99,7 @@ function AbTable({ groups, a, b, noteId }: { groups: ReturnType<typeof groupCoun
             return (
               <tr key={name} className={moved ? styles.active : undefined}>
                 <th scope="row" className={info.kernel ? styles.name : `${styles.name} ${styles.modelOnly}`} title={counterTooltip(info)} aria-describedby={info.kernel ? undefined : noteId}>
-                  {name}
+                  <CounterName name={name} />
                 </th>
                 <td className={styles.num}>{formatCount(va)}</td>
                 <td className={styles.num}>{formatCount(vb)}</td>
@@ -175,6 +197,8 @@ export function CountersTable() {
           {comparison.fromStep !== comparison.step ? ` (at step ${formatCount(comparison.fromStep)}, the same point of the workload)` : ''}.
         </p>
       )}
+      {/* Scrolls sideways only where a name's longest word and the numbers cannot fit (a very narrow panel or a large zoom). */}
+      <div className={styles.scroll}>
       {choice && frameB ? (
         <AbTable groups={abGroups} a={frame} b={frameB} noteId={noteId} />
       ) : (
@@ -219,7 +243,7 @@ export function CountersTable() {
                     title={counterTooltip(info)}
                     aria-describedby={info.kernel ? undefined : noteId}
                   >
-                    {name}
+                    <CounterName name={name} />
                   </th>
                   <td className={styles.num}>
                     {formatCount(value)}
@@ -234,6 +258,7 @@ export function CountersTable() {
         ))}
       </table>
       )}
+      </div>
       {reality && (
         <p id={realityId} className={styles.realityNote} data-testid="reality-note">
           <strong>Your machine</strong>: how much each counter moved between the two <code>/proc/vmstat</code> snapshots pasted in Measured…
