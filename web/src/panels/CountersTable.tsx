@@ -43,6 +43,8 @@ export function counterTooltip(info: CounterInfo): string | undefined {
 /**
  * A counter's name that may wrap only after an underscore, between its words (`numa_hint_` /
  * `faults_local`), never inside one: a `<wbr>` after each `_`, and the CSS breaks nowhere else.
+ * Its cell carries the name as `aria-label` too, so that no accessible-name computation puts
+ * spaces between the pieces.
  */
 export function CounterName({ name }: { name: string }) {
   const parts = name.split('_');
@@ -98,7 +100,13 @@ function AbTable({ groups, a, b, noteId }: { groups: ReturnType<typeof groupCoun
             const moved = (da[name] ?? 0) !== 0 || (db[name] ?? 0) !== 0;
             return (
               <tr key={name} className={moved ? styles.active : undefined}>
-                <th scope="row" className={info.kernel ? styles.name : `${styles.name} ${styles.modelOnly}`} title={counterTooltip(info)} aria-describedby={info.kernel ? undefined : noteId}>
+                <th
+                  scope="row"
+                  className={info.kernel ? styles.name : `${styles.name} ${styles.modelOnly}`}
+                  title={counterTooltip(info)}
+                  aria-label={name}
+                  aria-describedby={info.kernel ? undefined : noteId}
+                >
                   <CounterName name={name} />
                 </th>
                 <td className={styles.num}>{formatCount(va)}</td>
@@ -241,6 +249,7 @@ export function CountersTable() {
                     scope="row"
                     className={info.kernel ? styles.name : `${styles.name} ${styles.modelOnly}`}
                     title={counterTooltip(info)}
+                    aria-label={name}
                     aria-describedby={info.kernel ? undefined : noteId}
                   >
                     <CounterName name={name} />
