@@ -56,5 +56,24 @@ export function useBrowser({ viewport = { width: 1280, height: 720 } } = {}) {
       });
       return new Lab(page, state.baseUrl);
     },
+    /** A page in a new browser context of its own (new profile: no storage, no history), as a recipient of a link has; close() when done. */
+    async freshLab() {
+      const dir = mkdtempSync(join(tmpdir(), 'mmviz-e2e-fresh-'));
+      const ctx = await chromium.launchPersistentContext(dir, {
+        executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+        headless: true,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+        viewport,
+      });
+      const page = ctx.pages()[0] ?? (await ctx.newPage());
+      page.on('pageerror', (e) => state.pageErrors.push(e.message));
+      return {
+        lab: new Lab(page, state.baseUrl),
+        close: async () => {
+          await ctx.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
   };
 }

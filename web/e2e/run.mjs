@@ -1363,6 +1363,7 @@ sweepSuite({ newLab: () => newLab(), wasm, builtins: BUILTINS });
 await import('./access.e2e.mjs');
 await import('./authoring.e2e.mjs');
 await import('./imports.e2e.mjs');
+await import('./zoneinfo.e2e.mjs');
 
 describe('feature files', () => {
   it('raised no page errors', () => {

@@ -1,6 +1,7 @@
 //! `mmviz`: the engine headless. `run`, `compare`, `sweep`, `check`, `trace`, `bench` and
 //! `topology --numactl FILE [--lscpu FILE]` (reads `numactl --hardware` and `lscpu` text),
-//! `zoneinfo FILE` and `vmstat BEFORE AFTER` (read pasted `/proc` files),
+//! `zoneinfo FILE [--numactl FILE --mem-scale N]` and `vmstat BEFORE AFTER` (read pasted
+//! `/proc` files; with `--numactl`, what a run on that machine takes from the zoneinfo),
 //! per the CLI contract in DESIGN.md. Exit codes: 0 success, 1 a failed expectation,
 //! 2 bad input (with a one-line message naming the file, line and field).
 
@@ -261,6 +262,16 @@ enum Cmd {
     Zoneinfo {
         /// A file holding `/proc/zoneinfo` (`-` for stdin).
         file: String,
+        /// The same machine's `numactl --hardware` output: print, per node, what a run on it
+        /// takes from the zoneinfo (`[machine] zoneinfo` beside `numactl`) instead.
+        #[arg(long, value_name = "FILE")]
+        numactl: Option<String>,
+        /// With --numactl: the same machine's `lscpu` output.
+        #[arg(long, value_name = "FILE", requires = "numactl")]
+        lscpu: Option<String>,
+        /// With --numactl: real 4 KiB pages per simulated page (`[machine] mem_scale`).
+        #[arg(long, value_name = "N", requires = "numactl", default_value_t = 1)]
+        mem_scale: u64,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -580,7 +591,14 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             Ok(())
         }
         Cmd::Topology { numactl, lscpu, json } => topology(numactl.as_deref(), lscpu.as_deref(), json),
-        Cmd::Zoneinfo { file, json } => zoneinfo_cmd(&file, json),
+        Cmd::Zoneinfo {
+            file,
+            numactl: Some(numactl),
+            lscpu,
+            mem_scale,
+            json,
+        } => zoneinfo_run_cmd(&file, &numactl, lscpu.as_deref(), mem_scale, json),
+        Cmd::Zoneinfo { file, json, .. } => zoneinfo_cmd(&file, json),
         Cmd::Vmstat {
             before,
             after,
@@ -737,6 +755,80 @@ fn zoneinfo_cmd(file: &str, json: bool) -> Result<(), Fail> {
         );
     }
     outln!("read but not used by the model: {}", z.unused.join(", "));
+    Ok(())
+}
+
+/// `mmviz zoneinfo FILE --numactl FILE [--lscpu FILE] [--mem-scale N]`: per node, the zone a
+/// run on that machine gets (sizes and watermarks real and simulated, the pageset sizes and
+/// where each comes from).
+fn zoneinfo_run_cmd(file: &str, numactl_file: &str, lscpu_file: Option<&str>, mem_scale: u64, json: bool) -> Result<(), Fail> {
+    if mem_scale == 0 {
+        return Err(bad("--mem-scale 0: expected real pages per simulated page, 1 or more"));
+    }
+    let hw = numactl::parse(&read_text(numactl_file)?).map_err(|e| bad(format!("{numactl_file}: {e}")))?;
+    let hw = match lscpu_file {
+        Some(f) => {
+            let l = lscpu::parse(&read_text(f)?).map_err(|e| bad(format!("{f}: {e}")))?;
+            lscpu::merge(&hw, &l).map_err(|e| bad(format!("{f}: {e}")))?
+        }
+        None => hw,
+    };
+    let z = zoneinfo::parse(&read_text(file)?).map_err(|e| bad(format!("{file}: {e}")))?;
+    let nodes = zoneinfo::node_zones(&z, &hw, mem_scale).map_err(|e| bad(format!("{file}: {e}")))?;
+    if json {
+        return json_line(&nodes);
+    }
+    outln!("the run's zone per node at mem_scale {mem_scale} (real 4 KiB pages per simulated page):");
+    outln!(
+        "{:<4} {:<20} {:>11} {:>9} {:>23} {:>17} {:>6} {:>17}",
+        "node",
+        "zones merged",
+        "managed",
+        "simulated",
+        "min/low/high (sim)",
+        "pcp from",
+        "batch",
+        "high_min/high_max"
+    );
+    for n in &nodes {
+        let opt = |v: Option<u32>| v.map_or("model".to_string(), |v| v.to_string());
+        let max = match (n.high_max, n.high_max_pasted) {
+            (Some(v), true) => v.to_string(),
+            (Some(v), false) => format!("{v}*"),
+            (None, _) => "model".to_string(),
+        };
+        outln!(
+            "{:<4} {:<20} {:>11} {:>9} {:>23} {:>17} {:>6} {:>17}",
+            n.node,
+            if n.zones.is_empty() {
+                "(no memory)".to_string()
+            } else {
+                n.zones.join("+")
+            },
+            n.managed,
+            n.sim_managed,
+            format!("{}/{}/{}", n.sim_wmarks[0], n.sim_wmarks[1], n.sim_wmarks[2]),
+            n.pageset_zone.as_deref().unwrap_or("(none printed)"),
+            opt(n.batch),
+            format!("{}/{max}", opt(n.high_min))
+        );
+    }
+    outln!(
+        "sizes and watermarks are divided by mem_scale; pageset sizes are per CPU, used as printed at any scale\n\
+         * high_max not printed by this kernel: derived from the real zone (zone_highsize, fraction 8)\n\
+         model: not printed, the model derives it from the simulated zone"
+    );
+    let crowded: Vec<String> = nodes
+        .iter()
+        .filter(|n| n.pcp_share >= 25)
+        .map(|n| format!("node {} {} %", n.node, n.pcp_share))
+        .collect();
+    if !crowded.is_empty() {
+        outln!(
+            "at this scale the CPUs' lists can hold a large share of a node's simulated memory at high_min ({}): a smaller mem_scale keeps it as on the real machine",
+            crowded.join(", ")
+        );
+    }
     Ok(())
 }
 

@@ -99,3 +99,45 @@ fn vmstat_delta_rates_and_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("--interval 0: expected seconds above 0"), "{err}");
 }
+
+#[test]
+fn zoneinfo_with_numactl_prints_what_a_run_takes() {
+    let z = fixture("zoneinfo", "pcp-qa-2node-8cpu-kernel5x-per-node-stats");
+    let n = fixture("numactl", "pcp-qa-2node-8cpu-for-zoneinfo");
+    let (code, out, err) = mmviz(&["zoneinfo", &z, "--numactl", &n, "--mem-scale", "32"]);
+    assert_eq!(code, 0, "{err}");
+    // Node 0: DMA + DMA32 + Normal, 1,015,248 pages / 32; watermarks summed / 32; Normal's
+    // pagesets as printed, high_max derived (*).
+    let row = out.lines().find(|l| l.starts_with("0 ")).unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cells,
+        vec![
+            "0",
+            "DMA+DMA32+Normal",
+            "1015248",
+            "31726",
+            "349/437/524",
+            "Normal",
+            "63",
+            "1764/15863*"
+        ],
+        "{out}"
+    );
+    let (code, json, _) = mmviz(&["zoneinfo", &z, "--numactl", &n, "--mem-scale", "32", "--json"]);
+    assert_eq!(code, 0);
+    assert!(
+        json.starts_with("[{\"node\":0,\"zones\":[\"DMA\",\"DMA32\",\"Normal\"],\"managed\":1015248"),
+        "{json}"
+    );
+    // Another machine's numactl: the zoneinfo line named, exit 2.
+    let other = fixture("numactl", "aws-c5n-18xlarge-2s-intel-72cpu");
+    let (code, _, err) = mmviz(&["zoneinfo", &z, "--numactl", &other]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!(
+            "mmviz: {z}: line 1: node 0's zones manage 1015248 pages (3965 MB) but numactl says 94590 MB"
+        )),
+        "{err}"
+    );
+}

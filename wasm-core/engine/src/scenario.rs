@@ -134,6 +134,14 @@ pub struct MachineSpec {
     /// share per CPU sets the knob `llc_slice_kb` unless `[knobs]` sets it.
     #[schemars(with = "Option<String>")]
     pub lscpu: Option<Spanned<String>>,
+    /// With `numactl`: the same machine's `/proc/zoneinfo`. Each node's populated zones
+    /// become the model's one zone of that node: its managed pages (instead of numactl's
+    /// size) and min/low/high watermarks divided by `mem_scale`, and the pageset `batch` and
+    /// `high` (`high_min`/`high_max` where printed) of its largest zone as printed, per CPU
+    /// (`[knobs]` pcp_batch, pcp_high_min, pcp_high_max still win). Sizes must agree with
+    /// numactl's within 2 %.
+    #[schemars(with = "Option<String>")]
+    pub zoneinfo: Option<Spanned<String>>,
     /// With `numactl`: real 4 KiB pages per simulated page (a node of S MB gets
     /// S * 256 / mem_scale pages), so a 384 GB machine runs at a size a browser holds.
     #[schemars(with = "Option<NumOrParam>")]
@@ -875,6 +883,7 @@ struct RawNode {
     pages: u32,
     pages_span: std::ops::Range<usize>,
     wmark: Option<u32>,
+    zone: Option<crate::topology::PastedZone>,
     field: String,
 }
 
@@ -1754,16 +1763,23 @@ impl Resolver<'_> {
 
     fn topology(&self) -> Result<Topology, ScenarioError> {
         let m = &self.file.machine;
-        let (raw, numactl_distance) = match (&m.numactl, &m.lscpu) {
-            (Some(text), _) => self.numactl_nodes(text)?,
-            (None, Some(l)) => {
+        let (raw, numactl_distance) = match (&m.numactl, &m.lscpu, &m.zoneinfo) {
+            (Some(text), _, _) => self.numactl_nodes(text)?,
+            (None, Some(l), _) => {
                 return Err(self.err(
                     l.span(),
                     "machine.lscpu",
                     "lscpu gives no node memory sizes: give machine.numactl (numactl --hardware of the same machine) with it",
                 ))
             }
-            (None, None) => (self.spec_nodes()?, None),
+            (None, None, Some(z)) => {
+                return Err(self.err(
+                    z.span(),
+                    "machine.zoneinfo",
+                    "zoneinfo gives no CPUs and no distances: give machine.numactl (numactl --hardware of the same machine) with it",
+                ))
+            }
+            (None, None, None) => (self.spec_nodes()?, None),
         };
         if raw.is_empty() || raw.len() > 64 {
             return Err(ScenarioError {
@@ -1785,7 +1801,10 @@ impl Resolver<'_> {
         for (i, n) in raw.iter().enumerate() {
             let field = &n.field;
             let pages = n.pages;
-            let wmark = n.wmark.unwrap_or((pages / 64).max(1).min(pages));
+            let wmark = match &n.zone {
+                Some(z) => z.wmark[2],
+                None => n.wmark.unwrap_or((pages / 64).max(1).min(pages)),
+            };
             let mut cpus = Vec::new();
             for &c in &n.cpus {
                 if !(0..crate::machine::cpumask::MAX_CPUS as i64).contains(&c) {
@@ -1826,6 +1845,7 @@ impl Resolver<'_> {
                 mem_pages: pages,
                 first_pfn,
                 high_wmark: wmark,
+                zone: n.zone.clone(),
             });
             first_pfn += pages;
         }
@@ -1944,6 +1964,7 @@ impl Resolver<'_> {
                 pages,
                 pages_span: n.mem_pages.span(),
                 wmark,
+                zone: None,
                 field,
             });
         }
@@ -1986,9 +2007,18 @@ impl Resolver<'_> {
                 "the numactl text lists no CPUs (an old numactl without `node N cpus:` lines?): describe the machine with [[machine.node]] instead",
             ));
         }
+        let zones = match &m.zoneinfo {
+            Some(t) => {
+                let z = crate::zoneinfo::parse(t.get_ref()).map_err(|e| self.pasted_err(t, "zoneinfo", e.line, &e.message))?;
+                Some(crate::zoneinfo::node_zones(&z, &hw, scale).map_err(|e| self.pasted_err(t, "zoneinfo", e.line, &e.message))?)
+            }
+            None => None,
+        };
         let mut out = Vec::new();
         for (i, n) in hw.nodes.iter().enumerate() {
-            let pages = n.size_mb * 256 / scale;
+            let nz = zones.as_ref().and_then(|z| z.get(i));
+            // The zoneinfo's managed pages, when pasted, are the node's size to the page.
+            let pages = nz.map_or(n.size_mb * 256 / scale, |z| u64::from(z.sim_managed));
             if pages > 1 << 26 {
                 return Err(self.err(
                     span.clone(),
@@ -2003,9 +2033,19 @@ impl Resolver<'_> {
                 cpus: n.cpus.iter().map(|&c| i64::from(c)).collect(),
                 cpus_span: span.clone(),
                 // A node with memory keeps at least one page at any scale.
-                pages: if n.size_mb > 0 { pages.max(1) as u32 } else { 0 },
+                pages: if nz.is_some() || n.size_mb == 0 {
+                    pages as u32
+                } else {
+                    pages.max(1) as u32
+                },
                 pages_span: span.clone(),
                 wmark: None,
+                zone: nz.filter(|z| z.sim_managed > 0).map(|z| crate::topology::PastedZone {
+                    wmark: z.sim_wmarks,
+                    batch: z.batch,
+                    high_min: z.high_min,
+                    high_max: z.high_max,
+                }),
                 field: format!("machine.numactl node {} (model node {i})", n.id),
             });
         }

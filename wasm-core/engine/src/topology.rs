@@ -19,6 +19,23 @@ pub struct Node {
     pub first_pfn: u32,
     /// High watermark in pages: `migrate_balanced_pgdat` refuses a migration target below it.
     pub high_wmark: u32,
+    /// The node's zone as a pasted `/proc/zoneinfo` gives it (`[machine] zoneinfo`); `None`:
+    /// the page allocator derives watermarks and pageset sizes from `mem_pages`.
+    pub zone: Option<PastedZone>,
+}
+
+/// What a pasted `/proc/zoneinfo` sets of a node's one zone (see
+/// [`crate::zoneinfo::node_zones`]): watermarks in simulated pages, pageset sizes as printed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PastedZone {
+    /// `[min, low, high]`.
+    pub wmark: [u32; 3],
+    /// Pageset `batch`, when printed.
+    pub batch: Option<u32>,
+    /// Pageset `high_min` (or the fixed `high`), when printed.
+    pub high_min: Option<u32>,
+    /// Pageset `high_max`, printed or derived from the real zone.
+    pub high_max: Option<u32>,
 }
 
 /// The whole machine.
@@ -79,6 +96,7 @@ mod tests {
                     mem_pages: 8,
                     first_pfn: 0,
                     high_wmark: 1,
+                    zone: None,
                 },
                 Node {
                     id: 1,
@@ -86,6 +104,7 @@ mod tests {
                     mem_pages: 8,
                     first_pfn: 8,
                     high_wmark: 1,
+                    zone: None,
                 },
             ],
             distance: vec![vec![10, 21], vec![21, 10]],

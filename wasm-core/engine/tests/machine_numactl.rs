@@ -3,6 +3,7 @@
 //! message naming the scenario line and field.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // reason: a test may stop at the first surprise
 
+use mmviz_engine::mech::page_alloc::{PCP_HIGH_PEAK, ZONE_LOCK_ACQUIRED};
 use mmviz_engine::patches::ToggleSet;
 use mmviz_engine::{run, scenario};
 use std::path::PathBuf;
@@ -159,4 +160,106 @@ fn lscpu_problems_are_named_at_their_scenario_line() {
     let alone = format!("format = 1\nid = \"x\"\ntitle = \"t\"\n[machine]\nlscpu = '''\n{lscpu}'''\n");
     let e = scenario::parse(&alone, &[]).unwrap_err().to_string();
     assert!(e.contains("machine.lscpu") && e.contains("give machine.numactl"), "{e}");
+}
+
+fn zoneinfo_fixture(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zoneinfo").join(name);
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// The 5.x sample's machine (numactl written from its zoneinfo) at `mem_scale` 32, one CPU
+/// running processes of 5,000 pages, with or without its `/proc/zoneinfo`.
+fn pcp_machine(zoneinfo: Option<&str>) -> String {
+    pcp_machine_at(zoneinfo, 32)
+}
+
+fn pcp_machine_at(zoneinfo: Option<&str>, scale: u32) -> String {
+    let numactl = fixture("pcp-qa-2node-8cpu-for-zoneinfo.txt");
+    let z = zoneinfo.map(|z| format!("zoneinfo = '''\n{z}'''\n")).unwrap_or_default();
+    format!(
+        "format = 1\nid = \"zoneinfo-machine\"\ntitle = \"t\"\nkernel = \"v6.7\"\n[knobs]\nmax_steps = 50000000\n\
+         [machine]\nmem_scale = {scale}\nnumactl = '''\n{numactl}'''\n{z}\
+         [[process]]\nname = \"load\"\n[[process.thread]]\ncpu = 0\n\
+         ops = [{{ op = \"process_cycle\", pages = 5000, rounds = 6 }}]\n"
+    )
+}
+
+#[test]
+fn a_pasted_zoneinfo_sets_the_zones_of_the_run() {
+    let text = zoneinfo_fixture("pcp-qa-2node-8cpu-kernel5x-per-node-stats.txt");
+    let with = scenario::parse(&pcp_machine(Some(&text)), &[]).unwrap();
+    let without = scenario::parse(&pcp_machine(None), &[]).unwrap();
+    // Node sizes: the zones' managed pages / 32 (node 0: 3,840 + 503,771 + 507,637).
+    let pages: Vec<u32> = with.topology.nodes.iter().map(|n| n.mem_pages).collect();
+    assert_eq!(pages, vec![1_015_248 / 32, 1_020_184 / 32]);
+    let sim = mmviz_engine::engine::Sim::new(&with, &ToggleSet::default(), false);
+    let z = &sim.st.page_alloc.zones;
+    // Watermarks: the node's zones summed, / 32 (node 0: 42 + 5,509 + 5,646 = 11,197 min).
+    assert_eq!(z[0].wmark, [11_197 / 32, 13_995 / 32, 16_793 / 32]);
+    assert_eq!(z[1].wmark, [11_328 / 32, 14_160 / 32, 16_992 / 32]);
+    assert_eq!(
+        with.topology.nodes[1].high_wmark,
+        16_992 / 32,
+        "migrate_balanced_pgdat's watermark too"
+    );
+    // Pagesets: node 0's Normal zone's, as printed (batch 63, high 1,764); high_max is not
+    // printed by this 5.x kernel: zone_highsize(fraction 8) of the real Normal zone over 4 CPUs.
+    assert_eq!((z[0].batch, z[0].high_min, z[0].high_max), (63, 1_764, 507_637 / 8 / 4));
+    assert_eq!((z[1].batch, z[1].high_min), (63, 3_540));
+    // Without the zoneinfo the model derives them from the scaled zone: batch 7, and a
+    // high_max of managed / 8 / 4 that keeps auto-tuning far below the 5,000-page working set.
+    let sim0 = mmviz_engine::engine::Sim::new(&without, &ToggleSet::default(), false);
+    let z0 = &sim0.st.page_alloc.zones[0];
+    assert_eq!((z0.batch, z0.high_max), (7, (3_965 * 256 / 32) / 8 / 4));
+    // And the runs differ where those sizes act: refills under the zone lock, high's peak.
+    let a = run::run(&with, &ToggleSet::default()).unwrap();
+    let b = run::run(&without, &ToggleSet::default()).unwrap();
+    let peak = |r: &run::RunResult| r.counters.get(PCP_HIGH_PEAK);
+    let locks = |r: &run::RunResult| r.counters.get(ZONE_LOCK_ACQUIRED);
+    assert!(peak(&a) >= 5_000, "with the paste high grows to the working set: {}", peak(&a));
+    assert!(peak(&b) <= u64::from(z0.high_max), "without, high_max caps it: {}", peak(&b));
+    assert!(
+        locks(&a) * 2 < locks(&b),
+        "batch 63 vs 7: fewer zone-lock trips {} vs {}",
+        locks(&a),
+        locks(&b)
+    );
+}
+
+#[test]
+fn a_zoneinfo_of_another_machine_or_alone_is_named() {
+    let other = zoneinfo_fixture("pcp-qa-xeon-e5-2690-2node-32cpu-kernel4x.txt");
+    let e = scenario::parse(&pcp_machine(Some(&other)), &[]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("zoneinfo text line 1: node 0's zones manage 16443376 pages (64231 MB) but numactl says 3965 MB"),
+        "{e}"
+    );
+    assert_eq!(e.field.as_deref(), Some("machine.zoneinfo"));
+    // `zoneinfo = '''` is line 23 of the scenario (after 9 lines and the 12-line numactl
+    // text with its closing quotes); its line 1 (`Node 0, zone DMA`) is line 24.
+    assert_eq!(e.line, Some(24), "{e}");
+    let alone = "format = 1\nid = \"z\"\ntitle = \"t\"\n[machine]\nzoneinfo = '''\nNode 0, zone Normal\n'''\n[[process]]\nname = \"p\"\n";
+    let e = scenario::parse(alone, &[]).unwrap_err().to_string();
+    assert!(e.contains("give machine.numactl"), "{e}");
+}
+
+#[test]
+fn with_the_pasted_pagesets_the_pcp_run_does_not_depend_on_the_memory_scale() {
+    // The reason pageset sizes are used as printed, not divided by mem_scale: the workload (5,000
+    // pages per process) is not scaled, so with the paste the PCP counters come out the same at
+    // any scale, while sizes the model derives from the scaled zone move with it. (Measured on
+    // pcp-autotune with 3 processes on this machine, `mmviz run --param processes=3`: without the
+    // paste pcp_high_peak is 6,300 / 3,965 / 991 / 252 at mem_scale 4 / 8 / 32 / 128, with it
+    // 7,812 at each, and zone_lock_acquired 33 / 46 / 46 / 199 against 19.)
+    let text = zoneinfo_fixture("pcp-qa-2node-8cpu-kernel5x-per-node-stats.txt");
+    let counters = |zoneinfo: Option<&str>, scale: u32| {
+        let s = scenario::parse(&pcp_machine_at(zoneinfo, scale), &[]).unwrap();
+        let r = run::run(&s, &ToggleSet::default()).unwrap();
+        (r.counters.get(PCP_HIGH_PEAK), r.counters.get(ZONE_LOCK_ACQUIRED))
+    };
+    let pasted: Vec<_> = [4, 32, 128].iter().map(|&sc| counters(Some(&text), sc)).collect();
+    assert!(pasted.windows(2).all(|w| w[0] == w[1]), "{pasted:?}");
+    let derived: Vec<_> = [4, 32, 128].iter().map(|&sc| counters(None, sc).0).collect();
+    assert!(derived[0] > derived[1] && derived[1] > derived[2], "{derived:?}");
 }

@@ -7,8 +7,8 @@ use mmviz_engine::builtin;
 use mmviz_engine::engine::Sim;
 use mmviz_engine::mech::page_alloc::{EXITS, PCP_FREE_HIGH, PCP_HIGH_PEAK, PCP_REFILLS, ZONE_LOCK_ACQUIRED};
 use mmviz_engine::mm::page_alloc::{
-    decay_pcp_high, drain_blocks, free_high_decision, nr_pcp_free, order_to_pindex, pindex_to_order, zone_batchsize, zone_highsize, Pcp,
-    Rules,
+    decay_pcp_high, drain_blocks, free_high_decision, nr_pcp_free, order_to_pindex, pageset_batch, pindex_to_order, zone_batchsize,
+    zone_highsize, Pcp, Rules,
 };
 use mmviz_engine::patches::ToggleSet;
 use mmviz_engine::{invariants, run, scenario};
@@ -58,6 +58,14 @@ fn sizing_follows_the_spec_worked_example() {
     // A zone of 1 GiB or more: batch 63.
     assert_eq!(zone_batchsize(1 << 20), 63);
     assert_eq!(zone_batchsize(33_000_000), 63);
+    // A zone under 8,192 pages: zone_batchsize is 0, the pagesets get max(1, 0) = 1 (the
+    // real 5.x sample's 3,840-page DMA zone prints batch 1; the 4.x sample's 3,974-page one
+    // prints batch 1 with high 6 * 0 = 0).
+    assert_eq!((zone_batchsize(3_840), pageset_batch(3_840)), (0, 1));
+    assert_eq!((zone_batchsize(8_191), pageset_batch(8_191)), (0, 1));
+    assert_eq!(pageset_batch(8_192), 1);
+    assert_eq!(pageset_batch(16_384), 3);
+    assert_eq!(pageset_batch(1 << 20), 63);
     // Low watermark 41,130 split over 112 CPUs: 367; managed/8 over 112 CPUs: about 36,800.
     assert_eq!(zone_highsize(33_000_000, 41_130, 63, 112, 0, 0), 367);
     assert_eq!(zone_highsize(33_000_000, 41_130, 63, 112, 0, 8), 36_830);

@@ -413,6 +413,33 @@ pub fn parse_zoneinfo(text: &str) -> Result<JsValue, JsValue> {
     to_js(&mmviz_engine::zoneinfo::parse(text).map_err(js_error)?)
 }
 
+/// What a run on the machine of `numactl` (and `lscpu`, when not blank) takes from the same
+/// machine's `/proc/zoneinfo` at `mem_scale` real pages per simulated page (a whole number
+/// as text): per node the zones merged, sizes and watermarks real and simulated, the
+/// pageset sizes and which were printed ([`mmviz_engine::zoneinfo::node_zones`]). Errors
+/// say which text and line (`zoneinfo text line N: ...`).
+#[wasm_bindgen(js_name = nodeZones)]
+pub fn node_zones(numactl: &str, lscpu: &str, zoneinfo: &str, mem_scale: &str) -> Result<JsValue, JsValue> {
+    let hw = mmviz_engine::numactl::parse(numactl).map_err(|e| js_error(format!("numactl text {e}")))?;
+    let hw = if lscpu.trim().is_empty() {
+        hw
+    } else {
+        let l = mmviz_engine::lscpu::parse(lscpu).map_err(|e| js_error(format!("lscpu text {e}")))?;
+        mmviz_engine::lscpu::merge(&hw, &l).map_err(|e| js_error(format!("lscpu text {e}")))?
+    };
+    let z = mmviz_engine::zoneinfo::parse(zoneinfo).map_err(|e| js_error(format!("zoneinfo text {e}")))?;
+    let scale: u64 = match mem_scale.trim().parse() {
+        Ok(v) if v >= 1 => v,
+        _ => {
+            return Err(js_error(format!(
+                "memory scale `{}`: expected a whole number from 1",
+                mem_scale.trim()
+            )))
+        }
+    };
+    to_js(&mmviz_engine::zoneinfo::node_zones(&z, &hw, scale).map_err(|e| js_error(format!("zoneinfo text {e}")))?)
+}
+
 /// The difference of two `/proc/vmstat` snapshots (`mmviz vmstat BEFORE AFTER --json`); an
 /// error names the snapshot (`before:`/`after:`) and the line.
 #[wasm_bindgen(js_name = vmstatDelta)]

@@ -141,4 +141,15 @@ name = "app"
     const again = scenarioOnMachine(out, 'node 0 cpus: 0', 1);
     expect(again).not.toContain('lscpu');
   });
+
+  it('carries the zoneinfo text after lscpu, markup and quotes kept as text, and drops it on the next machine', () => {
+    const zone = "Node 0, zone Normal\r\n  min 5\n<script>alert('''x''')</script>\n";
+    const out = scenarioOnMachine('format = 1\nid = "x"\n', 'node 0 cpus: 0', 4, 'CPU(s): 1\n', zone);
+    // A text holding ''' cannot be a literal string: a basic one, escaped.
+    expect(out).toContain(`zoneinfo = """\nNode 0, zone Normal\n  min 5\n<script>alert('''x''')</script>\n"""\nmem_scale = 4`);
+    expect(out.indexOf('lscpu =')).toBeLessThan(out.indexOf('zoneinfo ='));
+    expect(scenarioOnMachine(out, 'node 0 cpus: 0', 4)).not.toContain('zoneinfo');
+    // Without lscpu.
+    expect(scenarioOnMachine('format = 1\n', 'node 0 cpus: 0', 1, '', 'Node 0, zone DMA\n')).toContain("numactl = '''\nnode 0 cpus: 0\n'''\n# Its `/proc/zoneinfo`");
+  });
 });

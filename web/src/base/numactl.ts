@@ -185,10 +185,10 @@ function machineLines(lines: readonly string[], inside: readonly boolean[]): Mac
 /**
  * The scenario `scenarioText` run on the machine of `numactlText`: its `[machine]` table and
  * every `[[machine.node]]` (and other `machine.*` table) replaced by `numactl = '''...'''`,
- * `lscpu = '''...'''` when `lscpuText` is given, and `mem_scale = N` (its `tlb_entries` kept), where the old `[machine]` was (at the end when
+ * `lscpu = '''...'''` when `lscpuText` is given, `zoneinfo = '''...'''` when `zoneinfoText` is, and `mem_scale = N` (its `tlb_entries` kept), where the old `[machine]` was (at the end when
  * there was none), and its title marked.
  */
-export function scenarioOnMachine(scenarioText: string, numactlText: string, memScale: number, lscpuText = ''): string {
+export function scenarioOnMachine(scenarioText: string, numactlText: string, memScale: number, lscpuText = '', zoneinfoText = ''): string {
   const lines = scenarioText.replace(/\r\n?/g, '\n').split('\n');
   const inside = linesInsideStrings(lines.join('\n'));
   const machine = machineLines(lines, inside);
@@ -197,6 +197,12 @@ export function scenarioOnMachine(scenarioText: string, numactlText: string, mem
     `# The machine of pasted \`numactl --hardware\` output; ${memScale} real 4 KiB page${memScale === 1 ? '' : 's'} per simulated page.`,
     `numactl = ${tomlMultiline(numactlText)}`,
     ...(lscpuText.trim() !== '' ? ['# Its `lscpu` output: CPU lists where numactl gives none, and the LLC share per CPU (knob llc_slice_kb).', `lscpu = ${tomlMultiline(lscpuText)}`] : []),
+    ...(zoneinfoText.trim() !== ''
+      ? [
+          '# Its `/proc/zoneinfo`: node sizes and watermarks (divided by mem_scale) and pageset sizes (per CPU, as printed).',
+          `zoneinfo = ${tomlMultiline(zoneinfoText)}`,
+        ]
+      : []),
     `mem_scale = ${memScale}`,
     ...(machine?.tlbEntries ? [`tlb_entries = ${machine.tlbEntries}`] : []),
     '',

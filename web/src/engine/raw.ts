@@ -61,6 +61,8 @@ export interface RawWasmModule {
   mergeLscpu?(numactl: string, lscpu: string): unknown;
   /** `/proc/zoneinfo` text → zones; throws "line N: ...". */
   parseZoneinfo?(text: string): unknown;
+  /** The zones a run on a pasted machine takes from its /proc/zoneinfo; throws "numactl|lscpu|zoneinfo text line N: ...". */
+  nodeZones?(numactl: string, lscpu: string, zoneinfo: string, memScale: string): unknown;
   /** Two `/proc/vmstat` snapshots → their difference; throws "line N: before|after: ...". */
   vmstatDelta?(before: string, after: string): unknown;
   /** Absent from older packages. */

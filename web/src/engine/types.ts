@@ -195,6 +195,32 @@ export interface ZoneInfo {
   lowmem_managed: number;
 }
 
+/** What a run on a pasted machine takes from its `/proc/zoneinfo` for one node (the engine's `nodeZones`, `mmviz zoneinfo FILE --numactl FILE --json`). */
+export interface NodeZone {
+  /** Node id as the texts print it. */
+  node: number;
+  /** The populated zones merged into the model's one zone of the node. */
+  zones: string[];
+  /** Their managed pages (real). */
+  managed: number;
+  /** Their min/low/high watermarks summed (real pages). */
+  wmarks: [number, number, number];
+  /** `managed / mem_scale`: the run's pages of the node. */
+  sim_managed: number;
+  /** `wmarks / mem_scale`: the run's watermarks. */
+  sim_wmarks: [number, number, number];
+  /** The zone whose pagesets are used (the largest), null when none are printed. */
+  pageset_zone: string | null;
+  /** Pageset sizes as printed (per CPU, not scaled); null: not printed, the model derives it. */
+  batch: number | null;
+  high_min: number | null;
+  /** Printed (`high_max_pasted`) or derived from the real zone; null: the model derives it. */
+  high_max: number | null;
+  high_max_pasted: boolean;
+  /** CPUs × high_min per hundred simulated pages of the node. */
+  pcp_share: number;
+}
+
 /** The difference of two pasted `/proc/vmstat` snapshots (`mmviz vmstat BEFORE AFTER --json`). */
 export interface VmstatDelta {
   /** Counters both have, after - before. */
@@ -213,6 +239,8 @@ export interface PasteKinds {
   zoneinfo: { texts: [zoneinfo: string]; result: ZoneInfo };
   /** Two `/proc/vmstat` snapshots. */
   vmstat: { texts: [before: string, after: string]; result: VmstatDelta };
+  /** What a run on the machine of numactl (+ lscpu, may be blank) takes from its zoneinfo at a memory scale (a whole number as text). */
+  zones: { texts: [numactl: string, lscpu: string, zoneinfo: string, memScale: string]; result: NodeZone[] };
 }
 
 /** A kind of pasted text the engine reads. */

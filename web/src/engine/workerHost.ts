@@ -159,7 +159,7 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostM
       case 'readPaste': {
         const [kind, texts] = call.args;
         const mod = engine();
-        const fn = { lscpu: mod.parseLscpu, machine: mod.mergeLscpu, zoneinfo: mod.parseZoneinfo, vmstat: mod.vmstatDelta }[kind];
+        const fn = { lscpu: mod.parseLscpu, machine: mod.mergeLscpu, zoneinfo: mod.parseZoneinfo, vmstat: mod.vmstatDelta, zones: mod.nodeZones }[kind];
         if (!fn) throw new Error(`this build of the engine cannot read pasted ${kind} text: rebuild it with \`npm run build:wasm\``);
         return toPlain((fn as (...t: string[]) => unknown)(...texts)) as PasteKinds[PasteKind]['result'];
       }

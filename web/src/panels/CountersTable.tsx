@@ -40,6 +40,30 @@ export function counterTooltip(info: CounterInfo): string | undefined {
   return text === '' ? undefined : text;
 }
 
+/**
+ * A counter's name that may wrap only after an underscore, between its words (`numa_hint_` /
+ * `faults_local`), never inside one: a `<wbr>` after each `_`, and the CSS breaks nowhere else.
+ * Its cell carries the name as `aria-label` too, so that no accessible-name computation puts
+ * spaces between the pieces.
+ */
+export function CounterName({ name }: { name: string }) {
+  const parts = name.split('_');
+  return (
+    <>
+      {parts.map((p, i) => (
+        <span key={i}>
+          {p}
+          {i < parts.length - 1 && (
+            <>
+              _<wbr />
+            </>
+          )}
+        </span>
+      ))}
+    </>
+  );
+}
+
 /** A, B and B's change against A, grouped like the one-run table; a row is marked when either run moved it this step. */
 function AbTable({ groups, a, b, noteId }: { groups: ReturnType<typeof groupCounters>; a: Frame; b: Frame; noteId: string }) {
   const da = a.event?.counterDeltas ?? {};
@@ -76,8 +100,14 @@ function AbTable({ groups, a, b, noteId }: { groups: ReturnType<typeof groupCoun
             const moved = (da[name] ?? 0) !== 0 || (db[name] ?? 0) !== 0;
             return (
               <tr key={name} className={moved ? styles.active : undefined}>
-                <th scope="row" className={info.kernel ? styles.name : `${styles.name} ${styles.modelOnly}`} title={counterTooltip(info)} aria-describedby={info.kernel ? undefined : noteId}>
-                  {name}
+                <th
+                  scope="row"
+                  className={info.kernel ? styles.name : `${styles.name} ${styles.modelOnly}`}
+                  title={counterTooltip(info)}
+                  aria-label={name}
+                  aria-describedby={info.kernel ? undefined : noteId}
+                >
+                  <CounterName name={name} />
                 </th>
                 <td className={styles.num}>{formatCount(va)}</td>
                 <td className={styles.num}>{formatCount(vb)}</td>
@@ -175,6 +205,8 @@ export function CountersTable() {
           {comparison.fromStep !== comparison.step ? ` (at step ${formatCount(comparison.fromStep)}, the same point of the workload)` : ''}.
         </p>
       )}
+      {/* Scrolls sideways only where a name's longest word and the numbers cannot fit (a very narrow panel or a large zoom). */}
+      <div className={styles.scroll}>
       {choice && frameB ? (
         <AbTable groups={abGroups} a={frame} b={frameB} noteId={noteId} />
       ) : (
@@ -217,9 +249,10 @@ export function CountersTable() {
                     scope="row"
                     className={info.kernel ? styles.name : `${styles.name} ${styles.modelOnly}`}
                     title={counterTooltip(info)}
+                    aria-label={name}
                     aria-describedby={info.kernel ? undefined : noteId}
                   >
-                    {name}
+                    <CounterName name={name} />
                   </th>
                   <td className={styles.num}>
                     {formatCount(value)}
@@ -234,6 +267,7 @@ export function CountersTable() {
         ))}
       </table>
       )}
+      </div>
       {reality && (
         <p id={realityId} className={styles.realityNote} data-testid="reality-note">
           <strong>Your machine</strong>: how much each counter moved between the two <code>/proc/vmstat</code> snapshots pasted in Measured…

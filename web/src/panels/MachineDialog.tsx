@@ -1,6 +1,7 @@
 // "Machine from numactl --hardware": a box to paste a real machine's `numactl --hardware`
 // output into, another for the same machine's `lscpu` (optional: CPU lists where numactl
-// gives none, and the last-level cache per CPU), a live preview of what the engine reads
+// gives none, and the last-level cache per CPU), one for its `/proc/zoneinfo` (optional: each
+// node's zone sizes, watermarks and pageset sizes, MachineZones.tsx), a live preview of what the engine reads
 // from them (nodes, CPUs, sizes, distances, caches) or its error with the line marked, and
 // "Use this machine", which opens the current scenario as a custom one on that machine. The text lives in the store (and the
 // tab's sessionStorage): closing the dialog, an error or a reload loses nothing.
@@ -10,6 +11,7 @@ import { errorMessage } from '../engine/engine';
 import type { Lscpu, NumaHardware } from '../engine/types';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './MachineDialog.module.css';
+import { MachineZones } from './MachineZones';
 import { NumberedTextarea, PasteError, selectLine, usePasteParse } from './PasteBox';
 
 /** What the engine made of the text: nothing yet, the machine, or its message. */
@@ -154,12 +156,16 @@ function MachineForm({ onClose }: { onClose: () => void }) {
   const scaleOk = Number.isInteger(scaleValue) && scaleValue >= 1 && scaleValue <= MAX_MEM_SCALE;
   const mark = parsed.kind === 'error' ? errorLine(parsed.message) : null;
   const lines = text.split('\n');
+  // The same machine's /proc/zoneinfo (optional, shared with Measured…): what the run takes from it at this scale.
+  const zoneinfoText = useAppStore((s) => s.pastes.zoneinfo);
+  const zones = usePasteParse('zones', [text, lscpu.kind === 'ok' ? lscpuText : '', zoneinfoText, String(scaleOk ? scaleValue : chosen)], parsed.kind === 'ok' && !lscpuBlocks, [1]);
+  const zonesBlock = zoneinfoText.trim() !== '' && zones.kind !== 'ok';
 
   const use = async (): Promise<void> => {
     if (parsed.kind !== 'ok' || !scaleOk) return;
     const s = store.getState();
     if (!s.engine || !s.scenario) return;
-    const scenarioText = scenarioOnMachine(s.scenarioText, text, scaleValue, lscpu.kind === 'ok' ? lscpuText : '');
+    const scenarioText = scenarioOnMachine(s.scenarioText, text, scaleValue, lscpu.kind === 'ok' ? lscpuText : '', zones.kind === 'ok' ? zoneinfoText : '');
     setUseError(null);
     setBusy(true);
     try {
@@ -187,8 +193,8 @@ function MachineForm({ onClose }: { onClose: () => void }) {
         </button>
       </div>
       <p className={styles.help}>
-        Paste what <code>numactl --hardware</code> prints on a real machine (a prompt line, ranges, odd spacing are fine), and if you have it the same machine’s{' '}
-        <code>lscpu</code>. The current scenario then runs on its nodes, CPUs and distances.
+        Paste what <code>numactl --hardware</code> prints on a real machine (a prompt line, ranges, odd spacing are fine), and if you have them the same machine’s{' '}
+        <code>lscpu</code> and <code>/proc/zoneinfo</code>. The current scenario then runs on its nodes, CPUs and distances (and its zones’ sizes, watermarks and pageset sizes).
       </p>
       <label htmlFor={ids.text} className={styles.label}>
         <code>numactl --hardware</code> output
@@ -259,6 +265,7 @@ function MachineForm({ onClose }: { onClose: () => void }) {
           </p>
         )}
       </div>
+      <MachineZones parsed={zones} scale={scaleOk ? scaleValue : chosen} numactlOk={parsed.kind === 'ok'} />
       {parsed.kind === 'ok' && (
         <div className={styles.use}>
           <label htmlFor={ids.scale} className={styles.label}>
@@ -280,7 +287,7 @@ function MachineForm({ onClose }: { onClose: () => void }) {
               ? `real 4 KiB pages per simulated page: ${simulatedPages(parsed.hw, scaleValue).toLocaleString('en-US')} simulated pages${scaleText === null ? ' (chosen to stay under 65,536)' : ''}`
               : `a whole number from 1 to ${MAX_MEM_SCALE.toLocaleString('en-US')}`}
           </span>
-          <button type="button" className={styles.primary} disabled={!scaleOk || busy || lscpuBlocks} onClick={() => void use()}>
+          <button type="button" className={styles.primary} disabled={!scaleOk || busy || lscpuBlocks || zonesBlock} onClick={() => void use()}>
             {busy ? 'Opening…' : 'Use this machine'}
           </button>
         </div>

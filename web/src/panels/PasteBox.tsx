@@ -15,12 +15,17 @@ export type Parsed<T> = { kind: 'empty' } | { kind: 'ok'; value: T } | { kind: '
 /** How long typing must pause before the text is parsed again (ms). */
 const PARSE_DEBOUNCE_MS = 120;
 
-/** Reads `texts` with the engine as `kind` (empty while `texts[0]` is blank or `enabled` is false), the latest texts only. */
-export function usePasteParse<K extends PasteKind>(kind: K, texts: PasteKinds[K]['texts'], enabled = true): Parsed<PasteKinds[K]['result']> {
+/** Reads `texts` with the engine as `kind` (empty while one of them not in `mayBeBlank` is blank, or `enabled` is false), the latest texts only. */
+export function usePasteParse<K extends PasteKind>(
+  kind: K,
+  texts: PasteKinds[K]['texts'],
+  enabled = true,
+  mayBeBlank: readonly number[] = [],
+): Parsed<PasteKinds[K]['result']> {
   const engine = useAppStore((s) => s.engine);
   const [got, setGot] = useState<Parsed<PasteKinds[K]['result']>>({ kind: 'empty' });
   const key = JSON.stringify(texts);
-  const empty = !enabled || texts.some((t) => t.trim() === '') || !engine;
+  const empty = !enabled || texts.some((t, i) => t.trim() === '' && !mayBeBlank.includes(i)) || !engine;
   useEffect(() => {
     if (empty) return;
     let stale = false;
@@ -122,7 +127,7 @@ export function PasteError({ message, text, areaId, testId, what }: { message: s
         ) : (
           <strong>Cannot read the {what}:</strong>
         )}{' '}
-        {errorWithoutLine(message.replace(/^(?:Error: )?(?:numactl|lscpu) text (?=line \d+: )/, ''))}
+        {errorWithoutLine(message.replace(/^(?:Error: )?(?:numactl|lscpu|zoneinfo) text (?=line \d+: )/, ''))}
       </p>
       {mark !== null && line !== undefined && (
         <button

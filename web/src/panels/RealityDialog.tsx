@@ -183,9 +183,13 @@ function ZoneTable({ z }: { z: ZoneInfo }) {
       <p className={styles.note}>
         Pages of 4 KiB on most machines (a 64 KiB-page kernel prints the same numbers of bigger pages). “Model for this size”: the watermarks and batch the engine derives for a
         zone of these managed pages (<code>__setup_per_zone_wmarks</code> with <code>min_free_kbytes</code> from the {formatCount(z.lowmem_managed)} lowmem pages pasted,{' '}
-        <code>zone_batchsize</code>). A machine prints a higher min when <code>vm.min_free_kbytes</code> was raised, as transparent huge pages do (khugepaged’s{' '}
+        the pagesets’ batch, <code>max(1, zone_batchsize)</code>). A machine prints a higher min when <code>vm.min_free_kbytes</code> was raised, as transparent huge pages do (khugepaged’s{' '}
         <code>set_recommended_min_free_kbytes</code>); low and high sit <code>max(min / 4, managed / 1000)</code> above it, as in the model. The model has one Normal zone per
         node and no HighMem, Movable or Device zones.
+      </p>
+      <p className={styles.note} data-testid="zoneinfo-run-note">
+        This table only compares. To run the scenario on these zones (sizes, watermarks, pageset sizes), open <strong>Machine…</strong> and paste the same machine’s{' '}
+        <code>numactl --hardware</code>: this zoneinfo text is already in its zoneinfo box.
       </p>
       <p className={styles.note} data-testid="zoneinfo-unused">
         Read but not used by the model: {z.unused.join(', ')}.

@@ -4,7 +4,7 @@
 //! (`mech/page_alloc.rs`).
 //!
 //! State ([`PageAlloc`]): one Normal zone per node with memory (`managed` pages, min/low/high
-//! watermarks from `__setup_per_zone_wmarks`, flags `ZONE_BELOW_HIGH` and
+//! watermarks from `__setup_per_zone_wmarks` or a pasted `/proc/zoneinfo`, flags `ZONE_BELOW_HIGH` and
 //! `ZONE_RECLAIM_ACTIVE`), its buddy free lists by order and migratetype (blocks merge with
 //! their buddy on free, `__free_one_page`), and one [`Pcp`] per (CPU, zone) with the 13 lists
 //! of `struct per_cpu_pages` (order 0-3 × UNMOVABLE/MOVABLE/RECLAIMABLE, plus the THP list).
@@ -375,7 +375,11 @@ pub struct Sizing {
     pub high_max: u32,
 }
 
-/// `zone_batchsize` (CONFIG_MMU, v6.x).
+/// `zone_batchsize` (CONFIG_MMU, v6.6/v6.7): `min(managed >> 10, 256) / 4`, at least 1,
+/// then `rounddown_pow_of_two(b + b / 2) - 1` (kernels that capped it at half a megabyte,
+/// 128 pages, give 31 where this gives 63: the 4.x sample's Normal zones). A zone under 8,192 pages (the
+/// DMA zone's 3,840-3,974 in the real samples) gets 0 here, as in the kernel; the pageset
+/// takes [`pageset_batch`].
 pub fn zone_batchsize(managed: u32) -> u32 {
     let mut b = (managed >> 10).min(256);
     b /= 4;
@@ -383,6 +387,14 @@ pub fn zone_batchsize(managed: u32) -> u32 {
     let x = b + b / 2;
     // rounddown_pow_of_two(x) - 1
     (1u32 << (31 - x.leading_zeros())) - 1
+}
+
+/// The `batch` a zone's pagesets get, as `/proc/zoneinfo` prints it: `max(1,
+/// zone_batchsize)` (`zone_set_pageset_high_and_batch`, v5.14 to v6.7: `new_batch = max(1,
+/// zone_batchsize(zone))`; before v5.14 `pageset_set_batch` passed `max(1UL, 1 * batch)`
+/// to `pageset_update`). Never 0 for a zone with pages.
+pub fn pageset_batch(managed: u32) -> u32 {
+    zone_batchsize(managed).max(1)
 }
 
 /// `zone_highsize`: the zone's low watermark (or `managed / fraction`) split over the CPUs
@@ -433,7 +445,7 @@ pub struct Overrides {
 
 /// `zone_set_pageset_high_and_batch` (v6.7; v6.6 when auto-tuning is off: high_max = high_min).
 pub fn sizing(z_managed: u32, low: u32, node_cpus: u32, online: u32, autotune: bool, o: &Overrides) -> Sizing {
-    let batch = o.batch.unwrap_or_else(|| zone_batchsize(z_managed)).max(1);
+    let batch = o.batch.unwrap_or_else(|| pageset_batch(z_managed)).max(1);
     let (mut high_min, mut high_max) = if o.fraction != 0 {
         let h = zone_highsize(z_managed, low, batch, node_cpus, online, o.fraction);
         (h, h)
@@ -474,8 +486,21 @@ impl PageAlloc {
             if n.mem_pages == 0 {
                 continue;
             }
-            let wmark = watermarks(n.mem_pages, total);
-            let s = sizing(n.mem_pages, wmark[1], n.cpus.len() as u32, online, rules.autotune, o);
+            // A pasted /proc/zoneinfo sets the watermarks and the pageset sizes it prints;
+            // the scenario's knobs still win over the pasted pageset sizes.
+            let (wmark, o) = match &n.zone {
+                Some(z) => (
+                    z.wmark,
+                    Overrides {
+                        batch: o.batch.or(z.batch),
+                        high_min: o.high_min.or(z.high_min),
+                        high_max: o.high_max.or(z.high_max),
+                        ..*o
+                    },
+                ),
+                None => (watermarks(n.mem_pages, total), *o),
+            };
+            let s = sizing(n.mem_pages, wmark[1], n.cpus.len() as u32, online, rules.autotune, &o);
             zone_of_node[n.id as usize] = Some(zones.len() as u16);
             zones.push(Zone {
                 nid: n.id,
