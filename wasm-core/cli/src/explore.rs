@@ -140,12 +140,12 @@ fn join(steps: &[u64]) -> String {
     steps.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
 
-/// The counters whose final value differs between outcomes, by name.
+/// The counters (not those of simulated time) whose final value differs between outcomes.
 fn varying_counters(all: &[Counters]) -> Vec<(&'static str, mmviz_engine::counters::Counter)> {
     let Some(first) = all.first() else { return Vec::new() };
     first
         .iter()
-        .filter(|(c, v)| all.iter().any(|o| o.get(*c) != *v))
+        .filter(|(c, v)| !c.name().ends_with("_ns") && all.iter().any(|o| o.get(*c) != *v))
         .map(|(c, _)| (c.name(), c))
         .collect()
 }

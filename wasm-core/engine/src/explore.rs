@@ -76,7 +76,8 @@ pub fn is_bad(kind: &str) -> bool {
 /// One outcome: the final counters and findings that some schedules reach.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// Counters at the end (what the outcome is told apart by, with the finding kinds).
+    /// Counters at the end of its shortest schedule (outcomes are told apart by them, all
+    /// but the `*_ns` counters of simulated time, and by the finding kinds).
     pub counters: Counters,
     /// Findings of the shortest schedule that reaches it.
     pub findings: Vec<Finding>,
@@ -496,8 +497,15 @@ impl Search {
             findings.push(Finding { kind, detail: why, steps });
         }
         let bad = findings.iter().any(|f| is_bad(f.kind));
+        // Outcomes are told apart by what happened (event counts), not by when: with time
+        // set aside, counters of simulated time (`*_ns`) differ from schedule to schedule.
         let key = (
-            sim.st.counters.iter().map(|(_, v)| v).collect::<Vec<u64>>(),
+            sim.st
+                .counters
+                .iter()
+                .filter(|(c, _)| !c.name().ends_with("_ns"))
+                .map(|(_, v)| v)
+                .collect::<Vec<u64>>(),
             findings.iter().map(|f| f.kind).collect::<Vec<_>>(),
         );
         let steps = sim.st.step;
