@@ -36,6 +36,7 @@ use crate::engine::Sim;
 use crate::patches::ToggleSet;
 use crate::scenario::Scenario;
 use crate::topology::CpuId;
+use serde::Serialize;
 
 /// How far a search may go.
 #[derive(Clone, Copy, Debug)]
@@ -530,5 +531,145 @@ impl Search {
     fn schedule(&self) -> Schedule {
         let picks: Vec<(u64, CpuId)> = self.path.iter().filter(|p| p.2 != Some(p.1)).map(|p| (p.0, p.1)).collect();
         Schedule::new(picks).unwrap_or_default()
+    }
+}
+
+/// One toggle set a search runs under.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// `as set`, or `id=value`.
+    pub label: String,
+    /// The whole set.
+    pub toggles: ToggleSet,
+    /// The toggle varied and its value here (none for `as set`).
+    pub varied: Option<(String, String)>,
+}
+
+/// The toggle sets a search runs under: `base` alone, or `base` with each value of the
+/// toggle `id`.
+pub fn toggle_values(base: &ToggleSet, id: Option<&str>) -> Result<Vec<Case>, String> {
+    let Some(id) = id else {
+        return Ok(vec![Case {
+            label: "as set".to_string(),
+            toggles: base.clone(),
+            varied: None,
+        }]);
+    };
+    let patch =
+        crate::patches::find(id).ok_or_else(|| format!("unknown toggle `{id}` (known toggles: {})", crate::patches::known_ids()))?;
+    patch
+        .values()
+        .into_iter()
+        .map(|v| {
+            let mut t = base.clone();
+            t.set(id, v.clone()).map_err(|e| format!("{id}: {e}"))?;
+            Ok(Case {
+                label: format!("{id}={v}"),
+                toggles: t,
+                varied: Some((id.to_string(), v.to_string())),
+            })
+        })
+        .collect()
+}
+
+/// The counters (not those of simulated time) whose final value differs between outcomes.
+pub fn varying_counters(all: &[Counters]) -> Vec<crate::counters::Counter> {
+    let Some(first) = all.first() else { return Vec::new() };
+    first
+        .iter()
+        .filter(|(c, v)| !c.name().ends_with("_ns") && all.iter().any(|o| o.get(*c) != *v))
+        .map(|(c, _)| c)
+        .collect()
+}
+
+/// One search as the CLI's `--json` and the lab show it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ValueReport {
+    /// `as set`, or `id=value`.
+    pub value: String,
+    /// The toggle varied and its value here, `{id: value}` (empty for `as set`): with the
+    /// toggles the search started from, what a replay needs.
+    pub toggles: BTreeMap<String, String>,
+    /// See [`Exploration::exhaustive`].
+    pub exhaustive: bool,
+    /// See [`Exploration::cut`].
+    pub cut: Option<String>,
+    /// Complete schedules ([`Exploration::runs`]).
+    pub schedules: u64,
+    /// See [`Exploration::states`].
+    pub states: u64,
+    /// See [`Exploration::revisits`].
+    pub revisits: u64,
+    /// See [`Exploration::local_steps`].
+    pub local_steps: u64,
+    /// See [`Exploration::commuting_checks`].
+    pub commuting_pairs: u64,
+    /// The outcomes, bad ones first.
+    pub outcomes: Vec<OutcomeReport>,
+}
+
+/// One outcome of a [`ValueReport`].
+#[derive(Clone, Debug, Serialize)]
+pub struct OutcomeReport {
+    /// Whether a finding is bad ([`is_bad`]).
+    pub bad: bool,
+    /// Complete schedules that reach it.
+    pub schedules: u64,
+    /// Its findings (of the shortest schedule).
+    pub findings: Vec<FindingReport>,
+    /// The counters that differ between this search's outcomes, by vmstat-style name.
+    pub counters: BTreeMap<String, u64>,
+    /// The shortest schedule that reaches it (`--schedule`, a link's `sched`).
+    pub schedule: String,
+    /// Steps of that schedule.
+    pub steps: u64,
+}
+
+/// One finding of an [`OutcomeReport`].
+#[derive(Clone, Debug, Serialize)]
+pub struct FindingReport {
+    /// See [`Finding::kind`].
+    pub kind: &'static str,
+    /// See [`Finding::detail`].
+    pub detail: String,
+    /// See [`Finding::steps`].
+    pub steps: Vec<u64>,
+}
+
+impl ValueReport {
+    /// The report of search `x` under `case`.
+    pub fn new(case: &Case, x: &Exploration) -> Self {
+        let varying = varying_counters(&x.outcomes.iter().map(|o| o.counters).collect::<Vec<_>>());
+        ValueReport {
+            value: case.label.clone(),
+            toggles: case.varied.iter().cloned().collect(),
+            exhaustive: x.exhaustive,
+            cut: x.cut.clone(),
+            schedules: x.runs,
+            states: x.states,
+            revisits: x.revisits,
+            local_steps: x.local_steps,
+            commuting_pairs: x.commuting_checks,
+            outcomes: x
+                .outcomes
+                .iter()
+                .map(|o| OutcomeReport {
+                    bad: o.bad,
+                    schedules: o.runs,
+                    findings: o
+                        .findings
+                        .iter()
+                        .map(|f| FindingReport {
+                            kind: f.kind,
+                            detail: f.detail.clone(),
+                            steps: f.steps.clone(),
+                        })
+                        .collect(),
+                    counters: varying.iter().map(|c| (c.name().to_string(), o.counters.get(*c))).collect(),
+                    schedule: o.schedule.to_string(),
+                    steps: o.steps,
+                })
+                .collect(),
+        }
     }
 }

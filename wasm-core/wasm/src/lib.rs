@@ -176,27 +176,39 @@ impl Simulation {
     /// prepares the whole run.
     /// `seed` (optional) replaces the scenario's own.
     #[wasm_bindgen(constructor)]
-    pub fn new(scenario_text: &str, toggles: JsValue, params: JsValue, seed: Option<f64>) -> Result<Simulation, JsValue> {
-        let mut sim = Self::load(scenario_text, toggles, params, seed)?;
+    pub fn new(
+        scenario_text: &str,
+        toggles: JsValue,
+        params: JsValue,
+        seed: Option<f64>,
+        schedule: Option<String>,
+    ) -> Result<Simulation, JsValue> {
+        let mut sim = Self::load(scenario_text, toggles, params, seed, schedule)?;
         sim.inner.prepare(u64::MAX).map_err(js_error)?;
         Ok(sim)
     }
 
     /// Parses and sets up without running; call `prepare` until `isPrepared()` (a Worker
     /// does this in slices so it can report progress and be cancelled). `seed` (optional)
-    /// replaces the scenario's own.
-    pub fn load(scenario_text: &str, toggles: JsValue, params: JsValue, seed: Option<f64>) -> Result<Simulation, JsValue> {
-        let inner = match seed {
-            None => {
-                let toggles = toggles_from_js(toggles)?;
-                let params = params_from_js(params)?;
-                mmviz_engine::Simulation::load(scenario_text, &toggles, &params).map_err(js_error)?
-            }
-            Some(seed) => {
-                let (s, set) = scenario_at_seed(scenario_text, toggles, params, Some(seed))?;
-                mmviz_engine::Simulation::load_scenario(s, &set)
-            }
-        };
+    /// replaces the scenario's own; `schedule` (optional, `STEP:CPU,...` as `mmviz
+    /// --schedule` and a link's `sched` carry it) says which CPU goes where the default
+    /// order would pick another.
+    pub fn load(
+        scenario_text: &str,
+        toggles: JsValue,
+        params: JsValue,
+        seed: Option<f64>,
+        schedule: Option<String>,
+    ) -> Result<Simulation, JsValue> {
+        let (mut s, set) = scenario_at_seed(scenario_text, toggles, params, seed)?;
+        if let Some(text) = schedule.as_deref().filter(|t| !t.trim().is_empty()) {
+            let sched = mmviz_engine::core::Schedule::parse(text).map_err(|e| js_error(format!("schedule: {e}")))?;
+            sched
+                .check_cpus(s.topology.nr_cpus())
+                .map_err(|e| js_error(format!("schedule: {e}")))?;
+            s.schedule = sched;
+        }
+        let inner = mmviz_engine::Simulation::load_scenario(s, &set);
         Ok(Simulation {
             inner,
             bulk: FrameBulk::default(),
@@ -352,6 +364,30 @@ fn whole(x: f64, what: &str) -> Result<u64, JsValue> {
         return Err(js_error(format!("{what} must be a whole number >= 0, not {x}")));
     }
     Ok(x as u64)
+}
+
+/// Every interleaving of a small scenario's CPUs (`mmviz explore`): under the toggles and
+/// params given, and with each value of toggle `toggle` when one is named, at most `budget`
+/// states per value. Returns `{ scenario, budget_states, values: [...] }`, each value as
+/// `mmviz explore --json` gives it (without `seconds` and `replay`).
+#[wasm_bindgen]
+pub fn explore(scenario_text: &str, toggles: JsValue, params: JsValue, toggle: Option<String>, budget: f64) -> Result<JsValue, JsValue> {
+    use mmviz_engine::explore;
+    let states = whole(budget, "budget")?;
+    if states == 0 {
+        return Err(js_error("budget must be at least 1 state"));
+    }
+    let (s, base) = scenario_and_toggles(scenario_text, toggles, params)?;
+    let cases = explore::toggle_values(&base, toggle.as_deref()).map_err(|e| js_error(format!("toggle: {e}")))?;
+    let budget = explore::Budget {
+        states,
+        ..explore::Budget::default()
+    };
+    let values: Vec<explore::ValueReport> = cases
+        .iter()
+        .map(|c| explore::ValueReport::new(c, &explore::explore(&s, &c.toggles, budget, true)))
+        .collect();
+    to_js(&serde_json::json!({ "scenario": s.id, "budget_states": states, "values": values }))
 }
 
 /// The whole patch registry.
