@@ -14,7 +14,7 @@ pub(crate) struct ExploreArgs<'a> {
     pub toggle: Option<&'a str>,
     pub choice: &'a Choice,
     pub param: &'a [String],
-    pub budget: u64,
+    pub budget: Option<u64>,
     pub json: bool,
 }
 
@@ -24,9 +24,14 @@ pub(crate) fn explore(a: &ExploreArgs) -> Result<(), Fail> {
     }
     let (name, s) = load(a.scenario, a.param)?;
     let base = toggles(a.choice)?;
-    let cases = explore::toggle_values(&base, a.toggle).map_err(|e| bad(format!("--toggle: {e}")))?;
+    let toggle = a.toggle.or(s.explore.as_ref().and_then(|e| e.toggle.as_deref()));
+    let cases = explore::toggle_values(&base, toggle).map_err(|e| bad(format!("--toggle: {e}")))?;
+    let states = a
+        .budget
+        .or(s.explore.as_ref().map(|e| e.budget))
+        .unwrap_or(mmviz_engine::scenario::EXPLORE_BUDGET);
     let budget = Budget {
-        states: a.budget,
+        states,
         ..Budget::default()
     };
     let mut found = Vec::new();
@@ -38,8 +43,8 @@ pub(crate) fn explore(a: &ExploreArgs) -> Result<(), Fail> {
     if a.json {
         let v = json!({
             "scenario": s.id,
-            "budget_states": a.budget,
-            "values": found.iter().map(|(case, x, secs)| value_json(case, x, *secs, a)).collect::<Vec<_>>(),
+            "budget_states": states,
+            "values": found.iter().map(|(case, x, secs)| value_json(case, toggle, x, *secs, a)).collect::<Vec<_>>(),
         });
         outln!("{}", super::to_json(&v));
         return Ok(());
@@ -87,16 +92,20 @@ pub(crate) fn explore(a: &ExploreArgs) -> Result<(), Fail> {
                     format!(" [{}]", counters.join(", "))
                 }
             );
-            outln!("      shortest ({} steps): {}", o.steps, replay(a, t, &o.schedule.to_string()));
+            outln!(
+                "      shortest ({} steps): {}",
+                o.steps,
+                replay(a, toggle, t, &o.schedule.to_string())
+            );
         }
     }
     Ok(())
 }
 
 /// The command that replays one schedule.
-fn replay(a: &ExploreArgs, t: &ToggleSet, schedule: &str) -> String {
+fn replay(a: &ExploreArgs, toggle: Option<&str>, t: &ToggleSet, schedule: &str) -> String {
     let mut cmd = format!("mmviz trace {}", a.scenario);
-    if let Some(id) = a.toggle {
+    if let Some(id) = toggle {
         if let Some(v) = t.get(id) {
             cmd.push_str(&format!(" --set {id}={v}"));
         }
@@ -125,13 +134,13 @@ fn join(steps: &[u64]) -> String {
     steps.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
 
-fn value_json(case: &explore::Case, x: &Exploration, secs: f64, a: &ExploreArgs) -> Value {
+fn value_json(case: &explore::Case, toggle: Option<&str>, x: &Exploration, secs: f64, a: &ExploreArgs) -> Value {
     let report = explore::ValueReport::new(case, x);
     let mut v = serde_json::to_value(&report).unwrap_or(Value::Null);
     v["seconds"] = json!(secs);
     if let Some(outcomes) = v["outcomes"].as_array_mut() {
         for (o, r) in outcomes.iter_mut().zip(&report.outcomes) {
-            o["replay"] = json!(replay(a, &case.toggles, &r.schedule));
+            o["replay"] = json!(replay(a, toggle, &case.toggles, &r.schedule));
         }
     }
     v

@@ -195,7 +195,8 @@ enum Cmd {
     Explore {
         /// Scenario file or built-in id.
         scenario: String,
-        /// Explore once per value of this toggle.
+        /// Explore once per value of this toggle (default: the scenario's `[explore]
+        /// toggle`, else the toggles as set).
         #[arg(long)]
         toggle: Option<String>,
         #[command(flatten)]
@@ -203,9 +204,10 @@ enum Cmd {
         /// Override a scenario parameter: NAME=VALUE (repeatable).
         #[arg(long = "param", value_name = "NAME=VALUE")]
         param: Vec<String>,
-        /// States visited at most per toggle value (the search says when it was cut short).
-        #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-        budget: u64,
+        /// States visited at most per toggle value (the search says when it was cut short;
+        /// default: the scenario's `[explore] budget`, else 200000).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        budget: Option<u64>,
         /// Print JSON.
         #[arg(long)]
         json: bool,

@@ -582,8 +582,34 @@ pub fn varying_counters(all: &[Counters]) -> Vec<crate::counters::Counter> {
         .collect()
 }
 
+/// A search per toggle value, as `mmviz explore --json` prints it (which adds each
+/// value's `seconds` and each outcome's `replay` command) and the lab reads it.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ExploreReport {
+    /// The scenario's id.
+    pub scenario: String,
+    /// States visited at most per value.
+    pub budget_states: u64,
+    /// One search per toggle value.
+    pub values: Vec<ValueReport>,
+}
+
+/// Explores `scenario` under each of `cases` with `budget`, invariants on.
+pub fn report(scenario: &Scenario, cases: &[Case], budget: Budget) -> ExploreReport {
+    ExploreReport {
+        scenario: scenario.id.clone(),
+        budget_states: budget.states,
+        values: cases
+            .iter()
+            .map(|c| ValueReport::new(c, &explore(scenario, &c.toggles, budget, true)))
+            .collect(),
+    }
+}
+
 /// One search as the CLI's `--json` and the lab show it.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ValueReport {
     /// `as set`, or `id=value`.
     pub value: String,
@@ -610,6 +636,7 @@ pub struct ValueReport {
 
 /// One outcome of a [`ValueReport`].
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct OutcomeReport {
     /// Whether a finding is bad ([`is_bad`]).
     pub bad: bool,
@@ -627,6 +654,7 @@ pub struct OutcomeReport {
 
 /// One finding of an [`OutcomeReport`].
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FindingReport {
     /// See [`Finding::kind`].
     pub kind: &'static str,

@@ -550,6 +550,33 @@ pub struct ProcessSpec {
     pub count: Option<Num>,
 }
 
+/// `[explore]`: the scenario is a race small enough for `mmviz explore` and the lab's
+/// Explore view, which try every interleaving of its CPUs.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExploreSpec {
+    /// The toggle whose values are explored side by side (the flush rule under review);
+    /// none: the toggles as set.
+    #[schemars(with = "Option<String>")]
+    pub toggle: Option<Spanned<String>>,
+    /// States visited at most per toggle value (1 to 10^8; default 200000).
+    #[schemars(with = "Option<NumOrParam>", extend("default" = 200000))]
+    pub budget: Option<Num>,
+}
+
+/// What `[explore]` says, checked.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ExploreDef {
+    /// See [`ExploreSpec::toggle`].
+    pub toggle: Option<String>,
+    /// See [`ExploreSpec::budget`].
+    pub budget: u64,
+}
+
+/// The explorer's budget when a scenario's `[explore]` names none.
+pub const EXPLORE_BUDGET: u64 = 200_000;
+
 /// `[[chapter]]`: where a lecture chapter starts: at operation `op` of a thread
 /// (`process`, `thread`, `op`), at the first event of a kind (`event`), or, with none of
 /// them, at step 0.
@@ -764,6 +791,8 @@ pub struct ScenarioFile {
     /// Assertions `mmviz check` and the tests run.
     #[serde(default)]
     pub expect: Vec<ExpectSpec>,
+    /// Marks a race scenario as explorable (`mmviz explore`, the lab's Explore view).
+    pub explore: Option<ExploreSpec>,
 }
 
 /// Toggle tables hold `toml::Value`s so that the resolver can name the toggle in its
@@ -1272,6 +1301,8 @@ pub struct Scenario {
     /// (`core/schedule.rs`): given from outside the file (`--schedule`, a link's `sched`);
     /// empty by default.
     pub schedule: crate::core::Schedule,
+    /// `[explore]`, when the scenario is made to be explored.
+    pub explore: Option<ExploreDef>,
 }
 
 /// Names of metrics an `[[expect]]` may name besides counters: `steps`, the lock
@@ -1682,6 +1713,29 @@ impl Resolver<'_> {
             None => Text::default(),
         };
         let expects = self.expects()?;
+        let explore = match &f.explore {
+            None => None,
+            Some(e) => {
+                let toggle = match &e.toggle {
+                    None => None,
+                    Some(t) => {
+                        if crate::patches::find(t.get_ref()).is_none() {
+                            return Err(self.err(
+                                t.span(),
+                                "explore.toggle",
+                                format!("unknown toggle `{}` (known toggles: {})", t.get_ref(), crate::patches::known_ids()),
+                            ));
+                        }
+                        Some(t.get_ref().clone())
+                    }
+                };
+                let budget = match &e.budget {
+                    None => EXPLORE_BUDGET,
+                    Some(n) => self.num(n, "explore.budget", 1, 100_000_000)? as u64,
+                };
+                Some(ExploreDef { toggle, budget })
+            }
+        };
         Ok(Scenario {
             id: f.id.clone(),
             title: f.title.clone(),
@@ -1698,6 +1752,7 @@ impl Resolver<'_> {
             questions,
             expects,
             schedule: Default::default(),
+            explore,
         })
     }
 

@@ -238,6 +238,8 @@ pub struct SummaryView {
     /// Every kernel function the whole run's events name, sorted (empty before the run is
     /// prepared): which patches change code this run goes through.
     pub functions: Vec<&'static str>,
+    /// `[explore]`: the scenario is made for the Explore view (its toggle and budget).
+    pub explore: Option<crate::scenario::ExploreDef>,
 }
 
 /// Objects an event touched, for highlighting.
@@ -435,6 +437,7 @@ impl SummaryView {
                     description: p.description.clone(),
                 })
                 .collect(),
+            explore: s.explore.clone(),
             chapters: lecture.chapters,
             questions: lecture.questions,
             total_steps,
@@ -707,19 +710,23 @@ pub struct BuiltinView {
     /// (empty when it is short already).
     #[cfg_attr(feature = "ts", ts(type = "Record<string, number>"))]
     pub quick: std::collections::BTreeMap<&'static str, i64>,
+    /// `[explore]`, when it is made for the Explore view.
+    pub explore: Option<crate::scenario::ExploreDef>,
 }
 
 /// Every built-in scenario, teaching ones first.
 pub fn builtin_views() -> Vec<BuiltinView> {
     crate::builtin::BUILTINS
         .iter()
-        .map(|b| BuiltinView {
-            id: b.id,
-            title: crate::scenario::parse(b.text, &[])
-                .map(|s| s.title)
-                .unwrap_or_else(|_| b.id.to_string()),
-            text: b.text,
-            quick: b.quick.iter().copied().collect(),
+        .map(|b| {
+            let parsed = crate::scenario::parse(b.text, &[]).ok();
+            BuiltinView {
+                id: b.id,
+                title: parsed.as_ref().map_or_else(|| b.id.to_string(), |s| s.title.clone()),
+                text: b.text,
+                quick: b.quick.iter().copied().collect(),
+                explore: parsed.and_then(|s| s.explore),
+            }
         })
         .collect()
 }

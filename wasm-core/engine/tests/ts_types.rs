@@ -38,6 +38,7 @@ fn generate() -> BTreeMap<String, String> {
     IpiView::export_all(&cfg).unwrap();
     CodeView::export_all(&cfg).unwrap();
     mmviz_engine::diverge::Divergence::export_all(&cfg).unwrap();
+    mmviz_engine::explore::ExploreReport::export_all(&cfg).unwrap();
     // A frame's header (with CpuView and BulkWindow) and the window a frame call takes.
     FrameHeader::export_all(&cfg).unwrap();
     FrameWindow::export_all(&cfg).unwrap();

@@ -368,8 +368,8 @@ fn whole(x: f64, what: &str) -> Result<u64, JsValue> {
 
 /// Every interleaving of a small scenario's CPUs (`mmviz explore`): under the toggles and
 /// params given, and with each value of toggle `toggle` when one is named, at most `budget`
-/// states per value. Returns `{ scenario, budget_states, values: [...] }`, each value as
-/// `mmviz explore --json` gives it (without `seconds` and `replay`).
+/// states per value: an `ExploreReport` (`mmviz explore --json` without each value's
+/// `seconds` and each outcome's `replay`).
 #[wasm_bindgen]
 pub fn explore(scenario_text: &str, toggles: JsValue, params: JsValue, toggle: Option<String>, budget: f64) -> Result<JsValue, JsValue> {
     use mmviz_engine::explore;
@@ -383,11 +383,7 @@ pub fn explore(scenario_text: &str, toggles: JsValue, params: JsValue, toggle: O
         states,
         ..explore::Budget::default()
     };
-    let values: Vec<explore::ValueReport> = cases
-        .iter()
-        .map(|c| explore::ValueReport::new(c, &explore::explore(&s, &c.toggles, budget, true)))
-        .collect();
-    to_js(&serde_json::json!({ "scenario": s.id, "budget_states": states, "values": values }))
+    to_js(&explore::report(&s, &cases, budget))
 }
 
 /// The whole patch registry.
