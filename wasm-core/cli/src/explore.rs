@@ -15,6 +15,7 @@ pub(crate) struct ExploreArgs<'a> {
     pub choice: &'a Choice,
     pub param: &'a [String],
     pub budget: Option<u64>,
+    pub delays: Option<super::DelayBound>,
     pub json: bool,
 }
 
@@ -32,6 +33,10 @@ pub(crate) fn explore(a: &ExploreArgs) -> Result<(), Fail> {
         .unwrap_or(mmviz_engine::scenario::EXPLORE_BUDGET);
     let budget = Budget {
         states,
+        delays: match a.delays {
+            Some(b) => b.0,
+            None => s.explore.as_ref().and_then(|e| e.delays),
+        },
         ..Budget::default()
     };
     let mut found = Vec::new();
@@ -44,18 +49,26 @@ pub(crate) fn explore(a: &ExploreArgs) -> Result<(), Fail> {
         let v = json!({
             "scenario": s.id,
             "budget_states": states,
+            "delays": budget.delays,
             "values": found.iter().map(|(case, x, secs)| value_json(case, toggle, x, *secs, a)).collect::<Vec<_>>(),
         });
         outln!("{}", super::to_json(&v));
         return Ok(());
     }
-    outln!("{name}: every interleaving of its CPUs (sleep sets + state caching; invariants checked at every step)");
+    match budget.delays {
+        None => outln!("{name}: every interleaving of its CPUs (sleep sets + state caching; invariants checked at every step)"),
+        Some(d) => outln!(
+            "{name}: every interleaving of its CPUs with at most {d} deviation(s) from the default order (delay bounding + state caching; invariants checked at every step)"
+        ),
+    }
     for (case, x, secs) in &found {
         let (label, t) = (&case.label, &case.toggles);
         let bad_n = x.outcomes.iter().filter(|o| o.bad).count();
         outln!(
-            "{label}: {}; {} schedules, {} states ({} seen before, {} taken alone, {} commuting pairs), {} outcomes, {} bad; {:.2} s",
-            if x.exhaustive {
+            "{label}: {}; {} schedules, {} states ({} seen before, {} taken alone, {} commuting pairs, {} paths ended asleep), {} outcomes, {} bad; {:.2} s",
+            if x.exhaustive && x.delay_bound_reached {
+                format!("exhaustive within {} deviation(s) (the bound left branches out)", x.delays.unwrap_or(0))
+            } else if x.exhaustive {
                 "exhaustive".to_string()
             } else {
                 format!("NOT exhaustive: {}", x.cut.as_deref().unwrap_or(""))
@@ -65,6 +78,7 @@ pub(crate) fn explore(a: &ExploreArgs) -> Result<(), Fail> {
             x.revisits,
             x.local_steps,
             x.commuting_checks,
+            x.sleep_blocked,
             x.outcomes.len(),
             bad_n,
             secs

@@ -208,6 +208,11 @@ enum Cmd {
         /// default: the scenario's `[explore] budget`, else 200000).
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
         budget: Option<u64>,
+        /// Only schedules with at most this many deviations from the default order (delay
+        /// bounding), 0 to 1000, or `any` for every schedule (default: the scenario's
+        /// `[explore] delays`, else any).
+        #[arg(long, value_name = "N|any", value_parser = parse_delays)]
+        delays: Option<DelayBound>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -509,6 +514,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             choice,
             param,
             budget,
+            delays,
             json,
         } => explore::explore(&explore::ExploreArgs {
             scenario: &scenario,
@@ -516,6 +522,7 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             choice: &choice,
             param: &param,
             budget,
+            delays,
             json,
         }),
         Cmd::Mechanisms { json } => {
@@ -1437,6 +1444,20 @@ fn link_fits(choice: &Choice, link: &LinkArgs) -> Result<(), Fail> {
         ));
     }
     Ok(())
+}
+
+/// `--delays`: a bound, or none (`any`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DelayBound(pub Option<u32>);
+
+fn parse_delays(text: &str) -> Result<DelayBound, String> {
+    if text == "any" {
+        return Ok(DelayBound(None));
+    }
+    match text.parse::<u32>() {
+        Ok(n) if n <= 1000 => Ok(DelayBound(Some(n))),
+        _ => Err(format!("`{text}` is neither a whole number from 0 to 1000 nor `any`")),
+    }
 }
 
 /// [`load`] with the choice's `--schedule` (checked against the scenario's machine).

@@ -53,7 +53,16 @@ fn a_schedule_that_does_not_fit_names_the_pick() {
 
 #[test]
 fn explore_reports_the_lost_write_with_a_schedule_that_replays_it() {
-    let (code, out, err) = mmviz(&["explore", "mremap-race-101", "--set", "mremap_flush=deferred", "--budget", "300"]);
+    let (code, out, err) = mmviz(&[
+        "explore",
+        "mremap-race-101",
+        "--set",
+        "mremap_flush=deferred",
+        "--budget",
+        "300",
+        "--delays",
+        "any",
+    ]);
     assert_eq!(code, 0, "{err}");
     // Cut short by the budget, and says so.
     assert!(out.contains("NOT exhaustive: 300 states visited"), "{out}");
@@ -79,4 +88,23 @@ fn explore_reports_the_lost_write_with_a_schedule_that_replays_it() {
     let (code, _, err) = mmviz(&["explore", "mremap-race-101", "--toggle", "no_such"]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown toggle `no_such`"), "{err}");
+}
+
+#[test]
+fn explore_takes_the_scenarios_delay_bound_and_says_what_it_covered() {
+    // numa-thread-race-101's [explore] names the toggle and a bound; --delays overrides it.
+    let (code, out, err) = mmviz(&["explore", "numa-thread-race-101", "--delays", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("at most 1 deviation(s) from the default order"), "{out}");
+    assert!(out.contains("numa_delay_map=off: exhaustive within 1 deviation(s)"), "{out}");
+    assert!(out.contains("numa_delay_map=on: exhaustive within 1 deviation(s)"), "{out}");
+    let v = json(&["explore", "numa-thread-race-101", "--delays", "0", "--json"]);
+    assert_eq!(v["delays"], 0, "{v}");
+    for value in v["values"].as_array().unwrap() {
+        assert_eq!(value["schedules"], 1, "bound 0 is the default run alone: {value}");
+        assert_eq!(value["outcomes"][0]["schedule"], "", "{value}");
+    }
+    let (code, _, err) = mmviz(&["explore", "numa-thread-race-101", "--delays", "many"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`many` is neither a whole number from 0 to 1000 nor `any`"), "{err}");
 }

@@ -45,6 +45,14 @@ pub struct Budget {
     pub states: u64,
     /// Steps in one schedule at most (a run longer than this is cut and reported).
     pub depth: u64,
+    /// Deviations from the default order one schedule may make at most (`None`: any).
+    /// With a bound the search covers every schedule with at most that many picks
+    /// (delay bounding: M. Emmi, S. Qadeer, Z. Rakamarić, "Delay-bounded scheduling",
+    /// POPL 2011, with the run's order by simulated time as the deterministic scheduler
+    /// and any other CPU counted as one delay), without sleep sets (they would leave out
+    /// schedules the bound still allows) and with each state remembered with the fewest
+    /// deviations it was reached with.
+    pub delays: Option<u32>,
 }
 
 impl Default for Budget {
@@ -52,6 +60,7 @@ impl Default for Budget {
         Budget {
             states: 200_000,
             depth: 5_000,
+            delays: None,
         }
     }
 }
@@ -105,8 +114,17 @@ pub struct Exploration {
     pub commuting_checks: u64,
     /// Steps taken alone because no other CPU could observe them.
     pub local_steps: u64,
-    /// Whether every schedule was covered (no budget ran out).
+    /// Paths that ended with every enabled CPU asleep (their orders were covered elsewhere:
+    /// work the sleep sets could not avoid).
+    pub sleep_blocked: u64,
+    /// Whether every schedule was covered (no budget ran out): with a delay bound, every
+    /// schedule within it.
     pub exhaustive: bool,
+    /// The delay bound searched under ([`Budget::delays`]).
+    pub delays: Option<u32>,
+    /// Whether the bound left out a branch (if not, the bounded search covered every
+    /// schedule there is).
+    pub delay_bound_reached: bool,
     /// Why not, when not.
     pub cut: Option<String>,
     /// The distinct outcomes, bad ones first, then by schedules that reach them.
@@ -278,6 +296,35 @@ fn is_local(before: &Sim, after: &Sim, cpu: CpuId, kind: &str, touched: &crate::
         && after.now() == before.now()
 }
 
+/// File pages a run ends with that hold data their file never got and that nothing will
+/// write: in the page cache, clean, not under writeback, mapped by no PTE (so no dirty
+/// bit is left to move to the page), with content other than the backing store's — the
+/// condition `invalidate_mapping_pages` (`mm/truncate.rs`) counts as a lost write when it
+/// drops such a page, checked where the run stops instead. `(file offset, pfn, version
+/// held, version on file)`.
+pub fn latent_lost_writes(sim: &Sim) -> Vec<(usize, u32, u32, u32)> {
+    let st = &sim.st;
+    let mut out = Vec::new();
+    for (root, cache) in st.page_cache.iter().enumerate() {
+        for (i, &pfn) in cache.iter().enumerate() {
+            if pfn == crate::engine::NO_PAGE {
+                continue;
+            }
+            let p = st.frames.get(pfn);
+            use crate::machine::pg;
+            if p.mapcount > 0 || p.has(pg::DIRTY) || p.has(pg::WRITEBACK) {
+                continue;
+            }
+            let held = st.frames.content(pfn);
+            let on_file = st.backing.get(root).and_then(|b| b.get(i)).copied().unwrap_or(0);
+            if held != on_file {
+                out.push((i, pfn, held, on_file));
+            }
+        }
+    }
+    out
+}
+
 /// `step: Some(N)` (a hint record's step) with the number left out.
 fn strip_step_records(text: &str) -> String {
     const KEY: &str = "step: Some(";
@@ -296,6 +343,10 @@ struct Search {
     budget: Budget,
     invariants: bool,
     visited: HashMap<u64, Vec<CpuId>>,
+    /// With a delay bound: each state's fewest deviations used on reaching it.
+    visited_delays: HashMap<u64, u32>,
+    /// With a delay bound: whether some branch was left out for it.
+    bounded: bool,
     /// (step, CPU that acted, CPU the default order would have taken).
     path: Vec<(u64, CpuId, Option<CpuId>)>,
     /// Findings along the path: (step, kind).
@@ -306,6 +357,7 @@ struct Search {
     revisits: u64,
     commuting: u64,
     local: u64,
+    blocked: u64,
     cut: Option<String>,
 }
 
@@ -319,6 +371,8 @@ pub fn explore(scenario: &Scenario, toggles: &ToggleSet, budget: Budget, invaria
         budget,
         invariants,
         visited: HashMap::new(),
+        visited_delays: HashMap::new(),
+        bounded: false,
         path: Vec::new(),
         marks: Vec::new(),
         outcomes: BTreeMap::new(),
@@ -327,9 +381,10 @@ pub fn explore(scenario: &Scenario, toggles: &ToggleSet, budget: Budget, invaria
         revisits: 0,
         commuting: 0,
         local: 0,
+        blocked: 0,
         cut: None,
     };
-    s.dfs(sim, Vec::new());
+    s.dfs(sim, Vec::new(), 0);
     let mut outcomes: Vec<Outcome> = s.outcomes.into_values().collect();
     outcomes.sort_by(|a, b| b.bad.cmp(&a.bad).then(b.runs.cmp(&a.runs)).then(a.steps.cmp(&b.steps)));
     Exploration {
@@ -338,14 +393,17 @@ pub fn explore(scenario: &Scenario, toggles: &ToggleSet, budget: Budget, invaria
         revisits: s.revisits,
         commuting_checks: s.commuting,
         local_steps: s.local,
+        sleep_blocked: s.blocked,
         exhaustive: s.cut.is_none(),
+        delays: budget.delays,
+        delay_bound_reached: s.bounded,
         cut: s.cut,
         outcomes,
     }
 }
 
 impl Search {
-    fn dfs(&mut self, sim: Sim, mut sleep: Vec<CpuId>) {
+    fn dfs(&mut self, sim: Sim, mut sleep: Vec<CpuId>, used: u32) {
         if self.cut.is_some() {
             return;
         }
@@ -366,27 +424,49 @@ impl Search {
             return;
         }
         let h = digest(&sim);
-        match self.visited.get_mut(&h) {
-            Some(stored) => {
-                // Explored before with `stored` asleep: only those awake now are new.
-                let todo: Vec<CpuId> = stored.iter().copied().filter(|c| !sleep.contains(c)).collect();
-                stored.retain(|c| sleep.contains(c));
-                if todo.is_empty() {
+        let limit = self.budget.delays;
+        if limit.is_some() {
+            // Seen with no more deviations used: everything from here was explored.
+            match self.visited_delays.get_mut(&h) {
+                Some(u) if *u <= used => {
                     self.revisits += 1;
                     return;
                 }
-                sleep = enabled.iter().copied().filter(|c| !todo.contains(c)).collect();
+                Some(u) => *u = used,
+                None => {
+                    self.visited_delays.insert(h, used);
+                }
             }
-            None => {
-                self.visited.insert(h, sleep.clone());
+        } else {
+            match self.visited.get_mut(&h) {
+                Some(stored) => {
+                    // Explored before with `stored` asleep: only those awake now are new.
+                    let todo: Vec<CpuId> = stored.iter().copied().filter(|c| !sleep.contains(c)).collect();
+                    stored.retain(|c| sleep.contains(c));
+                    if todo.is_empty() {
+                        self.revisits += 1;
+                        return;
+                    }
+                    sleep = enabled.iter().copied().filter(|c| !todo.contains(c)).collect();
+                }
+                None => {
+                    self.visited.insert(h, sleep.clone());
+                }
             }
+        }
+        if enabled.iter().all(|c| sleep.contains(c)) {
+            self.blocked += 1;
+            return;
         }
         let default = sim.st.readyq.peek().map(|p| p.1);
         // A step no other CPU can observe commutes with every other step: it is taken
         // alone, with no branch (an ample set of one; the runs end, so no cycle can
         // postpone the others forever).
         for &t in &enabled {
-            if sleep.contains(&t) {
+            // Not under a delay bound: a schedule that takes the local step later may count
+            // its deviations differently (the step moves its CPU's clock, so the default
+            // order after it may differ).
+            if sleep.contains(&t) || limit.is_some() {
                 continue;
             }
             let mut next = sim.clone();
@@ -404,12 +484,17 @@ impl Search {
             self.states += 1;
             self.local += 1;
             self.path.push((step, t, default));
-            self.dfs(next, sleep);
+            self.dfs(next, sleep, used);
             self.path.pop();
             return;
         }
         for &t in &enabled {
             if sleep.contains(&t) {
+                continue;
+            }
+            let cost = u32::from(default.is_some_and(|d| d != t));
+            if limit.is_some_and(|l| used + cost > l) {
+                self.bounded = true;
                 continue;
             }
             if self.states >= self.budget.states {
@@ -436,14 +521,17 @@ impl Search {
                     self.marks.push((step, "invariant"));
                     self.finish(&next, Some(format!("after step {step}: {why}")));
                 }
+                None if limit.is_some() => self.dfs(next, Vec::new(), used + cost),
                 None => {
                     let asleep: Vec<CpuId> = sleep.iter().copied().filter(|&u| self.commute(&sim, u, t)).collect();
-                    self.dfs(next, asleep);
+                    self.dfs(next, asleep, used);
                 }
             }
             self.marks.truncate(marks);
             self.path.pop();
-            sleep.push(t);
+            if limit.is_none() {
+                sleep.push(t);
+            }
         }
     }
 
@@ -478,6 +566,22 @@ impl Search {
     fn finish(&mut self, sim: &Sim, stopped: Option<String>) {
         self.runs += 1;
         let mut findings: Vec<Finding> = Vec::new();
+        let latent = latent_lost_writes(sim);
+        if !latent.is_empty() && !self.marks.iter().any(|m| m.1 == "lost_write") {
+            let detail = latent
+                .iter()
+                .map(|(off, pfn, held, file)| {
+                    format!("file offset {off} (pfn {pfn}) is clean and unmapped at the end but holds version {held}, the file {file}: reclaim or FADV_DONTNEED may drop it unwritten")
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            let steps = self.path.last().map(|p| vec![p.0]).unwrap_or_default();
+            findings.push(Finding {
+                kind: "lost_write",
+                detail,
+                steps,
+            });
+        }
         for kind in ["lost_write", "stale_tlb_store"] {
             let steps: Vec<u64> = self.marks.iter().filter(|m| m.1 == kind).map(|m| m.0).collect();
             if !steps.is_empty() {
@@ -591,6 +695,8 @@ pub struct ExploreReport {
     pub scenario: String,
     /// States visited at most per value.
     pub budget_states: u64,
+    /// The delay bound ([`Budget::delays`]; none: every schedule).
+    pub delays: Option<u32>,
     /// One search per toggle value.
     pub values: Vec<ValueReport>,
 }
@@ -600,6 +706,7 @@ pub fn report(scenario: &Scenario, cases: &[Case], budget: Budget) -> ExploreRep
     ExploreReport {
         scenario: scenario.id.clone(),
         budget_states: budget.states,
+        delays: budget.delays,
         values: cases
             .iter()
             .map(|c| ValueReport::new(c, &explore(scenario, &c.toggles, budget, true)))
@@ -618,6 +725,8 @@ pub struct ValueReport {
     pub toggles: BTreeMap<String, String>,
     /// See [`Exploration::exhaustive`].
     pub exhaustive: bool,
+    /// See [`Exploration::delay_bound_reached`].
+    pub delay_bound_reached: bool,
     /// See [`Exploration::cut`].
     pub cut: Option<String>,
     /// Complete schedules ([`Exploration::runs`]).
@@ -630,6 +739,8 @@ pub struct ValueReport {
     pub local_steps: u64,
     /// See [`Exploration::commuting_checks`].
     pub commuting_pairs: u64,
+    /// See [`Exploration::sleep_blocked`].
+    pub sleep_blocked: u64,
     /// The outcomes, bad ones first.
     pub outcomes: Vec<OutcomeReport>,
 }
@@ -672,12 +783,14 @@ impl ValueReport {
             value: case.label.clone(),
             toggles: case.varied.iter().cloned().collect(),
             exhaustive: x.exhaustive,
+            delay_bound_reached: x.delay_bound_reached,
             cut: x.cut.clone(),
             schedules: x.runs,
             states: x.states,
             revisits: x.revisits,
             local_steps: x.local_steps,
             commuting_pairs: x.commuting_checks,
+            sleep_blocked: x.sleep_blocked,
             outcomes: x
                 .outcomes
                 .iter()

@@ -562,6 +562,10 @@ pub struct ExploreSpec {
     /// States visited at most per toggle value (1 to 10^8; default 200000).
     #[schemars(with = "Option<NumOrParam>", extend("default" = 200000))]
     pub budget: Option<Num>,
+    /// Search only schedules with at most this many deviations from the default order
+    /// (delay bounding, 0 to 1000); none: every schedule.
+    #[schemars(with = "Option<NumOrParam>")]
+    pub delays: Option<Num>,
 }
 
 /// What `[explore]` says, checked.
@@ -572,6 +576,8 @@ pub struct ExploreDef {
     pub toggle: Option<String>,
     /// See [`ExploreSpec::budget`].
     pub budget: u64,
+    /// See [`ExploreSpec::delays`].
+    pub delays: Option<u32>,
 }
 
 /// The explorer's budget when a scenario's `[explore]` names none.
@@ -1733,7 +1739,11 @@ impl Resolver<'_> {
                     None => EXPLORE_BUDGET,
                     Some(n) => self.num(n, "explore.budget", 1, 100_000_000)? as u64,
                 };
-                Some(ExploreDef { toggle, budget })
+                let delays = match &e.delays {
+                    None => None,
+                    Some(n) => Some(self.num(n, "explore.delays", 0, 1000)? as u32),
+                };
+                Some(ExploreDef { toggle, budget, delays })
             }
         };
         Ok(Scenario {

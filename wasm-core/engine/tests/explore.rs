@@ -18,6 +18,7 @@ fn parse(text: &str) -> Scenario {
 const SMALL: Budget = Budget {
     states: 20_000,
     depth: 2_000,
+    delays: None,
 };
 
 #[test]
@@ -91,7 +92,16 @@ fn the_lost_write_is_found_in_the_first_schedules_and_its_schedule_replays() {
     let mut s = parse(builtin::find("mremap-race-101").unwrap().text);
     let mut t = ToggleSet::default();
     t.set("mremap_flush", ToggleValue::Enum("deferred".into())).unwrap();
-    let x = explore(&s, &t, Budget { states: 300, depth: 2_000 }, true);
+    let x = explore(
+        &s,
+        &t,
+        Budget {
+            states: 300,
+            depth: 2_000,
+            delays: None,
+        },
+        true,
+    );
     let lost = x
         .outcomes
         .iter()
@@ -117,11 +127,163 @@ fn an_explore_table_names_its_toggle_and_budget_and_a_bad_one_is_refused_with_it
     assert_eq!(e.budget, scenario::EXPLORE_BUDGET);
     let bad_toggle = race.text.replace("toggle = \"mremap_flush\"", "toggle = \"no_such_rule\"");
     let err = scenario::parse(&bad_toggle, &[]).unwrap_err().to_string();
-    assert!(err.contains("explore.toggle") && err.contains("no_such_rule") && err.contains("line"), "{err}");
-    let bad_budget = race.text.replace("toggle = \"mremap_flush\"", "toggle = \"mremap_flush\"\nbudget = 0");
+    assert!(
+        err.contains("explore.toggle") && err.contains("no_such_rule") && err.contains("line"),
+        "{err}"
+    );
+    let bad_budget = race
+        .text
+        .replace("toggle = \"mremap_flush\"", "toggle = \"mremap_flush\"\nbudget = 0");
     let err = scenario::parse(&bad_budget, &[]).unwrap_err().to_string();
     assert!(err.contains("explore.budget"), "{err}");
-    let unknown = race.text.replace("toggle = \"mremap_flush\"", "toggle = \"mremap_flush\"\nbudgett = 5");
+    let unknown = race
+        .text
+        .replace("toggle = \"mremap_flush\"", "toggle = \"mremap_flush\"\nbudgett = 5");
     let err = scenario::parse(&unknown, &[]).unwrap_err().to_string();
     assert!(err.contains("budgett"), "{err}");
+}
+
+fn bounded(states: u64, delays: u32) -> Budget {
+    Budget {
+        states,
+        depth: 2_000,
+        delays: Some(delays),
+    }
+}
+
+fn with(id: &str, value: &str) -> ToggleSet {
+    let mut t = ToggleSet::default();
+    t.set_text(id, value).unwrap();
+    t
+}
+
+#[test]
+fn a_delay_bound_of_zero_is_the_default_run_and_each_larger_bound_covers_what_the_smaller_did() {
+    let s = parse(builtin::find("numa-thread-race-101").unwrap().text);
+    let t = with("numa_delay_map", "on");
+    let zero = explore(&s, &t, bounded(100_000, 0), true);
+    assert!(zero.exhaustive);
+    assert_eq!(zero.runs, 1);
+    assert_eq!(zero.outcomes.len(), 1);
+    assert!(
+        zero.outcomes[0].schedule.picks().is_empty(),
+        "the one schedule is the default order"
+    );
+    let mut before = zero;
+    for d in 1..=3 {
+        let x = explore(&s, &t, bounded(100_000, d), true);
+        assert!(x.exhaustive && x.delays == Some(d));
+        for o in &before.outcomes {
+            assert!(
+                x.outcomes.iter().any(|p| p.counters == o.counters || p.schedule == o.schedule),
+                "bound {d} lost an outcome bound {} reached: {}",
+                d - 1,
+                o.schedule
+            );
+        }
+        assert!(x.outcomes.len() >= before.outcomes.len() && x.states > before.states);
+        before = x;
+    }
+}
+
+#[test]
+fn numa_thread_race_outcomes_differ_as_the_changelog_says_and_none_is_bad() {
+    // b99a342d4f11: with the delayed mapping the second thread hint-faults too and its
+    // isolation fails (the first fault holds the page off the LRU); without it the second
+    // thread uses the PTE the first fault made present.
+    let s = parse(builtin::find("numa-thread-race-101").unwrap().text);
+    let faults = |x: &mmviz_engine::explore::Exploration, hint: u64, isolate_fail: u64| {
+        x.outcomes.iter().any(|o| {
+            o.counters.get(Counter::from_name("numa_hint_faults").unwrap()) == hint
+                && o.counters.get(Counter::from_name("migrate_isolate_fail").unwrap()) >= isolate_fail
+        })
+    };
+    let on = explore(&s, &with("numa_delay_map", "on"), bounded(100_000, 2), true);
+    let off = explore(&s, &with("numa_delay_map", "off"), bounded(100_000, 2), true);
+    assert!(on.exhaustive && off.exhaustive);
+    assert!(
+        faults(&on, 2, 1),
+        "with the patch some schedule has two hint faults and a failed isolation"
+    );
+    assert!(!faults(&off, 2, 1), "without it none has");
+    let isolate_fail = Counter::from_name("migrate_isolate_fail").unwrap();
+    assert!(off.outcomes.iter().all(|o| o.counters.get(isolate_fail) == 0));
+    assert!(on.outcomes.iter().chain(&off.outcomes).all(|o| !o.bad));
+}
+
+#[test]
+fn within_one_deviation_only_the_deferred_flush_loses_a_write() {
+    // Seed 001's argument: a stale writable entry left past the PTL lets a store land in a
+    // page writeback has cleaned; every rule that flushes under the PTL closes the window.
+    let s = parse(builtin::find("mremap-race-101").unwrap().text);
+    for (rule, loses) in [
+        ("deferred", true),
+        ("dirty", false),
+        ("present", false),
+        ("dirty_file_or_swapcache", false),
+    ] {
+        let x = explore(&s, &with("mremap_flush", rule), bounded(100_000, 1), true);
+        assert!(x.exhaustive, "{rule}");
+        let lost = x.outcomes.iter().any(|o| o.findings.iter().any(|f| f.kind == "lost_write"));
+        assert_eq!(lost, loses, "{rule}");
+        assert!(
+            x.outcomes
+                .iter()
+                .all(|o| o.bad == o.findings.iter().any(|f| f.kind == "lost_write")),
+            "{rule}"
+        );
+    }
+}
+
+/// A file page, a writer that wakes the flusher, and an mremap, on three CPUs: the
+/// explorer found the last thread's exit tearing the page tables down while the flusher's
+/// `page_mkclean_one` held one of their PTE locks (an invariant broke), which the kernel's
+/// `zap_pte_range` cannot do (it takes the lock).
+const EXIT_RACE: &str = r#"
+format = 1
+id = "exit-race"
+title = "exit during an rmap walk"
+seed = 1
+[toggles]
+mremap_flush = "deferred"
+[machine]
+tlb_entries = 4
+distance = [[10]]
+[[machine.node]]
+cpus = [0, 1, 2]
+mem_pages = 8
+[[process]]
+name = "file"
+[[process.vma]]
+name = "shared"
+kind = "file"
+file = "data.bin"
+pages = 1
+node = 0
+[[process.thread]]
+cpu = 0
+ops = [
+  { op = "access", vma = "shared", page = 0, write = true },
+  { op = "wakeup_flusher" },
+  { op = "access_old", vma = "shared", page = 0, write = true },
+]
+[[process.thread]]
+cpu = 1
+ops = [{ op = "mremap", vma = "shared" }]
+"#;
+
+#[test]
+fn the_last_exit_waits_for_a_pte_lock_an_rmap_walk_holds() {
+    let s = parse(EXIT_RACE);
+    for rule in ["deferred", "dirty"] {
+        let x = explore(&s, &with("mremap_flush", rule), bounded(200_000, 4), true);
+        assert!(x.exhaustive, "{rule}");
+        let bad: Vec<_> = x
+            .outcomes
+            .iter()
+            .filter(|o| o.bad)
+            .map(|o| (&o.findings, o.schedule.to_string()))
+            .collect();
+        assert!(bad.is_empty(), "{rule}: {bad:?}");
+    }
 }

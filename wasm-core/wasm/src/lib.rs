@@ -368,7 +368,8 @@ fn whole(x: f64, what: &str) -> Result<u64, JsValue> {
 
 /// Every interleaving of a small scenario's CPUs (`mmviz explore`): under the toggles and
 /// params given, and with each value of toggle `toggle` when one is named, at most `budget`
-/// states per value: an `ExploreReport` (`mmviz explore --json` without each value's
+/// states per value, within the scenario's `[explore] delays` bound when it sets one: an
+/// `ExploreReport` (`mmviz explore --json` without each value's
 /// `seconds` and each outcome's `replay`).
 #[wasm_bindgen]
 pub fn explore(scenario_text: &str, toggles: JsValue, params: JsValue, toggle: Option<String>, budget: f64) -> Result<JsValue, JsValue> {
@@ -381,6 +382,7 @@ pub fn explore(scenario_text: &str, toggles: JsValue, params: JsValue, toggle: O
     let cases = explore::toggle_values(&base, toggle.as_deref()).map_err(|e| js_error(format!("toggle: {e}")))?;
     let budget = explore::Budget {
         states,
+        delays: s.explore.as_ref().and_then(|e| e.delays),
         ..explore::Budget::default()
     };
     to_js(&explore::report(&s, &cases, budget))

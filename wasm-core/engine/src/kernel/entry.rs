@@ -186,6 +186,14 @@ impl UserMode {
             return (ev, Flow::Block(Until::Resched));
         }
         let Some(op) = Self::ops(sim, sim.st.cpus[c].curr).get(self.op as usize).cloned() else {
+            if let Some(id) = crate::kernel::sched::core::exit_mmap_blocked(sim, cpu) {
+                // zap_pte_range's pte_offset_map_lock: wait for the lock, take it, and drop
+                // it again with the teardown below.
+                if !sim.lock(cpu, id, 0) {
+                    return crate::mm::memory::lock_wait(sim, cpu, id, "do_exit", "X1");
+                }
+                sim.unlock(cpu, id, 0);
+            }
             let ev = Ev::new(core_ev::EXIT, "do_exit", "X1").say(say!(
                 sim,
                 "Thread {} has finished its work and exits; CPU {cpu} goes idle and keeps the mm loaded lazily (still in mm_cpumask, but no more flush IPIs)",
@@ -252,6 +260,12 @@ impl UserMode {
                 return (ev, Flow::Block(Until::Resched));
             }
             Op::Exit => {
+                if let Some(id) = crate::kernel::sched::core::exit_mmap_blocked(sim, cpu) {
+                    if !sim.lock(cpu, id, 0) {
+                        return crate::mm::memory::lock_wait(sim, cpu, id, "do_exit", "X1");
+                    }
+                    sim.unlock(cpu, id, 0);
+                }
                 let ev = Ev::new(core_ev::EXIT, "do_exit", "X1").say(say!(
                     sim,
                     "Thread {} calls exit(); CPU {cpu} keeps the mm loaded lazily if nothing else runs",

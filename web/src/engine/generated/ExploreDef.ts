@@ -12,4 +12,8 @@ toggle: string | null,
 /**
  * See [`ExploreSpec::budget`].
  */
-budget: number, };
+budget: number, 
+/**
+ * See [`ExploreSpec::delays`].
+ */
+delays: number | null, };

@@ -16,6 +16,10 @@ scenario: string,
  */
 budget_states: number, 
 /**
+ * The delay bound ([`Budget::delays`]; none: every schedule).
+ */
+delays: number | null, 
+/**
  * One search per toggle value.
  */
 values: Array<ValueReport>, };

@@ -20,6 +20,10 @@ toggles: { [key in string]: string },
  */
 exhaustive: boolean, 
 /**
+ * See [`Exploration::delay_bound_reached`].
+ */
+delay_bound_reached: boolean, 
+/**
  * See [`Exploration::cut`].
  */
 cut: string | null, 
@@ -43,6 +47,10 @@ local_steps: number,
  * See [`Exploration::commuting_checks`].
  */
 commuting_pairs: number, 
+/**
+ * See [`Exploration::sleep_blocked`].
+ */
+sleep_blocked: number, 
 /**
  * The outcomes, bad ones first.
  */

@@ -211,13 +211,35 @@ pub(crate) fn scheduler_tick(sim: &mut Sim, cpu: CpuId, task: u16) -> Ev {
     }
 }
 
+/// What the last user's exit would wait for: `exit_mmap` → `unmap_vmas` → `zap_pte_range`
+/// takes each PTE table's lock (`pte_offset_map_lock`, v6.6 mm/memory.c), so while another
+/// CPU holds one of this mm's (an rmap walk in `page_mkclean_one` or `try_to_unmap_one`),
+/// the exit spins there. `None` when `cpu`'s task is not the mm's last user or no such lock
+/// is held elsewhere.
+pub(crate) fn exit_mmap_blocked(sim: &Sim, cpu: CpuId) -> Option<crate::core::LockId> {
+    let task = sim.st.cpus[cpu as usize].curr;
+    let TaskKind::User { mm, .. } = sim.st.tasks[task as usize].kind else {
+        return None;
+    };
+    if sim.st.mms[mm as usize].users > 1 {
+        return None;
+    }
+    sim.st
+        .locks
+        .held()
+        .find(|&(id, holder)| id.class == crate::core::LockClass::Ptl && id.a == u32::from(mm) && holder != cpu)
+        .map(|(id, _)| id)
+}
+
 /// `exit_mmap` of the last user: every PTE is zapped (`zap_pte_range`: `page_remove_rmap`
 /// and `put_page` of each mapped page, a huge PMD whole as `zap_huge_pmd` does, so a COW
 /// page the child shared is the parent's alone again), the VMAs leave their rmap roots,
-/// and the TLB entries go. Uncharged, like the rest of the exit path. Simplified: no PTE lock is taken (the mm has no thread
-/// left, and nothing else in the model walks its page tables but an rmap walk), the
-/// CPU's own entries are dropped directly and the other CPUs, all lazy, are behind on
-/// `tlb_gen`; file pages stay in the page cache.
+/// and the TLB entries go; a dirty file PTE dirties its page (`zap_pte_range`:
+/// `set_page_dirty`), which stays in the page cache. Uncharged, like the rest of the exit
+/// path. Simplified: the teardown is one step; the exit waited first for any PTE lock of
+/// the mm another CPU held ([`exit_mmap_blocked`]: an rmap walk is the only other path
+/// that walks these tables), the CPU's own entries are dropped directly and the other
+/// CPUs, all lazy, are behind on `tlb_gen`.
 pub(crate) fn exit_mmap(sim: &mut Sim, cpu: CpuId, mm: u16) {
     let vmas = std::mem::take(&mut sim.st.mms[mm as usize].vmas);
     for (vi, v) in vmas.iter().enumerate() {
@@ -249,6 +271,9 @@ pub(crate) fn exit_mmap(sim: &mut Sim, cpu: CpuId, mm: u16) {
                 continue;
             }
             let pfn = pte.pfn();
+            if pte.dirty() && sim.st.frames.get(pfn).has(crate::machine::pg::FILE) {
+                crate::mm::page_writeback::set_page_dirty(sim, pfn);
+            }
             let p = sim.st.frames.get_mut(pfn);
             p.mapcount = p.mapcount.saturating_sub(1);
             if p.has(crate::machine::pg::ANON) {
