@@ -125,6 +125,10 @@ fn replay(a: &ExploreArgs, toggle: Option<&str>, t: &ToggleSet, schedule: &str) 
         }
     }
     for s in &a.choice.set {
+        // The explored toggle's value is the one above.
+        if toggle.is_some_and(|id| s.split('=').next() == Some(id)) {
+            continue;
+        }
         cmd.push_str(&format!(" --set {s}"));
     }
     if let Some(k) = &a.choice.kernel {

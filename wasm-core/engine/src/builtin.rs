@@ -53,6 +53,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("fork-cow-101"),
     builtin!("mremap-101"),
     builtin!("mremap-race-101"),
+    builtin!("mremap-race-explore"),
     builtin!("numa-delay-map-scale", quick = [("accesses", 20000)]),
     // 1.1e7 steps as it is; 4 processes of 2 threads on 4 CPUs for 15 s still migrate.
     builtin!(

@@ -287,3 +287,49 @@ fn the_last_exit_waits_for_a_pte_lock_an_rmap_walk_holds() {
         assert!(bad.is_empty(), "{rule}: {bad:?}");
     }
 }
+
+#[test]
+fn the_scenario_made_for_the_explorer_is_exhaustive_within_its_bound_and_only_deferred_loses_data() {
+    let s = parse(builtin::find("mremap-race-explore").unwrap().text);
+    let e = s.explore.clone().unwrap();
+    let budget = Budget {
+        states: e.budget,
+        depth: 2_000,
+        delays: e.delays,
+    };
+    assert_eq!(e.delays, Some(3));
+    for (rule, loses) in [
+        ("deferred", true),
+        ("dirty", false),
+        ("present", false),
+        ("dirty_file_or_swapcache", false),
+    ] {
+        let x = explore(&s, &with("mremap_flush", rule), budget, true);
+        assert!(x.exhaustive, "{rule}: {:?}", x.cut);
+        let lost: Vec<_> = x
+            .outcomes
+            .iter()
+            .filter(|o| o.findings.iter().any(|f| f.kind == "lost_write"))
+            .collect();
+        assert_eq!(!lost.is_empty(), loses, "{rule}");
+        assert!(
+            x.outcomes
+                .iter()
+                .all(|o| o.bad == o.findings.iter().any(|f| f.kind == "lost_write")),
+            "{rule}"
+        );
+        // A latent lost write replays: the shortest schedule ends with the clean page
+        // holding what the file never got.
+        if let Some(o) = lost.first() {
+            let mut r = s.clone();
+            r.schedule = o.schedule.clone();
+            let mut sim = Sim::new(&r, &with("mremap_flush", rule), false);
+            sim.run_to_end().unwrap();
+            assert!(
+                !mmviz_engine::explore::latent_lost_writes(&sim).is_empty(),
+                "{rule}: {}",
+                o.schedule
+            );
+        }
+    }
+}

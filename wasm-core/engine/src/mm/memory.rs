@@ -236,6 +236,15 @@ impl Function for DoAnonymousPage {
             // Outside every VMA: the kernel's answer is SIGSEGV (operations are validated
             // against the VMAs, so no scenario gets here).
             sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
+            // The last thread's death tears the mm down (`exit_mmap`), which waits for a PTE
+            // lock of the mm held elsewhere (`exit_mmap_blocked`); the fault is retried after.
+            if let Some(held) = crate::kernel::sched::core::exit_mmap_blocked(sim, cpu) {
+                if !sim.lock(cpu, held, 0) {
+                    self.waited = true;
+                    return lock_wait(sim, cpu, held, F, "A5");
+                }
+                sim.unlock(cpu, held, 0);
+            }
             let ev = Ev::new(core_ev::EXIT, F, "A5").pte(pid, self.vpn).say(say!(
                 sim,
                 "{:#x} is in no VMA: SIGSEGV, thread {} is killed",
