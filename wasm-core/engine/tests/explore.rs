@@ -117,11 +117,18 @@ fn an_explore_table_names_its_toggle_and_budget_and_a_bad_one_is_refused_with_it
     assert_eq!(e.budget, scenario::EXPLORE_BUDGET);
     let bad_toggle = race.text.replace("toggle = \"mremap_flush\"", "toggle = \"no_such_rule\"");
     let err = scenario::parse(&bad_toggle, &[]).unwrap_err().to_string();
-    assert!(err.contains("explore.toggle") && err.contains("no_such_rule") && err.contains("line"), "{err}");
-    let bad_budget = race.text.replace("toggle = \"mremap_flush\"", "toggle = \"mremap_flush\"\nbudget = 0");
+    assert!(
+        err.contains("explore.toggle") && err.contains("no_such_rule") && err.contains("line"),
+        "{err}"
+    );
+    let bad_budget = race
+        .text
+        .replace("toggle = \"mremap_flush\"", "toggle = \"mremap_flush\"\nbudget = 0");
     let err = scenario::parse(&bad_budget, &[]).unwrap_err().to_string();
     assert!(err.contains("explore.budget"), "{err}");
-    let unknown = race.text.replace("toggle = \"mremap_flush\"", "toggle = \"mremap_flush\"\nbudgett = 5");
+    let unknown = race
+        .text
+        .replace("toggle = \"mremap_flush\"", "toggle = \"mremap_flush\"\nbudgett = 5");
     let err = scenario::parse(&unknown, &[]).unwrap_err().to_string();
     assert!(err.contains("budgett"), "{err}");
 }
