@@ -56,10 +56,10 @@ describe('the Explore report', () => {
     render(<ExploreReportView base={base} report={report} patches={patches} onOpen={() => {}} />);
     expect(screen.getByRole('status').textContent).toMatch(/^2 bad outcomes found within 300 states per value\. Not every search was exhaustive/);
     const sections = screen.getAllByRole('region');
-    expect(sections.map((s) => s.getAttribute('aria-label'))).toEqual(['mremap_flush = deferred', 'mremap_flush = dirty', 'mremap_flush = dirty file or swapcache', 'mremap_flush = present']);
+    expect(sections.map((s) => s.getAttribute('aria-label'))).toEqual(['mremap_flush = deferred', 'mremap_flush = dirty', 'mremap_flush = dirty_file_or_swapcache', 'mremap_flush = present']);
     const first = sections[0]!;
     const cells = within(first).getAllByRole('cell').map((c) => c.textContent);
-    expect(cells).toEqual([`no: cut at ${deferred.cut}`, String(deferred.schedules), String(deferred.states), String(deferred.outcomes.length), '2']);
+    expect(cells).toEqual([`no: stopped, ${deferred.cut}`, String(deferred.schedules), String(deferred.states), String(deferred.outcomes.length), '2']);
     const outcomes = within(first).getAllByRole('listitem').filter((li) => li.getAttribute('data-outcome'));
     expect(outcomes.map((o) => o.getAttribute('data-outcome'))).toEqual(['bad', 'bad']);
     const o = outcomes[0]!;

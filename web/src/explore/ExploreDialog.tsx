@@ -82,8 +82,8 @@ function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase;
                 title={`The same schedule under ${base.toggle ?? ''} = this value (A) and the one chosen here (B)`}
               >
                 {others.map((v) => (
-                  <option key={String(v)} value={String(v)}>
-                    vs {toggleValueLabel(patch, v)}
+                  <option key={String(v)} value={String(v)} title={toggleValueLabel(patch, v)}>
+                    vs {String(v)}
                   </option>
                 ))}
               </select>
@@ -128,11 +128,13 @@ function ValueSection({ base, value, patches, onOpen }: { base: ExploreBase; val
   const bad = value.outcomes.filter((o) => o.bad).length;
   const v = variedValue(base, value);
   const patch = patches.find((p) => p.id === base.toggle);
-  const title = base.toggle !== null && v !== null ? `${base.toggle} = ${toggleValueLabel(patch, v)}` : value.value;
+  const title = base.toggle !== null && v !== null ? `${base.toggle} = ${String(v)}` : value.value;
+  const label = v !== null ? toggleValueLabel(patch, v) : '';
   return (
     <section className={styles.value} aria-label={title} data-value={v === null ? '' : String(v)}>
       <h3 className={styles.valueTitle}>
-        {title}{' '}
+        {title}
+        {label && label !== String(v) && <span className={styles.valueLabel}>{label}</span>}{' '}
         <span className={bad > 0 ? styles.badgeBad : styles.badgeOk}>{bad > 0 ? `${bad} bad` : 'none bad'}</span>
         {!value.exhaustive && <span className={styles.badgeCut}>not exhaustive</span>}
       </h3>
@@ -174,7 +176,7 @@ export function ExploreReportView({ base, report, patches, onOpen }: { base: Exp
         {totals.bad > 0 ? `${totals.bad} bad outcome${totals.bad === 1 ? '' : 's'} found` : 'No bad outcome found'} within {formatCount(report.budget_states)} states per value.{' '}
         {totals.exhaustive
           ? 'Every search was exhaustive: these are all the outcomes.'
-          : 'Not every search was exhaustive: outcomes not listed may exist (a bigger budget, or `mmviz explore` natively, goes further).'}
+          : 'Not every search was exhaustive: outcomes not listed may exist (a bigger budget, or the native mmviz explore, goes further).'}
       </p>
       {report.values.map((v) => (
         <ValueSection key={v.value} base={base} value={v} patches={patches} onOpen={onOpen} />

@@ -31,7 +31,7 @@ export function budgetChoices(scenarioBudget: number | null): { value: number; l
     { value: 20_000, label: '20,000 states' },
   ];
   if (scenarioBudget !== null && scenarioBudget > 0 && !out.some((c) => c.value === scenarioBudget)) {
-    out.push({ value: scenarioBudget, label: `${scenarioBudget.toLocaleString('en')} states (the scenario's own)` });
+    out.push({ value: scenarioBudget, label: `${scenarioBudget.toLocaleString('en')} states (the scenario's own: long in the browser)` });
   }
   return out;
 }
@@ -112,7 +112,7 @@ export function scheduleSize(schedule: string): string {
 
 /** Whether a value's search covered every interleaving, and if not, why it stopped (the engine's words). */
 export function coverage(value: ValueReport): string {
-  return value.exhaustive ? 'yes: every interleaving' : `no: cut at ${value.cut ?? 'a budget'}`;
+  return value.exhaustive ? 'yes: every interleaving' : `no: stopped, ${value.cut ?? 'a budget reached'}`;
 }
 
 /** Quotes a shell word when it needs it. */

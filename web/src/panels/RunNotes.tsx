@@ -44,7 +44,7 @@ export function RunNotes() {
                   <span className={styles.what}>
                     {f.label} at step {formatCount(f.step)}
                   </span>{' '}
-                  <span className={styles.detail}>
+                  <span className={styles.detail} title={f.narration}>
                     (CPU {f.cpu}
                     {f.task ? `, ${f.task}` : ''}
                     {f.function ? `, ${f.function}` : ''}): {f.narration}

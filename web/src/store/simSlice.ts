@@ -315,7 +315,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
           // The run without the schedule: if that one runs, the schedule was what did not fit
           // (the engine's message names the pick); the lane shows the default order and says so.
           sim = await engine.create(text, toggles, params, options);
-          scheduleProblem = errorMessage(err);
+          scheduleProblem = errorMessage(err).replace(/^schedule: /, '');
         }
         if (totals.size > 64) totals.clear();
         totals.set(keys[i] as string, sim.summary().totalSteps);
