@@ -17,6 +17,7 @@ import { lectureSuite } from './lecture.mjs';
 import { Lab } from './helper.mjs';
 import { startStaticServer } from './server.mjs';
 import { sweepSuite } from './sweep.mjs';
+import { exploreSuite } from './explore.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distDir = join(here, '..', 'dist');
@@ -1358,6 +1359,7 @@ describe('NUMA balancing panel', () => {
 
 // One file per feature, registered here (this file owns the browser, the server and the oracle).
 sweepSuite({ newLab: () => newLab(), wasm, builtins: BUILTINS });
+exploreSuite({ newLab: () => newLab(), freshLab, wasm, builtins: BUILTINS });
 
 // Feature files, one per feature, share this runner (node:test runs them after the tests above).
 await import('./access.e2e.mjs');

@@ -22,6 +22,7 @@ import { LaneProvider, useAppStore, useAppStoreApi } from './store/context';
 import { toggleValueLabel } from './store/simSlice';
 import type { LaneId } from './store/types';
 import { AbBar } from './panels/AbBar';
+import { RunNotes } from './panels/RunNotes';
 import { registerServiceWorker } from './offline/register';
 import { IpiHeatStrip } from './panels/IpiHeatStrip';
 import { KeySheet } from './timeline/KeySheet';
@@ -131,6 +132,7 @@ function AbLayout() {
               <div className={styles.laneStage} aria-label={`Run ${lane.toUpperCase()} narration`} role="group">
                 <LaneTitle lane={lane} />
                 <Narration />
+                <RunNotes />
                 <NarrationAnnouncer />
               </div>
             </LaneProvider>
@@ -230,6 +232,7 @@ export function App() {
           <>
             <section className={styles.stage} aria-label="Current step">
               <Narration />
+              <RunNotes />
               <NarrationAnnouncer />
               <Transport />
             </section>

@@ -65,14 +65,17 @@ fn value_text(v: &ToggleValue) -> String {
 }
 
 /// The lab link (base URL + fragment) for `scenario` with the explicitly chosen toggles of
-/// `toggles`, `params` and `compared`, at `step` (A's step; B's is the same point of the
-/// workload as A's in the lab, which is also step `step` before the runs part).
+/// `toggles`, `params` and `compared`, under `schedule` (`STEP:CPU,...`, empty for the default
+/// order; one schedule for both runs of a comparison, the lab's `sched=`), at `step` (A's step;
+/// B's is the same point of the workload as A's in the lab, which is also step `step` before
+/// the runs part).
 pub fn lab_link(
     base: &str,
     scenario: &LinkScenario<'_>,
     toggles: &ToggleSet,
     params: &[(String, i64)],
     compared: &Compared,
+    schedule: &str,
     step: u64,
 ) -> String {
     let mut parts = vec![format!("v={URL_FORMAT_VERSION}")];
@@ -101,6 +104,10 @@ pub fn lab_link(
     ps.sort();
     for (k, v) in ps {
         parts.push(format!("p.{}={v}", encode(k)));
+    }
+    if !schedule.is_empty() {
+        // ':' and ',' stay readable, as the lab writes them (`scheduleToUrl` in url.ts).
+        parts.push(format!("sched={}", encode(schedule).replace("%3A", ":").replace("%2C", ",")));
     }
     parts.push(format!("step={step}"));
     match compared {
@@ -179,11 +186,36 @@ mod tests {
                 a: ToggleValue::Bool(false),
                 b: ToggleValue::Bool(true),
             },
+            "",
             0,
         );
         assert_eq!(
             link,
             "https://lab.example/#v=2&sc=numa-hint-fault-101&h=e40c292c&t.tlb_flush_multi=false&p.pages=8&step=0&ab=t.numa_delay_map:false,true&bstep=0"
+        );
+    }
+
+    #[test]
+    fn a_schedule_travels_as_sched_readable_before_the_step() {
+        let link = lab_link(
+            "x/",
+            &LinkScenario::Builtin {
+                id: "mremap-race-101",
+                text: "a",
+            },
+            &ToggleSet::default(),
+            &[],
+            &Compared::Toggle {
+                id: "mremap_flush".to_string(),
+                a: ToggleValue::Enum("deferred".into()),
+                b: ToggleValue::Enum("dirty".into()),
+            },
+            "4:1,9:3",
+            0,
+        );
+        assert_eq!(
+            link,
+            "x/#v=2&sc=mremap-race-101&h=e40c292c&sched=4:1,9:3&step=0&ab=t.mremap_flush:deferred,dirty&bstep=0"
         );
     }
 
@@ -197,6 +229,7 @@ mod tests {
             &ToggleSet::default(),
             &[],
             &Compared::One,
+            "",
             3,
         );
         // The lab's lz-string gives this for the same text (its golden link of format 1).

@@ -390,13 +390,12 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
             profile_window,
             link,
         } => {
-            link_fits(&choice, &link)?;
             let (name, s) = load_scheduled(&scenario, &param, &choice)?;
             let toggles = toggles(&choice)?;
             let windows = windows(&profile_window)?;
             let r = run::run_with(&s, &toggles, &windows).map_err(|e| bad(format!("{name}: {e}")))?;
             let links = if link.link {
-                vec![lab_link(&link, &scenario, &toggles, &param, &link::Compared::One, 0)?]
+                vec![lab_link(&link, &scenario, &toggles, &param, &link::Compared::One, &s.schedule, 0)?]
             } else {
                 Vec::new()
             };
@@ -1059,7 +1058,6 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
             "--columns: `{bad_name}` is neither a counter nor a metric (`mmviz mechanisms` lists them)"
         )));
     }
-    link_fits(choice, &out.link)?;
     let (name, s) = load_scheduled(scenario, param, choice)?;
     let presets = choice.preset.as_deref().map(list).unwrap_or_default();
     let kernels = choice.kernel.as_deref().map(list).unwrap_or_default();
@@ -1080,7 +1078,7 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
                         a: first.clone(),
                         b: v.clone(),
                     };
-                    links.push(lab_link(&out.link, scenario, &base, param, &c, 0)?);
+                    links.push(lab_link(&out.link, scenario, &base, param, &c, &s.schedule, 0)?);
                 }
             }
         }
@@ -1103,7 +1101,7 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
                     a: first.clone(),
                     b: key(p)?,
                 };
-                links.push(lab_link(&out.link, scenario, &base, param, &c, 0)?);
+                links.push(lab_link(&out.link, scenario, &base, param, &c, &s.schedule, 0)?);
             }
         }
         (json!({ "presets": presets }), presets.iter().map(|p| p.to_string()).collect(), runs)
@@ -1126,7 +1124,7 @@ fn compare(scenario: &str, toggle: Option<&str>, choice: &Choice, param: &[Strin
                     a: kernels[0].to_string(),
                     b: k.to_string(),
                 };
-                links.push(lab_link(&out.link, scenario, &base, param, &c, 0)?);
+                links.push(lab_link(&out.link, scenario, &base, param, &c, &s.schedule, 0)?);
             }
         }
         (json!({ "kernels": kernels }), kernels.iter().map(|k| k.to_string()).collect(), runs)
@@ -1198,6 +1196,7 @@ fn lab_link(
     toggles: &ToggleSet,
     param: &[String],
     compared: &link::Compared,
+    schedule: &mmviz_engine::core::Schedule,
     step: u64,
 ) -> Result<String, Fail> {
     let (_, text) = read(arg)?;
@@ -1208,7 +1207,15 @@ fn lab_link(
         Some(b) => link::LinkScenario::Builtin { id: b.id, text: b.text },
         None => link::LinkScenario::Custom { text: &text },
     };
-    Ok(link::lab_link(&base, &scenario, toggles, &params(param)?, compared, step))
+    Ok(link::lab_link(
+        &base,
+        &scenario,
+        toggles,
+        &params(param)?,
+        compared,
+        &schedule.to_string(),
+        step,
+    ))
 }
 
 /// Prints links under a table: "link: URL" (or "link A/B: URL" for a comparison).
@@ -1341,13 +1348,20 @@ fn diverge(
     json: bool,
     link: &LinkArgs,
 ) -> Result<(), Fail> {
-    link_fits(choice, link)?;
     let (name, s) = load_scheduled(scenario, param, choice)?;
     let (compared, base, [(la, ta), (lb, tb)]) = two_choices(toggle, values, choice)?;
     let d = mmviz_engine::diverge::DivergenceSearch::new(&s, &ta, &tb).run();
     // The link opens both runs at the frame that shows the step where they part.
     let links = if link.link {
-        vec![lab_link(link, scenario, &base, param, &compared, d.step.map_or(0, |x| x + 1))?]
+        vec![lab_link(
+            link,
+            scenario,
+            &base,
+            param,
+            &compared,
+            &s.schedule,
+            d.step.map_or(0, |x| x + 1),
+        )?]
     } else {
         Vec::new()
     };
@@ -1434,16 +1448,6 @@ fn load(arg: &str, param: &[String]) -> Result<(String, Scenario), Fail> {
     let (name, text) = read(arg)?;
     let s = scenario::parse(&text, &params(param)?).map_err(|e| bad(format!("{name}: {e}")))?;
     Ok((name, s))
-}
-
-/// `--link` with `--schedule`: refused until the lab's links carry a schedule.
-fn link_fits(choice: &Choice, link: &LinkArgs) -> Result<(), Fail> {
-    if link.link && choice.schedule.is_some() {
-        return Err(bad(
-            "--link with --schedule: the lab's links do not carry a schedule yet; run without --link",
-        ));
-    }
-    Ok(())
 }
 
 /// `--delays`: a bound, or none (`any`).

@@ -108,3 +108,37 @@ fn explore_takes_the_scenarios_delay_bound_and_says_what_it_covered() {
     assert_eq!(code, 2);
     assert!(err.contains("`many` is neither a whole number from 0 to 1000 nor `any`"), "{err}");
 }
+
+#[test]
+fn link_carries_the_schedule_as_sched() {
+    let base = ["--link", "--base", "https://lab.example/"];
+    let mut args = vec![
+        "run",
+        "mremap-race-101",
+        "--set",
+        "mremap_flush=deferred",
+        "--schedule",
+        " 4:1, 9:3 ",
+    ];
+    args.extend_from_slice(&base);
+    let (code, out, err) = mmviz(&args);
+    assert_eq!(code, 0, "{err}");
+    let link = out.lines().find_map(|l| l.strip_prefix("link: ")).expect(&out);
+    assert!(link.starts_with("https://lab.example/#v=2&sc=mremap-race-101&h="), "{link}");
+    // The canonical text, after the toggles and before the step, as the lab writes it.
+    assert!(link.ends_with("&t.mremap_flush=deferred&sched=4:1,9:3&step=0"), "{link}");
+    // A comparison: one schedule for both runs.
+    let mut args = vec!["compare", "mremap-race-101", "--toggle", "mremap_flush", "--schedule", "4:1"];
+    args.extend_from_slice(&base);
+    let (code, out, err) = mmviz(&args);
+    assert_eq!(code, 0, "{err}");
+    let first = out.lines().find_map(|l| l.strip_prefix("link: ")).expect(&out);
+    assert!(first.contains("&sched=4:1&step=0&ab=t.mremap_flush:"), "{first}");
+    // A schedule that does not fit is refused before any link is made.
+    let mut args = vec!["run", "mremap-race-101", "--schedule", "4:2"];
+    args.extend_from_slice(&base);
+    let (code, out, err) = mmviz(&args);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("pick 1 (`4:2`)"), "{err}");
+    assert!(!out.contains("link:"), "{out}");
+}

@@ -4,6 +4,7 @@
 // Promise, so the UI thread never waits for a simulation.
 import type { FrameWindowRequest } from './bulk';
 import type { BuiltinView } from './generated/BuiltinView';
+import type { ExploreReport } from './generated/ExploreReport';
 import type { Progress } from './protocol';
 import type { KernelInfo } from '../base/kernels';
 import type {
@@ -61,6 +62,11 @@ export interface CreateOptions {
   onProgress?: (progress: Progress) => void;
   /** Runs at this seed instead of the scenario's own (a link's `seed=`). */
   seed?: number;
+  /**
+   * Runs under this schedule (`STEP:CPU,...`, a link's `sched=`) instead of the default order;
+   * a schedule that does not fit rejects with the engine's message naming the pick.
+   */
+  schedule?: string;
 }
 
 /**
@@ -114,6 +120,12 @@ export interface SimEngine {
   sweepReport(scenarioText: string, params: Record<string, number>, request: SweepRequest, runs: SweepRunValues[]): Promise<SweepReportOutcome>;
   /** Starts a pool of `size` workers for counters-only runs. */
   openRunPool(size: number): RunPool;
+  /**
+   * Every interleaving of a small scenario's CPUs (`mmviz explore`), per value of `toggle`
+   * (null: the toggles as given), at most `budget` states per value. One engine call that can
+   * take minutes: it runs in a worker of its own, which aborting `signal` terminates.
+   */
+  explore(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, toggle: string | null, budget: number, signal?: AbortSignal): Promise<ExploreReport>;
 }
 
 /** The error a cancelled or superseded engine call rejects with. */

@@ -314,6 +314,8 @@ export interface FixtureEngineOptions {
   parseNumactl?: (text: string) => NumaHardware;
   /** Plans, runs and reports sweeps (by default the fixture engine cannot and rejects: use the wasm engine). */
   sweeps?: Pick<SimEngine, 'planSweep' | 'sweepReport' | 'openRunPool'>;
+  /** Answers `explore` (tests of the Explore view); without it, explore rejects. */
+  explore?: SimEngine['explore'];
 }
 
 const NO_SWEEPS = 'the fixture engine cannot run sweeps: use the wasm engine';
@@ -355,11 +357,14 @@ export function createFixtureEngine(options: FixtureEngineOptions = {}): Fixture
   const { createDelayMs = 0, progressReports = 0, seekDelayMs = 0 } = options;
   const log: FixtureEngineLog = { creates: 0, framesFetched: [] };
   const create = async (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, opts: CreateOptions = {}): Promise<SimHandle> => {
-    const { signal, onProgress, seed } = opts;
+    const { signal, onProgress, seed, schedule } = opts;
     log.creates++;
     if (signal?.aborted) throw cancelledBy(signal);
     // Look the run up first so that bad input fails at once, as the engine's parser does.
     const run = findRun(text, toggles, params);
+    if (schedule !== undefined && schedule.trim() !== '') {
+      throw new Error(`schedule: the fixture engine has no recorded run of ${describeLabel(text, toggles, params)} under the schedule "${schedule}" (only in the default order)`);
+    }
     if (seed !== undefined && seed !== run.summary.seed) {
       throw new Error(`the fixture engine has no recorded run of ${describeLabel(text, toggles, params)} at seed ${seed} (only at the scenario's seed ${run.summary.seed})`);
     }
@@ -430,5 +435,6 @@ export function createFixtureEngine(options: FixtureEngineOptions = {}): Fixture
     planSweep: (...args) => options.sweeps?.planSweep(...args) ?? Promise.reject(new Error(NO_SWEEPS)),
     sweepReport: (...args) => options.sweeps?.sweepReport(...args) ?? Promise.reject(new Error(NO_SWEEPS)),
     openRunPool: (size) => options.sweeps?.openRunPool(size) ?? noRunPool,
+    explore: (...args) => options.explore?.(...args) ?? Promise.reject(new Error('the fixture engine cannot explore interleavings: use the wasm engine')),
   };
 }

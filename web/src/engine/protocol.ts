@@ -14,6 +14,7 @@
 // their buffers in postMessage's transfer list.
 import type { FrameWindowRequest } from './bulk';
 import type { BuiltinScenario } from './engine';
+import type { ExploreReport } from './generated/ExploreReport';
 import type { KernelInfo } from '../base/kernels';
 import type {
   CounterSeries,
@@ -42,9 +43,9 @@ export interface EngineMethods {
   parseNumactl: { args: [text: string]; result: NumaHardware };
   /** Reads pasted `lscpu`, `/proc/zoneinfo` or `/proc/vmstat` text (the message names the line). */
   readPaste: { args: [kind: PasteKind, texts: string[]]; result: PasteKinds[PasteKind]['result'] };
-  /** Prepares a run (at `seed` when given, else the scenario's own); posts progress while it runs. Returns a handle for the other methods. */
+  /** Prepares a run (at `seed` when given, else the scenario's own; under `schedule` when given, else the default order); posts progress while it runs. Returns a handle for the other methods. */
   create: {
-    args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number];
+    args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number | null, schedule?: string];
     result: { handle: number; summary: ScenarioSummary };
   };
   /** Reads a scenario's summary without preparing its run (toggles and params are right; totalSteps is 0). */
@@ -79,6 +80,11 @@ export interface EngineMethods {
     result: Divergence;
   };
   free: { args: [handle: number]; result: null };
+  /** Every interleaving of the scenario's CPUs per value of `toggle` (`mmviz explore`), in one call. */
+  explore: {
+    args: [scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, toggle: string | null, budget: number];
+    result: ExploreReport;
+  };
 }
 
 /** A method name of the protocol. */
@@ -106,6 +112,7 @@ export const ENGINE_METHODS: readonly EngineMethod[] = [
   'progressMarks',
   'firstDivergence',
   'free',
+  'explore',
 ];
 
 /** A call from the UI: one of the methods with its own argument tuple. */

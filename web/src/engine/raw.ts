@@ -36,9 +36,9 @@ export interface RawDivergenceSearch {
 
 /** The static side of the wasm `Simulation` class. */
 export interface RawSimulationClass {
-  new (scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number): RawSimulation;
-  /** Parses and sets up without running; `prepare` then runs it in slices. `seed` replaces the scenario's own. */
-  load(scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number): RawSimulation;
+  new (scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number, schedule?: string): RawSimulation;
+  /** Parses and sets up without running; `prepare` then runs it in slices. `seed` replaces the scenario's own; `schedule` (`STEP:CPU,...`) the default order. */
+  load(scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number, schedule?: string): RawSimulation;
 }
 
 /** The JS module wasm-bindgen `--target web` generates. */
@@ -73,6 +73,8 @@ export interface RawWasmModule {
   sweepPlan?(scenarioText: string, params: Record<string, number>, request: unknown): unknown;
   /** One counters-only run: `{values, steps, warnings}`; `seed` replaces the scenario's own. */
   sweepRun?(scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, seed?: number): unknown;
+  /** `ExploreReport`: every interleaving per value of `toggle` (absent from older packages). */
+  explore?(scenarioText: string, toggles: Record<string, boolean | string>, params: Record<string, number>, toggle: string | undefined, budget: number): unknown;
   /** A sweep's `{report, table}` or `{problem}`. */
   sweepReport?(scenarioText: string, params: Record<string, number>, request: unknown, runs: unknown): unknown;
 }

@@ -13,6 +13,7 @@
 import { cancelledBy, errorMessage, type BuiltinScenario, type CreateOptions, type RunPool, type SimEngine, type SimHandle } from './engine';
 import { parseWorkerMessage, type CallMessage, type EngineMethod, type EngineMethods, type Progress } from './protocol';
 import type { FrameWindowRequest } from './bulk';
+import type { ExploreReport } from './generated/ExploreReport';
 import type { KernelInfo } from '../base/kernels';
 import type {
   CounterSeries,
@@ -216,10 +217,15 @@ class WorkerEngine implements SimEngine {
   }
 
   async create(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, options: CreateOptions = {}): Promise<SimHandle> {
-    const { seed } = options;
+    const { seed, schedule } = options;
     return this.inOwnWorker(options, async (client, onProgress) => {
-      // Without a seed the call is the one older workers know (three arguments).
-      const args: EngineMethods['create']['args'] = seed === undefined ? [scenarioText, { ...toggles }, { ...params }] : [scenarioText, { ...toggles }, { ...params }, seed];
+      // Without a seed or a schedule the call is the one older workers know (three arguments).
+      const args: EngineMethods['create']['args'] =
+        schedule !== undefined
+          ? [scenarioText, { ...toggles }, { ...params }, seed ?? null, schedule]
+          : seed === undefined
+            ? [scenarioText, { ...toggles }, { ...params }]
+            : [scenarioText, { ...toggles }, { ...params }, seed];
       const { handle, summary } = await client.call('create', args, onProgress);
       return new WorkerSim(client, handle, summary);
     });
@@ -238,6 +244,17 @@ class WorkerEngine implements SimEngine {
         return await client.call('firstDivergence', [scenarioText, { ...togglesA }, { ...togglesB }, { ...params }], onProgress);
       } finally {
         client.close(new Error('the divergence search is over'));
+      }
+    });
+  }
+
+  /** Runs in a worker of its own (never a simulation's), closed when the search is over; aborting `signal` terminates it mid-search. */
+  async explore(scenarioText: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, toggle: string | null, budget: number, signal?: AbortSignal): Promise<ExploreReport> {
+    return this.inOwnWorker(signal ? { signal } : {}, async (client) => {
+      try {
+        return await client.call('explore', [scenarioText, { ...toggles }, { ...params }, toggle, budget]);
+      } finally {
+        client.close(new Error('the exploration is over'));
       }
     });
   }

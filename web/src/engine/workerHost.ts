@@ -6,6 +6,7 @@ import { errorMessage, type BuiltinScenario } from './engine';
 import { normalizeDivergence, normalizeEvent, normalizeFrame, normalizeSeries, normalizeSummary, plainRecord, toPlain } from './normalize';
 import { parseCallMessage, type CallMessage, type EngineMethods, type WorkerMessage } from './protocol';
 import type { RawSimulation, RawWasmModule } from './raw';
+import type { ExploreReport } from './generated/ExploreReport';
 import type { Divergence, Frame, MechanismInfo, NumaHardware, PasteKind, PasteKinds, PatchInfo, RunValues, ScenarioSummary, SweepPlanOutcome, SweepReportOutcome, ToggleValue } from './types';
 import { versionsToAsk, type KernelInfo } from '../base/kernels';
 
@@ -42,9 +43,15 @@ export async function buildSimulation(
   progress: ProgressReporter,
   slices: SliceOptions = DEFAULT_SLICES,
   seed?: number,
+  schedule?: string,
 ): Promise<RawSimulation> {
-  // Without a seed the call is the one older packages know (three arguments).
-  const sim = seed === undefined ? mod.Simulation.load(scenarioText, { ...toggles }, { ...params }) : mod.Simulation.load(scenarioText, { ...toggles }, { ...params }, seed);
+  // Without a seed or a schedule the call is the one older packages know (three arguments).
+  const sim =
+    schedule !== undefined
+      ? mod.Simulation.load(scenarioText, { ...toggles }, { ...params }, seed, schedule)
+      : seed === undefined
+        ? mod.Simulation.load(scenarioText, { ...toggles }, { ...params })
+        : mod.Simulation.load(scenarioText, { ...toggles }, { ...params }, seed);
   try {
     let budget = slices.firstSliceSteps;
     for (;;) {
@@ -164,8 +171,8 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostM
         return toPlain((fn as (...t: string[]) => unknown)(...texts)) as PasteKinds[PasteKind]['result'];
       }
       case 'create': {
-        const [text, toggles, params, seed] = call.args;
-        const raw = await buildSimulation(engine(), text, toggles, params, (done, total) => post({ type: 'progress', id: call.id, done, total }), DEFAULT_SLICES, seed ?? undefined);
+        const [text, toggles, params, seed, schedule] = call.args;
+        const raw = await buildSimulation(engine(), text, toggles, params, (done, total) => post({ type: 'progress', id: call.id, done, total }), DEFAULT_SLICES, seed ?? undefined, schedule);
         let summary: ScenarioSummary;
         try {
           summary = normalizeSummary(raw.summary());
@@ -233,6 +240,12 @@ export function createWorkerHost(load: () => Promise<RawWasmModule>, post: PostM
       case 'firstDivergence': {
         const [text, togglesA, togglesB, params] = call.args;
         return findDivergence(engine(), text, togglesA, togglesB, params, (done) => post({ type: 'progress', id: call.id, done, total: null }));
+      }
+      case 'explore': {
+        const [text, toggles, params, toggle, budget] = call.args;
+        const fn = engine().explore;
+        if (!fn) throw new Error('this build of the engine cannot explore interleavings: rebuild it with `npm run build:wasm`');
+        return toPlain(fn(text, { ...toggles }, { ...params }, toggle ?? undefined, budget)) as ExploreReport;
       }
       case 'free': {
         const s = sims.get(call.args[0]);

@@ -89,7 +89,11 @@ function LectureNarration() {
   const frame = useRun((r) => r.frame);
   const summary = useRun((r) => r.summary);
   const waiting = useAppStore((s) => (frame ? waitingQuestionAt(s, frame.step) !== null : false));
+  const findings = useRun((r) => r.findings);
   if (!frame || !summary) return null;
+  // The run's findings (base/findings.ts): named when this frame shows one, else where they are.
+  const here = findings.filter((f) => f.step + 1 === frame.step);
+  const findingSteps = [...new Set(findings.map((f) => f.step))].slice(0, 8);
   const chapters = summary.chapters;
   const chapter = chapters[chapterIndexAt(chapters, frame.step)];
   const atChapterStart = chapter !== undefined && chapter.step === frame.step && chapter.narration !== '';
@@ -116,6 +120,11 @@ function LectureNarration() {
             <span>start of the run</span>
           )}
           <span>t = {formatTimeNs(frame.timeNs)}</span>
+        </p>
+      )}
+      {findings.length > 0 && (
+        <p className={styles.finding} role="note" aria-label="Findings of this run">
+          {here.length > 0 ? `Finding at this step: ${here.map((f) => f.label.toLowerCase()).join(', ')}` : `Findings at step${findingSteps.length === 1 ? '' : 's'} ${findingSteps.join(', ')}`}
         </p>
       )}
     </section>

@@ -9,6 +9,7 @@ import { AboutButton } from './AboutDialog';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import styles from './Header.module.css';
 import { SweepButton } from '../sweep/SweepDialog';
+import { ExploreButton } from '../explore/ExploreDialog';
 import { MachineDialogButton } from './MachineDialog';
 import { RealityDialogButton } from './RealityDialog';
 import { ParamInput } from './ParamInput';
@@ -161,6 +162,7 @@ export function Header() {
         {summary && <EditorButton />}
         <RealityDialogButton />
         <SweepButton />
+        <ExploreButton />
         <LectureButton />
         <div className={styles.tools}>
           <ThemePicker />

@@ -41,6 +41,13 @@ const cases: [string, ShareState][] = [
   ['plots as rates with the default counters', { ...base, plots: { counters: null, rate: true } }],
   ['a run at another seed', { ...base, scenario: { kind: 'builtin', id: 'numa-pmbench', hash: null, seed: 3 }, params: { node1_cpus: 16 }, step: 12 }],
   ['a custom scenario at seed 0', { ...base, scenario: { kind: 'custom', text: 'x', seed: 0 } }],
+  ['a run under a schedule', { ...base, scenario: { kind: 'builtin', id: 'mremap-race-101', hash: null, schedule: '4:1,9:3' }, toggles: { mremap_flush: 'deferred' }, step: 31 }],
+  ['a schedule at a seed', { ...base, scenario: { kind: 'builtin', id: 'mremap-race-101', hash: null, seed: 5, schedule: '12:0' } }],
+  [
+    'one schedule for both lanes of an A/B comparison',
+    { ...base, scenario: { kind: 'builtin', id: 'mremap-race-101', hash: null, schedule: '4:1' }, ab: { kind: 'toggle', id: 'mremap_flush', a: 'deferred', b: 'dirty' }, bStep: 9 },
+  ],
+  ['a schedule the engine will refuse travels as typed', { ...base, scenario: { kind: 'custom', text: 'x', schedule: '4:1, x&y=<b>' } }],
   ['lecture mode at a step', { ...base, step: 34, lecture: 'on' }],
   ['lecture mode on its first slide', { ...base, lecture: 'intro' }],
   ['an embed of some steps', { ...base, step: 20, embed: true, range: { from: 16, to: 40 } }],
@@ -66,6 +73,28 @@ describe('stateToUrl / urlToState round trip', () => {
       'v=2&sc=numa-pmbench&p.node1_cpus=16&seed=2&step=0',
     );
     expect(stateToUrl(base)).not.toContain('seed=');
+  });
+
+  it('writes the schedule after the seed, readable (":" and "," as they are), only when there is one', () => {
+    expect(stateToUrl({ ...base, scenario: { kind: 'builtin', id: 'mremap-race-101', hash: 'e40c292c', seed: 2, schedule: '4:1,9:3' }, toggles: { mremap_flush: 'deferred' } })).toBe(
+      'v=2&sc=mremap-race-101&h=e40c292c&t.mremap_flush=deferred&seed=2&sched=4:1,9:3&step=0',
+    );
+    expect(stateToUrl({ ...base, scenario: { ...base.scenario, schedule: '' } })).not.toContain('sched=');
+    expect(stateToUrl({ ...base, scenario: { kind: 'custom', text: 'x', schedule: '1:0&x=y' } })).toContain('&sched=1:0%26x%3Dy&');
+  });
+
+  it('reads a schedule it cannot check as text (the engine names the pick), an empty one as none, and refuses one too long to be one', () => {
+    const garbage = urlToState('#v=2&sc=mremap-race-101&sched=4:1,%3Cscript%3E&step=3&t.mremap_flush=dirty');
+    expect(garbage.ok && garbage.state?.scenario.schedule).toBe('4:1,<script>');
+    expect(garbage.ok && garbage.state?.toggles).toEqual({ mremap_flush: 'dirty' });
+    expect(garbage.ok && garbage.state?.step).toBe(3);
+    const empty = urlToState('#v=2&sc=mremap-race-101&sched=&step=0');
+    expect(empty.ok && empty.state?.scenario.schedule).toBeUndefined();
+    const long = urlToState(`#v=2&sc=abc&sched=${'1:0,'.repeat(20_000)}`);
+    expect(long.ok).toBe(false);
+    expect(!long.ok && long.error).toContain('the schedule (sched=) is longer than 60000 characters');
+    // A v1 link never had one.
+    expect(urlToState('#v=1&sc=abc&sched=1:0').ok).toBe(false);
   });
 
   it('refuses a seed that is not a whole number, naming it', () => {

@@ -7,6 +7,9 @@
 //   t.<toggle>=<value>       toggles that differ from the scenario's defaults (true/false or enum value)
 //   p.<param>=<number>       params that differ from their defaults
 //   seed=<n>                 the run's seed, when it is not the scenario's own (a sweep's run)
+//   sched=<STEP:CPU,...>     the run's schedule (optional): at global step STEP, CPU CPU acts
+//                            where the default order (by simulated time) would pick another;
+//                            both lanes of an A/B comparison follow it (the Explore view's runs)
 //   step=<n>                 step shown (0 when absent); A's step in an A/B comparison
 //   sel=<panel>:<object>     selected object, e.g. machine:pfn-12
 //   ab=<what>:<A>,<B>        an A/B comparison (optional): t.<toggle>:<a>,<b> (the toggle's
@@ -19,7 +22,9 @@
 //   embed=1                  embed mode (optional; `?embed` in the query says the same)
 //   from=<n>&to=<n>          the steps an embed shows (optional): the transport stays within them
 // v1 (2026-11-22 to 2026-11-27) had v, sc, h, s, t.*, p.*, step and sel, with the same meanings.
-// v2 added ab, bstep, pc, rate, seed, lecture, embed, from and to.
+// v2 added ab, bstep, pc, rate, seed, lecture, embed, from and to; sched came within v2
+// (2026-11-28: an optional key, which a lab from before reads as an unknown part and ignores,
+// saying so).
 // A toggle id the engine renamed (RENAMED_TOGGLES) is read as its successor, in t.* and ab=,
 // with the value meaning the same (mremap_latency_limit=true is mremap_pmd_extents=false).
 // Everything read from a URL is validated here (zod) and is only ever used as data.
@@ -33,8 +38,14 @@ export const URL_FORMAT_VERSION = 2;
 /** Largest fragment we try to read. */
 export const MAX_FRAGMENT_CHARS = 200_000;
 
-/** Which scenario a link opens, and at which seed when not at the scenario's own (`seed=`). */
-export type ScenarioRef = ({ kind: 'builtin'; id: string; hash: string | null } | { kind: 'custom'; text: string }) & { seed?: number };
+/**
+ * Which scenario a link opens, at which seed when not at the scenario's own (`seed=`), and
+ * under which schedule when not the default order (`sched=`, the engine's `STEP:CPU,...` text).
+ */
+export type ScenarioRef = ({ kind: 'builtin'; id: string; hash: string | null } | { kind: 'custom'; text: string }) & { seed?: number; schedule?: string };
+
+/** Longest `sched=` value read (the engine holds at most 4096 picks of a few characters each). */
+export const MAX_SCHEDULE_CHARS = 60_000;
 
 /** Panels that can hold a selection. */
 export const PANELS = ['machine', 'pagetable', 'code', 'counters', 'chapters'] as const;
@@ -155,7 +166,7 @@ export type Upgrader = (pairs: Map<string, string>) => Map<string, string>;
  */
 export const UPGRADERS: Readonly<Record<number, Upgrader>> = {
   1: (pairs) => {
-    for (const key of ['ab', 'bstep', 'pc', 'rate', 'seed', 'lecture', 'embed', 'from', 'to']) {
+    for (const key of ['ab', 'bstep', 'pc', 'rate', 'seed', 'sched', 'lecture', 'embed', 'from', 'to']) {
       if (pairs.has(key)) throw new Error(`it is a v=1 link with ${quoteForMessage(key)}, which v1 did not have`);
     }
     return renameToggles(pairs);
@@ -182,6 +193,9 @@ const fixedKeys = z
     s: z.string().min(1, 'the custom scenario (s=) is empty').optional(),
     step: z.string().regex(/^\d{1,15}$/, 'the step (step=) is not a whole number 0 or larger').optional(),
     seed: z.string().regex(/^\d{1,15}$/, 'the seed (seed=) is not a whole number 0 or larger').optional(),
+    // Only its length is checked here: whether the schedule fits the run (its picks, CPUs and
+    // steps) is the engine's to say, naming the pick; the lab then opens the run without it.
+    sched: z.string().max(MAX_SCHEDULE_CHARS, `the schedule (sched=) is longer than ${MAX_SCHEDULE_CHARS} characters`).optional(),
     sel: z
       .string()
       .regex(new RegExp(`^(${PANELS.join('|')}):[a-z0-9_.-]{1,64}$`), 'the selection (sel=) is not of the form panel:object')
@@ -267,6 +281,11 @@ function encodeValue(value: string): string {
   return encodeURIComponent(value);
 }
 
+/** The `sched=` value of a schedule: percent-encoded, with ':' and ',' kept as they are (as the CLI's `--link` writes it). */
+export function scheduleToUrl(schedule: string): string {
+  return encodeValue(schedule).replace(/%3A/g, ':').replace(/%2C/g, ',');
+}
+
 function sortedEntries<T>(record: Record<string, T>): [string, T][] {
   return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -284,6 +303,8 @@ export function stateToUrl(state: ShareState): string {
   for (const [name, value] of sortedEntries(state.toggles)) parts.push(`t.${name}=${encodeValue(String(value))}`);
   for (const [name, value] of sortedEntries(state.params)) parts.push(`p.${name}=${encodeValue(String(value))}`);
   if (state.scenario.seed !== undefined) parts.push(`seed=${Math.max(0, Math.trunc(state.scenario.seed))}`);
+  // ':' and ',' are safe in a fragment: kept readable (`sched=12:1,30:0`).
+  if (state.scenario.schedule) parts.push(`sched=${scheduleToUrl(state.scenario.schedule)}`);
   parts.push(`step=${Math.max(0, Math.trunc(state.step))}`);
   if (state.selection) parts.push(`sel=${state.selection.panel}:${encodeValue(state.selection.object)}`);
   if (state.ab) {
@@ -403,6 +424,7 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
     else if (f.sc !== undefined) scenario = { kind: 'builtin', id: f.sc, hash: f.h ?? null };
     else throw new Error('it names no scenario (sc= or s=)');
     if (f.seed !== undefined) scenario.seed = Number(f.seed);
+    if (f.sched !== undefined && f.sched.trim() !== '') scenario.schedule = f.sched;
     let selection: Selection | null = null;
     if (f.sel !== undefined) {
       const colon = f.sel.indexOf(':');

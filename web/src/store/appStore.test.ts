@@ -521,3 +521,64 @@ describe('a link at another seed (seed=, a sweep\'s run)', () => {
     expect(store.getState().scenario?.seed).toBeUndefined();
   });
 });
+
+describe('a link with a schedule (sched=, the Explore view\'s runs)', () => {
+  /** A fixture engine that "follows" schedule `ok` (as the default order) and refuses any other, naming its first pick, as the engine does; `refuseWhen` refuses `ok` too for some toggles. */
+  function scheduledEngine(ok: string, refuseWhen: (toggles: Record<string, unknown>) => boolean = () => false) {
+    const engine = createFixtureEngine();
+    const asked: (string | undefined)[] = [];
+    const create = engine.create.bind(engine);
+    engine.create = async (text, toggles, params, options = {}) => {
+      const { schedule, ...rest } = options;
+      asked.push(schedule);
+      if (schedule !== undefined && (schedule !== ok || refuseWhen(toggles))) {
+        throw new Error(`the schedule does not fit this run: pick 1 (\`${schedule.split(',')[0]}\`): CPU 9 has nothing to do at step 4`);
+      }
+      return create(text, toggles, params, rest);
+    };
+    return { engine, asked };
+  }
+
+  it('runs under it, keeps it across a toggle change, and the link carries it', async () => {
+    const { engine, asked } = scheduledEngine('4:1,9:0');
+    const store = createAppStore();
+    await store.getState().boot(engine, `v=2&sc=${hint101.id}&sched=4:1,9:0&step=3`);
+    expect(store.getState().messages).toEqual([]);
+    expect(store.getState().runs.a.scheduleProblem).toBeNull();
+    expect(asked).toEqual(['4:1,9:0']);
+    expect(stateToUrl(selectShareState(store.getState())!)).toContain('&sched=4:1,9:0&step=3');
+    await store.getState().setToggle('numa_delay_map', !store.getState().runs.a.summary!.toggles.numa_delay_map);
+    expect(asked.at(-1)).toBe('4:1,9:0');
+    await store.getState().openBuiltin(hint101.id);
+    expect(asked.at(-1)).toBeUndefined();
+    expect(stateToUrl(selectShareState(store.getState())!)).not.toContain('sched=');
+  });
+
+  it('that does not fit: the run opens in the default order with the rest of the link, says what and where, and keeps the schedule in the link', async () => {
+    const { engine } = scheduledEngine('1:0');
+    const store = createAppStore();
+    await store.getState().boot(engine, `v=2&sc=${hint101.id}&t.numa_delay_map=false&sched=4:9,x&step=5`);
+    const s = store.getState();
+    expect(s.runs.a.summary?.id).toBe(hint101.id);
+    expect(s.runs.a.step).toBe(5);
+    expect(s.runs.a.summary?.toggles.numa_delay_map).toBe(false);
+    expect(s.runs.a.scheduleProblem).toMatch(/pick 1 \(`4:9`\)/);
+    const said = s.messages.map((m) => m.message).join('\n');
+    expect(said).toContain('This run cannot follow the schedule sched=4:9,x: ');
+    expect(said).toMatch(/pick 1 \(`4:9`\).*default order instead/);
+    expect(stateToUrl(selectShareState(s)!)).toContain('&sched=4:9,x&step=5');
+  });
+
+  it('in an A/B comparison both lanes run it; a lane that cannot says so, the other follows it', async () => {
+    const { engine, asked } = scheduledEngine('2:1', (t) => t.numa_delay_map === true);
+    const store = createAppStore();
+    await store.getState().boot(engine, `v=2&sc=${hint101.id}&sched=2:1&step=0&ab=t.numa_delay_map:false,true`);
+    const s = store.getState();
+    expect(s.ab).not.toBeNull();
+    expect(asked.filter((x) => x === '2:1').length).toBe(2);
+    expect(s.runs.a.scheduleProblem).toBeNull();
+    expect(s.runs.b.scheduleProblem).toMatch(/pick 1 \(`2:1`\)/);
+    expect(s.messages.map((m) => m.message).join('\n')).toMatch(/^Run B \(numa_delay_map [^)]+\) cannot follow the schedule sched=2:1: /m);
+    expect(stateToUrl(selectShareState(s)!)).toContain('&sched=2:1&step=0&ab=t.numa_delay_map:false,true');
+  });
+});

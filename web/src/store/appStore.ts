@@ -31,6 +31,7 @@ export function selectShareState(s: AppState): ShareState | null {
     scenario: {
       ...(s.scenario.kind === 'builtin' ? { kind: 'builtin', id: s.scenario.id, hash: fnv1a32Hex(s.scenarioText) } : { kind: 'custom', text: s.scenario.text }),
       ...(s.scenario.seed === undefined ? {} : { seed: s.scenario.seed }),
+      ...(s.scenario.schedule ? { schedule: s.scenario.schedule } : {}),
     },
     toggles: s.toggleOverrides,
     params: s.paramOverrides,

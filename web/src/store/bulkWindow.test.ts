@@ -22,6 +22,7 @@ function summary(): ScenarioSummary {
     params: [],
     chapters: [],
     questions: [],
+    explore: null,
     totalSteps: 5,
     topology: {
       nodes: [
@@ -154,7 +155,7 @@ function windowedEngine(options: { auto: boolean; knownEvents: boolean }) {
   const engine: SimEngine = {
     kind: 'fake',
     patches: () => [],
-    builtinScenarios: () => [{ id: 'big', title: 'big', text: 'big', quick: {} }],
+    builtinScenarios: () => [{ id: 'big', title: 'big', text: 'big', quick: {}, explore: null }],
     mechanisms: () => [],
     kernelVersions: () => [],
     kernels: () => [],
@@ -166,6 +167,7 @@ function windowedEngine(options: { auto: boolean; knownEvents: boolean }) {
     planSweep: async () => Promise.reject(new Error('no sweeps here')),
     sweepReport: async () => Promise.reject(new Error('no sweeps here')),
     openRunPool: () => ({ run: async () => Promise.reject(new Error('no sweeps here')), close: () => {} }),
+    explore: async () => Promise.reject(new Error('no exploring here')),
   };
   return { engine, calls };
 }

@@ -30,6 +30,8 @@ export const EMPTY_RUN: RunState = {
   step: 0,
   targetStep: 0,
   marks: null,
+  scheduleProblem: null,
+  findings: [],
 };
 
 /** The window of events to fetch for a run of `total` steps around `step`: all of them when few enough. */

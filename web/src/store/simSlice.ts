@@ -21,6 +21,7 @@ import type { Progress } from '../engine/protocol';
 import type { PatchInfo, ScenarioSummary, ToggleValue } from '../engine/types';
 import { archivedScenario, lineChanges, type ArchivedScenario } from '../share/archive';
 import { urlToState, type AbChoice, type ScenarioRef } from '../share/url';
+import { readFindings } from '../base/findings';
 import { clampWindow, DEFAULT_WINDOW_REQUEST, type WindowRequest } from './bulkWindow';
 import { clampStep, EMPTY_RUN, eventsWindowAt, frameIn, LaneFetcher, MAX_EVENTS_FETCHED } from './lane';
 import { cursorBounds } from './playbackSlice';
@@ -129,6 +130,13 @@ export function choiceLabel(choice: AbChoice, patches: readonly PatchInfo[]): st
   return `${choice.kind} ${name(String(choice.a))} vs ${name(String(choice.b))}`;
 }
 
+/** One side of an A/B choice for people: "mremap_flush dirty", "kernel v5.13", "preset patch7". */
+export function choiceSideLabel(choice: AbChoice, lane: LaneId, patches: readonly PatchInfo[]): string {
+  const which = choice[lane];
+  if (choice.kind === 'toggle') return `${choice.id} ${toggleValueLabel(patches.find((p) => p.id === choice.id), which)}`;
+  return `${choice.kind} ${choice.kind === 'preset' ? (String(which).split('/')[1] ?? String(which)) : String(which)}`;
+}
+
 /** The toggles whose values differ between two summaries, [id, A, B], in registry order. */
 export function differingToggles(patches: readonly PatchInfo[], a: ScenarioSummary, b: ScenarioSummary): [string, ToggleValue, ToggleValue][] {
   const ids = [...new Set([...patches.map((p) => p.id), ...Object.keys(a.toggles), ...Object.keys(b.toggles)])];
@@ -160,6 +168,8 @@ interface Built {
   summary: ScenarioSummary;
   /** The run that was on screen in this lane, kept as it is (not to be freed, its frame is reusable). */
   kept: RunState | null;
+  /** Why the schedule asked for could not be followed (the run is then in the default order), or null. */
+  scheduleProblem: string | null;
 }
 
 /** The runs of one load, ready to install. */
@@ -197,8 +207,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
   };
   // Steps of each run prepared in this session, to estimate the next preparation of the same run.
   const totals = new Map<string, number>();
-  const runKey = (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number): string =>
-    `${seed ?? ''}\n${sortedJson(toggles)}\n${baselineKey(text, params)}`;
+  const runKey = (text: string, toggles: Record<string, ToggleValue>, params: Record<string, number>, seed?: number, schedule?: string): string =>
+    `${seed ?? ''}\n${schedule ?? ''}\n${sortedJson(toggles)}\n${baselineKey(text, params)}`;
   // Each lane's toggles and run key as installed, to keep a run that a load asks for again.
   const installedKeys: Record<LaneId, string | null> = { a: null, b: null };
 
@@ -271,11 +281,12 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     params: Record<string, number>,
     reuse: boolean,
     seed?: number,
+    schedule?: string,
   ): Promise<BuiltLoad> => {
     const { engine } = get();
     if (!engine) throw new Error('the simulation engine is not loaded');
     const wanted: [LaneId, Record<string, ToggleValue>][] = togglesB ? [['a', togglesA], ['b', togglesB]] : [['a', togglesA]];
-    const keys = wanted.map(([, t]) => runKey(text, t, params, seed));
+    const keys = wanted.map(([, t]) => runKey(text, t, params, seed, schedule));
     const known = keys.map((k) => totals.get(k));
     ctx.expect(known.every((t) => t !== undefined) ? known.reduce<number>((n, t) => n + (t ?? 0), 0) : null);
     const progress: (Progress | null)[] = wanted.map(() => null);
@@ -292,12 +303,23 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         const sameAs = reuse ? (Object.keys(installedKeys) as LaneId[]).find((l) => installedKeys[l] === keys[i] && get().runs[l].sim) : undefined;
         if (sameAs) {
           const run = get().runs[sameAs];
-          if (run.sim && run.summary) return { sim: run.sim, summary: run.summary, kept: sameAs === lane ? current : run };
+          if (run.sim && run.summary) return { sim: run.sim, summary: run.summary, kept: sameAs === lane ? current : run, scheduleProblem: run.scheduleProblem };
         }
-        const sim = await engine.create(text, toggles, params, { signal: ctx.signal, onProgress: (p) => report(i, p), ...(seed === undefined ? {} : { seed }) });
+        const options = { signal: ctx.signal, onProgress: (p: Progress) => report(i, p), ...(seed === undefined ? {} : { seed }) };
+        let sim: SimHandle;
+        let scheduleProblem: string | null = null;
+        try {
+          sim = await engine.create(text, toggles, params, schedule ? { ...options, schedule } : options);
+        } catch (err) {
+          if (!schedule || isCancelled(err)) throw err;
+          // The run without the schedule: if that one runs, the schedule was what did not fit
+          // (the engine's message names the pick); the lane shows the default order and says so.
+          sim = await engine.create(text, toggles, params, options);
+          scheduleProblem = errorMessage(err).replace(/^schedule: /, '');
+        }
         if (totals.size > 64) totals.clear();
         totals.set(keys[i] as string, sim.summary().totalSteps);
-        return { sim, summary: sim.summary(), kept: null };
+        return { sim, summary: sim.summary(), kept: null, scheduleProblem };
       }),
     );
     const made = settled.flatMap((r) => (r.status === 'fulfilled' && !r.value.kept ? [r.value.sim] : []));
@@ -328,6 +350,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       kept?.series ? Promise.resolve(kept.series) : built.sim.series(),
       kept?.marks ? Promise.resolve(kept.marks) : built.sim.progressMarks(),
     ]);
+    // Derived from the run itself (its series and the events where a finding counter grew).
+    const findings = kept?.series ? kept.findings : await readFindings(built.sim, series);
     return {
       sim: built.sim,
       summary: built.summary,
@@ -340,6 +364,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       step: framed.frame.step,
       targetStep: framed.frame.step,
       marks,
+      scheduleProblem: built.scheduleProblem,
+      findings,
     };
   };
 
@@ -417,9 +443,15 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         // Another run answers the questions anew.
         questionStates: {},
       });
-      installedKeys.a = runKey(text, laneTogglesOf(toggles, choice, 'a'), params, ref.seed);
-      installedKeys.b = ab ? runKey(text, laneTogglesOf(toggles, choice, 'b'), params, ref.seed) : null;
+      installedKeys.a = runKey(text, laneTogglesOf(toggles, choice, 'a'), params, ref.seed, ref.schedule);
+      installedKeys.b = ab ? runKey(text, laneTogglesOf(toggles, choice, 'b'), params, ref.seed, ref.schedule) : null;
       freeUnless([old.a.sim, old.b.sim], [runA.sim, runB.sim]);
+      // A schedule a run could not follow: said when the run is new, naming the lane in a comparison.
+      for (const [lane, run, built] of [['A', runA, load.a], ['B', runB, load.b]] as const) {
+        if (run.scheduleProblem === null || !built || built.kept) continue;
+        const where = ab ? `Run ${lane} (${choiceSideLabel(ab.choice, lane === 'A' ? 'a' : 'b', get().patches)}) cannot follow the schedule` : 'This run cannot follow the schedule';
+        get().report(`${where} sched=${ref.schedule ?? ''}: ${run.scheduleProblem}. It is shown in the default order instead; the schedule stays in the link.`, 'warning');
+      }
       // What the engine says about the whole run (threads stopped for want of memory).
       for (const [lane, run] of [['A', runA], ['B', runB]] as const) {
         for (const w of run.summary?.warnings ?? []) get().report(ab ? `In run ${lane}, ${w}.` : `In this run, ${w}.`, 'warning');
@@ -488,7 +520,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
     return runLoad(label, false, async (ctx) => {
       let load: BuiltLoad;
       try {
-        load = await build(ctx, text, laneTogglesOf(toggles, choice, 'a'), choice ? laneTogglesOf(toggles, choice, 'b') : null, params, true, ref.seed);
+        load = await build(ctx, text, laneTogglesOf(toggles, choice, 'a'), choice ? laneTogglesOf(toggles, choice, 'b') : null, params, true, ref.seed, ref.schedule);
       } catch (err) {
         if (isCancelled(err)) throw err;
         get().report(`The scenario could not be loaded: ${errorMessage(err)}`);
@@ -542,7 +574,7 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
       }
       let params = req.params;
       const buildFor = (ps: Record<string, number>): Promise<BuiltLoad> =>
-        build(ctx, text, laneTogglesOf(t.toggles, choice, 'a'), choice ? laneTogglesOf(t.toggles, choice, 'b') : null, ps, false, req.scenario.seed);
+        build(ctx, text, laneTogglesOf(t.toggles, choice, 'a'), choice ? laneTogglesOf(t.toggles, choice, 'b') : null, ps, false, req.scenario.seed, req.scenario.schedule);
       let load: BuiltLoad;
       try {
         load = await buildFor(params);
@@ -723,6 +755,8 @@ export const createSimSlice: StateCreator<AppState, [], [], SimSlice> = (set, ge
         s.runs.a.summary !== null &&
         s.loading === null &&
         s.scenarioText === text &&
+        s.scenario?.seed === ref.seed &&
+        (s.scenario?.schedule ?? '') === (ref.schedule ?? '') &&
         sortedJson(s.toggleOverrides) === sortedJson(checkToggles(s.patches, state.toggles).toggles) &&
         sortedJson(s.paramOverrides) === sortedJson(state.params) &&
         JSON.stringify(s.ab?.choice ?? null) === JSON.stringify(state.ab ?? null);

@@ -9,6 +9,7 @@ import type { CounterSeries, Divergence, Frame, MechanismInfo, PatchInfo, Scenar
 import type { AbChoice, LectureMode, PlotLayout, ScenarioRef, Selection, ShareState, StepRange } from '../share/url';
 import type { KernelInfo } from '../base/kernels';
 import type { WindowRequest } from './bulkWindow';
+import type { RunFinding } from '../base/findings';
 
 /** A lane: A is the run on screen; B is the second run of an A/B comparison. */
 export type LaneId = 'a' | 'b';
@@ -73,6 +74,13 @@ export interface RunState {
   targetStep: number;
   /** Where the run's workload got further ([position, ops, ...], `SimHandle.progressMarks`), or null before. */
   marks: Float64Array | null;
+  /**
+   * The engine's message when the scenario's schedule (a link's `sched=`) could not be followed
+   * in this run, which then runs in the default order; null when it was followed or there is none.
+   */
+  scheduleProblem: string | null;
+  /** The run's findings (a lost write, a stale-TLB store), derived from its own events (base/findings.ts). */
+  findings: RunFinding[];
 }
 
 /** Where the search for the first divergence of an A/B pair is. */

@@ -1,5 +1,7 @@
 // The step scrubber (range input labelled "Step") with event marks beside it: one row per
-// category of the events shown (from the engine's mechanism metadata; "other" is not marked).
+// category of the events shown (from the engine's mechanism metadata; "other" is not marked),
+// and above them the run's findings (a lost write, a stale-TLB store: base/findings.ts), for the
+// whole run however long, each a triangle and a line in the danger colour.
 import { scaleBand, scaleLinear } from 'd3';
 import { useId, useMemo } from 'react';
 import { positionOf, type AbAxis } from '../base/abAxis';
@@ -12,6 +14,8 @@ import styles from './Scrubber.module.css';
 /** Marks width in viewBox units (stretched to the track). */
 const MARKS_WIDTH = 1000;
 const ROW_PX = 7;
+/** Height of a lane's findings row. */
+const FINDING_PX = 9;
 
 /** Where a lane's step sits on the scrubber: the step itself alone, its axis position in an A/B comparison. */
 function placeOf(axis: AbAxis | null, lane: 'a' | 'b', step: number): number {
@@ -27,6 +31,8 @@ export function Scrubber() {
   const chapters = useAppStore((s) => s.runs.a.summary?.chapters);
   const eventsA = useAppStore((s) => s.runs.a.events);
   const eventsB = useAppStore((s) => s.runs.b.events);
+  const findingsA = useAppStore((s) => s.runs.a.findings);
+  const findingsB = useAppStore((s) => s.runs.b.findings);
   const mechanisms = useAppStore((s) => s.mechanisms);
   const eventsComplete = useAppStore((s) => s.runs.a.eventsComplete);
   const marked = useAppStore((s) => s.runs.a.eventsWindow);
@@ -53,7 +59,11 @@ export function Scrubber() {
   }, [eventsA, eventsB, axis, mechanisms, first, last]);
 
   const x = scaleLinear().domain([first, Math.max(first + 1, last)]).range([0, MARKS_WIDTH]);
-  const heightPx = Math.max(1, rows) * ROW_PX + 6 + (axis ? 4 : 0);
+  const findingLanes: ['a' | 'b', typeof findingsA][] = axis ? [['a', findingsA], ['b', findingsB]] : [['a', findingsA]];
+  const anyFinding = findingLanes.some(([, f]) => f.length > 0);
+  // The findings' row sits above the event rows (a triangle per finding, A's then B's in a comparison).
+  const findingPx = anyFinding ? FINDING_PX * findingLanes.length : 0;
+  const heightPx = Math.max(1, rows) * ROW_PX + 6 + (axis ? 4 : 0) + findingPx;
   return (
     <div className={styles.scrubber}>
       <label htmlFor={id} className={styles.label}>
@@ -75,6 +85,19 @@ export function Scrubber() {
           }}
         />
         <svg className={styles.marks} viewBox={`0 0 ${MARKS_WIDTH} ${heightPx}`} preserveAspectRatio="none" height={heightPx} aria-hidden="true">
+          {findingLanes.flatMap(([lane, list], li) =>
+            list.map((f, i) => {
+              const fx = x(placeOf(axis, lane, f.step + 1));
+              const top = li * FINDING_PX;
+              return (
+                <g key={`f${lane}${i}`} className={styles.finding} data-finding-step={f.step}>
+                  <polygon points={`${fx - 6},${top + 1} ${fx + 6},${top + 1} ${fx},${top + FINDING_PX - 1}`} />
+                  <line x1={fx} x2={fx} y1={top + FINDING_PX - 1} y2={heightPx} />
+                </g>
+              );
+            }),
+          )}
+          <g transform={`translate(0 ${findingPx})`}>
           {chapters?.map((c, i) => (
             <line key={`c${i}`} x1={x(placeOf(axis, 'a', c.step))} x2={x(placeOf(axis, 'a', c.step))} y1={0} y2={heightPx} className={styles.chapterMark} />
           ))}
@@ -82,6 +105,7 @@ export function Scrubber() {
           {marks.map((m) => (
             <line key={m.key} x1={m.x} x2={m.x} y1={m.y + 3} y2={m.y + 3 + ROW_PX - 1} stroke={m.color} className={styles.mark} />
           ))}
+          </g>
           <line x1={x(position)} x2={x(position)} y1={0} y2={heightPx} className={styles.now} />
         </svg>
         <ul className={styles.legend} aria-label="Marks on the timeline, a row per kind, top first">
@@ -96,6 +120,14 @@ export function Scrubber() {
               {c.label}
             </li>
           ))}
+          {anyFinding && (
+            <li className={styles.findingKey}>
+              <svg className={styles.rowKey} viewBox="0 0 12 10" aria-hidden="true">
+                <polygon points="0,0 12,0 6,10" />
+              </svg>
+              Findings (lost write, stale-TLB store){axis ? ': A above, B below' : ''}
+            </li>
+          )}
           {axis && <li>Marks: A above, B below</li>}
           {!eventsComplete && <li>Event marks: steps {formatCount(marked.from)}–{formatCount(marked.to)} only</li>}
           {chapters && chapters.length > 0 && (

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { SimHandle } from '../engine/engine';
+import type { CounterSeries, SimEvent } from '../engine/types';
+import { findingWindows, findingsIn, readFindings } from './findings';
+
+function event(step: number, deltas: Record<string, number>): SimEvent {
+  return { step, timeNs: step * 10, cpu: 1, kind: 'pte_write', function: 'do_wp_page', line: '', cause: null, task: 't1', narration: `event ${step}`, touched: { ptes: [], pfns: [], cpus: [] }, counterDeltas: deltas } as unknown as SimEvent;
+}
+
+describe('a run\'s findings', () => {
+  const series: CounterSeries = {
+    steps: [0, 10, 20, 30, 40],
+    timeNs: [0, 1, 2, 3, 4],
+    counters: { lost_writes: [0, 0, 1, 1, 2], stale_tlb_stores: [0, 1, 1, 1, 1], nr_dirtied: [0, 5, 9, 9, 9] },
+  };
+
+  it('are looked for only where the series says a finding counter grew, windows merged', () => {
+    expect(findingWindows(series)).toEqual([
+      { from: 0, to: 20 },
+      { from: 30, to: 40 },
+    ]);
+    expect(findingWindows({ steps: [0, 5], timeNs: [0, 1], counters: { nr_dirtied: [0, 3] } })).toEqual([]);
+    expect(findingWindows(null)).toEqual([]);
+  });
+
+  it('are the events whose deltas count a lost write or a stale-TLB store, in step order', () => {
+    const found = findingsIn([event(12, { lost_writes: 1, nr_dirtied: 1 }), event(3, { stale_tlb_stores: 2 }), event(5, { nr_dirtied: 1 })]);
+    expect(found.map((f) => [f.step, f.counter, f.count, f.label])).toEqual([
+      [3, 'stale_tlb_stores', 2, 'Store through a stale TLB entry'],
+      [12, 'lost_writes', 1, 'Lost write'],
+    ]);
+  });
+
+  it('are read from the run\'s events in those windows only', async () => {
+    const asked: [number, number][] = [];
+    const all = [event(4, { stale_tlb_stores: 1 }), event(15, { lost_writes: 1 }), event(25, { nr_dirtied: 1 }), event(33, { lost_writes: 1 })];
+    const sim = {
+      events: async (from: number, to: number) => {
+        asked.push([from, to]);
+        return all.filter((e) => e.step >= from && e.step < to);
+      },
+    } as unknown as SimHandle;
+    const found = await readFindings(sim, series);
+    expect(asked).toEqual([
+      [0, 20],
+      [30, 40],
+    ]);
+    expect(found.map((f) => f.step)).toEqual([4, 15, 33]);
+    expect((await readFindings(sim, series, 2)).length).toBe(2);
+  });
+});

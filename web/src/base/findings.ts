@@ -1,0 +1,85 @@
+// A run's findings, derived from the run itself: the events whose counter deltas count a
+// lost write (`lost_writes`: data written through a stale TLB entry to a frame that no longer
+// backs the page, found when the page is dropped) or a store through a stale TLB entry
+// (`stale_tlb_stores`). The interleaving explorer reports these as bad outcomes; the lab marks
+// them on the scrubber of any run that has them, so a link reopened in a fresh browser shows
+// the same marks with nothing extra in the URL.
+//
+// The whole-run counter series says between which sampled steps a finding counter grew; only
+// the events there are read, so a long run costs a few small reads, not all its events.
+import type { SimHandle } from '../engine/engine';
+import type { CounterSeries, SimEvent } from '../engine/types';
+
+/** The counters that make an event a finding, with what to call it. */
+export const FINDING_COUNTERS: Readonly<Record<string, string>> = {
+  lost_writes: 'Lost write',
+  stale_tlb_stores: 'Store through a stale TLB entry',
+};
+
+/** Most findings read per run (each is marked; the note lists the first few). */
+export const MAX_FINDINGS = 64;
+
+/** One finding of a run: the event at `step` whose deltas count it. */
+export interface RunFinding {
+  /** The event's step (the frame after it, `step + 1`, shows it done). */
+  step: number;
+  /** The counter it moved (`lost_writes`, `stale_tlb_stores`). */
+  counter: string;
+  /** What it is, for people. */
+  label: string;
+  /** How many it counts (the delta). */
+  count: number;
+  cpu: number;
+  task: string;
+  kind: string;
+  function: string;
+  narration: string;
+}
+
+/** Steps [from, to) whose events moved a finding counter, merged and in order, from the run's series. */
+export function findingWindows(series: CounterSeries | null): { from: number; to: number }[] {
+  if (!series) return [];
+  const windows: { from: number; to: number }[] = [];
+  for (const name of Object.keys(FINDING_COUNTERS)) {
+    const values = series.counters[name];
+    if (!values) continue;
+    let prevStep = 0;
+    let prevValue = 0;
+    series.steps.forEach((step, i) => {
+      const value = values[i] ?? prevValue;
+      if (value > prevValue) windows.push({ from: prevStep, to: Math.max(step, prevStep + 1) });
+      prevStep = step;
+      prevValue = value;
+    });
+  }
+  windows.sort((a, b) => a.from - b.from);
+  const merged: { from: number; to: number }[] = [];
+  for (const w of windows) {
+    const last = merged[merged.length - 1];
+    if (last && w.from <= last.to) last.to = Math.max(last.to, w.to);
+    else merged.push({ ...w });
+  }
+  return merged;
+}
+
+/** The findings among `events`, in step order. */
+export function findingsIn(events: readonly SimEvent[]): RunFinding[] {
+  const out: RunFinding[] = [];
+  for (const e of events) {
+    for (const [counter, label] of Object.entries(FINDING_COUNTERS)) {
+      const count = e.counterDeltas[counter] ?? 0;
+      if (count > 0) out.push({ step: e.step, counter, label, count, cpu: e.cpu, task: e.task, kind: e.kind, function: e.function, narration: e.narration });
+    }
+  }
+  return out.sort((a, b) => a.step - b.step);
+}
+
+/** Reads a run's findings: the events of the windows where its series says a finding counter grew. */
+export async function readFindings(sim: SimHandle, series: CounterSeries | null, max = MAX_FINDINGS): Promise<RunFinding[]> {
+  const out: RunFinding[] = [];
+  for (const w of findingWindows(series)) {
+    if (out.length >= max) break;
+    out.push(...findingsIn(await sim.events(w.from, w.to)));
+  }
+  return out.slice(0, max);
+}
