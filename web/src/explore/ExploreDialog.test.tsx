@@ -81,6 +81,15 @@ describe('the Explore report', () => {
     expect(screen.getByRole('status').textContent).toContain('Every search was exhaustive: these are all the outcomes.');
     expect(screen.getAllByRole('cell')[0]!.textContent).toBe('yes: every interleaving');
   });
+
+  it('says what an exhaustive search covered under a delay bound: every schedule within it, not every interleaving', () => {
+    const bounded = { ...report, delays: 3, values: report.values.map((v) => ({ ...v, exhaustive: true, cut: null })) };
+    render(<ExploreReportView base={base} report={bounded} patches={patches} onOpen={() => {}} />);
+    expect(screen.getByRole('status').textContent).toContain(
+      'Every search was exhaustive within 3 deviations of the default order: these are all the outcomes such schedules reach',
+    );
+    expect(screen.getAllByRole('cell')[0]!.textContent).toBe('yes: every schedule within 3 deviations of the default order');
+  });
 });
 
 describe('the explore store', () => {

@@ -15,6 +15,7 @@ import { toggleValueLabel } from '../store/simSlice';
 import styles from './ExploreDialog.module.css';
 import {
   abLink,
+  boundText,
   budgetChoices,
   cliCommand,
   coverage,
@@ -124,7 +125,19 @@ function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase;
 }
 
 /** One toggle value's search: its table, then its outcomes (bad ones first, as the engine orders them). */
-function ValueSection({ base, value, patches, onOpen }: { base: ExploreBase; value: ValueReport; patches: readonly PatchInfo[]; onOpen: () => void }) {
+function ValueSection({
+  base,
+  value,
+  delays,
+  patches,
+  onOpen,
+}: {
+  base: ExploreBase;
+  value: ValueReport;
+  delays: number | null;
+  patches: readonly PatchInfo[];
+  onOpen: () => void;
+}) {
   const bad = value.outcomes.filter((o) => o.bad).length;
   const v = variedValue(base, value);
   const patch = patches.find((p) => p.id === base.toggle);
@@ -150,7 +163,7 @@ function ValueSection({ base, value, patches, onOpen }: { base: ExploreBase; val
         </thead>
         <tbody>
           <tr>
-            <td>{coverage(value)}</td>
+            <td>{coverage(value, delays)}</td>
             <td>{formatCount(value.schedules)}</td>
             <td>{formatCount(value.states)}</td>
             <td>{formatCount(value.outcomes.length)}</td>
@@ -170,16 +183,20 @@ function ValueSection({ base, value, patches, onOpen }: { base: ExploreBase; val
 /** The report: a line over all values, then one section per value. */
 export function ExploreReportView({ base, report, patches, onOpen }: { base: ExploreBase; report: ExploreReport; patches: readonly PatchInfo[]; onOpen: () => void }) {
   const totals = reportTotals(report);
+  // Reports of a bounded search carry the bound (an older report has no field).
+  const delays = report.delays ?? null;
   return (
     <div className={styles.report}>
       <p className={styles.summary} role="status">
         {totals.bad > 0 ? `${totals.bad} bad outcome${totals.bad === 1 ? '' : 's'} found` : 'No bad outcome found'} within {formatCount(report.budget_states)} states per value.{' '}
         {totals.exhaustive
-          ? 'Every search was exhaustive: these are all the outcomes.'
+          ? delays === null
+            ? 'Every search was exhaustive: these are all the outcomes.'
+            : `Every search was exhaustive${boundText(delays)}: these are all the outcomes such schedules reach (schedules that deviate more may reach others).`
           : 'Not every search was exhaustive: outcomes not listed may exist (a bigger budget, or the native mmviz explore, goes further).'}
       </p>
       {report.values.map((v) => (
-        <ValueSection key={v.value} base={base} value={v} patches={patches} onOpen={onOpen} />
+        <ValueSection key={v.value} base={base} value={v} delays={delays} patches={patches} onOpen={onOpen} />
       ))}
     </div>
   );
@@ -227,9 +244,11 @@ function ExploreBody({ store, onClose }: { store: ExploreStore; onClose: () => v
         </button>
       </div>
       <p className={styles.help}>
-        Every interleaving of the scenario's CPUs at the steps other CPUs can observe (page-table and TLB steps, locks, IPIs), as <code>mmviz explore</code> searches them: independent steps are
-        not tried both ways (sleep sets) and states seen before are not searched again. A search stops at its state budget and then says it is not exhaustive: outcomes it did not
-        reach may exist. The lab runs it in WebAssembly, slower than the native CLI.
+        Every interleaving of the scenario's CPUs at the steps other CPUs can observe (page-table and TLB steps, locks, IPIs), as <code>mmviz explore</code> searches them
+        {def?.delays !== null && def?.delays !== undefined
+          ? `: every schedule with at most ${def.delays} pick${def.delays === 1 ? '' : 's'} where a CPU other than the default one acts (the scenario's delay bound), states seen before not searched again.`
+          : ': independent steps are not tried both ways (sleep sets) and states seen before are not searched again.'}{' '}
+        A search stops at its state budget and then says it is not exhaustive: outcomes it did not reach may exist. The lab runs it in WebAssembly, slower than the native CLI.
       </p>
       <form
         className={styles.form}

@@ -110,9 +110,18 @@ export function scheduleSize(schedule: string): string {
   return `${picks} pick${picks === 1 ? '' : 's'}`;
 }
 
-/** Whether a value's search covered every interleaving, and if not, why it stopped (the engine's words). */
-export function coverage(value: ValueReport): string {
-  return value.exhaustive ? 'yes: every interleaving' : `no: stopped, ${value.cut ?? 'a budget reached'}`;
+/** " within 3 deviations of the default order" under a delay bound, else "". */
+export function boundText(delays: number | null | undefined): string {
+  return delays === null || delays === undefined ? '' : ` within ${delays} deviation${delays === 1 ? '' : 's'} of the default order`;
+}
+
+/**
+ * Whether a value's search covered every interleaving (every schedule within the delay bound,
+ * when the search had one), and if not, why it stopped (the engine's words).
+ */
+export function coverage(value: ValueReport, delays: number | null | undefined): string {
+  if (!value.exhaustive) return `no: stopped, ${value.cut ?? 'a budget reached'}`;
+  return delays === null || delays === undefined ? 'yes: every interleaving' : `yes: every schedule${boundText(delays)}`;
 }
 
 /** Quotes a shell word when it needs it. */
