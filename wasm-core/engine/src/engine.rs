@@ -1370,6 +1370,7 @@ impl Sim {
     /// `mm::page_alloc::FreeUnrefPage`).
     pub(crate) fn free_page(&mut self, pfn: u32) {
         *self.st.frames.get_mut(pfn) = Page::FREE;
+        self.st.frames.retire(pfn);
         self.st.free.set(pfn);
         let nid = self.page_nid(pfn);
         self.st.free_count[nid as usize] += 1;

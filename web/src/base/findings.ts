@@ -1,9 +1,11 @@
-// A run's findings, derived from the run itself: the events whose counter deltas count a
-// lost write (`lost_writes`: data written through a stale TLB entry to a frame that no longer
-// backs the page, found when the page is dropped) or a store through a stale TLB entry
-// (`stale_tlb_stores`). The interleaving explorer reports these as bad outcomes; the lab marks
-// them on the scrubber of any run that has them, so a link reopened in a fresh browser shows
-// the same marks with nothing extra in the URL.
+// A run's findings, derived from the run itself: the events whose counter deltas count one
+// (the engine's `explore::FINDINGS`): a lost write (`lost_writes`: a dropped page held data the
+// file never got; `tlb_old_frame_stores`: a store through a stale TLB entry to a frame the page
+// table replaced), a use after free, a stale read, a store into a page under migration, a TLB
+// entry that outlived a flush, or a store through a stale TLB entry (`stale_tlb_stores`). The
+// interleaving explorer reports all but the last as bad outcomes; the lab marks them on the
+// scrubber of any run that has them, so a link reopened in a fresh browser shows the same marks
+// with nothing extra in the URL.
 //
 // The whole-run counter series says between which sampled steps a finding counter grew; only
 // the events there are read, so a long run costs a few small reads, not all its events.
@@ -13,6 +15,11 @@ import type { CounterSeries, SimEvent } from '../engine/types';
 /** The counters that make an event a finding, with what to call it. */
 export const FINDING_COUNTERS: Readonly<Record<string, string>> = {
   lost_writes: 'Lost write',
+  tlb_old_frame_stores: 'Lost write (store to a replaced frame)',
+  tlb_use_after_free: 'Use after free through a TLB entry',
+  tlb_stale_reads: 'Stale read',
+  migration_stale_stores: 'Store into a page under migration',
+  tlb_flush_outlived: 'TLB entry outlived its flush',
   stale_tlb_stores: 'Store through a stale TLB entry',
 };
 
@@ -23,7 +30,7 @@ export const MAX_FINDINGS = 64;
 export interface RunFinding {
   /** The event's step (the frame after it, `step + 1`, shows it done). */
   step: number;
-  /** The counter it moved (`lost_writes`, `stale_tlb_stores`). */
+  /** The counter it moved (a key of FINDING_COUNTERS). */
   counter: string;
   /** What it is, for people. */
   label: string;
