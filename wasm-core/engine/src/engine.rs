@@ -948,6 +948,10 @@ impl Sim {
         if !self.st.touched.is_empty() {
             self.refresh_ready();
         }
+        if self.st.readyq.peek().is_none_or(|(t, _)| t >= self.cfg.window_end) {
+            // The run's last step: what its page cache is left holding.
+            crate::mm::truncate::count_latent_lost_writes(self);
+        }
         Some((
             StepInfo {
                 step,

@@ -336,40 +336,13 @@ fn is_local(before: &Sim, after: &Sim, cpu: CpuId, kind: &str, touched: &crate::
         && (0..before.st.cpus.len() as CpuId)
             .filter(|&c| c != cpu)
             .all(|c| before.ready_at(c) == after.ready_at(c) && before.st.cpus[c as usize].inbox.len() == after.st.cpus[c as usize].inbox.len())
-        && before.st.locks.canonical_text() == after.st.locks.canonical_text()
+        && before.st.locks.same_as(&after.st.locks)
         // A step that moves the latest clock could change what a step reading it does
         // (`Sim::now`: the flusher's wake-up time).
         && after.now() == before.now()
 }
 
-/// File pages a run ends with that hold data their file never got and that nothing will
-/// write: in the page cache, clean, not under writeback, mapped by no PTE (so no dirty
-/// bit is left to move to the page), with content other than the backing store's — the
-/// condition `invalidate_mapping_pages` (`mm/truncate.rs`) counts as a lost write when it
-/// drops such a page, checked where the run stops instead. `(file offset, pfn, version
-/// held, version on file)`.
-pub fn latent_lost_writes(sim: &Sim) -> Vec<(usize, u32, u32, u32)> {
-    let st = &sim.st;
-    let mut out = Vec::new();
-    for (root, cache) in st.page_cache.iter().enumerate() {
-        for (i, &pfn) in cache.iter().enumerate() {
-            if pfn == crate::engine::NO_PAGE {
-                continue;
-            }
-            let p = st.frames.get(pfn);
-            use crate::machine::pg;
-            if p.mapcount > 0 || p.has(pg::DIRTY) || p.has(pg::WRITEBACK) {
-                continue;
-            }
-            let held = st.frames.content(pfn);
-            let on_file = st.backing.get(root).and_then(|b| b.get(i)).copied().unwrap_or(0);
-            if held != on_file {
-                out.push((i, pfn, held, on_file));
-            }
-        }
-    }
-    out
-}
+pub use crate::mm::truncate::latent_lost_writes;
 
 /// `step: Some(N)` (a hint record's step) with the number left out.
 fn strip_step_records(text: &str) -> String {

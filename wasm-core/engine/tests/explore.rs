@@ -347,10 +347,12 @@ fn the_scenario_made_for_the_explorer_is_exhaustive_within_its_bound_and_only_de
             r.schedule = o.schedule.clone();
             let mut sim = Sim::new(&r, &with("mremap_flush", rule), false);
             sim.run_to_end().unwrap();
-            assert!(
-                !mmviz_engine::explore::latent_lost_writes(&sim).is_empty(),
-                "{rule}: {}",
-                o.schedule
+            let latent = mmviz_engine::explore::latent_lost_writes(&sim);
+            assert!(!latent.is_empty(), "{rule}: {}", o.schedule);
+            // Counted at the run's last step, so the lab marks it on a reopened run.
+            assert_eq!(
+                sim.st.counters.get(mmviz_engine::mech::writeback::LATENT_LOST_WRITES),
+                latent.len() as u64
             );
         }
     }

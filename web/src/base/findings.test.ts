@@ -31,6 +31,21 @@ describe('a run\'s findings', () => {
     ]);
   });
 
+  it('include the engine\'s other findings: a latent lost write, a use after free, a flush outlived', () => {
+    const found = findingsIn([
+      event(40, { latent_lost_writes: 1, workload_ops: 1 }),
+      event(7, { tlb_use_after_free: 1, stale_tlb_stores: 1 }),
+      event(9, { tlb_flush_outlived: 2 }),
+    ]);
+    expect(found.map((f) => [f.step, f.counter])).toEqual([
+      [7, 'tlb_use_after_free'],
+      [7, 'stale_tlb_stores'],
+      [9, 'tlb_flush_outlived'],
+      [40, 'latent_lost_writes'],
+    ]);
+    expect(findingWindows({ steps: [0, 50], timeNs: [0, 1], counters: { latent_lost_writes: [0, 1] } })).toEqual([{ from: 0, to: 50 }]);
+  });
+
   it('are read from the run\'s events in those windows only', async () => {
     const asked: [number, number][] = [];
     const all = [event(4, { stale_tlb_stores: 1 }), event(15, { lost_writes: 1 }), event(25, { nr_dirtied: 1 }), event(33, { lost_writes: 1 })];

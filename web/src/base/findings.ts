@@ -1,11 +1,11 @@
 // A run's findings, derived from the run itself: the events whose counter deltas count one
 // (the engine's `explore::FINDINGS`): a lost write (`lost_writes`: a dropped page held data the
-// file never got; `tlb_old_frame_stores`: a store through a stale TLB entry to a frame the page
-// table replaced), a use after free, a stale read, a store into a page under migration, a TLB
-// entry that outlived a flush, or a store through a stale TLB entry (`stale_tlb_stores`). The
-// interleaving explorer reports all but the last as bad outcomes; the lab marks them on the
-// scrubber of any run that has them, so a link reopened in a fresh browser shows the same marks
-// with nothing extra in the URL.
+// file never got; `latent_lost_writes`: the run ends with such a page; `tlb_old_frame_stores`:
+// a store through a stale TLB entry to a frame the page table replaced), a use after free, a
+// stale read, a store into a page under migration, a TLB entry that outlived a flush, or a
+// store through a stale TLB entry (`stale_tlb_stores`). The interleaving explorer reports all
+// but the last as bad outcomes; the lab marks them on the scrubber of any run that has them,
+// so a link reopened in a fresh browser shows the same marks with nothing extra in the URL.
 //
 // The whole-run counter series says between which sampled steps a finding counter grew; only
 // the events there are read, so a long run costs a few small reads, not all its events.
@@ -15,6 +15,7 @@ import type { CounterSeries, SimEvent } from '../engine/types';
 /** The counters that make an event a finding, with what to call it. */
 export const FINDING_COUNTERS: Readonly<Record<string, string>> = {
   lost_writes: 'Lost write',
+  latent_lost_writes: 'Lost write (the run ends with it: a clean page holds data the file never got)',
   tlb_old_frame_stores: 'Lost write (store to a replaced frame)',
   tlb_use_after_free: 'Use after free through a TLB entry',
   tlb_stale_reads: 'Stale read',

@@ -43,6 +43,10 @@ crate::counters! { Writeback;
     /// Model only: clean pages dropped while holding content the file never got: a store
     /// after `page_mkclean` that did not dirty the page (detected, not asserted).
     model LOST_WRITES => "lost_writes",
+    /// Model only: file pages the run ends with that hold data the file never got and that
+    /// nothing will write (clean, unmapped, not under writeback): lost writes that reclaim
+    /// or `FADV_DONTNEED` would make, counted at the run's last step.
+    model LATENT_LOST_WRITES => "latent_lost_writes",
 }
 
 crate::costs! { Writeback;
