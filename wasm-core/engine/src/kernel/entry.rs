@@ -186,13 +186,8 @@ impl UserMode {
             return (ev, Flow::Block(Until::Resched));
         }
         let Some(op) = Self::ops(sim, sim.st.cpus[c].curr).get(self.op as usize).cloned() else {
-            if let Some(id) = crate::kernel::sched::core::exit_mmap_blocked(sim, cpu) {
-                // zap_pte_range's pte_offset_map_lock: wait for the lock, take it, and drop
-                // it again with the teardown below.
-                if !sim.lock(cpu, id, 0) {
-                    return crate::mm::memory::lock_wait(sim, cpu, id, "do_exit", "X1");
-                }
-                sim.unlock(cpu, id, 0);
+            if let Some(wait) = crate::kernel::sched::core::exit_mmap_wait(sim, cpu, "do_exit", "X1") {
+                return wait;
             }
             let ev = Ev::new(core_ev::EXIT, "do_exit", "X1").say(say!(
                 sim,
@@ -260,11 +255,8 @@ impl UserMode {
                 return (ev, Flow::Block(Until::Resched));
             }
             Op::Exit => {
-                if let Some(id) = crate::kernel::sched::core::exit_mmap_blocked(sim, cpu) {
-                    if !sim.lock(cpu, id, 0) {
-                        return crate::mm::memory::lock_wait(sim, cpu, id, "do_exit", "X1");
-                    }
-                    sim.unlock(cpu, id, 0);
+                if let Some(wait) = crate::kernel::sched::core::exit_mmap_wait(sim, cpu, "do_exit", "X1") {
+                    return wait;
                 }
                 let ev = Ev::new(core_ev::EXIT, "do_exit", "X1").say(say!(
                     sim,

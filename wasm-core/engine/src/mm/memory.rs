@@ -238,12 +238,9 @@ impl Function for DoAnonymousPage {
             sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
             // The last thread's death tears the mm down (`exit_mmap`), which waits for a PTE
             // lock of the mm held elsewhere (`exit_mmap_blocked`); the fault is retried after.
-            if let Some(held) = crate::kernel::sched::core::exit_mmap_blocked(sim, cpu) {
-                if !sim.lock(cpu, held, 0) {
-                    self.waited = true;
-                    return lock_wait(sim, cpu, held, F, "A5");
-                }
-                sim.unlock(cpu, held, 0);
+            if let Some(wait) = crate::kernel::sched::core::exit_mmap_wait(sim, cpu, F, "A5") {
+                self.waited = true;
+                return wait;
             }
             let ev = Ev::new(core_ev::EXIT, F, "A5").pte(pid, self.vpn).say(say!(
                 sim,
@@ -279,7 +276,13 @@ impl Function for DoAnonymousPage {
         let node = sim.cpu_node(cpu);
         let Some(pfn) = sim.alloc_page(node, true) else {
             sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
-            // Out of memory: the model stops this thread rather than invent reclaim.
+            // Out of memory: the model stops this thread rather than invent reclaim. As the
+            // mm's last user its exit waits first for a PTE lock held elsewhere; the fault is
+            // retried after.
+            if let Some(wait) = crate::kernel::sched::core::exit_mmap_wait(sim, cpu, F, "A1") {
+                self.waited = true;
+                return wait;
+            }
             sim.st.counters.inc(OOM_STOPS);
             let ev = Ev::new(core_ev::EXIT, F, "A1").say(say!(
                 sim,
@@ -1004,6 +1007,11 @@ impl Function for WpPageCopy {
             Wc::Alloc => {
                 let node = sim.cpu_node(cpu);
                 let Some(n) = sim.alloc_page(node, true) else {
+                    // The mm's last user waits for a PTE lock held elsewhere before its exit
+                    // (nothing done yet: the allocation is tried again after).
+                    if let Some(wait) = crate::kernel::sched::core::exit_mmap_wait(sim, cpu, F, "WC1") {
+                        return wait;
+                    }
                     Self::put_page(sim, old);
                     sim.st.counters.inc(OOM_STOPS);
                     let ev = Ev::new(core_ev::EXIT, F, "WC1").say(say!(

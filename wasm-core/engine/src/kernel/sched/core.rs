@@ -231,6 +231,25 @@ pub(crate) fn exit_mmap_blocked(sim: &Sim, cpu: CpuId) -> Option<crate::core::Lo
         .map(|(id, _)| id)
 }
 
+/// Every path by which a user thread exits (its work done, SIGSEGV, the model's stop when
+/// no page is left) calls this first: while [`exit_mmap_blocked`] names a PTE lock, the exit
+/// waits for it (the step that returns is retried when the lock is free); once free it is
+/// taken and dropped again with the teardown (`zap_pte_range`'s `pte_offset_map_lock`).
+/// `None`: go on and exit.
+pub(crate) fn exit_mmap_wait(
+    sim: &mut Sim,
+    cpu: CpuId,
+    function: &'static str,
+    line: &'static str,
+) -> Option<(crate::trace::Ev, crate::core::Flow<crate::registry::Frame>)> {
+    let id = exit_mmap_blocked(sim, cpu)?;
+    if !sim.lock(cpu, id, 0) {
+        return Some(crate::mm::memory::lock_wait(sim, cpu, id, function, line));
+    }
+    sim.unlock(cpu, id, 0);
+    None
+}
+
 /// `exit_mmap` of the last user: every PTE is zapped (`zap_pte_range`: `page_remove_rmap`
 /// and `put_page` of each mapped page, a huge PMD whole as `zap_huge_pmd` does, so a COW
 /// page the child shared is the parent's alone again), the VMAs leave their rmap roots,
