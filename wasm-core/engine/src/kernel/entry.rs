@@ -186,7 +186,7 @@ impl UserMode {
             return (ev, Flow::Block(Until::Resched));
         }
         let Some(op) = Self::ops(sim, sim.st.cpus[c].curr).get(self.op as usize).cloned() else {
-            if let Some(wait) = crate::kernel::sched::core::exit_mmap_wait(sim, cpu, "do_exit", "X1") {
+            if let Some(wait) = crate::mm::mmap::exit_mmap_wait(sim, cpu, "do_exit", "X1") {
                 return wait;
             }
             let ev = Ev::new(core_ev::EXIT, "do_exit", "X1").say(say!(
@@ -255,7 +255,7 @@ impl UserMode {
                 return (ev, Flow::Block(Until::Resched));
             }
             Op::Exit => {
-                if let Some(wait) = crate::kernel::sched::core::exit_mmap_wait(sim, cpu, "do_exit", "X1") {
+                if let Some(wait) = crate::mm::mmap::exit_mmap_wait(sim, cpu, "do_exit", "X1") {
                     return wait;
                 }
                 let ev = Ev::new(core_ev::EXIT, "do_exit", "X1").say(say!(

@@ -459,13 +459,8 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::PTEP_CLEAR_FLUSH]),
     ],
     functions: FRAME_FUNCTIONS,
-    task_work: None,
-    setup: None,
-    task_moved: None,
-    kthreads: &[],
-    presets: &[],
     metrics: METRICS,
     invariants: crate::invariants::CORE,
     // The lab's own panels (machine, page table, code, counters) draw the core.
-    views: &[],
+    ..Mechanism::EMPTY
 };

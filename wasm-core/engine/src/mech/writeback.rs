@@ -91,7 +91,6 @@ pub mod ev {
 pub const MECHANISM: Mechanism = Mechanism {
     id: "writeback",
     title: "Writeback: the flusher cleans dirty file pages (page_mkclean) and writes them to the file",
-    toggles: &[],
     counters: COUNTERS,
     costs: COSTS,
     knobs: KNOBS,
@@ -106,20 +105,16 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::INVALIDATE_MAPPING_PAGES]),
     ],
     functions: FRAME_FUNCTIONS,
-    task_work: None,
     setup: Some(crate::mm::page_writeback::dirty_at_start),
-    task_moved: None,
     kthreads: &[KthreadDef {
         kind: KthreadKind::Flusher,
         work: crate::mm::page_writeback::flusher_work,
     }],
-    presets: &[],
-    metrics: &[],
-    invariants: &[],
     views: &[ViewDef {
         id: "writeback",
         title: "Writeback",
         plots: &["nr_dirtied", "nr_written", "mkclean_ptes", "lost_writes"],
         state: None,
     }],
+    ..Mechanism::EMPTY
 };

@@ -238,7 +238,7 @@ impl Function for DoAnonymousPage {
             sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
             // The last thread's death tears the mm down (`exit_mmap`), which waits for a PTE
             // lock of the mm held elsewhere (`exit_mmap_blocked`); the fault is retried after.
-            if let Some(wait) = crate::kernel::sched::core::exit_mmap_wait(sim, cpu, F, "A5") {
+            if let Some(wait) = crate::mm::mmap::exit_mmap_wait(sim, cpu, F, "A5") {
                 self.waited = true;
                 return wait;
             }
@@ -279,7 +279,7 @@ impl Function for DoAnonymousPage {
             // Out of memory: the model stops this thread rather than invent reclaim. As the
             // mm's last user its exit waits first for a PTE lock held elsewhere; the fault is
             // retried after.
-            if let Some(wait) = crate::kernel::sched::core::exit_mmap_wait(sim, cpu, F, "A1") {
+            if let Some(wait) = crate::mm::mmap::exit_mmap_wait(sim, cpu, F, "A1") {
                 self.waited = true;
                 return wait;
             }
@@ -1009,7 +1009,7 @@ impl Function for WpPageCopy {
                 let Some(n) = sim.alloc_page(node, true) else {
                     // The mm's last user waits for a PTE lock held elsewhere before its exit
                     // (nothing done yet: the allocation is tried again after).
-                    if let Some(wait) = crate::kernel::sched::core::exit_mmap_wait(sim, cpu, F, "WC1") {
+                    if let Some(wait) = crate::mm::mmap::exit_mmap_wait(sim, cpu, F, "WC1") {
                         return wait;
                     }
                     Self::put_page(sim, old);
