@@ -186,12 +186,14 @@ impl Function for HandleMmFault {
 
     /// The handler returned: the fault is done, unless it asks to classify again.
     fn resume(&mut self, _sim: &mut Sim, _task: u16, r: Ret) {
-        if r == crate::mm::huge_memory::VM_FAULT_FALLBACK {
-            self.fallback = true;
-            self.called = false;
-            return;
+        match r {
+            Ret::Fault(crate::core::VmFault::Fallback) => {
+                self.fallback = true;
+                self.called = false;
+            }
+            Ret::Fault(crate::core::VmFault::Retry) => self.called = false,
+            _ => self.called = true,
         }
-        self.called = r != Ret::Bool(false);
     }
 }
 
@@ -217,7 +219,7 @@ impl Function for DoAnonymousPage {
                 "The PTE lock is free again: handle_pte_fault looks at the PTE of {:#x} once more",
                 self.vpn
             ));
-            return (ev, Flow::Return(Ret::Bool(false)));
+            return (ev, Flow::Return(Ret::Fault(crate::core::VmFault::Retry)));
         }
         if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
             self.waited = true;
