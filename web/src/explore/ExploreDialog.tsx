@@ -4,13 +4,14 @@
 // schedules, states, outcomes, bad outcomes); under it each outcome with its findings, the
 // counters that tell the outcomes apart and its shortest schedule, which "Open" opens as a
 // normal run (a link with `sched=`) and "A/B" opens under two toggle values side by side.
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useStore } from 'zustand';
 import { formatCount, formatElapsedMs } from '../base/format';
 import { fnv1a32Hex } from '../base/hash';
 import type { PatchInfo, ToggleValue } from '../engine/types';
 import type { ScenarioRef } from '../share/url';
 import { useAppStore } from '../store/context';
+import { Dialog } from '../widgets/Dialog';
 import { toggleValueLabel } from '../store/simSlice';
 import styles from './ExploreDialog.module.css';
 import {
@@ -32,6 +33,12 @@ import {
 } from './exploreModel';
 import { exploreStore, type ExploreState, type ExploreStore } from './exploreStore';
 
+/** The scenario as the view names it: a built-in's id, or "the custom scenario". */
+function scenarioLabel(scenario: { kind: string; id?: string } | null): string {
+  return scenario?.kind === 'builtin' && scenario.id ? scenario.id : 'the custom scenario';
+}
+
+/** Reads the explore store. */
 function useExplore<T>(store: ExploreStore, selector: (s: ExploreState) => T): T {
   return useStore(store, selector);
 }
@@ -59,6 +66,7 @@ function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase;
   const selectId = useId();
   const counters = Object.entries(outcome.counters);
   const ab = other !== null ? abLink(base, value, outcome, other) : null;
+  const open = openLink(base, value, outcome);
   return (
     <li className={outcome.bad ? styles.bad : styles.ok} data-outcome={outcome.bad ? 'bad' : 'ok'}>
       <div className={styles.outcomeHead}>
@@ -67,7 +75,7 @@ function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase;
           {formatCount(outcome.schedules)} schedule{outcome.schedules === 1 ? '' : 's'} reach it; the shortest: {formatCount(outcome.steps)} steps, {scheduleSize(outcome.schedule)}
         </span>
         <span className={styles.actions}>
-          <a className={styles.button} href={openLink(base, value, outcome)} onClick={(e) => plainClick(e) && onOpen()} title="Open this interleaving as a normal run (its schedule in the link), at its finding">
+          <a className={styles.button} href={open} onClick={(e) => plainClick(e) && onOpen()} title="Open this interleaving as a normal run (its schedule in the link), at its finding">
             Open
           </a>
           {others.length > 0 && ab && (
@@ -218,7 +226,7 @@ function ExploreBody({ store, onClose }: { store: ExploreStore; onClose: () => v
   const budgetId = useId();
   const choices = budgetChoices(def?.budget ?? null);
   const budget = chosen ?? choices[0]?.value ?? 2_000;
-  const label = scenario?.kind === 'builtin' ? scenario.id : 'the custom scenario';
+  const label = scenarioLabel(scenario);
   const toggle = def?.toggle ?? null;
   const base = (): ExploreBase | null => {
     if (!scenario) return null;
@@ -234,15 +242,6 @@ function ExploreBody({ store, onClose }: { store: ExploreStore; onClose: () => v
   const shown = report && reportBase && reportBase.scenarioText === scenarioText ? { report, base: reportBase } : null;
   return (
     <>
-      <div className={styles.head}>
-        <h2 className={styles.title}>
-          Explore: {label}
-          {toggle ? ` under each value of ${toggle}` : ''}
-        </h2>
-        <button type="button" className={styles.button} onClick={onClose}>
-          Close
-        </button>
-      </div>
       <p className={styles.help}>
         Every interleaving of the scenario's CPUs at the steps other CPUs can observe (page-table and TLB steps, locks, IPIs), as <code>mmviz explore</code> searches them
         {def?.delays !== null && def?.delays !== undefined
@@ -304,22 +303,11 @@ function ExploreBody({ store, onClose }: { store: ExploreStore; onClose: () => v
 
 /** The header button (only for a scenario with `[explore]`) and the dialog. */
 export function ExploreButton({ store = exploreStore }: { store?: ExploreStore }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
   const explorable = useAppStore((s) => (s.runs.a.summary?.explore ?? null) !== null);
+  const scenario = useAppStore((s) => s.scenario);
+  const toggle = useAppStore((s) => s.runs.a.summary?.explore?.toggle ?? null);
   const running = useExplore(store, (s) => s.status.kind === 'running');
-  useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (open && !d.open) {
-      if (typeof d.showModal === 'function') d.showModal();
-      else d.setAttribute('open', '');
-      d.querySelector('select')?.focus();
-    } else if (!open && d.open) {
-      if (typeof d.close === 'function') d.close();
-      else d.removeAttribute('open');
-    }
-  }, [open]);
   if (!explorable && !running) return null;
   return (
     <>
@@ -332,9 +320,9 @@ export function ExploreButton({ store = exploreStore }: { store?: ExploreStore }
       >
         Explore…{running ? ' (running)' : ''}
       </button>
-      <dialog ref={dialog} className={styles.dialog} aria-label="Explore" onClose={() => setOpen(false)}>
-        {open && <ExploreBody store={store} onClose={() => setOpen(false)} />}
-      </dialog>
+      <Dialog open={open} onClose={() => setOpen(false)} title={`Explore: ${scenarioLabel(scenario)}${toggle ? ` under each value of ${toggle}` : ''}`} className={styles.dialog}>
+        <ExploreBody store={store} onClose={() => setOpen(false)} />
+      </Dialog>
     </>
   );
 }
