@@ -10,7 +10,8 @@ import { formatCount, formatElapsedMs } from '../base/format';
 import { fnv1a32Hex } from '../base/hash';
 import type { PatchInfo, ToggleValue } from '../engine/types';
 import type { ScenarioRef } from '../share/url';
-import { useAppStore } from '../store/context';
+import { followLink } from '../share/useUrlSync';
+import { useAppStore, useAppStoreApi } from '../store/context';
 import { Dialog } from '../widgets/Dialog';
 import { toggleValueLabel } from '../store/simSlice';
 import styles from './ExploreDialog.module.css';
@@ -59,7 +60,7 @@ function Elapsed({ startedAtMs }: { startedAtMs: number }) {
 }
 
 /** One outcome: bad or ok, its findings, the counters that tell it apart, its schedule, Open and A/B. */
-function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase; value: ValueReport; outcome: OutcomeReport; patches: readonly PatchInfo[]; onOpen: () => void }) {
+function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase; value: ValueReport; outcome: OutcomeReport; patches: readonly PatchInfo[]; onOpen: (href: string) => void }) {
   const others = otherValues(patches, base, value);
   const [other, setOther] = useState<ToggleValue | null>(others[0] ?? null);
   const patch = patches.find((p) => p.id === base.toggle);
@@ -75,7 +76,7 @@ function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase;
           {formatCount(outcome.schedules)} schedule{outcome.schedules === 1 ? '' : 's'} reach it; the shortest: {formatCount(outcome.steps)} steps, {scheduleSize(outcome.schedule)}
         </span>
         <span className={styles.actions}>
-          <a className={styles.button} href={open} onClick={(e) => plainClick(e) && onOpen()} title="Open this interleaving as a normal run (its schedule in the link), at its finding">
+          <a className={styles.button} href={open} onClick={(e) => plainClick(e) && onOpen(open)} title="Open this interleaving as a normal run (its schedule in the link), at its finding">
             Open
           </a>
           {others.length > 0 && ab && (
@@ -96,7 +97,7 @@ function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase;
                   </option>
                 ))}
               </select>
-              <a className={styles.button} href={ab} onClick={(e) => plainClick(e) && onOpen()} title="The same schedule under two values of the toggle, side by side">
+              <a className={styles.button} href={ab} onClick={(e) => plainClick(e) && onOpen(ab)} title="The same schedule under two values of the toggle, side by side">
                 A/B
               </a>
             </>
@@ -144,7 +145,7 @@ function ValueSection({
   value: ValueReport;
   delays: number | null;
   patches: readonly PatchInfo[];
-  onOpen: () => void;
+  onOpen: (href: string) => void;
 }) {
   const bad = value.outcomes.filter((o) => o.bad).length;
   const v = variedValue(base, value);
@@ -188,8 +189,8 @@ function ValueSection({
   );
 }
 
-/** The report: a line over all values, then one section per value. */
-export function ExploreReportView({ base, report, patches, onOpen }: { base: ExploreBase; report: ExploreReport; patches: readonly PatchInfo[]; onOpen: () => void }) {
+/** The report: a line over all values, then one section per value; `onOpen` is told of a plain click on an outcome's link (the browser follows it). */
+export function ExploreReportView({ base, report, patches, onOpen }: { base: ExploreBase; report: ExploreReport; patches: readonly PatchInfo[]; onOpen: (href: string) => void }) {
   const totals = reportTotals(report);
   // Reports of a bounded search carry the bound (an older report has no field).
   const delays = report.delays ?? null;
@@ -212,6 +213,7 @@ export function ExploreReportView({ base, report, patches, onOpen }: { base: Exp
 
 /** The dialog's contents. */
 function ExploreBody({ store, onClose }: { store: ExploreStore; onClose: () => void }) {
+  const app = useAppStoreApi();
   const engine = useAppStore((s) => s.engine);
   const patches = useAppStore((s) => s.patches);
   const scenario = useAppStore((s) => s.scenario);
@@ -296,7 +298,18 @@ function ExploreBody({ store, onClose }: { store: ExploreStore; onClose: () => v
           The search failed: {status.message}
         </p>
       )}
-      {shown && <ExploreReportView base={shown.base} report={shown.report} patches={patches} onOpen={onClose} />}
+      {shown && (
+        <ExploreReportView
+          base={shown.base}
+          report={shown.report}
+          patches={patches}
+          onOpen={(href) => {
+            onClose();
+            // The outcome's link may be the address bar's already: then no hashchange shows it.
+            followLink(app, href);
+          }}
+        />
+      )}
     </>
   );
 }

@@ -10,7 +10,8 @@ import { formatCount, formatElapsedMs } from '../base/format';
 import { fnv1a32Hex } from '../base/hash';
 import type { ScenarioRef } from '../share/url';
 import type { MechanismInfo, ParamInfo, PatchInfo, SweepField } from '../engine/types';
-import { useAppStore } from '../store/context';
+import { followLink } from '../share/useUrlSync';
+import { useAppStore, useAppStoreApi } from '../store/context';
 import { Dialog } from '../widgets/Dialog';
 import { SweepCharts } from './SweepCharts';
 import { cliCommand, fieldsOf, smallMultiples, toggleValueText, unitOf, varyChoices, type SweepBase } from './sweepModel';
@@ -291,7 +292,7 @@ function CopyText({ text, what }: { text: string; what: string }) {
 }
 
 /** The charts, the warnings, the table and the command of the sweep last run. */
-function Results({ store, mechanisms, onOpen }: { store: SweepStore; mechanisms: readonly MechanismInfo[]; onOpen: () => void }) {
+function Results({ store, mechanisms, onOpen }: { store: SweepStore; mechanisms: readonly MechanismInfo[]; onOpen: (href: string) => void }) {
   const sweep = useSweep(store, (s) => s.sweep);
   const report = useSweep(store, (s) => s.report);
   const runs = useSweep(store, (s) => s.runs);
@@ -377,6 +378,7 @@ function Results({ store, mechanisms, onOpen }: { store: SweepStore; mechanisms:
 
 /** The dialog's body (rendered only while it is open). */
 function SweepBody({ store, onClose }: { store: SweepStore; onClose: () => void }) {
+  const app = useAppStoreApi();
   const engine = useAppStore((s) => s.engine);
   const patches = useAppStore((s) => s.patches);
   const mechanisms = useAppStore((s) => s.mechanisms);
@@ -429,7 +431,15 @@ function SweepBody({ store, onClose }: { store: SweepStore; onClose: () => void 
           {statusLine}
         </p>
       )}
-      <Results store={store} mechanisms={mechanisms} onOpen={onClose} />
+      <Results
+        store={store}
+        mechanisms={mechanisms}
+        onOpen={(href) => {
+          onClose();
+          // The dot's link may be the address bar's already: then no hashchange shows it.
+          followLink(app, href);
+        }}
+      />
     </>
   );
 }
