@@ -73,7 +73,7 @@ function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase;
       <div className={styles.outcomeHead}>
         <span className={outcome.bad ? styles.badgeBad : styles.badgeOk}>{outcome.bad ? 'BAD' : 'ok'}</span>
         <span>
-          {formatCount(outcome.schedules)} schedule{outcome.schedules === 1 ? '' : 's'} reach it; the shortest: {formatCount(outcome.steps)} steps, {scheduleSize(outcome.schedule)}
+          {formatCount(outcome.schedules)} {outcome.schedules === 1 ? 'schedule reaches' : 'schedules reach'} it; the shortest: {formatCount(outcome.steps)} steps, {scheduleSize(outcome.schedule)}
         </span>
         <span className={styles.actions}>
           <a className={styles.button} href={open} onClick={(e) => plainClick(e) && onOpen(open)} title="Open this interleaving as a normal run (its schedule in the link), at its finding">
