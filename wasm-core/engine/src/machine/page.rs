@@ -109,8 +109,10 @@ impl Frames {
     /// `n` free frames.
     pub fn new(n: u32) -> Self {
         let chunks = (0..(n as usize).div_ceil(CHUNK)).map(|_| Rc::new([Page::FREE; CHUNK])).collect();
-        let content: Vec<Rc<[u32; CHUNK]>> = (0..(n as usize).div_ceil(CHUNK)).map(|_| Rc::new([0; CHUNK])).collect();
-        let owner = content.clone();
+        // Each its own chunks: sharing one Rc between the two would make the first write to
+        // either copy it.
+        let content = (0..(n as usize).div_ceil(CHUNK)).map(|_| Rc::new([0; CHUNK])).collect();
+        let owner = (0..(n as usize).div_ceil(CHUNK)).map(|_| Rc::new([0; CHUNK])).collect();
         Frames {
             chunks,
             content,

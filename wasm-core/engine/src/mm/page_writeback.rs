@@ -67,7 +67,10 @@ pub fn user_access(sim: &mut Sim, cpu: CpuId, mm: u16, vpn: u32, pfn: u32, write
         if e.doomed == Doom::Owed {
             sim.st.counters.inc(TLB_FLUSH_OUTLIVED);
             sim.st.cpus[cpu as usize].tlb.set_counted(mm, vpn);
-            said = Some("the entry outlived a flush that covered it and returned (tlb_flush_outlived)".to_string());
+            said = Some(say!(
+                sim,
+                "the entry outlived a flush that covered it and returned (tlb_flush_outlived)"
+            ));
         }
         let pte = sim.st.mms[mm as usize].pte(vpn);
         if !(pte.hw_present() && pte.pfn() == pfn) {
@@ -98,10 +101,10 @@ pub fn user_access(sim: &mut Sim, cpu: CpuId, mm: u16, vpn: u32, pfn: u32, write
                     sim.st.counters.inc(TLB_STALE_READS);
                     say!(sim, "the TLB entry is stale: the page is pfn {now} now, with newer data than the old pfn {pfn} this load reads (tlb_stale_reads)")
                 } else {
-                    "the TLB entry is stale (the page table maps another frame with the same data)".to_string()
+                    say!(sim, "the TLB entry is stale (the page table maps another frame with the same data)")
                 }
             } else {
-                "the TLB entry is stale: the PTE is no longer present".to_string()
+                say!(sim, "the TLB entry is stale: the PTE is no longer present")
             };
             said = Some(match said {
                 Some(s) => say!(sim, "{s}; {finding}"),
@@ -113,7 +116,8 @@ pub fn user_access(sim: &mut Sim, cpu: CpuId, mm: u16, vpn: u32, pfn: u32, write
         let v = sim.st.frames.content(pfn).wrapping_add(1);
         sim.st.frames.set_content(pfn, v);
     }
-    said
+    // Counters-only runs build no text (and allocate nothing per step).
+    said.filter(|_| sim.recording)
 }
 
 /// `account_page_dirtied`: a file page became dirty (`nr_dirtied`). With periodic
