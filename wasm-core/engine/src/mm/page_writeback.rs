@@ -626,26 +626,12 @@ mod tests {
 
     /// One thread that touched two heap pages; returns the sim and its first page's vpn.
     fn sim() -> (Sim, u32) {
-        let text = r#"
-format = 1
-id = "stale-test"
-title = "t"
-[machine]
-tlb_entries = 8
-[[machine.node]]
-cpus = [0]
-mem_pages = 16
-[[process]]
-name = "p"
-[[process.vma]]
-name = "heap"
-pages = 2
-node = 0
-[[process.thread]]
-cpu = 0
-ops = [{ op = "touch", vma = "heap" }, { op = "compute", ns = 100000 }]
-"#;
-        let s = crate::scenario::parse(text, &[]).unwrap();
+        let text = crate::testkit::TestScenario::new()
+            .tlb_entries(8)
+            .node("cpus = [0]\nmem_pages = 16")
+            .heap_process(2, &[(0, r#"[{ op = "touch", vma = "heap" }, { op = "compute", ns = 100000 }]"#)])
+            .text();
+        let s = crate::scenario::parse(&text, &[]).unwrap();
         let mut sim = Sim::new(&s, &ToggleSet::default(), false);
         while sim.st.cpus[0].tlb.entries().count() < 2 {
             sim.step().unwrap();

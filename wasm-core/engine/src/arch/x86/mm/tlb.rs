@@ -170,7 +170,7 @@ fn flush_func(sim: &mut Sim, cpu: CpuId, mm: u16, start: u32, pages: u32, new_ge
 /// translation of the range cached from before it. On a CPU running `mm` (in its mask, not
 /// lazy) one left over breaks that promise now (`tlb_flush_outlived`); on a lazy CPU, or
 /// one that left the mm, the kernel lets it stay until the CPU switches back
-/// (`switch_mm_irqs_off` compares generations and flushes then), so it is a finding only if
+/// (v4.14-v5.12 `switch_mm_irqs_off` compares generations and flushes then), so it is a finding only if
 /// it is used first ([`crate::mm::page_writeback::user_access`]). A check the model makes
 /// of itself, in every run: the flush protocol it follows should never trip it.
 fn flush_returned(sim: &mut Sim, mm: u16, start: u32, pages: u32, gen: u64) {
