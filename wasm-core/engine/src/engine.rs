@@ -517,8 +517,12 @@ impl Sim {
             self.refresh_ready();
         }
         if self.st.readyq.peek().is_none_or(|(t, _)| t >= self.cfg.window_end) {
-            // The run's last step: what its page cache is left holding.
-            crate::mm::truncate::count_latent_lost_writes(self);
+            // The run's last step: what each mechanism counts of the state it ends in.
+            for m in crate::registry::MECHANISMS {
+                if let Some(run_end) = m.run_end {
+                    run_end(self);
+                }
+            }
         }
         Some((
             StepInfo {

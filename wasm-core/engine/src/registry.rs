@@ -218,6 +218,10 @@ pub struct Mechanism {
     /// first step (state the scenario says predates the run, such as pages already
     /// dirty, sets off what it would have set off by then).
     pub setup: Option<fn(&mut Sim)>,
+    /// What it counts at the run's last step (when nothing is left to run, or the next
+    /// work lies beyond the run's window): state the run ends holding, such as a lost
+    /// write still in the page cache.
+    pub run_end: Option<fn(&mut Sim)>,
     /// What it does when the scheduler moves a thread from one CPU to another (the
     /// kernel's `migrate_task_rq` class hook, which `set_task_cpu` calls): the thread's
     /// task index, the CPU it leaves and the one it goes to.
@@ -248,6 +252,7 @@ impl Mechanism {
         views: &[],
         task_work: None,
         setup: None,
+        run_end: None,
         task_moved: None,
         kthreads: &[],
         presets: &[],

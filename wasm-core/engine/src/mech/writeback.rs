@@ -106,6 +106,7 @@ pub const MECHANISM: Mechanism = Mechanism {
     ],
     functions: FRAME_FUNCTIONS,
     setup: Some(crate::mm::page_writeback::dirty_at_start),
+    run_end: Some(crate::mm::truncate::count_latent_lost_writes),
     kthreads: &[KthreadDef {
         kind: KthreadKind::Flusher,
         work: crate::mm::page_writeback::flusher_work,
