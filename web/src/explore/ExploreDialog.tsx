@@ -15,6 +15,7 @@ import { useAppStore, useAppStoreApi } from '../store/context';
 import { Dialog } from '../widgets/Dialog';
 import { toggleValueLabel } from '../store/simSlice';
 import styles from './ExploreDialog.module.css';
+import dialogStyles from '../widgets/Dialog.module.css';
 import {
   abLink,
   boundText,
@@ -268,7 +269,7 @@ function ExploreBody({ store, onClose }: { store: ExploreStore; onClose: () => v
             </option>
           ))}
         </select>
-        <button type="submit" className={styles.primary} disabled={running || !engine || !scenario}>
+        <button type="submit" className={dialogStyles.primary} disabled={running || !engine || !scenario}>
           Explore
         </button>
         {running && (

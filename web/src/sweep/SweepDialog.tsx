@@ -16,6 +16,7 @@ import { Dialog } from '../widgets/Dialog';
 import { SweepCharts } from './SweepCharts';
 import { cliCommand, fieldsOf, smallMultiples, toggleValueText, unitOf, varyChoices, type SweepBase } from './sweepModel';
 import styles from './SweepDialog.module.css';
+import dialogStyles from '../widgets/Dialog.module.css';
 import { sweepStore, type SweepState, type SweepStore } from './sweepStore';
 
 /** The scenario as the sweep names it: a built-in's id, or "the custom scenario". */
@@ -140,7 +141,7 @@ function Form({ store, params, onRun }: { store: SweepStore; params: readonly Pa
         <FieldError id={`${ids.err}-seeds`} field="seeds" fields={fields} message={message} />
       </div>
       <div className={styles.actions}>
-        <button type="submit" className={styles.primary} disabled={busy}>
+        <button type="submit" className={dialogStyles.primary} disabled={busy}>
           Run sweep
         </button>
         {problem && (problem.field === 'runs' || problem.field === 'scenario') && (
