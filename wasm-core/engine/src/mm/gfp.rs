@@ -11,8 +11,8 @@
 //! - a transparent huge page on first touch: [`GFP_TRANSHUGE_LIGHT`] `| __GFP_THISNODE`
 //!   (`alloc_hugepage_vma` of v4.17 with `defrag` at its default `madvise` and no
 //!   `MADV_HUGEPAGE`: `alloc_hugepage_direct_gfpmask`);
-//! - the PCP workloads' user pages [`GFP_HIGHUSER_MOVABLE`], their slab and socket buffers
-//!   [`GFP_KERNEL`] `| __GFP_COMP`.
+//! - the PCP workloads' user pages [`GFP_HIGHUSER_MOVABLE`], their PGDs [`GFP_PGTABLE_USER`],
+//!   their slab pages and socket buffers [`GFP_KERNEL`] `| __GFP_COMP`.
 
 use std::fmt;
 
@@ -91,6 +91,11 @@ pub const GFP_HIGHUSER_MOVABLE: Gfp = Gfp(GFP_HIGHUSER.0 | __GFP_MOVABLE.0);
 pub const GFP_TRANSHUGE_LIGHT: Gfp = Gfp((GFP_HIGHUSER_MOVABLE.0 | __GFP_COMP.0 | __GFP_NOMEMALLOC.0 | __GFP_NOWARN.0) & !__GFP_RECLAIM.0);
 /// `GFP_TRANSHUGE`: a huge page that may enter direct reclaim and compaction.
 pub const GFP_TRANSHUGE: Gfp = Gfp(GFP_TRANSHUGE_LIGHT.0 | __GFP_DIRECT_RECLAIM.0);
+
+/// `GFP_PGTABLE_KERNEL` (v5.9 on; `__pte_alloc` and friends): zeroed kernel pages.
+pub const GFP_PGTABLE_KERNEL: Gfp = Gfp(GFP_KERNEL.0 | __GFP_ZERO.0);
+/// `GFP_PGTABLE_USER`: a user page table, charged to the memory cgroup (`pgd_alloc`).
+pub const GFP_PGTABLE_USER: Gfp = Gfp(GFP_PGTABLE_KERNEL.0 | __GFP_ACCOUNT.0);
 
 /// Composites recognised when printing a mask, largest first.
 const COMPOSITES: &[(&str, Gfp)] = &[

@@ -359,6 +359,10 @@ pub struct PageAlloc {
     pub zones: Vec<Zone>,
     /// The zone of each node, if it has memory.
     pub zone_of_node: Vec<Option<u16>>,
+    /// `node_zonelists[ZONELIST_FALLBACK]` of each node: the zones to try, the node's own
+    /// first, then the others by distance (`build_zonelists`, ties by node id), built at
+    /// boot so that an allocation walks it without allocating.
+    pub zonelists: Vec<Vec<u16>>,
     /// PCPs at `cpu * zones.len() + zone`.
     pub pcp: Vec<Pcp>,
     /// Per page: (last touch in ns / 1024 + 1, or 0 if never; the node, our LLC).
@@ -550,8 +554,17 @@ impl PageAlloc {
             }
         }
         let pages = topo.total_pages() as usize;
+        let mut zonelists = vec![Vec::new(); zone_of_node.len()];
+        for n in &topo.nodes {
+            zonelists[n.id as usize] = topo
+                .nodes_by_distance(n.id)
+                .into_iter()
+                .filter_map(|m| zone_of_node.get(m as usize).copied().flatten())
+                .collect();
+        }
         PageAlloc {
             zones,
+            zonelists,
             zone_of_node,
             pcp,
             touch: ChunkedVec::new(pages, (0, 0)),
@@ -911,20 +924,6 @@ fn note_pcp_delta(sim: &mut Sim, delta: i64) {
     }
 }
 
-/// The zone to allocate from: the preferred node's, else the nearest with memory.
-fn preferred_zone(sim: &Sim, nid: NodeId) -> Option<usize> {
-    let pa = &sim.st.page_alloc;
-    if let Some(z) = pa.zone_of_node.get(nid as usize).copied().flatten() {
-        return Some(z as usize);
-    }
-    sim.cfg
-        .topo
-        .nodes_by_distance(nid)
-        .into_iter()
-        .find_map(|n| pa.zone_of_node.get(n as usize).copied().flatten())
-        .map(usize::from)
-}
-
 /// Where [`AllocPages`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ap {
@@ -947,24 +946,29 @@ enum Ap {
 /// modelled); the slow path is one `drain_all_pages` and one retry (`__alloc_pages_direct_reclaim`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AllocPages {
+    gfp: Gfp,
     nid: NodeId,
     order: u8,
     mt: u8,
     pc: Ap,
     zone: u16,
+    /// The next zone to try: an index into the preferred node's zonelist.
+    zi: u8,
     retried: bool,
     pfn: u32,
 }
 
 impl AllocPages {
-    /// An allocation of `1 << order` pages of migratetype `mt`, preferring node `nid`.
-    pub fn frame(nid: NodeId, order: u8, mt: u8) -> Frame {
+    /// An allocation of `1 << order` pages as `gfp` allows, preferring node `nid`.
+    pub fn frame(gfp: Gfp, order: u8, nid: NodeId) -> Frame {
         Frame::from(AllocPages {
+            gfp,
             nid,
             order,
-            mt,
+            mt: gfp.migratetype(),
             pc: Ap::Zone,
             zone: 0,
+            zi: 0,
             retried: false,
             pfn: NO_PAGE,
         })
@@ -992,11 +996,33 @@ impl Function for AllocPages {
         let r = Rules::of(sim);
         match self.pc {
             Ap::Zone => {
-                let Some(z) = preferred_zone(sim, self.nid) else {
-                    let ev =
-                        Ev::new(ev::PCP_ALLOC, "get_page_from_freelist", "G4").say(say!(sim, "No node has memory: the allocation fails"));
-                    return (ev, Flow::Return(Ret::Count(NO_PAGE)));
+                // The zonelist of the preferred node; __GFP_THISNODE keeps to its own zone.
+                let pa = &sim.st.page_alloc;
+                let list = pa.zonelists.get(self.nid as usize).map_or(&[][..], Vec::as_slice);
+                let own = pa.zone_of_node.get(self.nid as usize).copied().flatten();
+                let limit = if self.gfp.has(__GFP_THISNODE) {
+                    usize::from(own.is_some() && list.first().copied() == own)
+                } else {
+                    list.len()
                 };
+                let Some(&z) = list.get(self.zi as usize).filter(|_| (self.zi as usize) < limit) else {
+                    let Some(&first) = list.first().filter(|_| limit > 0) else {
+                        let ev = Ev::new(ev::PCP_ALLOC, "get_page_from_freelist", "G4")
+                            .say(say!(sim, "No zone this request may use has memory: the allocation fails"));
+                        return (ev, Flow::Return(Ret::Count(NO_PAGE)));
+                    };
+                    // Every zone it may use is below its low watermark: the slow path
+                    // (direct reclaim drains the PCPs, then one more try).
+                    self.retried = true;
+                    self.zi = 0;
+                    self.pc = Ap::Retry;
+                    let ev = Ev::new(ev::PCP_DRAIN, "get_page_from_freelist", "G3").say(say!(
+                        sim,
+                        "No zone of the zonelist is above its low watermark: direct reclaim calls drain_all_pages"
+                    ));
+                    return (ev, Flow::Call(DrainAllPages::frame(first)));
+                };
+                let z = usize::from(z);
                 self.zone = z as u16;
                 let pages = 1u32 << self.order;
                 let zone = &mut sim.st.page_alloc.zones[z];
@@ -1014,16 +1040,17 @@ impl Function for AllocPages {
                 };
                 let ok = watermark_ok(&sim.st.page_alloc.zones[z], 1, pages) || self.retried;
                 if !ok {
-                    // Below the low watermark: the slow path (direct reclaim drains the PCPs).
-                    self.retried = true;
-                    self.pc = Ap::Retry;
-                    let ev = Ev::new(ev::PCP_DRAIN, "get_page_from_freelist", "G3").say(say!(
+                    // Below the low watermark: the next zone of the zonelist.
+                    self.zi += 1;
+                    let zone = &sim.st.page_alloc.zones[z];
+                    let ev = Ev::new(ev::PCP_ALLOC, "get_page_from_freelist", "G2").say(say!(
                         sim,
-                        "Zone of node {} is below its low watermark ({} free): direct reclaim calls drain_all_pages",
-                        sim.st.page_alloc.zones[z].nid,
-                        sim.st.page_alloc.zones[z].buddy.nr_free
+                        "Node {}'s zone is below its low watermark ({} free, low {}): the next zone of the zonelist",
+                        zone.nid,
+                        zone.buddy.nr_free,
+                        zone.wmark[1]
                     ));
-                    return (ev, Flow::Call(DrainAllPages::frame(z as u16)));
+                    return (ev, Flow::Continue);
                 }
                 self.pc = Ap::Pcp;
                 sim.charge(cpu, 10);
@@ -1122,6 +1149,7 @@ impl Function for AllocPages {
                 }
                 if !self.retried {
                     self.retried = true;
+                    self.zi = 0;
                     self.pc = Ap::Retry;
                     let ev = Ev::new(ev::PCP_DRAIN, "get_page_from_freelist", "G3")
                         .say(say!(sim, "The zone is empty: direct reclaim calls drain_all_pages"));

@@ -37,6 +37,7 @@ use crate::engine::{say, Sim, NO_PAGE};
 use crate::mech::core::ev as core_ev;
 use crate::mech::page_alloc as m;
 use crate::mech::page_alloc::ev;
+use crate::mm::gfp::{Gfp, GFP_HIGHUSER_MOVABLE, GFP_KERNEL, GFP_PGTABLE_USER, __GFP_COMP};
 use crate::mm::page_alloc::{AllocPages, FreeUnrefPage, MT_MOVABLE, MT_UNMOVABLE};
 use crate::registry::{Frame, Function};
 use crate::scenario::{ArgDef, ArgKind, OpDef, OpRun};
@@ -64,7 +65,10 @@ pub const SOCK_WAIT_NS: u64 = 1000;
 /// `GFP_KERNEL` (no `__GFP_MOVABLE`), so MIGRATE_UNMOVABLE, and `free_unref_page` puts a
 /// freed page on the list of its pageblock's migratetype, which is the block an UNMOVABLE
 /// allocation took (the model gives every block the migratetype it was allocated as).
-pub const SOCK_MT: u8 = MT_UNMOVABLE;
+pub const SOCK_MT: u8 = SOCK_GFP.migratetype();
+/// What a socket asks for its pages: `GFP_KERNEL` with `__GFP_COMP` for the multi-page
+/// `kmalloc_large` buffers.
+pub const SOCK_GFP: Gfp = GFP_KERNEL.with(__GFP_COMP);
 /// Slab pages a CPU keeps cached before a slab allocation frees old ones.
 pub const SLAB_KEEP: usize = 8;
 
@@ -177,7 +181,7 @@ impl Function for ProcessCycle {
                         ""
                     }
                 ));
-                (ev, Flow::Call(AllocPages::frame(node, self.pgd_order(), MT_UNMOVABLE)))
+                (ev, Flow::Call(AllocPages::frame(GFP_PGTABLE_USER, self.pgd_order(), node)))
             }
             Pc::PgdDone => {
                 self.pgd = self.pfn;
@@ -201,7 +205,7 @@ impl Function for ProcessCycle {
                     self.done + 1,
                     self.pages
                 ));
-                (ev, Flow::Call(AllocPages::frame(node, 0, MT_MOVABLE)))
+                (ev, Flow::Call(AllocPages::frame(GFP_HIGHUSER_MOVABLE, 0, node)))
             }
             Pc::Touch => {
                 self.done += 1;
@@ -226,7 +230,7 @@ impl Function for ProcessCycle {
                 if self.slab_permille > 0 && sim.st.rng.random_range(0..1000u16) < self.slab_permille {
                     let order = sim.st.rng.random_range(1..=3u8);
                     self.pc = Pc::SlabFree;
-                    return (ev, Flow::Call(AllocPages::frame(node, order, MT_UNMOVABLE)));
+                    return (ev, Flow::Call(AllocPages::frame(GFP_KERNEL | __GFP_COMP, order, node)));
                 }
                 (ev, Flow::Continue)
             }
@@ -471,7 +475,7 @@ impl Function for SockPair {
                         self.frags,
                         self.bytes
                     ));
-                    return (ev, Flow::Call(AllocPages::frame(node, order, SOCK_MT)));
+                    return (ev, Flow::Call(AllocPages::frame(SOCK_GFP, order, node)));
                 }
                 // Receiving: a whole message must be queued.
                 if sim.st.page_alloc.pipes[q].len() < usize::from(self.frags) {
@@ -493,7 +497,7 @@ impl Function for SockPair {
                     sim,
                     "The receiver on CPU {cpu} takes a message: the skb head is an order-0 allocation"
                 ));
-                (ev, Flow::Call(AllocPages::frame(node, 0, MT_UNMOVABLE)))
+                (ev, Flow::Call(AllocPages::frame(GFP_KERNEL, 0, node)))
             }
             Sp::Sent => {
                 self.pc = Sp::Next;
