@@ -43,7 +43,7 @@ fn the_pages_a_scenario_starts_with_come_off_the_same_free_lists() {
 fn a_page_taken_off_the_free_lists_but_still_flagged_free_breaks_the_ledger() {
     let mut sim = machine(1024, 0);
     // Behind the allocator's back: the buddy hands out a page, the frame is not told.
-    let pfn = rmqueue_now(&mut sim.st.page_alloc, &sim.cfg.topo, GFP_HIGHUSER_MOVABLE, 0, 0).unwrap();
+    let pfn = rmqueue_now(&mut sim.st.page_alloc, GFP_HIGHUSER_MOVABLE, 0, 0).unwrap();
     let e = invariants::check(&sim).unwrap_err();
     assert!(
         e.contains(&format!("pfn {pfn} is flagged free but is on no buddy or PCP list")),
@@ -89,4 +89,23 @@ fn a_huge_page_is_one_aligned_block_of_its_node_and_comes_back_page_by_page() {
     // The buddy merged them again: another order-9 block comes from the same place.
     assert_eq!(alloc_pages_now(&mut sim, GFP_TRANSHUGE_LIGHT | __GFP_THISNODE, 9, 1), Some(head));
     invariants::check(&sim).unwrap();
+}
+
+#[test]
+fn each_node_tries_its_own_zone_first_then_the_others_by_distance() {
+    let text = TestScenario::new()
+        .distance("[[10, 20, 30, 30], [20, 10, 20, 30], [30, 20, 10, 20], [30, 30, 20, 10]]")
+        .node("cpus = [0]\nmem_pages = 64")
+        .node("cpus = [1]\nmem_pages = 64")
+        .node("cpus = [2]\nmem_pages = 0")
+        .node("cpus = [3]\nmem_pages = 64")
+        .then("[[process]]\nname = \"app\"\n[[process.vma]]\nname = \"heap\"\npages = 1\n[[process.thread]]\ncpu = 0\nops = [{ op = \"compute\", ns = 1000 }]\n")
+        .text();
+    let sim = Sim::new(&scenario::parse(&text, &[]).unwrap(), &ToggleSet::default(), false);
+    let pa = &sim.st.page_alloc;
+    let nodes_of = |nid: usize| -> Vec<u8> { pa.zonelists[nid].iter().map(|&z| pa.zones[z as usize].nid).collect() };
+    assert_eq!(nodes_of(0), vec![0, 1, 3], "node 2 has no memory, node 3 is farthest");
+    assert_eq!(nodes_of(1), vec![1, 0, 3], "a tie at 20 and 30 goes to the lower node id");
+    assert_eq!(nodes_of(2), vec![1, 3, 0], "a memoryless node's list starts with its nearest nodes");
+    assert_eq!(nodes_of(3), vec![3, 0, 1]);
 }

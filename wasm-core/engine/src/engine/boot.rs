@@ -51,7 +51,7 @@ impl Sim {
             page_cache,
             mut tasks,
             ops,
-        } = processes(scenario, &topo, &mut page_alloc, &mut frames);
+        } = processes(scenario, &mut page_alloc, &mut frames);
         let first_idle = kernel_threads_and_idle(&topo, &mut tasks);
         let stacks = tasks
             .iter()
@@ -169,7 +169,7 @@ impl Sim {
 /// Each process's VMAs, rmap roots, page cache and pages at time 0 (taken from the page
 /// allocator's free lists like any other page: `mm::page_alloc::rmqueue_now`), and its
 /// threads.
-fn processes(scenario: &Scenario, topo: &Topology, page_alloc: &mut PageAlloc, frames: &mut Frames) -> Processes {
+fn processes(scenario: &Scenario, page_alloc: &mut PageAlloc, frames: &mut Frames) -> Processes {
     let mut mms = Vec::new();
     let mut roots: Vec<RmapRoot> = Vec::new();
     let mut page_cache: Vec<Vec<u32>> = Vec::new();
@@ -227,7 +227,7 @@ fn processes(scenario: &Scenario, topo: &Topology, page_alloc: &mut PageAlloc, f
                         }
                         None => {
                             // Populate on the requested node, falling back by distance when full.
-                            let Some(pfn) = crate::mm::page_alloc::rmqueue_now(page_alloc, topo, GFP_HIGHUSER_MOVABLE, 0, node) else {
+                            let Some(pfn) = crate::mm::page_alloc::rmqueue_now(page_alloc, GFP_HIGHUSER_MOVABLE, 0, node) else {
                                 break;
                             };
                             *frames.get_mut(pfn) = Page {

@@ -829,34 +829,33 @@ pub(crate) fn zone_lock(zone: usize) -> LockId {
 
 /// Takes a block of `1 << order` pages for an allocation that completes within its
 /// caller's step (today: faults, COW, migration targets, huge pages and the scenario's
-/// pages at time 0): `get_page_from_freelist`'s walk of the zonelist — the preferred
-/// node's zone, then (unless `__GFP_THISNODE`) the other nodes' by distance — taking from
+/// pages at time 0): `get_page_from_freelist`'s walk of the preferred node's zonelist —
+/// its own zone, then (unless `__GFP_THISNODE`) the other nodes' by distance — taking from
 /// the buddy lists (`__rmqueue`). No watermark check, no PCP and no slow path yet: a
 /// `None` is what the caller reports as out of memory. The block's pages are marked
 /// order 0, so they are freed one by one and the buddy lists merge them again.
-pub fn rmqueue_now(pa: &mut PageAlloc, topo: &Topology, gfp: Gfp, order: u8, nid: NodeId) -> Option<u32> {
+pub fn rmqueue_now(pa: &mut PageAlloc, gfp: Gfp, order: u8, nid: NodeId) -> Option<u32> {
     let mt = gfp.migratetype();
-    let take = |pa: &mut PageAlloc, n: NodeId| {
-        let z = pa.zone_of_node.get(n as usize).copied().flatten()?;
-        let pfn = pa.zones[z as usize].buddy.take(order, mt)?;
-        for p in pfn..pfn + (1u32 << order) {
-            pa.order[p as usize] = 0;
+    let own = pa.zone_of_node.get(nid as usize).copied().flatten();
+    let zones = pa.zonelists.get(nid as usize).map_or(0, Vec::len);
+    for i in 0..zones {
+        let z = pa.zonelists[nid as usize][i];
+        if gfp.has(__GFP_THISNODE) && Some(z) != own {
+            break;
         }
-        Some(pfn)
-    };
-    if let Some(p) = take(pa, nid) {
-        return Some(p);
+        if let Some(pfn) = pa.zones[z as usize].buddy.take(order, mt) {
+            for p in pfn..pfn + (1u32 << order) {
+                pa.order[p as usize] = 0;
+            }
+            return Some(pfn);
+        }
     }
-    if gfp.has(__GFP_THISNODE) {
-        return None;
-    }
-    // Only when the preferred node cannot serve it (nodes_by_distance allocates its list).
-    topo.nodes_by_distance(nid).into_iter().find_map(|n| take(pa, n))
+    None
 }
 
 /// [`rmqueue_now`] for a running simulation: the frames become allocated pages.
 pub fn alloc_pages_now(sim: &mut Sim, gfp: Gfp, order: u8, nid: NodeId) -> Option<u32> {
-    let pfn = rmqueue_now(&mut sim.st.page_alloc, &sim.cfg.topo, gfp, order, nid)?;
+    let pfn = rmqueue_now(&mut sim.st.page_alloc, gfp, order, nid)?;
     for p in pfn..pfn + (1u32 << order) {
         *sim.st.frames.get_mut(p) = crate::machine::Page::ALLOCATED;
     }

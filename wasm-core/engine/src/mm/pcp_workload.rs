@@ -37,7 +37,7 @@ use crate::engine::{say, Sim, NO_PAGE};
 use crate::mech::core::ev as core_ev;
 use crate::mech::page_alloc as m;
 use crate::mech::page_alloc::ev;
-use crate::mm::gfp::{Gfp, GFP_HIGHUSER_MOVABLE, GFP_KERNEL, GFP_PGTABLE_USER, __GFP_COMP};
+use crate::mm::gfp::{Gfp, __GFP_COMP, GFP_HIGHUSER_MOVABLE, GFP_KERNEL, GFP_PGTABLE_USER};
 use crate::mm::page_alloc::{AllocPages, FreeUnrefPage, MT_MOVABLE, MT_UNMOVABLE};
 use crate::registry::{Frame, Function};
 use crate::scenario::{ArgDef, ArgKind, OpDef, OpRun};
