@@ -941,8 +941,9 @@ enum Ap {
 /// `__alloc_pages(gfp, order)` → `get_page_from_freelist` → `rmqueue` →
 /// `rmqueue_pcplist` / `__rmqueue_pcplist` (Linux v6.6, and v6.7 with the series), for the
 /// calling CPU. Returns the head pfn as `Ret::Count` (`NO_PAGE` on failure).
-/// Zone selection is the preferred node's zone then the nearest (`__GFP_THISNODE` is not
-/// modelled); the slow path is one `drain_all_pages` and one retry (`__alloc_pages_direct_reclaim`).
+/// Zone selection walks the preferred node's zonelist at the low watermark, a step per zone
+/// that fails it (`__GFP_THISNODE`: the node's own zone only); the slow path is one
+/// `drain_all_pages` and one retry that ignores the watermark (`__alloc_pages_direct_reclaim`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AllocPages {
     gfp: Gfp,
