@@ -26,6 +26,7 @@ async function runView(lab) {
     total,
     lostWrites: await lab.readCounter('lost_writes'),
     marks: await lab.page.locator('svg [data-finding-step]').evaluateAll((gs) => gs.map((g) => Number(g.getAttribute('data-finding-step')))),
+    related: await lab.page.locator('svg [data-related-step]').evaluateAll((ls) => ls.map((l) => Number(l.getAttribute('data-related-step')))),
     notes: (await lab.page.getByRole('note', { name: 'Findings of this run' }).first().textContent())?.replace(/\s+/g, ' ').trim(),
   };
 }
@@ -87,6 +88,16 @@ export function exploreSuite(h) {
       assert.equal(openedView.lostWrites, 1);
       assert.ok(openedView.marks.includes(findingStep), `the scrubber marks the lost write at step ${findingStep}: ${openedView.marks}`);
       assert.match(openedView.notes, new RegExp(`Lost write at step ${findingStep} `));
+      // The stale store's steps as the explorer names them (the walk that cached the entry, the
+      // other CPU's step on the PTE, the store) are all marked: the store as a finding, the
+      // others as the steps that set it up.
+      const stale = lostOutcome.findings.find((f) => f.kind === 'stale_tlb_store');
+      assert.ok(stale && stale.steps.length >= 3, `the explorer names the stale store's steps: ${JSON.stringify(stale)}`);
+      for (const s of stale.steps) {
+        assert.ok(openedView.marks.includes(s) || openedView.related.includes(s), `step ${s} of the stale store is marked: ${openedView.marks} / ${openedView.related}`);
+      }
+      assert.ok(openedView.related.length >= 2, `the walk and the PTE change are marked: ${openedView.related}`);
+      assert.match(openedView.notes, /cached it at step/);
       await lab.screenshot('60b-explore-open-finding');
       // In lecture mode the finding stays marked.
       await lab.pasteLink(`${openedLink.split('#')[1]}&lecture=1`);

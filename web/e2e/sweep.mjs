@@ -68,7 +68,8 @@ export function sweepSuite(h) {
       await lab.waitForLoaded();
       const dialog = await openSweep(lab);
       // The first field has the focus; the form is the lab's scenario's.
-      assert.equal(await lab.page.evaluate(() => document.activeElement?.closest('dialog')?.getAttribute('aria-label')), 'Sweep');
+      // (The dialog is named by its title, aria-labelledby.)
+      assert.equal(await lab.page.evaluate(() => document.getElementById(document.activeElement?.closest('dialog')?.getAttribute('aria-labelledby') ?? '')?.textContent), 'Sweep: numa-pmbench');
       await fillForm(dialog, { values: '4, 8, 16', seeds: String(SEEDS) });
       await dialog.getByRole('button', { name: 'Run sweep' }).click();
       // Progress with Cancel while it runs (3 values x 2 seeds x off/on = 12 runs).

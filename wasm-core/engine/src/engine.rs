@@ -948,6 +948,10 @@ impl Sim {
         if !self.st.touched.is_empty() {
             self.refresh_ready();
         }
+        if self.st.readyq.peek().is_none_or(|(t, _)| t >= self.cfg.window_end) {
+            // The run's last step: what its page cache is left holding.
+            crate::mm::truncate::count_latent_lost_writes(self);
+        }
         Some((
             StepInfo {
                 step,
@@ -1370,6 +1374,7 @@ impl Sim {
     /// `mm::page_alloc::FreeUnrefPage`).
     pub(crate) fn free_page(&mut self, pfn: u32) {
         *self.st.frames.get_mut(pfn) = Page::FREE;
+        self.st.frames.retire(pfn);
         self.st.free.set(pfn);
         let nid = self.page_nid(pfn);
         self.st.free_count[nid as usize] += 1;

@@ -65,22 +65,68 @@ impl Default for Budget {
     }
 }
 
+/// The counters whose growth in a step is a finding: (counter, finding kind, what it is).
+/// `mm/page_writeback.rs` `user_access` tells the stale-entry ones apart, the TLB flush's
+/// return counts an entry that outlived it, `mm/truncate.rs` a dropped page whose data the
+/// file never got.
+const FINDINGS: &[(crate::counters::Counter, &str, &str)] = &[
+    (
+        crate::mech::writeback::LOST_WRITES,
+        "lost_write",
+        "a page dropped from the page cache held data the file never got",
+    ),
+    (
+        crate::mech::core::TLB_OLD_FRAME_STORES,
+        "lost_write",
+        "a store through a stale TLB entry went to a frame that no longer backs the page",
+    ),
+    (
+        crate::mech::core::TLB_USE_AFTER_FREE,
+        "use_after_free",
+        "a load or store went through a TLB entry to a frame freed since the entry was cached",
+    ),
+    (
+        crate::mech::core::TLB_STALE_READS,
+        "stale_read",
+        "a load through a stale TLB entry read older data than the page's frame holds",
+    ),
+    (
+        crate::mech::core::MIGRATION_STALE_STORES,
+        "migration_write",
+        "a store went through a stale TLB entry into a page under migration",
+    ),
+    (
+        crate::mech::core::TLB_FLUSH_OUTLIVED,
+        "tlb_outlived_flush",
+        "a TLB entry stayed cached after a flush that covered it had returned",
+    ),
+    (
+        crate::mech::writeback::STALE_TLB_STORES,
+        "stale_tlb_store",
+        "a store went through a TLB entry the page table no longer has",
+    ),
+];
+
 /// A finding: something the kernel's rules should have prevented.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Finding {
-    /// What kind: `lost_write`, `stale_tlb_store`, `invariant`, `stuck`.
+    /// What kind: `lost_write`, `use_after_free`, `stale_read`, `migration_write`,
+    /// `tlb_outlived_flush`, `stale_tlb_store`, `invariant`, `stuck`.
     pub kind: &'static str,
     /// What happened, for a person.
     pub detail: String,
-    /// The steps involved (of the schedule that reaches it).
+    /// The steps involved (of the schedule that reaches it): for a use of a stale TLB
+    /// entry, the walk that cached it, the last step of another CPU on that PTE before the
+    /// use, and the use.
     pub steps: Vec<u64>,
 }
 
-/// Whether a finding makes an outcome bad. A store through a stale TLB entry is reported
-/// but is bad only when the data it wrote is lost (`lost_write`): under a rule that flushes
-/// late on purpose it may land in the very page that is now mapped elsewhere.
+/// Whether a finding makes an outcome bad. A store through a stale TLB entry whose frame
+/// still holds the page is reported but is bad only when its data is lost (`lost_write`):
+/// under a rule that flushes late on purpose (mremap's, until the flush) it lands in the
+/// very page that is now mapped elsewhere.
 pub fn is_bad(kind: &str) -> bool {
-    matches!(kind, "lost_write" | "invariant" | "stuck")
+    kind != "stale_tlb_store"
 }
 
 /// One outcome: the final counters and findings that some schedules reach.
@@ -199,7 +245,7 @@ pub fn digest(sim: &Sim) -> u64 {
         let p = st.frames.get(pfn);
         d.word(u64::from(p.flags) | u64::from(p.mapcount) << 16 | u64::from(p.refcount) << 32 | u64::from(p.mapping) << 48);
         d.word(u64::from(p.index) | u64::from(p.last_cpupid) << 32);
-        d.word(u64::from(st.frames.content(pfn)));
+        d.word(u64::from(st.frames.content(pfn)) | u64::from(st.frames.owner_gen(pfn)) << 32);
     }
     d.finish()
 }
@@ -290,40 +336,13 @@ fn is_local(before: &Sim, after: &Sim, cpu: CpuId, kind: &str, touched: &crate::
         && (0..before.st.cpus.len() as CpuId)
             .filter(|&c| c != cpu)
             .all(|c| before.ready_at(c) == after.ready_at(c) && before.st.cpus[c as usize].inbox.len() == after.st.cpus[c as usize].inbox.len())
-        && before.st.locks.canonical_text() == after.st.locks.canonical_text()
+        && before.st.locks.same_as(&after.st.locks)
         // A step that moves the latest clock could change what a step reading it does
         // (`Sim::now`: the flusher's wake-up time).
         && after.now() == before.now()
 }
 
-/// File pages a run ends with that hold data their file never got and that nothing will
-/// write: in the page cache, clean, not under writeback, mapped by no PTE (so no dirty
-/// bit is left to move to the page), with content other than the backing store's — the
-/// condition `invalidate_mapping_pages` (`mm/truncate.rs`) counts as a lost write when it
-/// drops such a page, checked where the run stops instead. `(file offset, pfn, version
-/// held, version on file)`.
-pub fn latent_lost_writes(sim: &Sim) -> Vec<(usize, u32, u32, u32)> {
-    let st = &sim.st;
-    let mut out = Vec::new();
-    for (root, cache) in st.page_cache.iter().enumerate() {
-        for (i, &pfn) in cache.iter().enumerate() {
-            if pfn == crate::engine::NO_PAGE {
-                continue;
-            }
-            let p = st.frames.get(pfn);
-            use crate::machine::pg;
-            if p.mapcount > 0 || p.has(pg::DIRTY) || p.has(pg::WRITEBACK) {
-                continue;
-            }
-            let held = st.frames.content(pfn);
-            let on_file = st.backing.get(root).and_then(|b| b.get(i)).copied().unwrap_or(0);
-            if held != on_file {
-                out.push((i, pfn, held, on_file));
-            }
-        }
-    }
-    out
-}
+pub use crate::mm::truncate::latent_lost_writes;
 
 /// `step: Some(N)` (a hint record's step) with the number left out.
 fn strip_step_records(text: &str) -> String {
@@ -338,6 +357,20 @@ fn strip_step_records(text: &str) -> String {
     out
 }
 
+/// One step of the search's current path.
+#[derive(Clone, Copy)]
+struct PathStep {
+    step: u64,
+    /// The CPU that acted.
+    cpu: CpuId,
+    /// The CPU the default order would have taken.
+    default: Option<CpuId>,
+    /// The PTE the step named (pid, vpn).
+    pte: Option<(u16, u32)>,
+    /// Its event kind.
+    kind: &'static str,
+}
+
 /// The search's state along the current path.
 struct Search {
     budget: Budget,
@@ -347,10 +380,10 @@ struct Search {
     visited_delays: HashMap<u64, u32>,
     /// With a delay bound: whether some branch was left out for it.
     bounded: bool,
-    /// (step, CPU that acted, CPU the default order would have taken).
-    path: Vec<(u64, CpuId, Option<CpuId>)>,
-    /// Findings along the path: (step, kind).
-    marks: Vec<(u64, &'static str)>,
+    /// The steps of the current path.
+    path: Vec<PathStep>,
+    /// Findings along the path: (step, kind, index in [`FINDINGS`] or `usize::MAX`).
+    marks: Vec<(u64, &'static str, usize)>,
     outcomes: BTreeMap<(Vec<u64>, Vec<&'static str>), Outcome>,
     runs: u64,
     states: u64,
@@ -483,7 +516,13 @@ impl Search {
             }
             self.states += 1;
             self.local += 1;
-            self.path.push((step, t, default));
+            self.path.push(PathStep {
+                step,
+                cpu: t,
+                default,
+                pte: touched.pte,
+                kind: info.kind.name(),
+            });
             self.dfs(next, sleep, used);
             self.path.pop();
             return;
@@ -505,10 +544,16 @@ impl Search {
             let mut next = sim.clone();
             let before = next.st.counters;
             let step = next.st.step;
-            if next.step_cpu(t).is_none() {
+            let Some((info, touched)) = next.step_cpu_touched(t) else {
                 continue;
-            }
-            self.path.push((step, t, default));
+            };
+            self.path.push(PathStep {
+                step,
+                cpu: t,
+                default,
+                pte: touched.pte,
+                kind: info.kind.name(),
+            });
             let marks = self.marks.len();
             self.note(&before, &next, step);
             let broken = if self.invariants {
@@ -518,7 +563,7 @@ impl Search {
             };
             match broken {
                 Some(why) => {
-                    self.marks.push((step, "invariant"));
+                    self.marks.push((step, "invariant", usize::MAX));
                     self.finish(&next, Some(format!("after step {step}: {why}")));
                 }
                 None if limit.is_some() => self.dfs(next, Vec::new(), used + cost),
@@ -553,13 +598,35 @@ impl Search {
 
     /// Findings made by the step at `step` (counter changes that are findings).
     fn note(&mut self, before: &Counters, after: &Sim, step: u64) {
-        use crate::mech::writeback::{LOST_WRITES, STALE_TLB_STORES};
-        if after.st.counters.get(STALE_TLB_STORES) > before.get(STALE_TLB_STORES) {
-            self.marks.push((step, "stale_tlb_store"));
+        for (i, &(counter, kind, _)) in FINDINGS.iter().enumerate() {
+            if after.st.counters.get(counter) > before.get(counter) {
+                self.marks.push((step, kind, i));
+            }
         }
-        if after.st.counters.get(LOST_WRITES) > before.get(LOST_WRITES) {
-            self.marks.push((step, "lost_write"));
+    }
+
+    /// The steps a finding at path step `step` involves: for a use of a TLB entry, the
+    /// walk that cached it (the same CPU's last `page_walk` of that PTE), the last step of
+    /// another CPU that named the PTE after it, and the use itself.
+    fn involved(&self, step: u64) -> Vec<u64> {
+        let Some(i) = self.path.iter().rposition(|p| p.step == step) else {
+            return vec![step];
+        };
+        let at = self.path[i];
+        let mut steps = vec![step];
+        if let (Some(pte), "access") = (at.pte, at.kind) {
+            let fill = self.path[..i]
+                .iter()
+                .rposition(|p| p.cpu == at.cpu && p.pte == Some(pte) && p.kind == "page_walk");
+            if let Some(f) = fill {
+                steps.push(self.path[f].step);
+                if let Some(c) = self.path[f + 1..i].iter().rev().find(|p| p.cpu != at.cpu && p.pte == Some(pte)) {
+                    steps.push(c.step);
+                }
+            }
         }
+        steps.sort_unstable();
+        steps
     }
 
     /// A schedule ended (its last state `sim`; `stopped` says why when it did not finish).
@@ -575,22 +642,44 @@ impl Search {
                 })
                 .collect::<Vec<_>>()
                 .join("; ");
-            let steps = self.path.last().map(|p| vec![p.0]).unwrap_or_default();
+            let steps = self.path.last().map(|p| vec![p.step]).unwrap_or_default();
             findings.push(Finding {
                 kind: "lost_write",
                 detail,
                 steps,
             });
         }
-        for kind in ["lost_write", "stale_tlb_store"] {
-            let steps: Vec<u64> = self.marks.iter().filter(|m| m.1 == kind).map(|m| m.0).collect();
-            if !steps.is_empty() {
-                let detail = match kind {
-                    "lost_write" => "a page dropped from the page cache held data the file never got".to_string(),
-                    _ => "a store went through a TLB entry the page table no longer has".to_string(),
-                };
-                findings.push(Finding { kind, detail, steps });
+        let mut kinds: Vec<&'static str> = Vec::new();
+        for &(_, kind, _) in FINDINGS {
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
             }
+        }
+        for kind in kinds {
+            let marks: Vec<&(u64, &'static str, usize)> = self.marks.iter().filter(|m| m.1 == kind).collect();
+            if marks.is_empty() {
+                continue;
+            }
+            let mut details: Vec<&str> = Vec::new();
+            let mut steps: Vec<u64> = Vec::new();
+            for m in &marks {
+                if let Some(&(_, _, d)) = FINDINGS.get(m.2) {
+                    if !details.contains(&d) {
+                        details.push(d);
+                    }
+                }
+                for x in self.involved(m.0) {
+                    if !steps.contains(&x) {
+                        steps.push(x);
+                    }
+                }
+            }
+            steps.sort_unstable();
+            findings.push(Finding {
+                kind,
+                detail: details.join("; "),
+                steps,
+            });
         }
         if let Some(why) = stopped {
             let kind = if self.marks.last().is_some_and(|m| m.1 == "invariant") {
@@ -598,7 +687,7 @@ impl Search {
             } else {
                 "stuck"
             };
-            let steps = self.path.last().map(|p| vec![p.0]).unwrap_or_default();
+            let steps = self.path.last().map(|p| vec![p.step]).unwrap_or_default();
             findings.push(Finding { kind, detail: why, steps });
         }
         let bad = findings.iter().any(|f| is_bad(f.kind));
@@ -633,7 +722,12 @@ impl Search {
 
     /// The current path as a schedule: the steps where it left the default order.
     fn schedule(&self) -> Schedule {
-        let picks: Vec<(u64, CpuId)> = self.path.iter().filter(|p| p.2 != Some(p.1)).map(|p| (p.0, p.1)).collect();
+        let picks: Vec<(u64, CpuId)> = self
+            .path
+            .iter()
+            .filter(|p| p.default != Some(p.cpu))
+            .map(|p| (p.step, p.cpu))
+            .collect();
         Schedule::new(picks).unwrap_or_default()
     }
 }

@@ -230,6 +230,31 @@ pub struct Mechanism {
     pub metrics: &'static [MetricDef],
 }
 
+impl Mechanism {
+    /// A mechanism that declares nothing: a declaration names what it has and takes the
+    /// rest from here (`..Mechanism::EMPTY`), so a new hook does not touch every file.
+    pub const EMPTY: Mechanism = Mechanism {
+        id: "",
+        title: "",
+        toggles: &[],
+        counters: &[],
+        costs: &[],
+        knobs: &[],
+        events: &[],
+        ops: &[],
+        listings: &[],
+        functions: &[],
+        invariants: &[],
+        views: &[],
+        task_work: None,
+        setup: None,
+        task_moved: None,
+        kthreads: &[],
+        presets: &[],
+        metrics: &[],
+    };
+}
+
 /// A metric: a number computed from a run's final state (a ratio of counters, a share
 /// of time), named like a counter in `[[expect]]` and the CLI's output.
 #[derive(Clone, Copy)]

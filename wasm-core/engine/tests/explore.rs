@@ -318,6 +318,28 @@ fn the_scenario_made_for_the_explorer_is_exhaustive_within_its_bound_and_only_de
                 .all(|o| o.bad == o.findings.iter().any(|f| f.kind == "lost_write")),
             "{rule}"
         );
+        // The store through the stale entry names its steps: the walk that cached the
+        // entry, the mremap step that moved the PTE on the other CPU, and the store.
+        for o in &lost {
+            let stale = o.findings.iter().find(|f| f.kind == "stale_tlb_store");
+            if let Some(f) = stale {
+                assert_eq!(f.steps.len() % 3, 0, "{rule}: {:?}", f.steps);
+                let mut r = s.clone();
+                r.schedule = o.schedule.clone();
+                let mut sim = Sim::new(&r, &with("mremap_flush", rule), false);
+                let mut kinds = Vec::new();
+                while let Some(info) = sim.step() {
+                    if f.steps.contains(&info.step) {
+                        kinds.push((info.kind.name(), info.cpu));
+                    }
+                }
+                assert_eq!(kinds.len(), 3, "{rule}: {kinds:?}");
+                assert_eq!(kinds[0].0, "page_walk", "{rule}: {kinds:?}");
+                assert_eq!(kinds[2].0, "access", "{rule}: {kinds:?}");
+                assert_eq!(kinds[0].1, kinds[2].1, "the walk and the store are one CPU's");
+                assert_ne!(kinds[1].1, kinds[2].1, "the PTE moved on another CPU");
+            }
+        }
         // A latent lost write replays: the shortest schedule ends with the clean page
         // holding what the file never got.
         if let Some(o) = lost.first() {
@@ -325,10 +347,12 @@ fn the_scenario_made_for_the_explorer_is_exhaustive_within_its_bound_and_only_de
             r.schedule = o.schedule.clone();
             let mut sim = Sim::new(&r, &with("mremap_flush", rule), false);
             sim.run_to_end().unwrap();
-            assert!(
-                !mmviz_engine::explore::latent_lost_writes(&sim).is_empty(),
-                "{rule}: {}",
-                o.schedule
+            let latent = mmviz_engine::explore::latent_lost_writes(&sim);
+            assert!(!latent.is_empty(), "{rule}: {}", o.schedule);
+            // Counted at the run's last step, so the lab marks it on a reopened run.
+            assert_eq!(
+                sim.st.counters.get(mmviz_engine::mech::writeback::LATENT_LOST_WRITES),
+                latent.len() as u64
             );
         }
     }

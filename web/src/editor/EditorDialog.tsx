@@ -1,11 +1,13 @@
 // "Edit…": the scenario's text in an editor (a chunk loaded only when opened), checked by the
 // engine's own parser as you type, saved in the browser on every change, run on demand; Reset
 // goes back to the built-in. A run of the edit is a custom scenario, so its link carries the text.
+import { createPortal } from 'react-dom';
 import { lazy, Suspense, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { errorMessage } from '../engine/engine';
 import { useAppStore, useAppStoreApi } from '../store/context';
 import { diagnosticOf, lineOfField, type Diagnostic } from './diagnostics';
 import { clearDraft, loadDraft, pageStorage, saveDraft } from './draft';
+import { Dialog } from '../widgets/Dialog';
 import styles from './EditorDialog.module.css';
 
 /** No problems (one array, so the editor is not told again on every render). */
@@ -24,8 +26,8 @@ function draftScenario(scenario: { kind: string; id?: string } | null): string {
   return scenario?.kind === 'builtin' && scenario.id ? scenario.id : 'custom';
 }
 
-/** The dialog's content; mounted while the dialog is open. */
-function EditorBody({ onClose }: { onClose: () => void }) {
+/** The dialog's content; mounted while the dialog is open. Its check status goes in the dialog's head (`statusSlot`), beside the title. */
+function EditorBody({ onClose, statusSlot }: { onClose: () => void; statusSlot: HTMLElement | null }) {
   const store = useAppStoreApi();
   const engine = useAppStore((s) => s.engine);
   const scenario = useAppStore((s) => s.scenario);
@@ -119,16 +121,15 @@ function EditorBody({ onClose }: { onClose: () => void }) {
   const changed = text !== scenarioText;
   return (
     <>
-      <div className={styles.head}>
-        <h2 className={styles.title}>
-          Edit scenario <code>{builtin ? builtin.id : 'custom'}</code>
-        </h2>
-        <span id={ids.status} role="status" className={check.state === 'ok' ? styles.ok : styles.note}>
-          {check.state === 'checking' && 'Checking…'}
-          {check.state === 'ok' && `The engine reads it: “${check.title}”, ${check.steps.toLocaleString('en')} steps.`}
-          {check.state === 'error' && `${check.problems.length} problem${check.problems.length === 1 ? '' : 's'}: see below.`}
-        </span>
-      </div>
+      {statusSlot &&
+        createPortal(
+          <span id={ids.status} role="status" className={check.state === 'ok' ? styles.ok : styles.note}>
+            {check.state === 'checking' && 'Checking…'}
+            {check.state === 'ok' && `The engine reads it: “${check.title}”, ${check.steps.toLocaleString('en')} steps.`}
+            {check.state === 'error' && `${check.problems.length} problem${check.problems.length === 1 ? '' : 's'}: see below.`}
+          </span>,
+          statusSlot,
+        )}
       <div className={styles.editor}>
         <Suspense fallback={<p className={styles.loading}>Loading the editor…</p>}>
           <CodeEditor
@@ -181,9 +182,6 @@ function EditorBody({ onClose }: { onClose: () => void }) {
         <button type="button" className={styles.button} onClick={() => void copy()}>
           Copy scenario
         </button>
-        <button type="button" className={styles.button} onClick={onClose}>
-          Close
-        </button>
         <span className={styles.note}>Every change is kept in this browser; a run’s link carries the text.</span>
       </div>
     </>
@@ -192,18 +190,15 @@ function EditorBody({ onClose }: { onClose: () => void }) {
 
 /** The header's Edit button and its dialog. */
 export function EditorButton() {
-  const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
   const scenario = useAppStore((s) => s.scenario);
   const scenarioText = useAppStore((s) => s.scenarioText);
-  const [, rerender] = useState(0);
+  const builtins = useAppStore((s) => s.scenarios);
+  // Read on every render: closing the dialog re-renders, so the label follows a new or dropped edit.
   const draft = open ? null : loadDraft(pageStorage(), draftScenario(scenario));
   const pending = draft !== null && draft.text !== scenarioText;
-  const close = (): void => {
-    dialog.current?.close?.();
-    setOpen(false);
-    rerender((n) => n + 1);
-  };
+  const close = (): void => setOpen(false);
+  const [statusSlot, setStatusSlot] = useState<HTMLElement | null>(null);
   return (
     <>
       <button
@@ -211,16 +206,25 @@ export function EditorButton() {
         className={styles.headerButton}
         aria-haspopup="dialog"
         title={pending ? 'You have an edit of this scenario saved in this browser' : 'Edit the scenario’s text'}
-        onClick={() => {
-          setOpen(true);
-          dialog.current?.showModal?.();
-        }}
+        onClick={() => setOpen(true)}
       >
         {pending ? 'Edit… (your edit)' : 'Edit…'}
       </button>
-      <dialog ref={dialog} className={styles.dialog} aria-label="Edit scenario" onClose={() => setOpen(false)}>
-        {open && <EditorBody onClose={close} />}
-      </dialog>
+      <Dialog
+        open={open}
+        onClose={close}
+        title={
+          <>
+            Edit scenario <code>{scenario?.kind === 'builtin' && builtins.some((b) => b.id === scenario.id) ? scenario.id : 'custom'}</code>
+          </>
+        }
+        className={styles.dialog}
+        bodyClassName={styles.body}
+        initialFocus="title"
+        headExtra={<span ref={setStatusSlot} />}
+      >
+        <EditorBody onClose={close} statusSlot={statusSlot} />
+      </Dialog>
     </>
   );
 }

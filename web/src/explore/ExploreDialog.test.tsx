@@ -1,10 +1,12 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimEngine } from '../engine/engine';
-import type { PatchInfo } from '../engine/types';
+import type { PatchInfo, ScenarioSummary } from '../engine/types';
+import { createAppStore } from '../store/appStore';
+import { StoreProvider } from '../store/context';
 import { urlToState } from '../share/url';
-import { ExploreReportView } from './ExploreDialog';
+import { ExploreButton, ExploreReportView } from './ExploreDialog';
 import { abLink, budgetChoices, cliCommand, openLink, openStep, otherValues, type ExploreBase, type ExploreReport } from './exploreModel';
 import { createExploreStore } from './exploreStore';
 import recorded from './fixtures/mremap-race-101.budget300.json';
@@ -89,6 +91,54 @@ describe('the Explore report', () => {
       'Every search was exhaustive within 3 deviations of the default order: these are all the outcomes such schedules reach',
     );
     expect(screen.getAllByRole('cell')[0]!.textContent).toBe('yes: every schedule within 3 deviations of the default order');
+  });
+});
+
+describe('Open from the Explore view', () => {
+  /** The lab on the search's scenario with the report shown in the open dialog; the fragments applied are logged. */
+  function renderDialog(): { applied: string[] } {
+    const app = createAppStore();
+    const applied: string[] = [];
+    const state = app.getState();
+    app.setState({
+      scenario: { kind: 'builtin', id: 'mremap-race-101', hash: '1234abcd' },
+      scenarioText: base.scenarioText,
+      patches,
+      toggleOverrides: base.toggles,
+      runs: { ...state.runs, a: { ...state.runs.a, summary: { explore: { toggle: 'mremap_flush', budget: 300, delays: null } } as unknown as ScenarioSummary } },
+      applyFragment: async (fragment: string) => {
+        applied.push(fragment);
+      },
+    });
+    const explore = createExploreStore();
+    explore.setState({ status: { kind: 'done', elapsedMs: 1, budget: 300 }, base, report });
+    render(
+      <StoreProvider store={app}>
+        <ExploreButton store={explore} />
+      </StoreProvider>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: /^Explore…/ }));
+    return { applied };
+  }
+
+  it('shows the outcome even when its link is already the address (no hashchange comes): the link\'s state is applied', () => {
+    const { applied } = renderDialog();
+    const link = openLink(base, deferred, lost);
+    window.location.hash = link;
+    const dialog = screen.getByRole('dialog', { name: 'Explore: mremap-race-101 under each value of mremap_flush' });
+    const outcome = within(dialog).getByRole('region', { name: 'mremap_flush = deferred' }).querySelector('[data-outcome="bad"]') as HTMLElement;
+    fireEvent.click(within(outcome).getByRole('link', { name: 'Open' }));
+    expect(applied).toEqual([link.slice(1)]);
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('leaves a link to another state to the browser (its hashchange applies it once)', () => {
+    const { applied } = renderDialog();
+    window.location.hash = '#v=2&sc=mremap-race-101&step=3';
+    const outcome = screen.getByRole('region', { name: 'mremap_flush = deferred' }).querySelector('[data-outcome="bad"]') as HTMLElement;
+    fireEvent.click(within(outcome).getByRole('link', { name: 'Open' }));
+    expect(applied).toEqual([]);
+    expect(screen.queryByRole('dialog')).toBeNull();
   });
 });
 

@@ -4,13 +4,15 @@
 // schedules, states, outcomes, bad outcomes); under it each outcome with its findings, the
 // counters that tell the outcomes apart and its shortest schedule, which "Open" opens as a
 // normal run (a link with `sched=`) and "A/B" opens under two toggle values side by side.
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useStore } from 'zustand';
 import { formatCount, formatElapsedMs } from '../base/format';
 import { fnv1a32Hex } from '../base/hash';
 import type { PatchInfo, ToggleValue } from '../engine/types';
 import type { ScenarioRef } from '../share/url';
-import { useAppStore } from '../store/context';
+import { followLink } from '../share/useUrlSync';
+import { useAppStore, useAppStoreApi } from '../store/context';
+import { Dialog } from '../widgets/Dialog';
 import { toggleValueLabel } from '../store/simSlice';
 import styles from './ExploreDialog.module.css';
 import {
@@ -32,6 +34,12 @@ import {
 } from './exploreModel';
 import { exploreStore, type ExploreState, type ExploreStore } from './exploreStore';
 
+/** The scenario as the view names it: a built-in's id, or "the custom scenario". */
+function scenarioLabel(scenario: { kind: string; id?: string } | null): string {
+  return scenario?.kind === 'builtin' && scenario.id ? scenario.id : 'the custom scenario';
+}
+
+/** Reads the explore store. */
 function useExplore<T>(store: ExploreStore, selector: (s: ExploreState) => T): T {
   return useStore(store, selector);
 }
@@ -52,22 +60,23 @@ function Elapsed({ startedAtMs }: { startedAtMs: number }) {
 }
 
 /** One outcome: bad or ok, its findings, the counters that tell it apart, its schedule, Open and A/B. */
-function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase; value: ValueReport; outcome: OutcomeReport; patches: readonly PatchInfo[]; onOpen: () => void }) {
+function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase; value: ValueReport; outcome: OutcomeReport; patches: readonly PatchInfo[]; onOpen: (href: string) => void }) {
   const others = otherValues(patches, base, value);
   const [other, setOther] = useState<ToggleValue | null>(others[0] ?? null);
   const patch = patches.find((p) => p.id === base.toggle);
   const selectId = useId();
   const counters = Object.entries(outcome.counters);
   const ab = other !== null ? abLink(base, value, outcome, other) : null;
+  const open = openLink(base, value, outcome);
   return (
     <li className={outcome.bad ? styles.bad : styles.ok} data-outcome={outcome.bad ? 'bad' : 'ok'}>
       <div className={styles.outcomeHead}>
         <span className={outcome.bad ? styles.badgeBad : styles.badgeOk}>{outcome.bad ? 'BAD' : 'ok'}</span>
         <span>
-          {formatCount(outcome.schedules)} schedule{outcome.schedules === 1 ? '' : 's'} reach it; the shortest: {formatCount(outcome.steps)} steps, {scheduleSize(outcome.schedule)}
+          {formatCount(outcome.schedules)} {outcome.schedules === 1 ? 'schedule reaches' : 'schedules reach'} it; the shortest: {formatCount(outcome.steps)} steps, {scheduleSize(outcome.schedule)}
         </span>
         <span className={styles.actions}>
-          <a className={styles.button} href={openLink(base, value, outcome)} onClick={(e) => plainClick(e) && onOpen()} title="Open this interleaving as a normal run (its schedule in the link), at its finding">
+          <a className={styles.button} href={open} onClick={(e) => plainClick(e) && onOpen(open)} title="Open this interleaving as a normal run (its schedule in the link), at its finding">
             Open
           </a>
           {others.length > 0 && ab && (
@@ -88,7 +97,7 @@ function Outcome({ base, value, outcome, patches, onOpen }: { base: ExploreBase;
                   </option>
                 ))}
               </select>
-              <a className={styles.button} href={ab} onClick={(e) => plainClick(e) && onOpen()} title="The same schedule under two values of the toggle, side by side">
+              <a className={styles.button} href={ab} onClick={(e) => plainClick(e) && onOpen(ab)} title="The same schedule under two values of the toggle, side by side">
                 A/B
               </a>
             </>
@@ -136,7 +145,7 @@ function ValueSection({
   value: ValueReport;
   delays: number | null;
   patches: readonly PatchInfo[];
-  onOpen: () => void;
+  onOpen: (href: string) => void;
 }) {
   const bad = value.outcomes.filter((o) => o.bad).length;
   const v = variedValue(base, value);
@@ -180,8 +189,8 @@ function ValueSection({
   );
 }
 
-/** The report: a line over all values, then one section per value. */
-export function ExploreReportView({ base, report, patches, onOpen }: { base: ExploreBase; report: ExploreReport; patches: readonly PatchInfo[]; onOpen: () => void }) {
+/** The report: a line over all values, then one section per value; `onOpen` is told of a plain click on an outcome's link (the browser follows it). */
+export function ExploreReportView({ base, report, patches, onOpen }: { base: ExploreBase; report: ExploreReport; patches: readonly PatchInfo[]; onOpen: (href: string) => void }) {
   const totals = reportTotals(report);
   // Reports of a bounded search carry the bound (an older report has no field).
   const delays = report.delays ?? null;
@@ -204,6 +213,7 @@ export function ExploreReportView({ base, report, patches, onOpen }: { base: Exp
 
 /** The dialog's contents. */
 function ExploreBody({ store, onClose }: { store: ExploreStore; onClose: () => void }) {
+  const app = useAppStoreApi();
   const engine = useAppStore((s) => s.engine);
   const patches = useAppStore((s) => s.patches);
   const scenario = useAppStore((s) => s.scenario);
@@ -218,7 +228,7 @@ function ExploreBody({ store, onClose }: { store: ExploreStore; onClose: () => v
   const budgetId = useId();
   const choices = budgetChoices(def?.budget ?? null);
   const budget = chosen ?? choices[0]?.value ?? 2_000;
-  const label = scenario?.kind === 'builtin' ? scenario.id : 'the custom scenario';
+  const label = scenarioLabel(scenario);
   const toggle = def?.toggle ?? null;
   const base = (): ExploreBase | null => {
     if (!scenario) return null;
@@ -234,15 +244,6 @@ function ExploreBody({ store, onClose }: { store: ExploreStore; onClose: () => v
   const shown = report && reportBase && reportBase.scenarioText === scenarioText ? { report, base: reportBase } : null;
   return (
     <>
-      <div className={styles.head}>
-        <h2 className={styles.title}>
-          Explore: {label}
-          {toggle ? ` under each value of ${toggle}` : ''}
-        </h2>
-        <button type="button" className={styles.button} onClick={onClose}>
-          Close
-        </button>
-      </div>
       <p className={styles.help}>
         Every interleaving of the scenario's CPUs at the steps other CPUs can observe (page-table and TLB steps, locks, IPIs), as <code>mmviz explore</code> searches them
         {def?.delays !== null && def?.delays !== undefined
@@ -297,29 +298,29 @@ function ExploreBody({ store, onClose }: { store: ExploreStore; onClose: () => v
           The search failed: {status.message}
         </p>
       )}
-      {shown && <ExploreReportView base={shown.base} report={shown.report} patches={patches} onOpen={onClose} />}
+      {shown && (
+        <ExploreReportView
+          base={shown.base}
+          report={shown.report}
+          patches={patches}
+          onOpen={(href) => {
+            onClose();
+            // The outcome's link may be the address bar's already: then no hashchange shows it.
+            followLink(app, href);
+          }}
+        />
+      )}
     </>
   );
 }
 
 /** The header button (only for a scenario with `[explore]`) and the dialog. */
 export function ExploreButton({ store = exploreStore }: { store?: ExploreStore }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
   const explorable = useAppStore((s) => (s.runs.a.summary?.explore ?? null) !== null);
+  const scenario = useAppStore((s) => s.scenario);
+  const toggle = useAppStore((s) => s.runs.a.summary?.explore?.toggle ?? null);
   const running = useExplore(store, (s) => s.status.kind === 'running');
-  useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (open && !d.open) {
-      if (typeof d.showModal === 'function') d.showModal();
-      else d.setAttribute('open', '');
-      d.querySelector('select')?.focus();
-    } else if (!open && d.open) {
-      if (typeof d.close === 'function') d.close();
-      else d.removeAttribute('open');
-    }
-  }, [open]);
   if (!explorable && !running) return null;
   return (
     <>
@@ -332,9 +333,9 @@ export function ExploreButton({ store = exploreStore }: { store?: ExploreStore }
       >
         Explore…{running ? ' (running)' : ''}
       </button>
-      <dialog ref={dialog} className={styles.dialog} aria-label="Explore" onClose={() => setOpen(false)}>
-        {open && <ExploreBody store={store} onClose={() => setOpen(false)} />}
-      </dialog>
+      <Dialog open={open} onClose={() => setOpen(false)} title={`Explore: ${scenarioLabel(scenario)}${toggle ? ` under each value of ${toggle}` : ''}`} className={styles.dialog}>
+        <ExploreBody store={store} onClose={() => setOpen(false)} />
+      </Dialog>
     </>
   );
 }

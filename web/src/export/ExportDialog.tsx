@@ -5,6 +5,7 @@ import { formatCount } from '../base/format';
 import { reportAbout } from '../panels/reportAbout';
 import { currentLink } from '../share/useUrlSync';
 import { useAppStore, useAppStoreApi, useCursor } from '../store/context';
+import { Dialog } from '../widgets/Dialog';
 import type { AppStore } from '../store/appStore';
 import { buildFrameSvg, download, machineParts, svgToPng, type ExportColours } from './svgExport';
 import styles from './ExportDialog.module.css';
@@ -51,7 +52,7 @@ export function parseStep(text: string, last: number, what: string): number | st
 /** The header's Export button and its dialog. */
 export function ExportButton() {
   const store = useAppStoreApi();
-  const dialog = useRef<HTMLDialogElement>(null);
+  const [shown, setShown] = useState(false);
   const fromId = useId();
   const toId = useId();
   const cursor = useCursor();
@@ -68,7 +69,13 @@ export function ExportButton() {
     setTo(String(Math.min(cursor.last, cursor.position + 20)));
     setStatus('');
     setError('');
-    dialog.current?.showModal?.();
+    setShown(true);
+  };
+
+  // Close, or Escape (which also stops a range being exported; Close is disabled meanwhile).
+  const close = (): void => {
+    cancel.current = true;
+    setShown(false);
   };
 
   const exportFrame = async (kind: 'svg' | 'png'): Promise<void> => {
@@ -140,8 +147,7 @@ export function ExportButton() {
       <button type="button" className={styles.button} aria-haspopup="dialog" onClick={open}>
         Export…
       </button>
-      <dialog ref={dialog} className={styles.dialog} aria-label="Export" onCancel={() => (cancel.current = true)}>
-        <h2 className={styles.title}>Export for slides</h2>
+      <Dialog open={shown} onClose={close} title="Export for slides" className={styles.dialog} closeDisabled={busy}>
         <p>
           The machine drawing{ab ? 's of A and B side by side' : ''} as on screen, in the current theme, with a caption: the scenario, what was changed, the step,
           and the link that reopens it.
@@ -180,12 +186,7 @@ export function ExportButton() {
             {error}
           </p>
         )}
-        <form method="dialog">
-          <button type="submit" className={styles.button} disabled={busy}>
-            Close
-          </button>
-        </form>
-      </dialog>
+      </Dialog>
     </>
   );
 }

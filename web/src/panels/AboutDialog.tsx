@@ -1,7 +1,8 @@
 // "About": which build of the lab this is, where its links point, and whether it works offline.
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { BUILD_ID, isLocalBase, linkBase, PUBLIC_URL } from '../base/build';
 import { useAppStore } from '../store/context';
+import { Dialog } from '../widgets/Dialog';
 import styles from './AboutDialog.module.css';
 
 /** Whether a service worker controls this page (the lab then opens with the network off), read when the dialog opens. */
@@ -13,7 +14,7 @@ function offlineState(): string {
 
 /** The header's About button and its dialog. */
 export function AboutButton() {
-  const dialog = useRef<HTMLDialogElement>(null);
+  const [open, setOpen] = useState(false);
   const [offline, setOffline] = useState('');
   const engineKind = useAppStore((s) => s.engine?.kind);
   const base = typeof window === 'undefined' ? PUBLIC_URL : linkBase(window.location);
@@ -25,13 +26,12 @@ export function AboutButton() {
         aria-haspopup="dialog"
         onClick={() => {
           setOffline(offlineState());
-          dialog.current?.showModal?.();
+          setOpen(true);
         }}
       >
         About mmviz
       </button>
-      <dialog ref={dialog} className={styles.dialog} aria-label="About mmviz">
-        <h2 className={styles.title}>mmviz</h2>
+      <Dialog open={open} onClose={() => setOpen(false)} title="About mmviz" className={styles.dialog}>
         <p>What the Linux kernel’s memory manager does on a NUMA machine, step by step, and what individual patches change.</p>
         <dl className={styles.facts}>
           <dt>Version</dt>
@@ -49,12 +49,7 @@ export function AboutButton() {
           <dt>Engine</dt>
           <dd>{engineKind === 'fake' ? 'recorded fixtures (development only)' : 'the Rust engine compiled to WebAssembly, in Web Workers'}</dd>
         </dl>
-        <form method="dialog">
-          <button type="submit" className={styles.button}>
-            Close
-          </button>
-        </form>
-      </dialog>
+      </Dialog>
     </>
   );
 }

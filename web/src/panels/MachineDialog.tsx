@@ -10,9 +10,10 @@ import { chooseMemScale, cpuRanges, errorLine, errorWithoutLine, formatMb, MAX_M
 import { errorMessage } from '../engine/engine';
 import type { Lscpu, NumaHardware } from '../engine/types';
 import { useAppStore, useAppStoreApi } from '../store/context';
+import { Dialog } from '../widgets/Dialog';
 import styles from './MachineDialog.module.css';
 import { MachineZones } from './MachineZones';
-import { NumberedTextarea, PasteError, selectLine, usePasteParse } from './PasteBox';
+import { NumberedTextarea, PasteBox, selectLine, usePasteParse } from './PasteBox';
 
 /** What the engine made of the text: nothing yet, the machine, or its message. */
 type Parsed = { kind: 'empty' } | { kind: 'ok'; hw: NumaHardware } | { kind: 'error'; message: string };
@@ -145,7 +146,7 @@ function MachineForm({ onClose }: { onClose: () => void }) {
   const merged = usePasteParse('machine', [text, lscpuText], parsedAlone.kind === 'ok' && lscpu.kind === 'ok');
   const parsed: Parsed = parsedAlone.kind === 'ok' && merged.kind === 'ok' ? { kind: 'ok', hw: merged.value } : parsedAlone;
   const lscpuBlocks = lscpu.kind === 'error' || merged.kind === 'error' || (lscpu.kind === 'ok' && parsedAlone.kind === 'ok' && merged.kind === 'empty');
-  const ids = { text: useId(), status: useId(), scale: useId(), lscpu: useId(), lscpuStatus: useId() };
+  const ids = { text: useId(), status: useId(), scale: useId() };
   const area = useRef<HTMLDivElement>(null);
   const [scaleText, setScaleText] = useState<string | null>(null);
   const [useError, setUseError] = useState<{ message: string; scenarioText: string } | null>(null);
@@ -184,14 +185,6 @@ function MachineForm({ onClose }: { onClose: () => void }) {
 
   return (
     <>
-      <div className={styles.head}>
-        <h2 className={styles.title}>
-          Machine from <code>numactl --hardware</code>
-        </h2>
-        <button type="button" className={styles.button} onClick={onClose}>
-          Close
-        </button>
-      </div>
       <p className={styles.help}>
         Paste what <code>numactl --hardware</code> prints on a real machine (a prompt line, ranges, odd spacing are fine), and if you have them the same machine’s{' '}
         <code>lscpu</code> and <code>/proc/zoneinfo</code>. The current scenario then runs on its nodes, CPUs and distances (and its zones’ sizes, watermarks and pageset sizes).
@@ -235,26 +228,25 @@ function MachineForm({ onClose }: { onClose: () => void }) {
         )}
         {parsed.kind === 'ok' && <MachinePreview hw={parsed.hw} scale={scaleOk ? scaleValue : chosen} />}
       </div>
-      <label htmlFor={ids.lscpu} className={styles.label}>
-        <code>lscpu</code> output of the same machine <span className={styles.count}>(optional)</span>
-      </label>
-      <NumberedTextarea
-        id={ids.lscpu}
+      <PasteBox
+        label={
+          <>
+            <code>lscpu</code> output of the same machine <span className={styles.count}>(optional)</span>
+          </>
+        }
         text={lscpuText}
         onChange={(t) => {
           setPaste('lscpu', t);
           setUseError(null);
         }}
-        mark={lscpu.kind === 'error' ? errorLine(lscpu.message) : merged.kind === 'error' ? errorLine(merged.message) : null}
-        describedBy={ids.lscpuStatus}
+        error={lscpu.kind === 'error' ? lscpu.message : merged.kind === 'error' ? merged.message : null}
+        what="lscpu"
         placeholder={'$ lscpu\nCPU(s):              8\nNUMA node0 CPU(s):   0-3\n...'}
         rows={7}
         testId="lscpu-text"
-      />
-      <div id={ids.lscpuStatus} className={styles.status}>
+        errorTestId="lscpu-error"
+      >
         {lscpu.kind === 'empty' && <p className={styles.note}>Nothing pasted: CPU lists come from numactl, the last-level cache share from the scenario.</p>}
-        {lscpu.kind === 'error' && <PasteError message={lscpu.message} text={lscpuText} areaId={ids.lscpu} testId="lscpu-error" what="lscpu" />}
-        {lscpu.kind === 'ok' && merged.kind === 'error' && <PasteError message={merged.message} text={lscpuText} areaId={ids.lscpu} testId="lscpu-error" what="lscpu" />}
         {lscpu.kind === 'ok' && (
           <p className={styles.note} data-testid="lscpu-summary">
             {lscpuSummary(lscpu.value)}
@@ -264,7 +256,7 @@ function MachineForm({ onClose }: { onClose: () => void }) {
             {merged.kind === 'ok' ? ' CPU lists checked against numactl.' : ''}
           </p>
         )}
-      </div>
+      </PasteBox>
       <MachineZones parsed={zones} scale={scaleOk ? scaleValue : chosen} numactlOk={parsed.kind === 'ok'} />
       {parsed.kind === 'ok' && (
         <div className={styles.use}>
@@ -320,22 +312,8 @@ function MachineForm({ onClose }: { onClose: () => void }) {
 
 /** The header button and its modal dialog. */
 export function MachineDialogButton() {
-  const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
   const hasScenario = useAppStore((s) => s.runs.a.summary !== null);
-  useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (open && !d.open) {
-      if (typeof d.showModal === 'function') d.showModal();
-      else d.setAttribute('open', '');
-      // Straight to the box: pasting is what the dialog is for.
-      d.querySelector('textarea')?.focus();
-    } else if (!open && d.open) {
-      if (typeof d.close === 'function') d.close();
-      else d.removeAttribute('open');
-    }
-  }, [open]);
   return (
     <>
       <button
@@ -348,9 +326,19 @@ export function MachineDialogButton() {
       >
         Machine…
       </button>
-      <dialog ref={dialog} className={styles.dialog} aria-label="Machine from numactl --hardware" onClose={() => setOpen(false)}>
-        {open && <MachineForm onClose={() => setOpen(false)} />}
-      </dialog>
+      {/* The body's first control, the numactl box, has the focus: pasting is what the dialog is for. */}
+      <Dialog
+        open={open}
+        onClose={() => setOpen(false)}
+        title={
+          <>
+            Machine from <code>numactl --hardware</code>
+          </>
+        }
+        className={styles.dialog}
+      >
+        <MachineForm onClose={() => setOpen(false)} />
+      </Dialog>
     </>
   );
 }

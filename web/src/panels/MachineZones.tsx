@@ -3,13 +3,12 @@
 // printed), with a table that says, value by value, what comes from the paste, what the model
 // derives and what the scenario's knobs set. The text is the store's `pastes.zoneinfo`, the
 // same as Measured…'s zoneinfo box.
-import { useId } from 'react';
 import { formatCount } from '../base/format';
 import { crowdedNodes, pagesetSource, pcpKnobsSet, zonesPages, type Source } from '../base/zones';
 import type { NodeZone } from '../engine/types';
 import { useAppStore } from '../store/context';
 import styles from './MachineDialog.module.css';
-import { NumberedTextarea, PasteError, type Parsed } from './PasteBox';
+import { PasteBox, type Parsed } from './PasteBox';
 
 /** One pageset size with where it comes from. */
 function Sized({ z, what, knobs }: { z: NodeZone; what: 'batch' | 'high_min' | 'high_max'; knobs: readonly { name: string; value: string }[] }) {
@@ -80,31 +79,27 @@ export function MachineZones({ parsed, scale, numactlOk }: { parsed: Parsed<Node
   const text = useAppStore((s) => s.pastes.zoneinfo);
   const setPaste = useAppStore((s) => s.setPaste);
   const scenarioText = useAppStore((s) => s.scenarioText);
-  const ids = { text: useId(), status: useId() };
   // Messages about the numactl or lscpu text are shown at those boxes.
   const mine = parsed.kind === 'error' && !/^(?:Error: )?(?:numactl|lscpu) text /.test(parsed.message);
-  const mark = mine && parsed.kind === 'error' ? Number(/\bline (\d+)\b/.exec(parsed.message)?.[1] ?? Number.NaN) : Number.NaN;
   return (
-    <>
-      <label htmlFor={ids.text} className={styles.label}>
-        <code>/proc/zoneinfo</code> of the same machine <span className={styles.count}>(optional)</span>
-      </label>
-      <NumberedTextarea
-        id={ids.text}
-        text={text}
-        onChange={(t) => setPaste('zoneinfo', t)}
-        mark={Number.isNaN(mark) ? null : mark}
-        describedBy={ids.status}
-        placeholder={'$ cat /proc/zoneinfo\nNode 0, zone   Normal\n  pages free     3977\n        min      5\n...'}
-        rows={7}
-        testId="machine-zoneinfo-text"
-      />
-      <div id={ids.status} className={styles.status}>
-        {text.trim() === '' && <p className={styles.note}>Nothing pasted: the model derives each node’s watermarks and pageset sizes from its size.</p>}
-        {text.trim() !== '' && !numactlOk && <p className={styles.note}>Read once the numactl text is.</p>}
-        {mine && parsed.kind === 'error' && <PasteError message={parsed.message} text={text} areaId={ids.text} testId="machine-zoneinfo-error" what="zoneinfo" />}
-        {parsed.kind === 'ok' && <ZonesPreview zones={parsed.value} scale={scale} knobs={pcpKnobsSet(scenarioText)} />}
-      </div>
-    </>
+    <PasteBox
+      label={
+        <>
+          <code>/proc/zoneinfo</code> of the same machine <span className={styles.count}>(optional)</span>
+        </>
+      }
+      text={text}
+      onChange={(t) => setPaste('zoneinfo', t)}
+      error={mine && parsed.kind === 'error' ? parsed.message : null}
+      what="zoneinfo"
+      placeholder={'$ cat /proc/zoneinfo\nNode 0, zone   Normal\n  pages free     3977\n        min      5\n...'}
+      rows={7}
+      testId="machine-zoneinfo-text"
+      errorTestId="machine-zoneinfo-error"
+    >
+      {text.trim() === '' && <p className={styles.note}>Nothing pasted: the model derives each node’s watermarks and pageset sizes from its size.</p>}
+      {text.trim() !== '' && !numactlOk && <p className={styles.note}>Read once the numactl text is.</p>}
+      {parsed.kind === 'ok' && <ZonesPreview zones={parsed.value} scale={scale} knobs={pcpKnobsSet(scenarioText)} />}
+    </PasteBox>
   );
 }

@@ -1,8 +1,8 @@
 // A box to paste a machine's output into (numactl, lscpu, /proc/zoneinfo, /proc/vmstat): the
 // lines numbered beside it, the line an error names marked, and the message with that line's
-// text as a button that selects it. What is pasted is only ever text: React puts it in the
+// text as a button that selects it (PasteBox: the three together, as Machine… and Measured… use them). What is pasted is only ever text: React puts it in the
 // DOM as text nodes, never as markup. The engine reads it (readPaste), the latest text only.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { errorLine, errorWithoutLine } from '../base/numactl';
 import { errorMessage } from '../engine/engine';
 import type { PasteKind, PasteKinds } from '../engine/types';
@@ -54,6 +54,7 @@ export function NumberedTextarea({
   onChange,
   mark,
   describedBy,
+  labelledBy,
   placeholder,
   rows = 14,
   testId,
@@ -63,6 +64,8 @@ export function NumberedTextarea({
   onChange: (t: string) => void;
   mark: number | null;
   describedBy: string;
+  /** The id of what names the box when no <label> does (a section's heading). */
+  labelledBy?: string;
   placeholder: string;
   rows?: number;
   testId?: string;
@@ -90,6 +93,7 @@ export function NumberedTextarea({
         rows={rows}
         aria-invalid={mark !== null}
         aria-describedby={describedBy}
+        aria-labelledby={labelledBy}
         placeholder={placeholder}
         data-testid={testId}
         onChange={(e) => onChange(e.target.value)}
@@ -142,5 +146,64 @@ export function PasteError({ message, text, areaId, testId, what }: { message: s
       )}
       <p className={styles.note}>Your pasted text is kept: fix it in the box.</p>
     </div>
+  );
+}
+
+/**
+ * One paste box: its label (or the heading `labelledBy` names), the numbered text, and under it
+ * (its description) the engine's message about the text when `error` is one, with the line it
+ * names marked in the box, and `children` (what was read, or a note).
+ */
+export function PasteBox({
+  label,
+  labelledBy,
+  text,
+  onChange,
+  error,
+  what,
+  placeholder,
+  rows,
+  testId,
+  errorTestId,
+  children,
+}: {
+  label?: ReactNode;
+  labelledBy?: string;
+  text: string;
+  onChange: (t: string) => void;
+  /** The engine's message about this text, or null. */
+  error: string | null;
+  /** The text as the message names it ("zoneinfo", "lscpu"). */
+  what: string;
+  placeholder: string;
+  rows?: number;
+  testId: string;
+  errorTestId: string;
+  children?: ReactNode;
+}) {
+  const ids = { text: useId(), status: useId() };
+  return (
+    <>
+      {label !== undefined && (
+        <label htmlFor={ids.text} className={styles.label}>
+          {label}
+        </label>
+      )}
+      <NumberedTextarea
+        id={ids.text}
+        text={text}
+        onChange={onChange}
+        mark={error === null ? null : errorLine(error)}
+        describedBy={ids.status}
+        labelledBy={label === undefined ? labelledBy : undefined}
+        placeholder={placeholder}
+        rows={rows}
+        testId={testId}
+      />
+      <div id={ids.status} className={styles.status}>
+        {error !== null && <PasteError message={error} text={text} areaId={ids.text} testId={errorTestId} what={what} />}
+        {children}
+      </div>
+    </>
   );
 }

@@ -5,12 +5,13 @@
 // beside what the model derives for a zone of that size, and what the model does not use.
 // The texts live in the store (and the tab's sessionStorage): closing, an error or a reload
 // loses nothing.
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { formatCount } from '../base/format';
 import type { VmstatDelta, ZoneInfo } from '../engine/types';
 import { useAppStore } from '../store/context';
+import { Dialog } from '../widgets/Dialog';
 import styles from './MachineDialog.module.css';
-import { NumberedTextarea, PasteError, usePasteParse } from './PasteBox';
+import { NumberedTextarea, PasteBox, PasteError, usePasteParse } from './PasteBox';
 import own from './RealityDialog.module.css';
 
 /** Seconds from the interval box: null when blank, NaN when not a positive number. */
@@ -203,49 +204,34 @@ function ZoneinfoSection() {
   const text = useAppStore((s) => s.pastes.zoneinfo);
   const setPaste = useAppStore((s) => s.setPaste);
   const parsed = usePasteParse('zoneinfo', [text]);
-  const ids = { text: useId(), status: useId() };
-  const mark = parsed.kind === 'error' ? Number(/\bline (\d+)\b/.exec(parsed.message)?.[1] ?? Number.NaN) : Number.NaN;
+  const heading = useId();
   return (
-    <section className={own.section} aria-labelledby={`${ids.status}-h`}>
-      <h3 id={`${ids.status}-h`} className={own.heading}>
+    <section className={own.section} aria-labelledby={heading}>
+      <h3 id={heading} className={own.heading}>
         <code>/proc/zoneinfo</code>
       </h3>
-      <NumberedTextarea
-        id={ids.text}
+      <PasteBox
+        labelledBy={heading}
         text={text}
         onChange={(t) => setPaste('zoneinfo', t)}
-        mark={Number.isNaN(mark) ? null : mark}
-        describedBy={ids.status}
+        error={parsed.kind === 'error' ? parsed.message : null}
+        what="zoneinfo"
         placeholder={'$ cat /proc/zoneinfo\nNode 0, zone   Normal\n  pages free     3977\n        min      5\n...'}
         rows={8}
         testId="zoneinfo-text"
-      />
-      <div id={ids.status} className={styles.status}>
+        errorTestId="zoneinfo-error"
+      >
         {parsed.kind === 'empty' && <p className={styles.note}>Nothing pasted yet.</p>}
-        {parsed.kind === 'error' && <PasteError message={parsed.message} text={text} areaId={ids.text} testId="zoneinfo-error" what="zoneinfo" />}
         {parsed.kind === 'ok' && <ZoneTable z={parsed.value} />}
-      </div>
+      </PasteBox>
     </section>
   );
 }
 
 /** The header button and its modal dialog. */
 export function RealityDialogButton() {
-  const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
   const hasScenario = useAppStore((s) => s.runs.a.summary !== null);
-  useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (open && !d.open) {
-      if (typeof d.showModal === 'function') d.showModal();
-      else d.setAttribute('open', '');
-      d.querySelector('textarea')?.focus();
-    } else if (!open && d.open) {
-      if (typeof d.close === 'function') d.close();
-      else d.removeAttribute('open');
-    }
-  }, [open]);
   return (
     <>
       <button
@@ -258,20 +244,10 @@ export function RealityDialogButton() {
       >
         Measured…
       </button>
-      <dialog ref={dialog} className={styles.dialog} aria-label="Measured on your machine" onClose={() => setOpen(false)}>
-        {open && (
-          <>
-            <div className={styles.head}>
-              <h2 className={styles.title}>Measured on your machine</h2>
-              <button type="button" className={styles.button} onClick={() => setOpen(false)}>
-                Close
-              </button>
-            </div>
-            <VmstatSection />
-            <ZoneinfoSection />
-          </>
-        )}
-      </dialog>
+      <Dialog open={open} onClose={() => setOpen(false)} title="Measured on your machine" className={styles.dialog}>
+        <VmstatSection />
+        <ZoneinfoSection />
+      </Dialog>
     </>
   );
 }

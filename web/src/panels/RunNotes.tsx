@@ -52,6 +52,14 @@ export function RunNotes() {
                   <button type="button" className={styles.go} onClick={() => void seek(f.step + 1, { history: true })} disabled={here} aria-label={`Go to the ${f.label.toLowerCase()} at step ${f.step}`}>
                     {here ? 'shown' : 'Go'}
                   </button>
+                  {f.related.map((r) => (
+                    <span key={r.step} className={styles.related} data-related-step={r.step} title={`${r.detail} at step ${r.step}`}>
+                      {r.what} at step {formatCount(r.step)}{' '}
+                      <button type="button" className={styles.go} onClick={() => void seek(r.step + 1, { history: true })} disabled={step === r.step + 1} aria-label={`Go to step ${r.step}: ${r.detail}`}>
+                        {step === r.step + 1 ? 'shown' : 'Go'}
+                      </button>{' '}
+                    </span>
+                  ))}
                 </li>
               );
             })}

@@ -52,6 +52,19 @@ export function currentLink(store: AppStore): string {
   return `${linkBase(window.location)}${window.location.hash}`;
 }
 
+/**
+ * A plain click on a link to a lab state (`#…`) that the lab lets the browser follow: a
+ * fragment other than the address bar's fires hashchange (applied by the hook below), but the
+ * same one fires nothing, so its state is applied here: the run the link names is shown again
+ * at its step, reloaded if another run is on screen (or loading) and moved if it is that run.
+ */
+export function followLink(store: AppStore, href: string): void {
+  if (!href.startsWith('#')) return;
+  // Compared as the browser writes them (percent-encoding and all).
+  if (new URL(href, window.location.href).hash !== window.location.hash) return;
+  void store.getState().applyFragment(href.slice(1));
+}
+
 /** Hook: syncs store → URL (debounced) and URL → store on hashchange. */
 export function useUrlSync(): void {
   const store = useAppStoreApi();

@@ -51,7 +51,7 @@ function yScaleFor(m: SmallMultiple, withZero: boolean): ScaleLinear<number, num
 }
 
 /** One series: lines through the means, whiskers with caps and a bar at the mean when there are several seeds, and a link per run. */
-function Series({ s, y, xOf, seeds, onOpen }: { s: ChartSeries; y: ScaleLinear<number, number>; xOf: (v: number | null) => number; seeds: number; onOpen: () => void }) {
+function Series({ s, y, xOf, seeds, onOpen }: { s: ChartSeries; y: ScaleLinear<number, number>; xOf: (v: number | null) => number; seeds: number; onOpen: (href: string) => void }) {
   const colour = colourOf(s.colour);
   const path = s.means
     .map((m) => ({ px: xOf(m.x), py: y(m.mean) }))
@@ -83,7 +83,7 @@ function Series({ s, y, xOf, seeds, onOpen }: { s: ChartSeries; y: ScaleLinear<n
             className={styles.point}
             onClick={(e) => {
               // A plain click opens the run here (the dialog closes); with a modifier the browser opens it elsewhere.
-              if (e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey) onOpen();
+              if (e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey) onOpen(p.href);
             }}
           >
             <title>{p.label}</title>
@@ -122,7 +122,7 @@ function Chart({
   withZero: boolean;
   seeds: number;
   doc: string;
-  onOpen: () => void;
+  onOpen: (href: string) => void;
 }) {
   const titleId = useId();
   const y = yScaleFor(m, withZero);
@@ -193,7 +193,7 @@ export function SweepCharts({
   /** What each column counts, for its tooltip. */
   docs: Readonly<Record<string, string>>;
   /** Called when a run's link is followed here. */
-  onOpen: () => void;
+  onOpen: (href: string) => void;
 }) {
   const x = xScaleFor(xValues);
   const legend = multiples[0]?.series ?? [];

@@ -65,7 +65,7 @@ async function renderSweep(pick = true) {
   );
   fireEvent.click(screen.getByRole('button', { name: 'Sweep…' }));
   await settle();
-  const dialog = screen.getByRole('dialog', { name: 'Sweep', hidden: true });
+  const dialog = screen.getByRole('dialog', { name: 'Sweep: numa-hint-fault-101', hidden: true });
   if (pick) {
     fireEvent.change(within(dialog).getByRole('combobox', { name: 'Toggle' }), { target: { value: 'numa_delay_map' } });
     fireEvent.change(within(dialog).getByRole('combobox', { name: 'Parameter' }), { target: { value: 'pages' } });

@@ -4,17 +4,24 @@
 // the plain-text table for a mailing-list reply and the same sweep as a command line.
 // It reads the lab's catalogue (engine, patches, mechanisms) and its current scenario,
 // toggles and params, and keeps its own state in the sweep store.
-import { useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useMemo, useState, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import { formatCount, formatElapsedMs } from '../base/format';
 import { fnv1a32Hex } from '../base/hash';
 import type { ScenarioRef } from '../share/url';
 import type { MechanismInfo, ParamInfo, PatchInfo, SweepField } from '../engine/types';
-import { useAppStore } from '../store/context';
+import { followLink } from '../share/useUrlSync';
+import { useAppStore, useAppStoreApi } from '../store/context';
+import { Dialog } from '../widgets/Dialog';
 import { SweepCharts } from './SweepCharts';
 import { cliCommand, fieldsOf, smallMultiples, toggleValueText, unitOf, varyChoices, type SweepBase } from './sweepModel';
 import styles from './SweepDialog.module.css';
 import { sweepStore, type SweepState, type SweepStore } from './sweepStore';
+
+/** The scenario as the sweep names it: a built-in's id, or "the custom scenario". */
+function scenarioLabel(scenario: { kind: string; id?: string } | null): string {
+  return scenario?.kind === 'builtin' && scenario.id ? scenario.id : 'the custom scenario';
+}
 
 /** Reads the sweep store. */
 function useSweep<T>(store: SweepStore, selector: (s: SweepState) => T): T {
@@ -285,7 +292,7 @@ function CopyText({ text, what }: { text: string; what: string }) {
 }
 
 /** The charts, the warnings, the table and the command of the sweep last run. */
-function Results({ store, mechanisms, onOpen }: { store: SweepStore; mechanisms: readonly MechanismInfo[]; onOpen: () => void }) {
+function Results({ store, mechanisms, onOpen }: { store: SweepStore; mechanisms: readonly MechanismInfo[]; onOpen: (href: string) => void }) {
   const sweep = useSweep(store, (s) => s.sweep);
   const report = useSweep(store, (s) => s.report);
   const runs = useSweep(store, (s) => s.runs);
@@ -371,6 +378,7 @@ function Results({ store, mechanisms, onOpen }: { store: SweepStore; mechanisms:
 
 /** The dialog's body (rendered only while it is open). */
 function SweepBody({ store, onClose }: { store: SweepStore; onClose: () => void }) {
+  const app = useAppStoreApi();
   const engine = useAppStore((s) => s.engine);
   const patches = useAppStore((s) => s.patches);
   const mechanisms = useAppStore((s) => s.mechanisms);
@@ -392,7 +400,7 @@ function SweepBody({ store, onClose }: { store: SweepStore; onClose: () => void 
     if (Object.keys(patch).length > 0) store.getState().setForm(patch);
   }, [store, patches, params, summary, form.toggle, form.vary, form.values]);
 
-  const label = scenario?.kind === 'builtin' ? scenario.id : 'the custom scenario';
+  const label = scenarioLabel(scenario);
   const run = (): void => {
     if (!engine || !scenario) return;
     // The link of each run names the scenario as the lab's own link does (a built-in one with its text's hash), at no seed.
@@ -407,12 +415,6 @@ function SweepBody({ store, onClose }: { store: SweepStore; onClose: () => void 
   if (status.kind === 'planning') statusLine = 'Checking…';
   return (
     <>
-      <div className={styles.head}>
-        <h2 className={styles.title}>Sweep: {label}</h2>
-        <button type="button" className={styles.button} onClick={onClose}>
-          Close
-        </button>
-      </div>
       <p className={styles.help}>
         A toggle's effect over one parameter's values and over seeds, as <code>mmviz sweep</code> prints it: each run goes to the end, counters only, on {label}{' '}
         with the lab's toggles and parameters. Each dot opens its run.
@@ -429,29 +431,25 @@ function SweepBody({ store, onClose }: { store: SweepStore; onClose: () => void 
           {statusLine}
         </p>
       )}
-      <Results store={store} mechanisms={mechanisms} onOpen={onClose} />
+      <Results
+        store={store}
+        mechanisms={mechanisms}
+        onOpen={(href) => {
+          onClose();
+          // The dot's link may be the address bar's already: then no hashchange shows it.
+          followLink(app, href);
+        }}
+      />
     </>
   );
 }
 
 /** The header button and the sweep's dialog. */
 export function SweepButton({ store = sweepStore }: { store?: SweepStore }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
   const hasScenario = useAppStore((s) => s.runs.a.summary !== null);
+  const scenario = useAppStore((s) => s.scenario);
   const running = useSweep(store, (s) => s.status.kind === 'running');
-  useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (open && !d.open) {
-      if (typeof d.showModal === 'function') d.showModal();
-      else d.setAttribute('open', '');
-      d.querySelector('select')?.focus();
-    } else if (!open && d.open) {
-      if (typeof d.close === 'function') d.close();
-      else d.removeAttribute('open');
-    }
-  }, [open]);
   return (
     <>
       <button
@@ -464,9 +462,9 @@ export function SweepButton({ store = sweepStore }: { store?: SweepStore }) {
       >
         Sweep…{running ? ' (running)' : ''}
       </button>
-      <dialog ref={dialog} className={styles.dialog} aria-label="Sweep" onClose={() => setOpen(false)}>
-        {open && <SweepBody store={store} onClose={() => setOpen(false)} />}
-      </dialog>
+      <Dialog open={open} onClose={() => setOpen(false)} title={`Sweep: ${scenarioLabel(scenario)}`} className={styles.dialog}>
+        <SweepBody store={store} onClose={() => setOpen(false)} />
+      </Dialog>
     </>
   );
 }

@@ -1,7 +1,8 @@
 // The step scrubber (range input labelled "Step") with event marks beside it: one row per
 // category of the events shown (from the engine's mechanism metadata; "other" is not marked),
 // and above them the run's findings (a lost write, a stale-TLB store: base/findings.ts), for the
-// whole run however long, each a triangle and a line in the danger colour.
+// whole run however long, each a triangle and a line in the danger colour (dotted lines: the steps
+// that set a stale-TLB use up).
 import { scaleBand, scaleLinear } from 'd3';
 import { useId, useMemo } from 'react';
 import { positionOf, type AbAxis } from '../base/abAxis';
@@ -93,6 +94,11 @@ export function Scrubber() {
                 <g key={`f${lane}${i}`} className={styles.finding} data-finding-step={f.step}>
                   <polygon points={`${fx - 6},${top + 1} ${fx + 6},${top + 1} ${fx},${top + FINDING_PX - 1}`} />
                   <line x1={fx} x2={fx} y1={top + FINDING_PX - 1} y2={heightPx} />
+                  {/* The steps that set it up (the walk that cached the entry, the other CPU's change): a dotted line each. */}
+                  {f.related.map((r) => {
+                    const rx = x(placeOf(axis, lane, r.step + 1));
+                    return <line key={r.step} className={styles.related} data-related-step={r.step} x1={rx} x2={rx} y1={top + 2} y2={heightPx} />;
+                  })}
                 </g>
               );
             }),
@@ -125,7 +131,7 @@ export function Scrubber() {
               <svg className={styles.rowKey} viewBox="0 0 12 10" aria-hidden="true">
                 <polygon points="0,0 12,0 6,10" />
               </svg>
-              Findings (lost write, stale-TLB store){axis ? ': A above, B below' : ''}
+              Findings (lost write, stale-TLB use; dotted: the steps that set one up){axis ? ': A above, B below' : ''}
             </li>
           )}
           {axis && <li>Marks: A above, B below</li>}

@@ -59,6 +59,20 @@ pub enum Ret {
     Pte(crate::machine::Pte),
     /// The task was woken from a sleep.
     Woken,
+    /// A fault handler's result other than "handled" (the kernel's `vm_fault_t` bits).
+    Fault(VmFault),
+}
+
+/// What a fault handler asks of its caller (`handle_pte_fault` / `__handle_mm_fault`) when
+/// it did not handle the fault (a handled fault returns [`Ret::Unit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VmFault {
+    /// `VM_FAULT_FALLBACK`: the huge-page handler could not map a huge page; take the
+    /// 4 KiB path.
+    Fallback,
+    /// The PTE changed while the handler waited for its lock: look at it again (the
+    /// kernel returns 0 and the access faults again; the model classifies at once).
+    Retry,
 }
 
 impl Ret {

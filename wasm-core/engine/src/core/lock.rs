@@ -203,6 +203,25 @@ impl Locks {
         format!("{held:?}{queues:?}{:?}{:?}", self.waiters, self.stats)
     }
 
+    /// Whether `other` holds the same locks by the same CPUs and tasks and has the same
+    /// queues, whatever the order they were taken in (the interleaving explorer's test for
+    /// a step that took or dropped no lock; no allocation).
+    pub fn same_as(&self, other: &Locks) -> bool {
+        let held = |a: &Held, b: &Held| a.id == b.id && a.holder == b.holder && a.task == b.task && a.readers == b.readers;
+        self.held.len() == other.held.len()
+            && self.held.iter().all(|h| other.held.iter().any(|o| held(h, o)))
+            && self.queues.len() == other.queues.len()
+            && self
+                .queues
+                .iter()
+                .all(|q| other.queues.iter().any(|o| o.id == q.id && o.head == q.head && o.tail == q.tail))
+            && self
+                .waiters
+                .iter()
+                .zip(&other.waiters)
+                .all(|(a, b)| a.next == b.next && a.queued == b.queued && a.read == b.read)
+    }
+
     /// Takes `id` for `cpu` at `now` if it is free (or already `cpu`'s); returns whether
     /// it was taken. On `false`, `task` joins the lock's wait queue (once per wait) and
     /// the contention is counted: the caller blocks and retries when woken.

@@ -9,7 +9,7 @@ pub mod readyq;
 pub mod schedule;
 
 pub use chunked::ChunkedVec;
-pub use frame::{Flow, Ret, Stack, Until};
+pub use frame::{Flow, Ret, Stack, Until, VmFault};
 pub use lock::{LockClass, LockId, LockStats, Locks, WakePolicy};
 pub use readyq::ReadyQueue;
 pub use schedule::Schedule;

@@ -186,13 +186,8 @@ impl UserMode {
             return (ev, Flow::Block(Until::Resched));
         }
         let Some(op) = Self::ops(sim, sim.st.cpus[c].curr).get(self.op as usize).cloned() else {
-            if let Some(id) = crate::kernel::sched::core::exit_mmap_blocked(sim, cpu) {
-                // zap_pte_range's pte_offset_map_lock: wait for the lock, take it, and drop
-                // it again with the teardown below.
-                if !sim.lock(cpu, id, 0) {
-                    return crate::mm::memory::lock_wait(sim, cpu, id, "do_exit", "X1");
-                }
-                sim.unlock(cpu, id, 0);
+            if let Some(wait) = crate::mm::mmap::exit_mmap_wait(sim, cpu, "do_exit", "X1") {
+                return wait;
             }
             let ev = Ev::new(core_ev::EXIT, "do_exit", "X1").say(say!(
                 sim,
@@ -260,11 +255,8 @@ impl UserMode {
                 return (ev, Flow::Block(Until::Resched));
             }
             Op::Exit => {
-                if let Some(id) = crate::kernel::sched::core::exit_mmap_blocked(sim, cpu) {
-                    if !sim.lock(cpu, id, 0) {
-                        return crate::mm::memory::lock_wait(sim, cpu, id, "do_exit", "X1");
-                    }
-                    sim.unlock(cpu, id, 0);
+                if let Some(wait) = crate::mm::mmap::exit_mmap_wait(sim, cpu, "do_exit", "X1") {
+                    return wait;
                 }
                 let ev = Ev::new(core_ev::EXIT, "do_exit", "X1").say(say!(
                     sim,
@@ -352,10 +344,11 @@ impl UserMode {
                 sim.charge(cpu, ns);
                 // What the store writes, and whether the translation is stale (mremap's
                 // and writeback's findings).
-                crate::mm::page_writeback::user_access(sim, mm, self.vpn, e.pfn, self.write, true);
+                let found = crate::mm::page_writeback::user_access(sim, cpu, mm, self.vpn, e.pfn, self.write, Some(e));
+                let found = found.map(|f| format!(": {f}")).unwrap_or_default();
                 let ev = Ev::new(core_ev::ACCESS, "user code", "E6").pte(pid, self.vpn).pfn(e.pfn).say(say!(
                     sim,
-                    "Thread {} {what} page {:#x}: TLB hit, pfn {} on node {nid} ({ns} ns)",
+                    "Thread {} {what} page {:#x}: TLB hit, pfn {} on node {nid} ({ns} ns){found}",
                     sim.task_name(cpu),
                     self.vpn,
                     e.pfn
@@ -398,9 +391,19 @@ impl UserMode {
                     crate::mm::page_writeback::set_page_dirty(sim, pfn);
                     crate::mm::page_writeback::account_page_dirtied(sim);
                 }
-                crate::mm::page_writeback::user_access(sim, mm, self.vpn, pfn, true, false);
+                crate::mm::page_writeback::user_access(sim, cpu, mm, self.vpn, pfn, true, None);
             }
-            sim.st.cpus[c].tlb.insert(mm, self.vpn, pfn, young.write(), young.dirty());
+            let entry = crate::machine::TlbEntry {
+                mm,
+                vpn: self.vpn,
+                pfn,
+                write: young.write(),
+                dirty: young.dirty(),
+                frame_gen: sim.st.frames.owner_gen(pfn),
+                fill_gen: sim.st.mms[mm as usize].tlb_gen as u32,
+                doomed: crate::machine::Doom::No,
+            };
+            sim.st.cpus[c].tlb.insert_entry(entry);
             let nid = sim.page_nid(pfn);
             let ns = sim.dram_ns(cpu, nid);
             sim.charge(cpu, ns);

@@ -7,8 +7,27 @@ use super::cpumask::CpuMask;
 use super::page::{pg, Page};
 use super::pgtable::PageTable;
 use super::pte::Pte;
-use crate::scenario::{Fs, VmaKind};
 use std::rc::Rc;
+
+/// Kind of a VMA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VmaKind {
+    /// Anonymous memory.
+    Anon,
+    /// File-backed (shared) mapping.
+    File,
+}
+
+/// Filesystem of a file VMA: decides whether async migration can move a dirty page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fs {
+    /// btrfs before v5.8: no `migratepage`, `fallback_migrate_page` refuses dirty pages (-EBUSY).
+    BtrfsPre58,
+    /// XFS: `buffer_migrate_page` moves dirty pages.
+    Xfs,
+    /// ext4: like XFS.
+    Ext4,
+}
 
 /// A VMA.
 #[derive(Clone, Debug)]

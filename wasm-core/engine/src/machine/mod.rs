@@ -18,4 +18,4 @@ pub use mm::{Mm, RmapKind, RmapRoot, Vma};
 pub use page::{pg, Frames, FreeMap, Page, CPUPID_UNSET, NO_MAPPING};
 pub use pte::Pte;
 pub use task::{KthreadKind, Launch, NumaStats, SchedEntity, Task, TaskKind, TaskState};
-pub use tlb::{Tlb, TlbEntry, FLUSH_ALL};
+pub use tlb::{Doom, Tlb, TlbEntry, FLUSH_ALL};

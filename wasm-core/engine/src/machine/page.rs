@@ -98,6 +98,10 @@ pub struct Frames {
     /// backing store, `mm/page_writeback.rs`). Kept beside the 16-byte `Page`, in chunks
     /// of its own that checkpoints share the same way.
     content: Vec<Rc<[u32; CHUNK]>>,
+    /// Each frame's owner generation: bumped every time the frame is freed, so that a TLB
+    /// entry that cached the frame (with the generation of that moment) can tell whether
+    /// the frame changed hands since (the interleaving explorer's use-after-free finding).
+    owner: Vec<Rc<[u32; CHUNK]>>,
     len: u32,
 }
 
@@ -105,8 +109,16 @@ impl Frames {
     /// `n` free frames.
     pub fn new(n: u32) -> Self {
         let chunks = (0..(n as usize).div_ceil(CHUNK)).map(|_| Rc::new([Page::FREE; CHUNK])).collect();
+        // Each its own chunks: sharing one Rc between the two would make the first write to
+        // either copy it.
         let content = (0..(n as usize).div_ceil(CHUNK)).map(|_| Rc::new([0; CHUNK])).collect();
-        Frames { chunks, content, len: n }
+        let owner = (0..(n as usize).div_ceil(CHUNK)).map(|_| Rc::new([0; CHUNK])).collect();
+        Frames {
+            chunks,
+            content,
+            owner,
+            len: n,
+        }
     }
 
     /// Number of frames.
@@ -141,6 +153,19 @@ impl Frames {
     #[inline]
     pub fn set_content(&mut self, pfn: u32, v: u32) {
         Rc::make_mut(&mut self.content[pfn as usize / CHUNK])[pfn as usize % CHUNK] = v;
+    }
+
+    /// The owner generation of frame `pfn` (how many times it was freed).
+    #[inline]
+    pub fn owner_gen(&self, pfn: u32) -> u32 {
+        self.owner[pfn as usize / CHUNK][pfn as usize % CHUNK]
+    }
+
+    /// Frame `pfn` goes back to free memory: its owner generation moves on.
+    #[inline]
+    pub fn retire(&mut self, pfn: u32) {
+        let g = &mut Rc::make_mut(&mut self.owner[pfn as usize / CHUNK])[pfn as usize % CHUNK];
+        *g = g.wrapping_add(1);
     }
 
     /// `(pfn, page)` in order.

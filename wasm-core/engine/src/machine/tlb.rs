@@ -18,6 +18,28 @@ pub struct TlbEntry {
     pub write: bool,
     /// Dirty bit already set (a store needs no walk).
     pub dirty: bool,
+    /// The frame's owner generation when the entry was filled (`Frames::owner_gen`): a
+    /// different one now means the frame was freed since (and maybe reused).
+    pub frame_gen: u32,
+    /// The mm's `tlb_gen` when the entry was filled (low 32 bits): a flush that asked for a
+    /// later generation and returned had to remove it.
+    pub fill_gen: u32,
+    /// Whether a flush that covered this entry has returned while it stayed cached
+    /// ([`Doom`]): the protocol's promise broken.
+    pub doomed: Doom,
+}
+
+/// Whether a TLB entry outlived a flush that covered it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Doom {
+    /// No completed flush covered it.
+    #[default]
+    No,
+    /// A flush covered it and returned while its CPU was lazy or had the mm unloaded: it
+    /// is a finding if the CPU uses it before dropping it.
+    Owed,
+    /// Counted as a finding already.
+    Counted,
 }
 
 /// No slot (the end of the LRU list, of a bucket's chain, or an empty bucket).
@@ -69,6 +91,9 @@ impl Tlb {
             pfn: 0,
             write: false,
             dirty: false,
+            frame_gen: 0,
+            fill_gen: 0,
+            doomed: Doom::No,
         };
         Tlb {
             slots: vec![blank; n],
@@ -177,14 +202,21 @@ impl Tlb {
     /// Caches a translation (replacing the same one if cached), evicting the least
     /// recently used entry when full.
     pub fn insert(&mut self, mm: u16, vpn: u32, pfn: u32, write: bool, dirty: bool) {
-        let e = TlbEntry {
+        self.insert_entry(TlbEntry {
             mm,
             vpn,
             pfn,
             write,
             dirty,
-        };
-        let k = key(mm, vpn);
+            frame_gen: 0,
+            fill_gen: 0,
+            doomed: Doom::No,
+        });
+    }
+
+    /// Caches `e` (what a page walk fills, with its generations).
+    pub fn insert_entry(&mut self, e: TlbEntry) {
+        let k = key(e.mm, e.vpn);
         if let Some(s) = self.find(k) {
             self.slots[s as usize] = e;
             self.touch(s);
@@ -243,6 +275,52 @@ impl Tlb {
             self.len -= dropped;
         }
         dropped
+    }
+
+    /// A flush of `[start, start + pages)` of `mm` (or all of it) that asked for
+    /// generation `gen` has returned: every entry in it filled before that generation
+    /// should be gone. Marks those still cached ([`Doom::Counted`] when `counted`, else
+    /// [`Doom::Owed`]) and returns how many there were. Entries marked before are left.
+    pub fn doom(&mut self, mm: u16, start: u32, pages: u32, gen: u32, counted: bool) -> usize {
+        let mark = if counted { Doom::Counted } else { Doom::Owed };
+        let before = |e: &TlbEntry| (gen.wrapping_sub(e.fill_gen) as i32) > 0 && e.doomed == Doom::No;
+        let mut n = 0;
+        if self.len == 0 {
+            return 0;
+        }
+        if pages != FLUSH_ALL && (pages as usize) < self.slots.len() / 2 {
+            for vpn in u64::from(start)..u64::from(start) + u64::from(pages) {
+                let Ok(vpn) = u32::try_from(vpn) else { break };
+                if let Some(s) = self.find(key(mm, vpn)) {
+                    let e = &mut self.slots[s as usize];
+                    if before(e) {
+                        e.doomed = mark;
+                        n += 1;
+                    }
+                }
+            }
+        } else {
+            let end = if pages == FLUSH_ALL {
+                u64::MAX
+            } else {
+                u64::from(start) + u64::from(pages)
+            };
+            for s in 0..self.slots.len() {
+                let e = &mut self.slots[s];
+                if self.used[s] && e.mm == mm && e.vpn >= start && u64::from(e.vpn) < end && before(e) {
+                    e.doomed = mark;
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
+    /// Marks the cached entry of `(mm, vpn)`, an owed one that was just used, as counted.
+    pub fn set_counted(&mut self, mm: u16, vpn: u32) {
+        if let Some(s) = self.find(key(mm, vpn)) {
+            self.slots[s as usize].doomed = Doom::Counted;
+        }
     }
 
     /// Empties slot `s` (the caller keeps `free` in order and `len`).

@@ -149,6 +149,22 @@ crate::counters! { Core;
     /// and count `oom_kill`). A run with any is smaller than its scenario meant: the
     /// machine's memory does not hold the working sets.
     model OOM_STOPS => "oom_stops",
+    /// Model only: loads and stores through a TLB entry whose frame was freed after the
+    /// entry was cached (free now, or another page's): a use after free, a finding.
+    model TLB_USE_AFTER_FREE => "tlb_use_after_free",
+    /// Model only: stores through a TLB entry to a frame the page table has since replaced
+    /// (the PTE maps another frame): the data never reaches the page, a lost write.
+    model TLB_OLD_FRAME_STORES => "tlb_old_frame_stores",
+    /// Model only: loads through a TLB entry to a frame the page table has since replaced,
+    /// which hold other data than the page's frame now: a stale read.
+    model TLB_STALE_READS => "tlb_stale_reads",
+    /// Model only: stores through a TLB entry into a page under migration (isolated and
+    /// unmapped by `try_to_unmap`): the copy may miss them, a finding.
+    model MIGRATION_STALE_STORES => "migration_stale_stores",
+    /// Model only: TLB entries still cached after a flush that covered them returned
+    /// (counted then on a CPU running the mm, or at their first use on a lazy CPU): the
+    /// flush's promise broken, a finding.
+    model TLB_FLUSH_OUTLIVED => "tlb_flush_outlived",
 }
 
 crate::costs! { Core;
@@ -443,13 +459,8 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::PTEP_CLEAR_FLUSH]),
     ],
     functions: FRAME_FUNCTIONS,
-    task_work: None,
-    setup: None,
-    task_moved: None,
-    kthreads: &[],
-    presets: &[],
     metrics: METRICS,
     invariants: crate::invariants::CORE,
     // The lab's own panels (machine, page table, code, counters) draw the core.
-    views: &[],
+    ..Mechanism::EMPTY
 };

@@ -59,10 +59,8 @@ pub mod ev {
 pub const MECHANISM: Mechanism = Mechanism {
     id: "fork",
     title: "fork() and copy-on-write: dup_mmap write-protects, the write fault copies or reuses",
-    toggles: &[],
     counters: COUNTERS,
     costs: COSTS,
-    knobs: &[],
     events: ev::EVENTS,
     ops: crate::kernel::fork::OPS,
     listings: &[
@@ -77,17 +75,11 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::WP_PAGE_COPY]),
     ],
     functions: FRAME_FUNCTIONS,
-    task_work: None,
-    setup: None,
-    task_moved: None,
-    kthreads: &[],
-    presets: &[],
-    metrics: &[],
-    invariants: &[],
     views: &[ViewDef {
         id: "fork",
         title: "fork and copy-on-write",
         plots: &["cow_copies", "pgreuse"],
         state: None,
     }],
+    ..Mechanism::EMPTY
 };

@@ -56,28 +56,19 @@ pub mod ev {
 pub const MECHANISM: Mechanism = Mechanism {
     id: "migrate",
     title: "Page migration: unmap through the rmap, copy, remap",
-    toggles: &[],
     counters: COUNTERS,
     costs: COSTS,
-    knobs: &[],
     events: ev::EVENTS,
-    ops: &[],
     listings: &[
         FunctionListings::single(&[l::UNMAP_AND_MOVE]),
         FunctionListings::single(&[l::REMOVE_MIGRATION_PTES]),
     ],
     functions: FRAME_FUNCTIONS,
-    task_work: None,
-    setup: None,
-    task_moved: None,
-    kthreads: &[],
-    presets: &[],
-    metrics: &[],
-    invariants: &[],
     views: &[ViewDef {
         id: "migrate",
         title: "Page migration",
         plots: &["pgmigrate_success", "pgmigrate_fail"],
         state: None,
     }],
+    ..Mechanism::EMPTY
 };

@@ -255,10 +255,6 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::DO_MMAP]),
     ],
     functions: FRAME_FUNCTIONS,
-    task_work: None,
-    setup: None,
-    task_moved: None,
-    kthreads: &[],
     presets: &[crate::patches::PresetDef {
         name: "mremap_2018",
         doc: "v4.17 with Mel Gorman's unmerged \"mremap: Avoid TLB flushing anonymous pages that are not in swap cache\" (June 2018)",
@@ -273,7 +269,6 @@ pub const MECHANISM: Mechanism = Mechanism {
             (t > 0).then(|| sim.st.counters.get(MREMAP_CALLS) as f64 * 1e9 / t as f64)
         },
     }],
-    invariants: &[],
     views: &[ViewDef {
         id: "mremap",
         title: "mremap",
@@ -288,6 +283,7 @@ pub const MECHANISM: Mechanism = Mechanism {
         ],
         state: Some(view_state),
     }],
+    ..Mechanism::EMPTY
 };
 
 /// Moves the panel draws at most (the others are counted in `hidden`).

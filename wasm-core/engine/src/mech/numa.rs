@@ -444,12 +444,8 @@ pub const MECHANISM: Mechanism = Mechanism {
     ],
     functions: FRAME_FUNCTIONS,
     task_work: Some(crate::kernel::sched::numa::task_work),
-    setup: None,
     task_moved: Some(crate::kernel::sched::numa::update_scan_period),
-    kthreads: &[],
-    presets: &[],
     metrics: METRICS,
-    invariants: &[],
     views: &[ViewDef {
         id: "numa",
         title: "NUMA balancing",
@@ -464,4 +460,5 @@ pub const MECHANISM: Mechanism = Mechanism {
         ],
         state: Some(crate::mech::numa_view::state),
     }],
+    ..Mechanism::EMPTY
 };

@@ -511,9 +511,6 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::SOCK_PAIR]),
     ],
     functions: FRAME_FUNCTIONS,
-    task_work: None,
-    setup: None,
-    task_moved: None,
     kthreads: &[KthreadDef {
         kind: KthreadKind::Vmstat,
         work: crate::mm::page_alloc::vmstat_work,
@@ -536,4 +533,5 @@ pub const MECHANISM: Mechanism = Mechanism {
         plots: &["pcp_free_high", "zone_lock_acquired", "pcp_alloc_zone_pages", "pcp_pages_peak"],
         state: Some(crate::mech::page_alloc_view::state),
     }],
+    ..Mechanism::EMPTY
 };

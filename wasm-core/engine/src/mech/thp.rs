@@ -49,12 +49,8 @@ crate::knobs! { Thp;
 pub const MECHANISM: Mechanism = Mechanism {
     id: "thp",
     title: "Transparent huge pages: huge page faults, and NUMA balancing of huge PMDs",
-    toggles: &[],
     counters: COUNTERS,
-    costs: &[],
     knobs: KNOBS,
-    events: &[],
-    ops: &[],
     listings: &[
         FunctionListings::single(&[l::DO_HUGE_PMD_ANONYMOUS_PAGE]),
         FunctionListings::single(&[l::CHANGE_HUGE_PMD]),
@@ -66,12 +62,5 @@ pub const MECHANISM: Mechanism = Mechanism {
         },
     ],
     functions: FRAME_FUNCTIONS,
-    task_work: None,
-    setup: None,
-    task_moved: None,
-    kthreads: &[],
-    presets: &[],
-    metrics: &[],
-    invariants: &[],
-    views: &[],
+    ..Mechanism::EMPTY
 };

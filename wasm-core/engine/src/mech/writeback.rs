@@ -43,6 +43,10 @@ crate::counters! { Writeback;
     /// Model only: clean pages dropped while holding content the file never got: a store
     /// after `page_mkclean` that did not dirty the page (detected, not asserted).
     model LOST_WRITES => "lost_writes",
+    /// Model only: file pages the run ends with that hold data the file never got and that
+    /// nothing will write (clean, unmapped, not under writeback): lost writes that reclaim
+    /// or `FADV_DONTNEED` would make, counted at the run's last step.
+    model LATENT_LOST_WRITES => "latent_lost_writes",
 }
 
 crate::costs! { Writeback;
@@ -87,7 +91,6 @@ pub mod ev {
 pub const MECHANISM: Mechanism = Mechanism {
     id: "writeback",
     title: "Writeback: the flusher cleans dirty file pages (page_mkclean) and writes them to the file",
-    toggles: &[],
     counters: COUNTERS,
     costs: COSTS,
     knobs: KNOBS,
@@ -102,20 +105,16 @@ pub const MECHANISM: Mechanism = Mechanism {
         FunctionListings::single(&[l::INVALIDATE_MAPPING_PAGES]),
     ],
     functions: FRAME_FUNCTIONS,
-    task_work: None,
     setup: Some(crate::mm::page_writeback::dirty_at_start),
-    task_moved: None,
     kthreads: &[KthreadDef {
         kind: KthreadKind::Flusher,
         work: crate::mm::page_writeback::flusher_work,
     }],
-    presets: &[],
-    metrics: &[],
-    invariants: &[],
     views: &[ViewDef {
         id: "writeback",
         title: "Writeback",
         plots: &["nr_dirtied", "nr_written", "mkclean_ptes", "lost_writes"],
         state: None,
     }],
+    ..Mechanism::EMPTY
 };

@@ -46,7 +46,7 @@ pub const HPAGE_PMD_NR: u32 = PTRS_PER_PTE;
 pub const HPAGE_PMD_ORDER: u8 = 9;
 /// What `do_huge_pmd_anonymous_page` returns when it cannot map a huge page
 /// (`VM_FAULT_FALLBACK`): `handle_pte_fault` then takes the 4 KiB path.
-pub const VM_FAULT_FALLBACK: Ret = Ret::Count(u32::MAX);
+pub const VM_FAULT_FALLBACK: Ret = Ret::Fault(crate::core::VmFault::Fallback);
 
 /// The first page of the 2 MiB holding `vpn` (`haddr`).
 pub fn haddr(vpn: u32) -> u32 {
@@ -117,7 +117,7 @@ impl Function for DoHugePmdAnonymousPage {
                 sim,
                 "The PMD lock is free again: the fault looks at the PMD of {h:#x} once more"
             ));
-            return (ev, Flow::Return(Ret::Bool(false)));
+            return (ev, Flow::Return(Ret::Fault(crate::core::VmFault::Retry)));
         }
         if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
             self.waited = true;

@@ -186,12 +186,14 @@ impl Function for HandleMmFault {
 
     /// The handler returned: the fault is done, unless it asks to classify again.
     fn resume(&mut self, _sim: &mut Sim, _task: u16, r: Ret) {
-        if r == crate::mm::huge_memory::VM_FAULT_FALLBACK {
-            self.fallback = true;
-            self.called = false;
-            return;
+        match r {
+            Ret::Fault(crate::core::VmFault::Fallback) => {
+                self.fallback = true;
+                self.called = false;
+            }
+            Ret::Fault(crate::core::VmFault::Retry) => self.called = false,
+            _ => self.called = true,
         }
-        self.called = r != Ret::Bool(false);
     }
 }
 
@@ -217,7 +219,7 @@ impl Function for DoAnonymousPage {
                 "The PTE lock is free again: handle_pte_fault looks at the PTE of {:#x} once more",
                 self.vpn
             ));
-            return (ev, Flow::Return(Ret::Bool(false)));
+            return (ev, Flow::Return(Ret::Fault(crate::core::VmFault::Retry)));
         }
         if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
             self.waited = true;
@@ -238,12 +240,9 @@ impl Function for DoAnonymousPage {
             sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
             // The last thread's death tears the mm down (`exit_mmap`), which waits for a PTE
             // lock of the mm held elsewhere (`exit_mmap_blocked`); the fault is retried after.
-            if let Some(held) = crate::kernel::sched::core::exit_mmap_blocked(sim, cpu) {
-                if !sim.lock(cpu, held, 0) {
-                    self.waited = true;
-                    return lock_wait(sim, cpu, held, F, "A5");
-                }
-                sim.unlock(cpu, held, 0);
+            if let Some(wait) = crate::mm::mmap::exit_mmap_wait(sim, cpu, F, "A5") {
+                self.waited = true;
+                return wait;
             }
             let ev = Ev::new(core_ev::EXIT, F, "A5").pte(pid, self.vpn).say(say!(
                 sim,
@@ -279,7 +278,13 @@ impl Function for DoAnonymousPage {
         let node = sim.cpu_node(cpu);
         let Some(pfn) = sim.alloc_page(node, true) else {
             sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
-            // Out of memory: the model stops this thread rather than invent reclaim.
+            // Out of memory: the model stops this thread rather than invent reclaim. As the
+            // mm's last user its exit waits first for a PTE lock held elsewhere; the fault is
+            // retried after.
+            if let Some(wait) = crate::mm::mmap::exit_mmap_wait(sim, cpu, F, "A1") {
+                self.waited = true;
+                return wait;
+            }
             sim.st.counters.inc(OOM_STOPS);
             let ev = Ev::new(core_ev::EXIT, F, "A1").say(say!(
                 sim,
@@ -1004,6 +1009,11 @@ impl Function for WpPageCopy {
             Wc::Alloc => {
                 let node = sim.cpu_node(cpu);
                 let Some(n) = sim.alloc_page(node, true) else {
+                    // The mm's last user waits for a PTE lock held elsewhere before its exit
+                    // (nothing done yet: the allocation is tried again after).
+                    if let Some(wait) = crate::mm::mmap::exit_mmap_wait(sim, cpu, F, "WC1") {
+                        return wait;
+                    }
                     Self::put_page(sim, old);
                     sim.st.counters.inc(OOM_STOPS);
                     let ev = Ev::new(core_ev::EXIT, F, "WC1").say(say!(

@@ -1,5 +1,7 @@
 //! `mm/mmap.c`: `do_munmap` (`munmap(2)`) and a re-`mmap` of a VMA that was unmapped,
-//! the two system calls around mremap in a benchmark's loop.
+//! the two system calls around mremap in a benchmark's loop; and `exit_mmap`, the last
+//! user's teardown of the address space ([`exit_mmap`], with the PTE-lock wait every exit
+//! path makes first, [`exit_mmap_wait`]).
 //!
 //! Follows Linux v4.9 `do_munmap` → `unmap_region`: `tlb_gather_mmu`, `unmap_vmas` →
 //! `zap_pte_range` per PTE table under its PTL (a dirty PTE of a file page makes the
@@ -278,5 +280,106 @@ impl Function for DoMmap {
         sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
         let ev = Ev::new(mr_ev::MREMAP, F, "MM1").say(text);
         (ev, Flow::Return(Ret::Unit))
+    }
+}
+
+/// What the last user's exit would wait for: `exit_mmap` → `unmap_vmas` → `zap_pte_range`
+/// takes each PTE table's lock (`pte_offset_map_lock`, v6.6 mm/memory.c), so while another
+/// CPU holds one of this mm's (an rmap walk in `page_mkclean_one` or `try_to_unmap_one`),
+/// the exit spins there. `None` when `cpu`'s task is not the mm's last user or no such lock
+/// is held elsewhere.
+pub(crate) fn exit_mmap_blocked(sim: &Sim, cpu: CpuId) -> Option<crate::core::LockId> {
+    let task = sim.st.cpus[cpu as usize].curr;
+    let crate::machine::TaskKind::User { mm, .. } = sim.st.tasks[task as usize].kind else {
+        return None;
+    };
+    if sim.st.mms[mm as usize].users > 1 {
+        return None;
+    }
+    sim.st
+        .locks
+        .held()
+        .find(|&(id, holder)| id.class == crate::core::LockClass::Ptl && id.a == u32::from(mm) && holder != cpu)
+        .map(|(id, _)| id)
+}
+
+/// Every path by which a user thread exits (its work done, SIGSEGV, the model's stop when
+/// no page is left) calls this first: while [`exit_mmap_blocked`] names a PTE lock, the exit
+/// waits for it (the step that returns is retried when the lock is free); once free it is
+/// taken and dropped again with the teardown (`zap_pte_range`'s `pte_offset_map_lock`).
+/// `None`: go on and exit.
+pub(crate) fn exit_mmap_wait(sim: &mut Sim, cpu: CpuId, function: &'static str, line: &'static str) -> Option<(Ev, Flow<Frame>)> {
+    let id = exit_mmap_blocked(sim, cpu)?;
+    if !sim.lock(cpu, id, 0) {
+        return Some(crate::mm::memory::lock_wait(sim, cpu, id, function, line));
+    }
+    sim.unlock(cpu, id, 0);
+    None
+}
+
+/// `exit_mmap` of the last user: every PTE is zapped (`zap_pte_range`: `page_remove_rmap`
+/// and `put_page` of each mapped page, a huge PMD whole as `zap_huge_pmd` does, so a COW
+/// page the child shared is the parent's alone again), the VMAs leave their rmap roots,
+/// and the TLB entries go; a dirty file PTE dirties its page (`zap_pte_range`:
+/// `set_page_dirty`), which stays in the page cache. Uncharged, like the rest of the exit
+/// path. Simplified: the teardown is one step; the exit waited first for any PTE lock of
+/// the mm another CPU held ([`exit_mmap_blocked`]: an rmap walk is the only other path
+/// that walks these tables), the CPU's own entries are dropped directly and the other
+/// CPUs, all lazy, are behind on `tlb_gen`.
+pub(crate) fn exit_mmap(sim: &mut Sim, cpu: CpuId, mm: u16) {
+    let vmas = std::mem::take(&mut sim.st.mms[mm as usize].vmas);
+    for (vi, v) in vmas.iter().enumerate() {
+        for vpn in v.start..v.end() {
+            let pte = sim.st.mms[mm as usize].pte(vpn);
+            if pte.is_none() {
+                continue;
+            }
+            // zap_huge_pmd: a huge PMD goes whole, at the first page the loop reaches; the
+            // loop then finds the rest of its 2 MiB empty.
+            if sim.st.mms[mm as usize].pgtable.is_huge(vpn) {
+                let m = &mut sim.st.mms[mm as usize];
+                let h = crate::mm::huge_memory::haddr(vpn);
+                let pmd = m.pte(h);
+                m.clear_pmd(vpn);
+                for off in 0..crate::mm::huge_memory::HPAGE_PMD_NR {
+                    let pfn = pmd.nth(off).pfn();
+                    let p = sim.st.frames.get_mut(pfn);
+                    p.mapcount = p.mapcount.saturating_sub(1);
+                    p.refcount = p.refcount.saturating_sub(1);
+                    if p.refcount == 0 {
+                        sim.free_page(pfn);
+                    }
+                }
+                continue;
+            }
+            sim.st.mms[mm as usize].set_pte(vpn, crate::machine::Pte::NONE);
+            if pte.is_migration() {
+                continue;
+            }
+            let pfn = pte.pfn();
+            if pte.dirty() && sim.st.frames.get(pfn).has(crate::machine::pg::FILE) {
+                crate::mm::page_writeback::set_page_dirty(sim, pfn);
+            }
+            let p = sim.st.frames.get_mut(pfn);
+            p.mapcount = p.mapcount.saturating_sub(1);
+            if p.has(crate::machine::pg::ANON) {
+                p.refcount = p.refcount.saturating_sub(1);
+                if p.refcount == 0 {
+                    sim.free_page(pfn);
+                }
+            }
+        }
+        // unlink_anon_vmas / unlink_file_vma: every anon_vma or i_mmap the VMA is chained to.
+        for r in sim.st.roots.iter_mut().filter(|r| r.vmas.contains(&(mm, vi as u16))) {
+            r.vmas.retain(|&x| x != (mm, vi as u16));
+        }
+    }
+    let m = &mut sim.st.mms[mm as usize];
+    m.tlb_gen += 1;
+    let gen = m.tlb_gen;
+    let c = &mut sim.st.cpus[cpu as usize];
+    c.tlb.flush_mm(mm);
+    if c.loaded_mm == Some(mm) {
+        c.seen_gen = gen;
     }
 }

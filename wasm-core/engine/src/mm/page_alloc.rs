@@ -828,6 +828,7 @@ fn mark(sim: &mut Sim, pfn: u32, order: u8, in_use: bool) {
             *sim.st.frames.get_mut(p) = crate::machine::Page::ALLOCATED;
         } else {
             *sim.st.frames.get_mut(p) = crate::machine::Page::FREE;
+            sim.st.frames.retire(p);
             sim.st.free.set(p);
             sim.st.free_count[node] += 1;
         }

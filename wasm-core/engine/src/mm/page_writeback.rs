@@ -29,8 +29,9 @@
 
 use crate::core::{Flow, LockId, Ret, Until};
 use crate::engine::{say, Sim, NO_PAGE};
-use crate::machine::{pg, Pte, RmapKind};
+use crate::machine::{pg, Doom, Pte, RmapKind, TlbEntry};
 use crate::mech::core::ev as core_ev;
+use crate::mech::core::{MIGRATION_STALE_STORES, TLB_FLUSH_OUTLIVED, TLB_OLD_FRAME_STORES, TLB_STALE_READS, TLB_USE_AFTER_FREE};
 use crate::mech::core::{PTE_WRITE_NS, PTL_NS};
 use crate::mech::writeback::ev as wb_ev;
 use crate::mech::writeback::{
@@ -42,24 +43,81 @@ use crate::registry::{Frame, Function};
 use crate::topology::CpuId;
 use crate::trace::Ev;
 
-/// A user access through a TLB entry (`via_tlb`) or after a page walk: a store bumps the
-/// frame's content version; an access whose TLB entry no longer matches the page table
-/// (the PTE is gone or names another frame) is a stale-TLB access, counted as a finding.
+/// A user access by `cpu` through a TLB entry (`via`) or after a page walk (`None`): a
+/// store bumps the frame's content version. An access whose TLB entry no longer matches the
+/// page table (the PTE is gone or names another frame) is a stale-TLB access; what it did
+/// decides which finding it is (the interleaving explorer's, counted so that any run shows
+/// them):
+/// - the frame was freed since the entry was cached: a use after free (`tlb_use_after_free`);
+/// - the frame is under migration (isolated, unmapped by `try_to_unmap`) and this is a
+///   store: the copy may miss it (`migration_stale_stores`);
+/// - the PTE maps another frame now: a store is lost to the page (`tlb_old_frame_stores`), a
+///   load that finds other data than the page's frame holds is a stale read
+///   (`tlb_stale_reads`);
+/// - else (the PTE is gone and the frame still holds the page, as while mremap moves it):
+///   only `stale_tlb_stores`.
+///
+/// Apart from that, an entry that a completed flush covered and that was left cached on a
+/// lazy CPU counts `tlb_flush_outlived` at its first use. Returns what the finding was, for
+/// the event's text.
 #[inline]
-pub fn user_access(sim: &mut Sim, mm: u16, vpn: u32, pfn: u32, write: bool, via_tlb: bool) {
-    if via_tlb {
+pub fn user_access(sim: &mut Sim, cpu: CpuId, mm: u16, vpn: u32, pfn: u32, write: bool, via: Option<TlbEntry>) -> Option<String> {
+    let mut said = None;
+    if let Some(e) = via {
+        if e.doomed == Doom::Owed {
+            sim.st.counters.inc(TLB_FLUSH_OUTLIVED);
+            sim.st.cpus[cpu as usize].tlb.set_counted(mm, vpn);
+            said = Some(say!(
+                sim,
+                "the entry outlived a flush that covered it and returned (tlb_flush_outlived)"
+            ));
+        }
         let pte = sim.st.mms[mm as usize].pte(vpn);
         if !(pte.hw_present() && pte.pfn() == pfn) {
             sim.st.counters.inc(STALE_TLB_ACCESSES);
             if write {
                 sim.st.counters.inc(STALE_TLB_STORES);
             }
+            let page = *sim.st.frames.get(pfn);
+            let finding = if sim.st.frames.owner_gen(pfn) != e.frame_gen {
+                sim.st.counters.inc(TLB_USE_AFTER_FREE);
+                let now = if page.has(pg::FREE) { "is free" } else { "belongs to another page" };
+                say!(
+                    sim,
+                    "the TLB entry is stale and pfn {pfn} was freed since it was cached: it {now} (tlb_use_after_free)"
+                )
+            } else if write && page.has(pg::ISOLATED) {
+                sim.st.counters.inc(MIGRATION_STALE_STORES);
+                say!(
+                    sim,
+                    "the TLB entry is stale and pfn {pfn} is under migration: the copy may miss this store (migration_stale_stores)"
+                )
+            } else if pte.hw_present() {
+                let now = pte.pfn();
+                if write {
+                    sim.st.counters.inc(TLB_OLD_FRAME_STORES);
+                    say!(sim, "the TLB entry is stale: the page is pfn {now} now, so the data lands in the old pfn {pfn} and is lost (tlb_old_frame_stores)")
+                } else if sim.st.frames.content(now) != sim.st.frames.content(pfn) {
+                    sim.st.counters.inc(TLB_STALE_READS);
+                    say!(sim, "the TLB entry is stale: the page is pfn {now} now, with newer data than the old pfn {pfn} this load reads (tlb_stale_reads)")
+                } else {
+                    say!(sim, "the TLB entry is stale (the page table maps another frame with the same data)")
+                }
+            } else {
+                say!(sim, "the TLB entry is stale: the PTE is no longer present")
+            };
+            said = Some(match said {
+                Some(s) => say!(sim, "{s}; {finding}"),
+                None => finding,
+            });
         }
     }
     if write {
         let v = sim.st.frames.content(pfn).wrapping_add(1);
         sim.st.frames.set_content(pfn, v);
     }
+    // Counters-only runs build no text (and allocate nothing per step).
+    said.filter(|_| sim.recording)
 }
 
 /// `account_page_dirtied`: a file page became dirty (`nr_dirtied`). With periodic
@@ -559,3 +617,91 @@ pub const OPS: &[crate::scenario::OpDef] = &[
         },
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)] // reason: a test may stop at the first surprise
+    use super::*;
+    use crate::patches::ToggleSet;
+
+    /// One thread that touched two heap pages; returns the sim and its first page's vpn.
+    fn sim() -> (Sim, u32) {
+        let text = crate::testkit::TestScenario::new()
+            .tlb_entries(8)
+            .node("cpus = [0]\nmem_pages = 16")
+            .heap_process(2, &[(0, r#"[{ op = "touch", vma = "heap" }, { op = "compute", ns = 100000 }]"#)])
+            .text();
+        let s = crate::scenario::parse(&text, &[]).unwrap();
+        let mut sim = Sim::new(&s, &ToggleSet::default(), false);
+        while sim.st.cpus[0].tlb.entries().count() < 2 {
+            sim.step().unwrap();
+        }
+        let vpn = sim.st.mms[0].vmas[0].start;
+        (sim, vpn)
+    }
+
+    fn count(sim: &Sim) -> [u64; 5] {
+        [
+            sim.st.counters.get(TLB_USE_AFTER_FREE),
+            sim.st.counters.get(TLB_OLD_FRAME_STORES),
+            sim.st.counters.get(TLB_STALE_READS),
+            sim.st.counters.get(MIGRATION_STALE_STORES),
+            sim.st.counters.get(STALE_TLB_STORES),
+        ]
+    }
+
+    #[test]
+    fn a_current_entry_is_no_finding() {
+        let (mut sim, vpn) = sim();
+        let e = sim.st.cpus[0].tlb.lookup(0, vpn).unwrap();
+        assert!(user_access(&mut sim, 0, 0, vpn, e.pfn, true, Some(e)).is_none());
+        assert_eq!(count(&sim), [0; 5]);
+    }
+
+    #[test]
+    fn a_stale_entry_to_a_freed_frame_is_a_use_after_free() {
+        let (mut sim, vpn) = sim();
+        let e = sim.st.cpus[0].tlb.lookup(0, vpn).unwrap();
+        sim.st.mms[0].set_pte(vpn, Pte::NONE);
+        sim.free_page(e.pfn);
+        user_access(&mut sim, 0, 0, vpn, e.pfn, true, Some(e));
+        assert_eq!(count(&sim), [1, 0, 0, 0, 1]);
+        user_access(&mut sim, 0, 0, vpn, e.pfn, false, Some(e));
+        assert_eq!(count(&sim)[0], 2, "a load counts too");
+    }
+
+    #[test]
+    fn a_stale_entry_to_a_replaced_frame_loses_stores_and_reads_old_data() {
+        let (mut sim, vpn) = sim();
+        let e = sim.st.cpus[0].tlb.lookup(0, vpn).unwrap();
+        // The page now lives in the second page's frame (as after a migration or a COW).
+        let other = sim.st.mms[0].pte(vpn + 1);
+        sim.st.mms[0].set_pte(vpn, other);
+        user_access(&mut sim, 0, 0, vpn, e.pfn, true, Some(e));
+        assert_eq!(count(&sim), [0, 1, 0, 0, 1]);
+        // The old frame now holds a newer version than the page's frame: a load reads it,
+        // not what the page holds.
+        user_access(&mut sim, 0, 0, vpn, e.pfn, false, Some(e));
+        assert_eq!(count(&sim), [0, 1, 1, 0, 1]);
+    }
+
+    #[test]
+    fn a_stale_store_into_a_page_under_migration_is_a_finding() {
+        let (mut sim, vpn) = sim();
+        let e = sim.st.cpus[0].tlb.lookup(0, vpn).unwrap();
+        sim.st.mms[0].set_pte(vpn, Pte::NONE);
+        sim.st.frames.get_mut(e.pfn).flags |= pg::ISOLATED;
+        user_access(&mut sim, 0, 0, vpn, e.pfn, true, Some(e));
+        assert_eq!(count(&sim), [0, 0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn a_stale_store_to_the_page_itself_is_only_stale() {
+        // mremap moved the PTE away; the frame still holds the page.
+        let (mut sim, vpn) = sim();
+        let e = sim.st.cpus[0].tlb.lookup(0, vpn).unwrap();
+        sim.st.mms[0].set_pte(vpn, Pte::NONE);
+        user_access(&mut sim, 0, 0, vpn, e.pfn, true, Some(e));
+        assert_eq!(count(&sim), [0, 0, 0, 0, 1]);
+    }
+}

@@ -166,6 +166,27 @@ fn flush_func(sim: &mut Sim, cpu: CpuId, mm: u16, start: u32, pages: u32, new_ge
     out
 }
 
+/// `flush_tlb_mm_range` returns: the flush of generation `gen` promised that no CPU keeps a
+/// translation of the range cached from before it. On a CPU running `mm` (in its mask, not
+/// lazy) one left over breaks that promise now (`tlb_flush_outlived`); on a lazy CPU, or
+/// one that left the mm, the kernel lets it stay until the CPU switches back
+/// (v4.14-v5.12 `switch_mm_irqs_off` compares generations and flushes then), so it is a finding only if
+/// it is used first ([`crate::mm::page_writeback::user_access`]). A check the model makes
+/// of itself, in every run: the flush protocol it follows should never trip it.
+fn flush_returned(sim: &mut Sim, mm: u16, start: u32, pages: u32, gen: u64) {
+    for c in 0..sim.st.cpus.len() {
+        let cpu = &mut sim.st.cpus[c];
+        if cpu.tlb.is_empty() {
+            continue;
+        }
+        let running = cpu.loaded_mm == Some(mm) && !cpu.lazy && sim.st.mms[mm as usize].cpumask.test(c as CpuId);
+        let n = cpu.tlb.doom(mm, start, pages, gen as u32, running);
+        if running && n > 0 {
+            sim.st.counters.add(crate::mech::core::TLB_FLUSH_OUTLIVED, n as u64);
+        }
+    }
+}
+
 impl Function for FlushTlbMmRange {
     /// One line.
     fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
@@ -214,6 +235,7 @@ impl Function for FlushTlbMmRange {
                         sim,
                         "{here}; no other CPU is in mm_cpumask, so nothing remote is counted or sent"
                     ));
+                    flush_returned(sim, self.mm, self.start, self.pages, self.gen);
                     return (ev, Flow::Return(crate::core::Ret::Unit));
                 }
                 self.pc = Pc::Send;
@@ -310,6 +332,7 @@ impl Function for FlushTlbMmRange {
                         sim,
                         "nr_tlb_remote_flush += 1, but no other CPU of mm {pid} is running non-lazily: no IPI{lazy_note}{local}"
                     ));
+                    flush_returned(sim, self.mm, self.start, self.pages, self.gen);
                     return (ev, Flow::Return(crate::core::Ret::Unit));
                 }
                 self.pc = Pc::Acked;
@@ -326,6 +349,7 @@ impl Function for FlushTlbMmRange {
                     "All {} CPU(s) have run the flush function; CPU {cpu} returns from flush_tlb_mm_range",
                     self.sent
                 ));
+                flush_returned(sim, self.mm, self.start, self.pages, self.gen);
                 (ev, Flow::Return(crate::core::Ret::Unit))
             }
         }
@@ -587,6 +611,61 @@ ops = [{ op = "touch", vma = "heap" }, { op = "compute", ns = 100000 }]
         ));
         assert_eq!(sim.st.cpus[1].seen_gen, base + 3, "a full flush catches up to the mm");
         assert_eq!(sim.st.cpus[1].tlb.entries().count(), 0);
+    }
+
+    #[test]
+    fn an_entry_left_after_a_flush_returned_is_a_finding() {
+        use crate::mech::core::TLB_FLUSH_OUTLIVED;
+        let mut sim = sim();
+        let start = sim.st.mms[0].vmas[0].start;
+        // A flush of generation +1 over the first heap page returns while CPU 1 still caches
+        // it (its flush function never ran): CPU 1 runs the mm, so that is a finding now.
+        sim.st.mms[0].tlb_gen += 1;
+        let gen = sim.st.mms[0].tlb_gen;
+        flush_returned(&mut sim, 0, start, 1, gen);
+        assert_eq!(
+            sim.st.counters.get(TLB_FLUSH_OUTLIVED),
+            2,
+            "CPU 0's and CPU 1's entries of the page"
+        );
+        // Counted once: the same flush returning again (or a later one) adds nothing for them.
+        flush_returned(&mut sim, 0, start, 1, gen);
+        assert_eq!(sim.st.counters.get(TLB_FLUSH_OUTLIVED), 2);
+        // The flush function ran (its entries are gone): nothing left to find.
+        flush_func(&mut sim, 1, 0, start + 1, 1, gen, false);
+        let before = sim.st.counters.get(TLB_FLUSH_OUTLIVED);
+        sim.st.mms[0].tlb_gen += 1;
+        let gen = sim.st.mms[0].tlb_gen;
+        flush_returned(&mut sim, 0, start + 1, 1, gen);
+        assert_eq!(
+            sim.st.counters.get(TLB_FLUSH_OUTLIVED),
+            before + 1,
+            "only CPU 0's entry of the second page"
+        );
+    }
+
+    #[test]
+    fn a_lazy_cpus_leftover_is_a_finding_only_when_used() {
+        use crate::mech::core::TLB_FLUSH_OUTLIVED;
+        let mut sim = sim();
+        let start = sim.st.mms[0].vmas[0].start;
+        sim.st.cpus[1].lazy = true;
+        sim.st.cpus[0].tlb.flush_mm(0);
+        sim.st.mms[0].tlb_gen += 1;
+        let gen = sim.st.mms[0].tlb_gen;
+        flush_returned(&mut sim, 0, start, 1, gen);
+        assert_eq!(
+            sim.st.counters.get(TLB_FLUSH_OUTLIVED),
+            0,
+            "a lazy CPU may keep it until it switches back"
+        );
+        let e = sim.st.cpus[1].tlb.lookup(0, start).unwrap();
+        assert_eq!(e.doomed, crate::machine::Doom::Owed);
+        crate::mm::page_writeback::user_access(&mut sim, 1, 0, start, e.pfn, false, Some(e));
+        assert_eq!(sim.st.counters.get(TLB_FLUSH_OUTLIVED), 1, "used before it was dropped");
+        let e = sim.st.cpus[1].tlb.lookup(0, start).unwrap();
+        crate::mm::page_writeback::user_access(&mut sim, 1, 0, start, e.pfn, false, Some(e));
+        assert_eq!(sim.st.counters.get(TLB_FLUSH_OUTLIVED), 1, "counted once");
     }
 
     #[test]
