@@ -179,7 +179,7 @@ pub const EXIT_TO_USER_MODE: Listing = Listing {
     function: "exit_to_user_mode",
     follows: "Linux v5.12 kernel/entry/common.c exit_to_user_mode_loop",
     lines: lines![
-        "E0" => "a move to another CPU is pending (migrate_task_to / migrate_swap): the migration stopper moves the task there",
+        "E0" => "a move to another CPU is pending (migrate_task_to, or migrate_swap: both tasks at once, this CPU's stopper waiting for the partner's if that one runs kernel code): the migration stopper moves the task there",
         "E0b" => "(model) owed time of weighted hint faults passes, interrupts on   -- each modelled fault stood for numa_mem_scale real ones",
         "E1" => "TIF_NOTIFY_RESUME: task_work_run()   -- e.g. task_numa_work queued by task_tick_numa",
         "E2" => "TIF_NEED_RESCHED: schedule()   -- the slice is over and another task is runnable",

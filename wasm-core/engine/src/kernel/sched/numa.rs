@@ -662,7 +662,8 @@ fn numa_migrate_preferred(sim: &mut Sim, t: usize, cpu: CpuId, now: u64) -> Opti
     let n = &mut sim.st.tasks[t].numa;
     let pref = n.preferred_nid?;
     n.migrate_retry = now + (u64::from(n.scan_period_ms) * NS_PER_MS / 16).min(1_000_000_000);
-    if sim.cpu_node(cpu) == pref {
+    // A task whose swap is pending asks for nothing else until it has moved.
+    if sim.cpu_node(cpu) == pref || sim.st.tasks[t].swap_with.is_some() {
         return None;
     }
     let placement = task_numa_migrate(sim, t, cpu);

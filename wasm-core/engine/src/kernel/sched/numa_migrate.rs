@@ -9,8 +9,9 @@
 //! be better off): an idle CPU if moving there keeps the nodes balanced, otherwise the
 //! task running on a CPU there, to swap with when the exchange improves the two tasks'
 //! (or groups') fault locality by at least `SMALLIMP`. The move itself is asked for here
-//! and done at the task's next return to user space (`Task::move_to`); a swap partner
-//! moves at its own next return to user (the kernel's `stop_two_cpus` moves both at once).
+//! and done at the task's next return to user space (`Task::move_to`); a swap moves both
+//! tasks at once then, as `migrate_swap`'s `stop_two_cpus` does, or when the partner
+//! leaves the kernel code it was running (`kernel::sched::core::migrate_swap`).
 //!
 //! Model stand-ins: a task's load (`task_h_load`) is `NICE_0_LOAD` whenever it is
 //! runnable, a CPU's utilisation is full while it runs a task, and the NUMA domain's
@@ -381,6 +382,8 @@ fn finish(sim: &mut Sim, p: usize, cpu: CpuId, best_cpu: Option<CpuId>, best_tas
         (Some(c), Some(t)) => {
             sim.st.tasks[p].move_to = Some(c);
             sim.st.tasks[t].move_to = Some(cpu);
+            sim.st.tasks[p].swap_with = Some(t as u16);
+            sim.st.tasks[t].swap_with = Some(p as u16);
             Placement::Swap(c, t as u16)
         }
     }
@@ -394,8 +397,9 @@ fn finish(sim: &mut Sim, p: usize, cpu: CpuId, best_cpu: Option<CpuId>, best_tas
 /// (`weighted_cpuload`'s `runnable_load_avg`, `task_h_load`) is `NICE_0_LOAD`, every CPU's
 /// capacity is `SCHED_CAPACITY_SCALE` (no SMT), and the CPU a move or swap has chosen is
 /// taken until the move happens (`numa_migrate_on` above): v4.17's `migrate_task_to` and
-/// `migrate_swap` move the tasks at once through the stopper, where the model moves them
-/// at their next return to user space.
+/// `migrate_swap` call the stopper from the hint fault, where the model moves the tasks
+/// at the faulting task's return to user space (both of a swap at once, as v4.17's
+/// `migrate_swap_stop` does).
 mod v4_18 {
     use super::{finish, group_weight, numa_migrate_on, task_weight, Placement, LOAD};
     use crate::engine::Sim;
