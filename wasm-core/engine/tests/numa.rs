@@ -946,8 +946,8 @@ ops = [{ op = "touch", vma = "heap", write = true }, { op = "compute", ns = 1000
 /// While a swap partner runs kernel code, the stopper of the CPU that asked waits for it
 /// (`multi_cpu_stop`: a `PREEMPT_NONE` / voluntary kernel preempts kernel code only where
 /// it leaves it), and the two then change places at once: in a small `numa-npb-btrfs`
-/// under v4.17's placement, every CPU whose stopper waits runs a task whose partner is
-/// on the CPU it names, running kernel code there, and every wait ends in the swap.
+/// under v4.17's placement, every CPU whose stopper waits runs a task whose partner runs on
+/// the CPU it names, and (nearly) every wait ends in the swap.
 #[test]
 fn a_stopper_waits_for_a_swap_partner_in_kernel_code() {
     use mmviz_engine::machine::Wait;
@@ -968,7 +968,7 @@ fn a_stopper_waits_for_a_swap_partner_in_kernel_code() {
     let (mut waits, mut swaps) = (0, 0);
     let mut waiting: Vec<Option<(usize, usize)>> = vec![None; sim.st.cpus.len()];
     while sim.step().is_some() {
-        for c in 0..sim.st.cpus.len() {
+        for (c, was) in waiting.iter_mut().enumerate() {
             let now = match sim.st.cpus[c].wait {
                 Wait::Stop(o) => {
                     let p = sim.st.cpus[c].curr as usize;
@@ -979,17 +979,17 @@ fn a_stopper_waits_for_a_swap_partner_in_kernel_code() {
                 }
                 _ => None,
             };
-            if let (Some((p, t)), None) = (waiting[c], now) {
+            if let (Some((p, t)), None) = (*was, now) {
                 // The wait ended: in the swap (the two changed CPUs) or a cancelled one.
                 if sim.st.tasks[p].cpu != c as u16 {
                     assert_eq!(sim.st.tasks[t].cpu, c as u16, "the partner took the CPU of the task that waited");
                     swaps += 1;
                 }
             }
-            if now.is_some() && waiting[c].is_none() {
+            if now.is_some() && was.is_none() {
                 waits += 1;
             }
-            waiting[c] = now;
+            *was = now;
         }
     }
     assert!(
