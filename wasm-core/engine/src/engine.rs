@@ -4,22 +4,18 @@
 //! that blocks leaves its CPU spinning (locks, IPI acks) or gives the CPU to the
 //! scheduler (sleep, yield, exit). Races therefore come from timing alone.
 
+mod boot;
+
 use crate::core::{Flow, LockId, Locks, ReadyQueue, Ret, Stack, Until, WakePolicy};
 use crate::counters::Counters;
-use crate::machine::mm::fresh_page_flags;
-use crate::machine::{
-    pg, Cpu, CpuMask, Frames, FreeMap, KthreadKind, Mm, Page, RmapKind, RmapRoot, Task, TaskKind, TaskState, Tlb, Vma, Wait, CPUPID_UNSET,
-};
+use crate::machine::{pg, Cpu, CpuMask, Frames, KthreadKind, Mm, RmapRoot, Task, TaskKind, TaskState, Wait};
 use crate::mech::core::ev as core_ev;
-use crate::mech::core::{DRAM_LOCAL_NS, DRAM_REMOTE_NS};
 use crate::patches::ToggleSet;
 use crate::registry::Frame;
-use crate::scenario::{Costs, Knobs, Op, Scenario, VmaKind};
+use crate::scenario::{Costs, Knobs, Op};
 use crate::topology::{CpuId, NodeId, Topology};
 use crate::trace::{Ev, Event, EventKind, NO_CAUSE};
-use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
 
@@ -38,6 +34,11 @@ pub struct Config {
     pub toggles: ToggleSet,
     /// CFS's tunables for this machine (`kernel/sched/fair.rs`).
     pub sched: crate::kernel::sched::fair::Tunables,
+    /// Real pages per modelled page, model-wide (the `numa_mem_scale` knob, at least 1):
+    /// per-page kernel work counts this many times (faults, zeroing, hint faults, scanner
+    /// PTE updates) and byte-sized kernel limits are divided by it, whichever mechanism
+    /// does the work.
+    pub mem_scale: u64,
     /// The jiffies at time 0 modulo `HZ`, drawn from the seed (`mm/vmstat.rs`).
     pub jiffies0: u64,
     /// DRAM access cost from a CPU of node `a` to memory on node `b`, at `a * nodes + b`
@@ -71,10 +72,6 @@ pub struct State {
     /// The backing store of each file root, by file offset: the content version last
     /// written out (`mm/page_writeback.rs`), grown on first write-out.
     pub backing: Vec<Vec<u32>>,
-    /// Free frames.
-    pub free: FreeMap,
-    /// Free frames per node.
-    pub free_count: Vec<u32>,
     /// Per node (`pg_data_t`): the v4.17 NUMA-migration rate-limit window.
     pub numa_pgdat: Vec<crate::mm::migrate::NumaPgdat>,
     /// Zones, buddy lists and per-CPU page lists (`mm/page_alloc.rs`): a frame in the free
@@ -213,438 +210,6 @@ macro_rules! say {
 pub(crate) use say;
 
 impl Sim {
-    /// Builds the initial state of `scenario` under `toggles`.
-    pub fn new(scenario: &Scenario, toggles: &ToggleSet, recording: bool) -> Sim {
-        let topo = scenario.topology.clone();
-        let nr_nodes_ids = topo.nodes.iter().map(|n| n.id as usize + 1).max().unwrap_or(1);
-        let nr_cpus = topo.nr_cpus();
-        let total = topo.total_pages();
-        let mut frames = Frames::new(total);
-        let mut free = FreeMap::new(total);
-        for p in 0..total {
-            free.set(p);
-        }
-        let mut free_count: Vec<u32> = topo.nodes.iter().map(|n| n.mem_pages).collect();
-        let mut page_alloc = crate::mm::page_alloc::PageAlloc::new(
-            &topo,
-            &crate::mm::page_alloc::Rules::from_toggles(toggles),
-            &crate::mech::page_alloc::overrides(&scenario.knobs),
-        );
-        let mut mms = Vec::new();
-        let mut roots: Vec<RmapRoot> = Vec::new();
-        let mut page_cache: Vec<Vec<u32>> = Vec::new();
-        let mut files: Vec<(String, u16)> = Vec::new();
-        let mut tasks = Vec::new();
-        let mut ops = Vec::new();
-        for (pi, p) in scenario.processes.iter().enumerate() {
-            let mut vmas = Vec::new();
-            let mut pgtable = crate::machine::pgtable::PageTable::default();
-            let mut next = VMA_BASE_VPN;
-            // A forked process's mm stays empty until its parent's fork copies into it.
-            let forked = p.forked_by.is_some();
-            for (vi, v) in p.vmas.iter().enumerate().filter(|_| !forked) {
-                // A named file is one rmap root and one page cache, whoever maps it.
-                let shared = v.file.as_ref().and_then(|f| files.iter().find(|(n, _)| n == f).map(|&(_, r)| r));
-                let root = match shared {
-                    Some(r) => {
-                        roots[r as usize].vmas.push((pi as u16, vi as u16));
-                        r
-                    }
-                    None => {
-                        let r = roots.len() as u16;
-                        let file = v.kind == VmaKind::File;
-                        roots.push(RmapRoot {
-                            kind: if file { RmapKind::File } else { RmapKind::Anon },
-                            vmas: vec![(pi as u16, vi as u16)],
-                            dirtied_when: None,
-                        });
-                        page_cache.push(Vec::new());
-                        if let (true, Some(name)) = (file, &v.file) {
-                            files.push((name.clone(), r));
-                        }
-                        r
-                    }
-                };
-                // Anon VMAs count page offsets in address space (vm_pgoff = start); a
-                // file VMA maps its file from offset 0.
-                let pgoff = if v.kind == VmaKind::File { 0 } else { next };
-                if v.kind == VmaKind::File {
-                    let cache = &mut page_cache[root as usize];
-                    if cache.len() < v.pages as usize {
-                        cache.resize(v.pages as usize, NO_PAGE);
-                    }
-                }
-                if let Some(node) = v.node {
-                    let dirty_pages = (u64::from(v.pages) * u64::from(v.dirty_pct)).div_ceil(100);
-                    for i in 0..v.pages {
-                        let vpn = next + i;
-                        let stored = u64::from(i) < dirty_pages;
-                        let cached = page_cache[root as usize].get(i as usize).copied().filter(|&p| p != NO_PAGE);
-                        let pfn = match cached {
-                            Some(pfn) => {
-                                frames.get_mut(pfn).mapcount += 1;
-                                pfn
-                            }
-                            None => {
-                                // Populate on the requested node, falling back by distance when full.
-                                let Some(pfn) = alloc_on(&topo, &mut page_alloc, &mut free, &mut free_count, node, true) else {
-                                    break;
-                                };
-                                *frames.get_mut(pfn) = Page {
-                                    flags: fresh_page_flags(v.kind, stored),
-                                    mapcount: 1,
-                                    refcount: 1,
-                                    mapping: root,
-                                    index: pgoff + i,
-                                    last_cpupid: CPUPID_UNSET,
-                                };
-                                if let Some(slot) = page_cache[root as usize].get_mut(i as usize) {
-                                    *slot = pfn;
-                                }
-                                pfn
-                            }
-                        };
-                        let dirty = stored || frames.get(pfn).has(pg::DIRTY);
-                        // A shared file mapping tracks dirtying (write-notify): a clean page
-                        // is mapped read-only, so the first store faults and dirties it.
-                        let write = v.kind != VmaKind::File || dirty;
-                        pgtable.set_pte(vpn, crate::machine::Pte::present(pfn, write, dirty, false));
-                    }
-                }
-                vmas.push(Vma {
-                    start: next,
-                    pages: v.pages,
-                    kind: v.kind,
-                    fs: v.fs,
-                    pgoff,
-                    rmap_root: root,
-                    prev: (next, v.pages),
-                    nohugepage: v.nohugepage,
-                });
-                next = (next + v.pages).div_ceil(512) * 512 + 512;
-            }
-            mms.push(Mm {
-                pid: pi as u16 + 1,
-                cpumask: CpuMask::EMPTY,
-                tlb_gen: 0,
-                flush_pending: 0,
-                vmas,
-                pgtable,
-                users: if forked { 0 } else { p.threads.len() as u16 },
-                threads: p.threads.len() as u16,
-                numa_next_scan: scenario.knobs.value(crate::mech::numa::SCAN_PERIOD_NS),
-                scan_offset: (0, 0),
-                numa_scan_seq: 0,
-                access: Vec::new(),
-            });
-            for (ti, t) in p.threads.iter().enumerate() {
-                let mut allowed = CpuMask::EMPTY;
-                for &c in &t.allowed {
-                    allowed.set(c);
-                }
-                tasks.push(Task {
-                    pid: 0,
-                    kind: TaskKind::User {
-                        mm: pi as u16,
-                        tid: ti as u16,
-                    },
-                    home: 0,
-                    // A forked child's threads wait for the fork (wake_up_new_task).
-                    state: if forked { TaskState::Sleeping(None) } else { TaskState::Runnable },
-                    cpus_allowed: allowed,
-                    cpu: t.cpu,
-                    move_to: None,
-                    swap_with: None,
-                    ops: ops.len() as u16,
-                    op_seq: 0,
-                    numa: Default::default(),
-                    se: Default::default(),
-                });
-                ops.push(t.ops.clone());
-            }
-        }
-        // Kernel threads exist from boot and sleep until something wakes them.
-        let all = CpuMask::first(nr_cpus);
-        let kthread = |kind: KthreadKind, home: u16, allowed: CpuMask, cpu: CpuId| Task {
-            pid: 0,
-            kind: TaskKind::Kernel(kind),
-            home,
-            state: TaskState::Sleeping(None),
-            cpus_allowed: allowed,
-            cpu,
-            move_to: None,
-            swap_with: None,
-            ops: 0,
-            op_seq: 0,
-            numa: Default::default(),
-            se: Default::default(),
-        };
-        let mut kthreads = Vec::new();
-        for n in &topo.nodes {
-            let mut mask = CpuMask::EMPTY;
-            for &c in &n.cpus {
-                mask.set(c);
-            }
-            let first = n.cpus.first().copied().unwrap_or(0);
-            kthreads.push(kthread(KthreadKind::Kswapd, u16::from(n.id), mask, first));
-            kthreads.push(kthread(KthreadKind::Kcompactd, u16::from(n.id), mask, first));
-        }
-        kthreads.push(kthread(KthreadKind::Khugepaged, 0, all, 0));
-        kthreads.push(kthread(KthreadKind::Flusher, 0, all, 0));
-        for c in 0..nr_cpus {
-            let mut one = CpuMask::EMPTY;
-            one.set(c as CpuId);
-            kthreads.push(kthread(KthreadKind::Vmstat, c as u16, one, c as CpuId));
-        }
-        tasks.extend(kthreads);
-        let first_idle = tasks.len();
-        for c in 0..nr_cpus {
-            let mut one = CpuMask::EMPTY;
-            one.set(c as CpuId);
-            tasks.push(Task {
-                pid: 0,
-                kind: TaskKind::Idle,
-                home: c as u16,
-                state: TaskState::Running,
-                cpus_allowed: one,
-                cpu: c as CpuId,
-                move_to: None,
-                swap_with: None,
-                ops: 0,
-                op_seq: 0,
-                numa: Default::default(),
-                se: Default::default(),
-            });
-        }
-        // Thread ids: user threads from 1000 up, kernel threads below; idle tasks are pid 0.
-        let mut next_pid = 2;
-        for t in tasks.iter_mut() {
-            match t.kind {
-                TaskKind::Kernel(_) => {
-                    t.pid = next_pid;
-                    next_pid += 1;
-                }
-                TaskKind::User { .. } | TaskKind::Idle => {}
-            }
-        }
-        for (upid, t) in (1000..).zip(tasks.iter_mut().filter(|t| t.mm().is_some())) {
-            t.pid = upid;
-        }
-        let stacks = tasks
-            .iter()
-            .map(|t| {
-                Stack::new(match t.kind {
-                    TaskKind::User { .. } => Frame::from(crate::kernel::entry::UserMode::default()),
-                    TaskKind::Kernel(kind) => Frame::from(crate::kernel::kthread::Kthread::new(kind)),
-                    TaskKind::Idle => Frame::Idle,
-                })
-            })
-            .collect();
-        let mut cpus: Vec<Cpu> = (0..nr_cpus)
-            .map(|c| Cpu {
-                id: c as CpuId,
-                node: topo.cpu_node[c],
-                clock: 0,
-                curr: (first_idle + c) as u16,
-                idle: (first_idle + c) as u16,
-                rq: VecDeque::with_capacity(8),
-                slice_end: u64::MAX,
-                min_vruntime: 0,
-                need_resched: false,
-                skip: None,
-                timers: Vec::with_capacity(4),
-                loaded_mm: None,
-                lazy: false,
-                seen_gen: 0,
-                tlb: Tlb::new(topo.tlb_entries),
-                wait: Wait::None,
-                inbox: VecDeque::with_capacity(nr_cpus),
-                acks_pending: 0,
-                acks_last: 0,
-                extra: 0,
-                sd: {
-                    // sd_init: balance_interval = the domain's CPUs (ms); the first
-                    // periodic balance one busy interval (× busy_factor 16) into the run.
-                    let ms = topo
-                        .nodes
-                        .iter()
-                        .find(|n| n.id == topo.cpu_node[c])
-                        .map_or(1, |n| n.cpus.len().max(1) as u32);
-                    crate::machine::cpu::SdState {
-                        next_balance: u64::from(ms * crate::kernel::sched::core::BUSY_FACTOR) * 1_000_000,
-                        balance_interval_ms: ms,
-                        nr_balance_failed: 0,
-                    }
-                },
-                // sd_init of the NUMA level: balance_interval = every CPU of the machine
-                // (ms); an idle CPU balances at that interval, without busy_factor.
-                sd_numa: crate::machine::cpu::SdState {
-                    next_balance: nr_cpus as u64 * 1_000_000,
-                    balance_interval_ms: nr_cpus as u32,
-                    nr_balance_failed: 0,
-                },
-            })
-            .collect();
-        // At time 0 each CPU already runs the first user thread placed on it. A thread
-        // that may run on several CPUs is placed as a fork places it (select_task_rq_fork),
-        // in file order: a process's first thread as forked by a launcher on CPU 0 (a shell,
-        // mpirun), its other threads as created by that first thread from its CPU.
-        //
-        // With `sequential_launch`, the launcher forks the processes one after another and
-        // each process's first thread creates its others one after another (`fork_ns`
-        // apart), so each thread exists from then on: it waits as a timer on the
-        // launcher's CPU (`kernel/time/hrtimer.rs` creates it).
-        let sequential = scenario.knobs.on(crate::mech::core::SEQUENTIAL_LAUNCH);
-        let fork_ns = scenario.costs[crate::mech::fork::FORK_NS];
-        let mut first_cpu: Vec<Option<CpuId>> = vec![None; mms.len()];
-        let mut first_task: Vec<Option<u16>> = vec![None; mms.len()];
-        let mut forked = 0u64;
-        for (i, t) in tasks.iter_mut().enumerate() {
-            let (TaskKind::User { mm, tid }, TaskState::Runnable) = (t.kind, t.state) else {
-                continue;
-            };
-            // A launcher bound to other CPUs (numactl --cpunodebind) moves itself to the
-            // first of them (sched_setaffinity) before it forks.
-            let launcher = if t.cpus_allowed.test(0) {
-                0
-            } else {
-                t.cpus_allowed.iter().next().unwrap_or(0)
-            };
-            if sequential {
-                let creator = match first_task[mm as usize] {
-                    None => {
-                        forked += 1;
-                        first_task[mm as usize] = Some(i as u16);
-                        crate::machine::Launch::Launcher(launcher)
-                    }
-                    Some(first) => crate::machine::Launch::Thread(first),
-                };
-                let at = (forked + u64::from(tid)) * fork_ns;
-                t.state = TaskState::Sleeping(Some(at));
-                t.se.launch = Some(creator);
-                t.cpu = launcher;
-                let timers = &mut cpus[launcher as usize].timers;
-                let pos = timers.partition_point(|&(x, _)| x <= at);
-                timers.insert(pos, (at, i as u16));
-                continue;
-            }
-            let parent = first_cpu[mm as usize].unwrap_or(launcher);
-            t.cpu = crate::kernel::sched::core::select_task_rq_fork(&cpus, &topo.distance, t.cpus_allowed, parent);
-            first_cpu[mm as usize].get_or_insert(t.cpu);
-            cpus[t.cpu as usize].rq.push_back(i as u16);
-        }
-        // Each CPU runs the first thread placed on it; the others queue behind it.
-        for c in cpus.iter_mut() {
-            let Some(first) = c.rq.pop_front() else { continue };
-            let t = &mut tasks[first as usize];
-            if let TaskKind::User { mm, .. } = t.kind {
-                c.curr = first;
-                c.loaded_mm = Some(mm);
-                t.state = TaskState::Running;
-                mms[mm as usize].cpumask.set(c.id);
-            }
-        }
-        // The scenario's own kernel, then its own toggles, apply to every toggle the
-        // caller did not choose explicitly (`--set`, `--kernel`, a preset, a compare).
-        let mut toggles = toggles.clone();
-        if let Some(k) = scenario.kernel {
-            toggles.default_kernel(k);
-        }
-        for (id, v) in &scenario.toggles {
-            // The parser checked both.
-            let _ = toggles.default_to(id, v.clone());
-        }
-        let nodes = topo.nodes.len();
-        let dram = (0..nodes * nodes)
-            .map(|i| {
-                let d = u64::from(topo.distance[i / nodes][i % nodes]);
-                let (l, r) = (scenario.costs[DRAM_LOCAL_NS], scenario.costs[DRAM_REMOTE_NS]);
-                // distance 10 = local, 21 = one hop (r); linear in between and beyond.
-                l + (r.saturating_sub(l)) * d.saturating_sub(10) / 11
-            })
-            .collect();
-        let cfg = Config {
-            topo,
-            knobs: scenario.knobs.clone(),
-            costs: scenario.costs.clone(),
-            ops,
-            toggles,
-            sched: crate::kernel::sched::fair::Tunables::new(&scenario.knobs, nr_cpus),
-            jiffies0: crate::mm::vmstat::jiffies_at_start(scenario.seed),
-            dram,
-            window_end: scenario.knobs.get(crate::mech::core::WINDOW_NS).unwrap_or(u64::MAX),
-            schedule: scenario.schedule.clone(),
-        };
-        let nr_tasks = tasks.len();
-        // The vmstat worker of each CPU, and what each task holds (mm/page_alloc.rs).
-        page_alloc.vmstat_task = (0..nr_cpus)
-            .map(|c| {
-                tasks
-                    .iter()
-                    .position(|t| t.kind == TaskKind::Kernel(KthreadKind::Vmstat) && usize::from(t.home) == c)
-                    .map_or(u16::MAX, |i| i as u16)
-            })
-            .collect();
-        page_alloc.held = vec![Vec::new(); nr_tasks];
-        // Each CPU's vmstat worker sleeps until its first whole-second slot (mm/vmstat.rs).
-        for (c, &task) in page_alloc.vmstat_task.iter().enumerate() {
-            if let Some(t) = tasks.get_mut(task as usize) {
-                let at = crate::mm::vmstat::first_update(cfg.jiffies0, c as CpuId);
-                t.state = TaskState::Sleeping(Some(at));
-                cpus[c].timers.push((at, task));
-            }
-        }
-        let mut sim = Sim {
-            cfg: Rc::new(cfg),
-            st: State {
-                cpus,
-                tasks,
-                stacks,
-                mms,
-                roots,
-                page_cache,
-                frames,
-                backing: Vec::new(),
-                free,
-                numa_pgdat: vec![Default::default(); free_count.len()],
-                free_count,
-                page_alloc,
-                // Each CPU holds a handful of locks at most (PTL, page lock, rmap locks).
-                locks: Locks::with_capacity(8 * nr_cpus + 8, nr_tasks),
-                counters: Counters::default(),
-                prof: crate::profile::Profile::new(nr_cpus),
-                step: 0,
-                rng: ChaCha8Rng::seed_from_u64(scenario.seed),
-                readyq: ReadyQueue::new(nr_cpus),
-                acting: 0,
-                woken: Vec::with_capacity(nr_tasks),
-                touched: CpuMask::first(nr_cpus),
-                ready_next: vec![Next::Work; nr_cpus],
-                cpu_queued: vec![false; nr_cpus],
-                node_queued: vec![0; nr_nodes_ids],
-                nohz_next_balance: nr_cpus as u64 * 1_000_000,
-                sched_pos: 0,
-                sched_error: None,
-                numa_groups: vec![crate::kernel::sched::numa_group::NumaGroup::empty(nr_nodes_ids); nr_tasks],
-            },
-            recording,
-            profiling: false,
-        };
-        // What the scenario's starting state set off before the run (each mechanism's
-        // `setup`, in registry order).
-        for m in crate::registry::MECHANISMS {
-            if let Some(setup) = m.setup {
-                setup(&mut sim);
-            }
-        }
-        // Each CPU's running thread starts its slice now.
-        for c in 0..nr_cpus as CpuId {
-            crate::kernel::sched::fair::refresh_slice(&mut sim, c);
-        }
-        sim.refresh_ready();
-        sim
-    }
-
     /// Simulated time: the latest CPU clock.
     pub fn now(&self) -> u64 {
         self.st.cpus.iter().map(|c| c.clock).max().unwrap_or(0)
@@ -1356,44 +921,6 @@ impl Sim {
         }
     }
 
-    pub(crate) fn alloc_page(&mut self, nid: NodeId, fallback: bool) -> Option<u32> {
-        let pfn = alloc_on(
-            &self.cfg.topo,
-            &mut self.st.page_alloc,
-            &mut self.st.free,
-            &mut self.st.free_count,
-            nid,
-            fallback,
-        )?;
-        *self.st.frames.get_mut(pfn) = Page::ALLOCATED;
-        Some(pfn)
-    }
-
-    /// Allocates an order-9 block on node `nid` only (a transparent huge page: 512
-    /// frames, each set up as a fresh page); `None` when the node has no free block.
-    pub(crate) fn alloc_huge_page(&mut self, nid: NodeId) -> Option<u32> {
-        let order = crate::mm::huge_memory::HPAGE_PMD_ORDER;
-        let pfn = crate::mm::page_alloc::alloc_sync_order(&mut self.st.page_alloc, nid, order)?;
-        for p in pfn..pfn + (1u32 << order) {
-            self.st.free.clear(p);
-            *self.st.frames.get_mut(p) = Page::ALLOCATED;
-        }
-        self.st.free_count[self.cfg.topo.pfn_to_nid(pfn) as usize] -= 1 << order;
-        Some(pfn)
-    }
-
-    /// Returns a page to the free memory of its node: straight to its zone's buddy lists
-    /// (`free_one_page` without the zone lock's animation; the PCP path is
-    /// `mm::page_alloc::FreeUnrefPage`).
-    pub(crate) fn free_page(&mut self, pfn: u32) {
-        *self.st.frames.get_mut(pfn) = Page::FREE;
-        self.st.frames.retire(pfn);
-        self.st.free.set(pfn);
-        let nid = self.page_nid(pfn);
-        self.st.free_count[nid as usize] += 1;
-        crate::mm::page_alloc::free_sync(&mut self.st.page_alloc, &self.cfg.topo, pfn);
-    }
-
     /// Runs to the end without keeping events (counters only).
     pub fn run_to_end(&mut self) -> Result<(), RunError> {
         let max = self.cfg.knobs.value(crate::mech::core::MAX_STEPS);
@@ -1454,23 +981,6 @@ fn who(task: &Task) -> crate::profile::Who {
         TaskKind::Kernel(_) => crate::profile::Who::Kthread,
         TaskKind::Idle => crate::profile::Who::Idle,
     }
-}
-
-/// Takes an order-0 page from the buddy lists of `nid`'s zone, or of the nearest node
-/// with memory when `fallback` (`mm::page_alloc::alloc_sync`: the synchronous entry,
-/// without the zone lock's animation).
-fn alloc_on(
-    topo: &Topology,
-    pa: &mut crate::mm::page_alloc::PageAlloc,
-    free: &mut FreeMap,
-    count: &mut [u32],
-    nid: NodeId,
-    fallback: bool,
-) -> Option<u32> {
-    let pfn = crate::mm::page_alloc::alloc_sync(pa, topo, nid, fallback)?;
-    free.clear(pfn);
-    count[topo.pfn_to_nid(pfn) as usize] -= 1;
-    Some(pfn)
 }
 
 #[cfg(test)]

@@ -223,13 +223,11 @@ pub fn digest(sim: &Sim) -> u64 {
     }
     let _ = write!(
         d,
-        "{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{}{}{:?}{:?}{}{:?}{}",
+        "{:?}{:?}{:?}{:?}{:?}{:?}{}{}{:?}{:?}{}{:?}{}",
         st.mms,
         st.roots,
         st.page_cache,
         st.backing,
-        st.free,
-        st.free_count,
         st.numa_pgdat,
         st.page_alloc,
         st.locks.canonical_text(),

@@ -67,21 +67,54 @@ fn access_indexes_follow_the_page_table(sim: &Sim) -> Result<(), String> {
     Ok(())
 }
 
-/// The free map and the FREE flags agree, and per-node counts add up.
+/// One ledger: a frame is flagged FREE exactly when it is in a block on its zone's buddy
+/// lists or a page on a PCP list, each free page is there once, and each zone's
+/// `NR_FREE_PAGES` is the pages of its buddy blocks.
 fn free_memory_adds_up(sim: &Sim) -> Result<(), String> {
     let st = &sim.st;
-    for (nid, n) in sim.cfg.topo.nodes.iter().enumerate() {
-        let end = n.first_pfn + n.mem_pages;
-        let mut free = 0;
-        for pfn in n.first_pfn..end {
-            let flagged = st.frames.get(pfn).has(pg::FREE);
-            if flagged != st.free.test(pfn) {
-                return Err(format!("pfn {pfn}: the free flag and the free map disagree"));
+    let pa = &st.page_alloc;
+    let mut listed = vec![false; st.frames.len() as usize];
+    let mut put = |pfn: u32, order: u8, what: &str| -> Result<(), String> {
+        for p in pfn..pfn + (1u32 << order) {
+            let Some(seen) = listed.get_mut(p as usize) else {
+                return Err(format!("{what}: pfn {p} is beyond memory"));
+            };
+            if std::mem::replace(seen, true) {
+                return Err(format!("{what}: pfn {p} is free twice (on two lists, or twice on one)"));
             }
-            free += u32::from(flagged);
         }
-        if free != st.free_count[nid] {
-            return Err(format!("node {nid} counts {} free pages but has {free}", st.free_count[nid]));
+        Ok(())
+    };
+    for (z, zone) in pa.zones.iter().enumerate() {
+        let mut pages = 0u32;
+        for (pfn, order, _mt) in zone.buddy.blocks_listed() {
+            put(pfn, order, &format!("buddy lists of node {}", zone.nid))?;
+            pages += 1 << order;
+        }
+        if pages != zone.buddy.nr_free {
+            return Err(format!(
+                "zone of node {}: NR_FREE_PAGES is {} but its buddy blocks hold {pages} pages",
+                zone.nid, zone.buddy.nr_free
+            ));
+        }
+        for cpu in 0..sim.cfg.topo.nr_cpus() {
+            let pcp = &pa.pcp[pa.pcp_index(cpu as crate::topology::CpuId, z)];
+            for (pindex, list) in pcp.lists.iter().enumerate() {
+                let order = crate::mm::page_alloc::pindex_to_order(pindex);
+                for &pfn in list {
+                    put(pfn, order, &format!("PCP of CPU {cpu} for node {}", zone.nid))?;
+                }
+            }
+        }
+    }
+    for pfn in 0..st.frames.len() {
+        let flagged = st.frames.get(pfn).has(pg::FREE);
+        if flagged != listed[pfn as usize] {
+            return Err(if flagged {
+                format!("pfn {pfn} is flagged free but is on no buddy or PCP list")
+            } else {
+                format!("pfn {pfn} is on a free list but is not flagged free")
+            });
         }
     }
     Ok(())

@@ -167,7 +167,10 @@ fn fork_cow_101_copies_shared_pages_and_reuses_an_unshared_one() {
     }
     sim.check_stuck().unwrap();
     // When app exits too, every page it had is freed.
-    assert_eq!(sim.st.free_count.iter().sum::<u32>(), 64);
+    assert_eq!(
+        sim.cfg.topo.nodes.iter().map(|n| sim.st.page_alloc.free_pages(n.id)).sum::<u32>(),
+        64
+    );
 }
 
 #[test]

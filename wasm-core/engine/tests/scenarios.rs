@@ -247,7 +247,7 @@ proptest! {
         while sim.step().is_some() {
             prop_assert!(invariants::check(&sim).is_ok(), "{:?}", invariants::check(&sim));
         }
-        let free: usize = sim.st.free_count.iter().map(|&n| n as usize).sum();
+        let free: usize = sim.cfg.topo.nodes.iter().map(|n| sim.st.page_alloc.free_pages(n.id) as usize).sum();
         let used = sim.st.frames.iter().filter(|(_, p)| !p.has(mmviz_engine::machine::pg::FREE)).count();
         prop_assert_eq!(free + used, total);
         // Every thread has exited, and the last one's exit_mmap freed the process's pages.
@@ -307,7 +307,7 @@ fn digest(sim: &Sim) -> String {
         st.stacks,
         st.mms,
         st.frames.iter().collect::<Vec<_>>(),
-        st.free_count,
+        st.page_alloc,
         st.locks,
         st.counters,
         st.step,

@@ -79,7 +79,11 @@ fn a_first_touch_maps_2_mib_with_one_pmd_on_the_local_node() {
     // At exit every page goes back (zap_huge_pmd for the huge ones).
     for thp in [true, false] {
         let sim = run_checked(&two_threads(thp, "cpus = [0]\nmem_pages = 2048", WRITE_HEAP, IDLE));
-        assert_eq!(sim.st.free_count.iter().sum::<u32>(), 4096, "thp {thp}");
+        assert_eq!(
+            sim.cfg.topo.nodes.iter().map(|n| sim.st.page_alloc.free_pages(n.id)).sum::<u32>(),
+            4096,
+            "thp {thp}"
+        );
     }
 }
 

@@ -450,11 +450,7 @@ impl UserMode {
         }
         // With numa_mem_scale N the modelled page stands for N real ones, each of which
         // takes this fault.
-        sim.charge_weighted(
-            cpu,
-            sim.cfg.costs[FAULT_ENTRY_NS],
-            sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE),
-        );
+        sim.charge_weighted(cpu, sim.cfg.costs[FAULT_ENTRY_NS], sim.cfg.mem_scale);
         let why = if pte.protnone() {
             "PROT_NONE (a NUMA hint PTE: the MMU treats it as not present)"
         } else if pte.is_migration() {

@@ -15,7 +15,7 @@ pub mod tlb;
 pub use cpu::{Cpu, Ipi, Wait};
 pub use cpumask::CpuMask;
 pub use mm::{Mm, RmapKind, RmapRoot, Vma};
-pub use page::{pg, Frames, FreeMap, Page, CPUPID_UNSET, NO_MAPPING};
+pub use page::{pg, Frames, Page, CPUPID_UNSET, NO_MAPPING};
 pub use pte::Pte;
 pub use task::{KthreadKind, Launch, NumaStats, SchedEntity, Task, TaskKind, TaskState};
 pub use tlb::{Doom, Tlb, TlbEntry, FLUSH_ALL};

@@ -184,58 +184,6 @@ impl Frames {
     }
 }
 
-/// Free frames as a bitmap, so that allocation takes the lowest free pfn of a node
-/// (deterministic) without keeping sorted lists.
-#[derive(Clone, Debug)]
-pub struct FreeMap {
-    bits: Vec<u64>,
-}
-
-impl FreeMap {
-    /// Every frame in use.
-    pub fn new(n: u32) -> Self {
-        FreeMap {
-            bits: vec![0; (n as usize).div_ceil(64)],
-        }
-    }
-
-    /// Marks `pfn` free.
-    pub fn set(&mut self, pfn: u32) {
-        self.bits[pfn as usize / 64] |= 1 << (pfn % 64);
-    }
-
-    /// Marks `pfn` in use.
-    pub fn clear(&mut self, pfn: u32) {
-        self.bits[pfn as usize / 64] &= !(1 << (pfn % 64));
-    }
-
-    /// Whether `pfn` is free.
-    pub fn test(&self, pfn: u32) -> bool {
-        self.bits[pfn as usize / 64] & (1 << (pfn % 64)) != 0
-    }
-
-    /// The lowest free pfn in `[start, end)`.
-    pub fn lowest(&self, start: u32, end: u32) -> Option<u32> {
-        let mut w = start as usize / 64;
-        let mut mask = !0u64 << (start % 64);
-        while (w * 64) < end as usize {
-            let bits = self.bits[w] & mask;
-            if bits != 0 {
-                let pfn = (w * 64) as u32 + bits.trailing_zeros();
-                return (pfn < end).then_some(pfn);
-            }
-            w += 1;
-            mask = !0;
-        }
-        None
-    }
-
-    /// Free frames in `[start, end)`.
-    pub fn count(&self, start: u32, end: u32) -> u32 {
-        (start..end).filter(|&p| self.test(p)).count() as u32
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,19 +191,6 @@ mod tests {
     #[test]
     fn a_page_is_sixteen_bytes() {
         assert_eq!(std::mem::size_of::<Page>(), 16);
-    }
-
-    #[test]
-    fn the_free_map_hands_out_the_lowest_free_frame_of_a_range() {
-        let mut f = FreeMap::new(200);
-        for p in [3, 70, 130, 199] {
-            f.set(p);
-        }
-        assert_eq!(f.lowest(0, 100), Some(3));
-        assert_eq!(f.lowest(4, 100), Some(70));
-        assert_eq!(f.lowest(71, 130), None);
-        assert_eq!(f.lowest(100, 200), Some(130));
-        assert_eq!(f.count(0, 200), 4);
     }
 
     #[test]

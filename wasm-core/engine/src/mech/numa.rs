@@ -370,7 +370,7 @@ const METRICS: &[crate::registry::MetricDef] = &[
               hint faults, as the published NPB figures allow (11,078.96 s over 4,300,924 faults, \
               2.6 ms, for 09a913a7's btrfs run). Needs a profiled run.",
         value: |sim| {
-            let faults = sim.st.counters.get(NUMA_HINT_FAULTS) * sim.cfg.knobs.value(MEM_SCALE).max(1);
+            let faults = sim.st.counters.get(NUMA_HINT_FAULTS) * sim.cfg.mem_scale;
             (sim.profiling && faults > 0).then(|| sim.st.prof.sys_ns as f64 / faults as f64)
         },
     },

@@ -308,25 +308,6 @@ fn pcp_count_matches_lists(sim: &crate::engine::Sim) -> Result<(), String> {
     Ok(())
 }
 
-fn memory_adds_up(sim: &crate::engine::Sim) -> Result<(), String> {
-    let pa = &sim.st.page_alloc;
-    let nz = pa.zones.len();
-    for (z, zone) in pa.zones.iter().enumerate() {
-        let pcp: u32 = pa.pcp.iter().skip(z).step_by(nz.max(1)).map(|p| p.count).sum();
-        let free = sim.st.free_count[zone.nid as usize];
-        if zone.buddy.nr_free + pcp != free {
-            return Err(format!(
-                "zone of node {}: buddy {} + PCP {pcp} free pages, but {free} frames are free ({} in use of {} managed)",
-                zone.nid,
-                zone.buddy.nr_free,
-                zone.managed - free,
-                zone.managed
-            ));
-        }
-    }
-    Ok(())
-}
-
 fn pct(a: u64, b: u64) -> Option<f64> {
     (b > 0).then(|| 100.0 * a as f64 / b as f64)
 }
@@ -517,16 +498,10 @@ pub const MECHANISM: Mechanism = Mechanism {
     }],
     presets: PRESETS,
     metrics: METRICS,
-    invariants: &[
-        Invariant {
-            name: "PCP count equals the pages on its lists",
-            check: pcp_count_matches_lists,
-        },
-        Invariant {
-            name: "buddy + PCP + in use = managed",
-            check: memory_adds_up,
-        },
-    ],
+    invariants: &[Invariant {
+        name: "PCP count equals the pages on its lists",
+        check: pcp_count_matches_lists,
+    }],
     views: &[ViewDef {
         id: "pcp",
         title: "Per-CPU page lists and the zone lock",

@@ -32,6 +32,7 @@ use crate::mech::core::{ALLOC_PAGE_NS, ANON_FAULTS, CLEAR_PAGE_NS, PTE_WRITE_NS,
 use crate::mech::numa::ev as numa_ev;
 use crate::mech::numa::{NUMA_ACCOUNT_NS, NUMA_HINT_FAULTS, NUMA_HINT_FAULTS_LOCAL, SCAN_PTE_NS};
 use crate::mech::thp::{NUMA_HUGE_PTE_UPDATES, THP_ENABLED, THP_FAULT_ALLOC, THP_FAULT_FALLBACK, THP_SPLIT_PMD, TLB_IPI_NUMA_HUGE};
+use crate::mm::gfp::{__GFP_THISNODE, GFP_TRANSHUGE_LIGHT};
 use crate::mm::memory::lock_wait;
 use crate::mm::mempolicy::MpolMisplaced;
 use crate::mm::migrate::MigrateMisplacedTranshugePage;
@@ -131,7 +132,7 @@ impl Function for DoHugePmdAnonymousPage {
             return (ev, Flow::Return(Ret::Unit));
         }
         let node = sim.cpu_node(cpu);
-        let Some(head) = sim.alloc_huge_page(node) else {
+        let Some(head) = crate::mm::page_alloc::alloc_pages_now(sim, GFP_TRANSHUGE_LIGHT | __GFP_THISNODE, HPAGE_PMD_ORDER, node) else {
             sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
             sim.st.counters.inc(THP_FAULT_FALLBACK);
             let ev = Ev::new(core_ev::ALLOC_PAGE, F, "HA1").pte(pid, self.vpn).say(say!(
@@ -162,7 +163,7 @@ impl Function for DoHugePmdAnonymousPage {
         // One order-9 allocation, clear_huge_page zeroing its 512 pages, one PMD write;
         // with numa_mem_scale N the modelled huge page stands for N real ones.
         let ns = sim.cfg.costs[ALLOC_PAGE_NS] + u64::from(HPAGE_PMD_NR) * sim.cfg.costs[CLEAR_PAGE_NS] + sim.cfg.costs[PTE_WRITE_NS];
-        sim.charge_weighted(cpu, ns, sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE));
+        sim.charge_weighted(cpu, ns, sim.cfg.mem_scale);
         let ev = Ev::new(core_ev::ANON_FAULT, F, "HA3").pte(pid, self.vpn).pfn(head).say(say!(
             sim,
             "First touch of {:#x}: a zeroed 2 MiB page is allocated on node {node} (pfns {head}..{}) and mapped by one PMD at {h:#x} (thp_fault_alloc += 1)",
@@ -202,7 +203,7 @@ impl Function for ChangeHugePmd {
         let (mm, h) = (self.mm, self.haddr);
         let pid = sim.st.mms[mm as usize].pid;
         let id = LockId::ptl(mm, h);
-        let w = sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE);
+        let w = sim.cfg.mem_scale;
         match self.pc {
             0 => {
                 if !sim.lock(cpu, id, sim.cfg.costs[PTL_NS]) {
@@ -345,7 +346,7 @@ impl Function for DoHugePmdNumaPage {
     /// huge PMD stands for N real ones.
     fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let t = sim.st.cpus[cpu as usize].curr as usize;
-        sim.st.tasks[t].numa.weight = sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE) as u32;
+        sim.st.tasks[t].numa.weight = sim.cfg.mem_scale as u32;
         let out = self.line(sim, cpu);
         if matches!(out.1, Flow::Return(_) | Flow::Block(_)) {
             sim.st.tasks[t].numa.weight = 0;

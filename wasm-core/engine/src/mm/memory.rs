@@ -28,6 +28,7 @@ use crate::mech::numa::ev as numa_ev;
 use crate::mech::numa::NUMA_DELAY_MAP;
 use crate::mech::numa::{NUMA_ACCOUNT_NS, SCAN_PTE_NS};
 use crate::mech::numa::{NUMA_HINT_FAULTS, NUMA_HINT_FAULTS_LOCAL};
+use crate::mm::gfp::GFP_HIGHUSER_MOVABLE;
 use crate::mm::mempolicy::MpolMisplaced;
 use crate::mm::migrate::MigrateMisplacedPage;
 use crate::mm::pgtable_generic::PtepClearFlush;
@@ -276,7 +277,7 @@ impl Function for DoAnonymousPage {
             return (ev, Flow::Return(Ret::Unit));
         }
         let node = sim.cpu_node(cpu);
-        let Some(pfn) = sim.alloc_page(node, true) else {
+        let Some(pfn) = crate::mm::page_alloc::alloc_pages_now(sim, GFP_HIGHUSER_MOVABLE, 0, node) else {
             sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
             // Out of memory: the model stops this thread rather than invent reclaim. As the
             // mm's last user its exit waits first for a PTE lock held elsewhere; the fault is
@@ -309,7 +310,7 @@ impl Function for DoAnonymousPage {
         // A zeroed page (alloc_zeroed_user_highpage_movable); with numa_mem_scale N the
         // modelled page stands for N real ones, each faulted in and zeroed.
         let ns = sim.cfg.costs[ALLOC_PAGE_NS] + sim.cfg.costs[CLEAR_PAGE_NS] + sim.cfg.costs[PTE_WRITE_NS];
-        sim.charge_weighted(cpu, ns, sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE));
+        sim.charge_weighted(cpu, ns, sim.cfg.mem_scale);
         let ev = Ev::new(core_ev::ANON_FAULT, F, "A2").pte(pid, self.vpn).pfn(pfn).say(say!(
             sim,
             "First touch of {:#x}: a zeroed page is allocated on node {nid}{} (pfn {pfn}) and mapped",
@@ -392,7 +393,7 @@ impl Function for DoNumaPage {
     /// CPU time counts N times (`Sim::charge`).
     fn step(&mut self, sim: &mut Sim, cpu: CpuId) -> (Ev, Flow<Frame>) {
         let t = sim.st.cpus[cpu as usize].curr as usize;
-        sim.st.tasks[t].numa.weight = sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE) as u32;
+        sim.st.tasks[t].numa.weight = sim.cfg.mem_scale as u32;
         let out = self.line(sim, cpu);
         if matches!(out.1, Flow::Return(_)) {
             sim.st.tasks[t].numa.weight = 0;
@@ -992,7 +993,7 @@ impl WpPageCopy {
                     *slot = crate::engine::NO_PAGE;
                 }
             }
-            sim.free_page(pfn);
+            crate::mm::page_alloc::free_page_now(sim, pfn);
         }
     }
 }
@@ -1008,7 +1009,7 @@ impl Function for WpPageCopy {
         match self.pc {
             Wc::Alloc => {
                 let node = sim.cpu_node(cpu);
-                let Some(n) = sim.alloc_page(node, true) else {
+                let Some(n) = crate::mm::page_alloc::alloc_pages_now(sim, GFP_HIGHUSER_MOVABLE, 0, node) else {
                     // The mm's last user waits for a PTE lock held elsewhere before its exit
                     // (nothing done yet: the allocation is tried again after).
                     if let Some(wait) = crate::mm::mmap::exit_mmap_wait(sim, cpu, F, "WC1") {
@@ -1042,7 +1043,7 @@ impl Function for WpPageCopy {
                 }
                 if sim.st.mms[mm as usize].pte(self.vpn) != self.orig {
                     sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
-                    sim.free_page(self.new);
+                    crate::mm::page_alloc::free_page_now(sim, self.new);
                     Self::put_page(sim, old);
                     let ev = Ev::new(core_ev::PTL_LOCK, F, "WC2").pte(pid, self.vpn).say(say!(
                         sim,

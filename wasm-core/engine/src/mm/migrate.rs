@@ -27,7 +27,11 @@ use crate::mech::migrate::{MIGRATE_ISOLATE_FAIL, PGMIGRATE_FAIL, PGMIGRATE_SUCCE
 use crate::mech::numa::{MISPLACED_BAIL_DIRTY_FILE, NUMA_MIGRATE_RATELIMITED, NUMA_PAGES_MIGRATED};
 use crate::mech::numa::{NUMA_DELAY_MAP, NUMA_RATELIMIT_REMOVED, NUMA_SKIP_DIRTY_FILE};
 use crate::mech::numa::{TLB_IPI_NUMA_MAPPED, TLB_IPI_NUMA_PENDING, TLB_IPI_NUMA_RACE};
+use crate::mm::gfp::{Gfp, __GFP_NOMEMALLOC, __GFP_NORETRY, GFP_HIGHUSER_MOVABLE, GFP_TRANSHUGE_LIGHT};
+use crate::mm::gfp::{__GFP_NOWARN, __GFP_RECLAIM, __GFP_THISNODE};
+use crate::mm::huge_memory::HPAGE_PMD_ORDER;
 use crate::mm::memory::lock_wait;
+use crate::mm::page_alloc::{alloc_pages_now, free_page_now};
 use crate::mm::rmap::TryToUnmap;
 use crate::registry::{Frame, Function};
 use crate::scenario::Fs;
@@ -53,7 +57,7 @@ const MIGRATE_INTERVAL_NS: u64 = 100_000_000;
 /// took more than `ratelimit_pages` in this window (the page is not migrated).
 fn numamigrate_update_ratelimit(sim: &mut Sim, cpu: CpuId, nid: NodeId, nr: u64) -> bool {
     let now = sim.clock(cpu);
-    let limit = RATELIMIT_PAGES / sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE).max(1);
+    let limit = RATELIMIT_PAGES / sim.cfg.mem_scale;
     let Some(p) = sim.st.numa_pgdat.get_mut(nid as usize) else {
         return false;
     };
@@ -68,8 +72,18 @@ fn numamigrate_update_ratelimit(sim: &mut Sim, cpu: CpuId, nid: NodeId, nr: u64)
     false
 }
 
+/// The mask of a NUMA hint fault's target page (`alloc_misplaced_dst_page`, v4.17-v5.12):
+/// the target node only, no reclaim, and failure is quiet.
+const MISPLACED_GFP: Gfp = GFP_HIGHUSER_MOVABLE
+    .with(__GFP_THISNODE)
+    .with(__GFP_NOMEMALLOC)
+    .with(__GFP_NORETRY)
+    .with(__GFP_NOWARN)
+    .without(__GFP_RECLAIM);
+
 /// `high_wmark_pages(zone)` of node `nid`'s one zone: the topology's high watermark. A
-/// stand-in until the page allocator models zones and their watermarks.
+/// stand-in until the zones' own watermarks serve every allocation (the zone's is
+/// `mm::page_alloc::Zone::wmark`).
 pub fn high_wmark_pages(sim: &Sim, nid: NodeId) -> u64 {
     sim.cfg.topo.nodes.get(nid as usize).map_or(0, |n| u64::from(n.high_wmark))
 }
@@ -77,7 +91,7 @@ pub fn high_wmark_pages(sim: &Sim, nid: NodeId) -> u64 {
 /// `migrate_balanced_pgdat(pgdat, nr_migrate_pages)` (v5.12): the node keeps more than
 /// its high watermark free after taking `nr` pages (`zone_watermark_ok`, order 0).
 pub fn migrate_balanced_pgdat(sim: &Sim, nid: NodeId, nr: u64) -> bool {
-    let free = sim.st.free_count.get(nid as usize).copied().map_or(0, u64::from);
+    let free = u64::from(sim.st.page_alloc.nr_free(nid));
     free > high_wmark_pages(sim, nid) + nr
 }
 
@@ -200,7 +214,7 @@ impl Function for MigrateMisplacedPage {
         }
         sim.charge(cpu, sim.cfg.costs[ISOLATE_NS]);
         // migrate_balanced_pgdat: the target must stay above its high watermark.
-        let free = sim.st.free_count[target as usize];
+        let free = sim.st.page_alloc.nr_free(target);
         let high = high_wmark_pages(sim, target);
         if !migrate_balanced_pgdat(sim, target, 1) {
             sim.st.counters.inc(MIGRATE_ISOLATE_FAIL);
@@ -288,7 +302,7 @@ impl UnmapAndMove {
         let p = sim.st.frames.get_mut(self.pfn);
         p.flags = (p.flags & !pg::ISOLATED) | pg::LRU;
         if self.new_pfn != NO_PAGE {
-            sim.free_page(self.new_pfn);
+            free_page_now(sim, self.new_pfn);
         }
         sim.st.counters.inc(PGMIGRATE_FAIL);
     }
@@ -302,7 +316,7 @@ impl Function for UnmapAndMove {
         match self.pc {
             Uam::Alloc => {
                 sim.charge(cpu, sim.cfg.costs[ALLOC_PAGE_NS]);
-                let Some(n) = sim.alloc_page(target, false) else {
+                let Some(n) = alloc_pages_now(sim, MISPLACED_GFP, 0, target) else {
                     self.putback(sim);
                     note_hint_outcome(sim, cpu, MigrateFail::NoPage);
                     let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "U1").pfn(pfn).say(say!(
@@ -405,7 +419,7 @@ impl Function for UnmapAndMove {
                     if let Some(slot) = sim.st.page_cache.get_mut(mapping as usize).and_then(|c| c.get_mut(index as usize)) {
                         *slot = n;
                     }
-                    sim.free_page(pfn);
+                    free_page_now(sim, pfn);
                     sim.st.counters.inc(PGMIGRATE_SUCCESS);
                     let ev = Ev::new(migrate_ev::MIGRATE_DONE, F, "U7").pfn(pfn).pfn(n).say(say!(
                         sim,
@@ -562,7 +576,7 @@ impl Function for MigrateMisplacedTranshugePage {
                     ));
                     return (ev, Flow::Continue);
                 }
-                let Some(new) = sim.alloc_huge_page(target) else {
+                let Some(new) = alloc_pages_now(sim, GFP_TRANSHUGE_LIGHT | __GFP_THISNODE, HPAGE_PMD_ORDER, target) else {
                     self.restore(true, MigrateFail::NodeFull, sim, cpu);
                     let ev = Ev::new(migrate_ev::MIGRATE_FAIL, F, "H2").pte(pid, h).pfn(head).say(say!(
                         sim,
@@ -573,10 +587,10 @@ impl Function for MigrateMisplacedTranshugePage {
                 self.new_head = new;
                 sim.charge(cpu, sim.cfg.costs[ISOLATE_NS]);
                 let page = *sim.st.frames.get(head);
-                let free = sim.st.free_count[target as usize];
+                let free = sim.st.page_alloc.nr_free(target);
                 if !migrate_balanced_pgdat(sim, target, u64::from(NR)) || !page.has(pg::LRU) || page.has(pg::ISOLATED) {
                     for p in new..new + NR {
-                        sim.free_page(p);
+                        free_page_now(sim, p);
                     }
                     self.new_head = NO_PAGE;
                     sim.st.counters.inc(MIGRATE_ISOLATE_FAIL);
@@ -627,7 +641,7 @@ impl Function for MigrateMisplacedTranshugePage {
                 if !m.pgtable.is_huge(h) || m.pte(h) != self.orig {
                     sim.unlock(cpu, id, sim.cfg.costs[PTL_NS]);
                     for p in self.new_head..self.new_head + NR {
-                        sim.free_page(p);
+                        free_page_now(sim, p);
                     }
                     self.new_head = NO_PAGE;
                     let p = sim.st.frames.get_mut(head);
@@ -659,7 +673,7 @@ impl Function for MigrateMisplacedTranshugePage {
                 sim.st.mms[mm as usize].set_huge(h, Pte::present(new, true, true, false));
                 sim.charge(cpu, sim.cfg.costs[PTE_WRITE_NS]);
                 for p in head..head + NR {
-                    sim.free_page(p);
+                    free_page_now(sim, p);
                     sim.st.frames.set_content(p, 0);
                 }
                 sim.unlock_page(cpu, head);

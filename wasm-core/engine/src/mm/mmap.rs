@@ -211,7 +211,7 @@ impl Function for DoMunmap {
                         .map(|(pfn, _)| pfn)
                         .collect();
                     for pfn in pfns {
-                        sim.free_page(pfn);
+                        crate::mm::page_alloc::free_page_now(sim, pfn);
                         sim.st.frames.set_content(pfn, 0);
                         freed += 1;
                     }
@@ -347,7 +347,7 @@ pub(crate) fn exit_mmap(sim: &mut Sim, cpu: CpuId, mm: u16) {
                     p.mapcount = p.mapcount.saturating_sub(1);
                     p.refcount = p.refcount.saturating_sub(1);
                     if p.refcount == 0 {
-                        sim.free_page(pfn);
+                        crate::mm::page_alloc::free_page_now(sim, pfn);
                     }
                 }
                 continue;
@@ -365,7 +365,7 @@ pub(crate) fn exit_mmap(sim: &mut Sim, cpu: CpuId, mm: u16) {
             if p.has(crate::machine::pg::ANON) {
                 p.refcount = p.refcount.saturating_sub(1);
                 if p.refcount == 0 {
-                    sim.free_page(pfn);
+                    crate::mm::page_alloc::free_page_now(sim, pfn);
                 }
             }
         }

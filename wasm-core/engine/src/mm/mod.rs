@@ -1,4 +1,5 @@
 //! `mm/`: the core memory-management paths, one module per kernel file.
+pub mod gfp;
 pub mod huge_memory;
 pub mod memory;
 pub mod mempolicy;

@@ -180,7 +180,7 @@ impl ChangePteRange {
         let vpn = self.vpn;
         let pte = sim.st.mms[mm as usize].pte(vpn);
         // Per-PTE work: a modelled PTE stands for numa_mem_scale real ones.
-        let w = sim.cfg.knobs.value(crate::mech::numa::MEM_SCALE);
+        let w = sim.cfg.mem_scale;
         sim.charge_weighted(cpu, sim.cfg.costs[SCAN_PTE_NS], w);
         let skip = |sim: &Sim, line: &'static str, why: String| {
             Ev::new(numa_ev::SCAN_SKIP, "change_pte_range", line)

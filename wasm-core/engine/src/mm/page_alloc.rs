@@ -37,6 +37,7 @@ use crate::engine::{say, Sim, NO_PAGE};
 use crate::mech::core::ev as core_ev;
 use crate::mech::page_alloc as m;
 use crate::mech::page_alloc::ev;
+use crate::mm::gfp::{Gfp, __GFP_THISNODE};
 use crate::registry::{Frame, Function};
 use crate::topology::{CpuId, NodeId, Topology};
 use crate::trace::Ev;
@@ -54,6 +55,8 @@ pub const MIGRATE_PCPTYPES: usize = 3;
 pub const MT_UNMOVABLE: u8 = 0;
 /// `MIGRATE_MOVABLE`.
 pub const MT_MOVABLE: u8 = 1;
+/// `MIGRATE_RECLAIMABLE`.
+pub const MT_RECLAIMABLE: u8 = 2;
 /// `NR_PCP_LISTS`: 12 low-order lists and the THP list.
 pub const NR_PCP_LISTS: usize = 13;
 /// `CONFIG_PCP_BATCH_SCALE_MAX` (v3 patch 4; a plain define in v2).
@@ -260,6 +263,22 @@ impl Buddy {
             order += 1;
         }
         self.insert(pfn, order, mt);
+    }
+
+    /// Every block on the free lists as (pfn, order, migratetype), by walking the lists
+    /// (for the invariants: allocates).
+    pub fn blocks_listed(&self) -> Vec<(u32, u8, u8)> {
+        let mut out = Vec::new();
+        for (o, heads) in self.heads.iter().enumerate() {
+            for (t, &first) in heads.iter().enumerate() {
+                let mut pfn = first;
+                while pfn != NIL && out.len() <= (self.end - self.start) as usize {
+                    out.push((pfn, o as u8, t as u8));
+                    pfn = self.next[self.idx(pfn)];
+                }
+            }
+        }
+        out
     }
 
     /// Free blocks of `order` (for the views).
@@ -564,6 +583,31 @@ impl PageAlloc {
             .map(usize::from)
     }
 
+    /// `NR_FREE_PAGES` of node `nid`'s zone: the pages on its buddy lists (pages on the
+    /// PCP lists are not counted, as in the kernel); 0 for a node without memory.
+    pub fn nr_free(&self, nid: NodeId) -> u32 {
+        self.zone_of_node
+            .get(nid as usize)
+            .copied()
+            .flatten()
+            .map_or(0, |z| self.zones[z as usize].buddy.nr_free)
+    }
+
+    /// Pages of zone `z` on the PCP lists of every CPU.
+    pub fn zone_pcp_pages(&self, z: usize) -> u32 {
+        let nz = self.zones.len().max(1);
+        self.pcp.iter().skip(z).step_by(nz).map(|p| p.count).sum()
+    }
+
+    /// Every free page of node `nid`: on the buddy lists or a PCP list.
+    pub fn free_pages(&self, nid: NodeId) -> u32 {
+        self.zone_of_node
+            .get(nid as usize)
+            .copied()
+            .flatten()
+            .map_or(0, |z| self.zones[z as usize].buddy.nr_free + self.zone_pcp_pages(z as usize))
+    }
+
     fn add_pcp_pages(&mut self, n: i64) -> u32 {
         self.pcp_pages = (i64::from(self.pcp_pages) + n).max(0) as u32;
         self.pcp_pages
@@ -770,67 +814,61 @@ pub(crate) fn zone_lock(zone: usize) -> LockId {
     }
 }
 
-/// Takes a block from the buddy lists for the synchronous allocation entry
-/// (`Sim::alloc_page`: the migration target and the scenario's pre-populated pages),
-/// preferring `nid`, then the nearest nodes when `fallback`.
-pub fn alloc_sync(pa: &mut PageAlloc, topo: &Topology, nid: NodeId, fallback: bool) -> Option<u32> {
+/// Takes a block of `1 << order` pages for an allocation that completes within its
+/// caller's step (today: faults, COW, migration targets, huge pages and the scenario's
+/// pages at time 0): `get_page_from_freelist`'s walk of the zonelist — the preferred
+/// node's zone, then (unless `__GFP_THISNODE`) the other nodes' by distance — taking from
+/// the buddy lists (`__rmqueue`). No watermark check, no PCP and no slow path yet: a
+/// `None` is what the caller reports as out of memory. The block's pages are marked
+/// order 0, so they are freed one by one and the buddy lists merge them again.
+pub fn rmqueue_now(pa: &mut PageAlloc, topo: &Topology, gfp: Gfp, order: u8, nid: NodeId) -> Option<u32> {
+    let mt = gfp.migratetype();
     let take = |pa: &mut PageAlloc, n: NodeId| {
         let z = pa.zone_of_node.get(n as usize).copied().flatten()?;
-        let pfn = pa.zones[z as usize].buddy.take(0, MT_MOVABLE)?;
-        pa.order[pfn as usize] = 0;
+        let pfn = pa.zones[z as usize].buddy.take(order, mt)?;
+        for p in pfn..pfn + (1u32 << order) {
+            pa.order[p as usize] = 0;
+        }
         Some(pfn)
     };
     if let Some(p) = take(pa, nid) {
         return Some(p);
     }
-    if !fallback {
+    if gfp.has(__GFP_THISNODE) {
         return None;
     }
-    // Only when the preferred node is full (nodes_by_distance allocates its list).
-    for n in topo.nodes_by_distance(nid) {
-        let Some(z) = pa.zone_of_node.get(n as usize).copied().flatten() else {
-            continue;
-        };
-        if let Some(pfn) = pa.zones[z as usize].buddy.take(0, MT_MOVABLE) {
-            pa.order[pfn as usize] = 0;
-            return Some(pfn);
-        }
-    }
-    None
+    // Only when the preferred node cannot serve it (nodes_by_distance allocates its list).
+    topo.nodes_by_distance(nid).into_iter().find_map(|n| take(pa, n))
 }
 
-/// Takes a block of `order` from node `nid`'s buddy lists only (`__GFP_THISNODE`, no
-/// reclaim or compaction: `GFP_TRANSHUGE_LIGHT`), for a transparent huge page. Its pages
-/// are freed one by one (`free_sync`), and the buddy lists merge them again.
-pub fn alloc_sync_order(pa: &mut PageAlloc, nid: NodeId, order: u8) -> Option<u32> {
-    let z = pa.zone_of_node.get(nid as usize).copied().flatten()?;
-    let pfn = pa.zones[z as usize].buddy.take(order, MT_MOVABLE)?;
+/// [`rmqueue_now`] for a running simulation: the frames become allocated pages.
+pub fn alloc_pages_now(sim: &mut Sim, gfp: Gfp, order: u8, nid: NodeId) -> Option<u32> {
+    let pfn = rmqueue_now(&mut sim.st.page_alloc, &sim.cfg.topo, gfp, order, nid)?;
     for p in pfn..pfn + (1u32 << order) {
-        pa.order[p as usize] = 0;
+        *sim.st.frames.get_mut(p) = crate::machine::Page::ALLOCATED;
     }
     Some(pfn)
 }
 
-/// Returns an order-0 page straight to its buddy lists (the synchronous free entry).
-pub fn free_sync(pa: &mut PageAlloc, topo: &Topology, pfn: u32) {
-    if let Some(z) = pa.zone_of_pfn(topo, pfn) {
-        pa.zones[z].buddy.free(pfn, 0, MT_MOVABLE);
+/// Returns a page to its zone's buddy lists within the caller's step (`free_one_page`
+/// without the zone lock's animation; the PCP path is [`FreeUnrefPage`]). The frame's
+/// owner generation moves on, so a TLB entry still naming it is told apart.
+pub fn free_page_now(sim: &mut Sim, pfn: u32) {
+    *sim.st.frames.get_mut(pfn) = crate::machine::Page::FREE;
+    sim.st.frames.retire(pfn);
+    if let Some(z) = sim.st.page_alloc.zone_of_pfn(&sim.cfg.topo, pfn) {
+        sim.st.page_alloc.zones[z].buddy.free(pfn, 0, MT_MOVABLE);
     }
 }
 
-/// Marks the frames of a block allocated (in use) or free in the engine's frame map.
+/// Marks the frames of a block allocated (in use) or free.
 fn mark(sim: &mut Sim, pfn: u32, order: u8, in_use: bool) {
-    let node = sim.page_nid(pfn) as usize;
     for p in pfn..pfn + (1 << order) {
         if in_use {
-            sim.st.free.clear(p);
-            sim.st.free_count[node] -= 1;
             *sim.st.frames.get_mut(p) = crate::machine::Page::ALLOCATED;
         } else {
             *sim.st.frames.get_mut(p) = crate::machine::Page::FREE;
             sim.st.frames.retire(p);
-            sim.st.free.set(p);
-            sim.st.free_count[node] += 1;
         }
     }
 }

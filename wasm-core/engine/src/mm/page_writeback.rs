@@ -663,7 +663,7 @@ mod tests {
         let (mut sim, vpn) = sim();
         let e = sim.st.cpus[0].tlb.lookup(0, vpn).unwrap();
         sim.st.mms[0].set_pte(vpn, Pte::NONE);
-        sim.free_page(e.pfn);
+        crate::mm::page_alloc::free_page_now(&mut sim, e.pfn);
         user_access(&mut sim, 0, 0, vpn, e.pfn, true, Some(e));
         assert_eq!(count(&sim), [1, 0, 0, 0, 1]);
         user_access(&mut sim, 0, 0, vpn, e.pfn, false, Some(e));

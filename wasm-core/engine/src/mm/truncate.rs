@@ -82,7 +82,7 @@ impl Function for InvalidateMappingPages {
         let stored = sim.st.frames.content(pfn);
         let on_file = on_file(sim, root, i);
         sim.st.page_cache[root][i] = NO_PAGE;
-        sim.free_page(pfn);
+        crate::mm::page_alloc::free_page_now(sim, pfn);
         sim.st.frames.set_content(pfn, 0);
         sim.st.counters.inc(PAGES_INVALIDATED);
         self.dropped += 1;

@@ -22,9 +22,9 @@ use crate::machine::task::{FilterRule, HintOutcome, HintRecord, MigrateFail, Unm
 use crate::machine::{TaskKind, CPUPID_UNSET};
 use crate::mech::core::ev as core_ev;
 use crate::mech::numa::ev as numa_ev;
-use crate::mech::numa::{MEM_SCALE, NUMA_SCANS, SCAN_DELAY_MS, SCAN_PERIOD_MAX_MS, SCAN_PERIOD_MIN_MS, SCAN_PERIOD_NS};
 use crate::mech::numa::{NUMA_ACCOUNT_NS, NUMA_WORK_NS, SCAN_SIZE_MB, SCAN_SIZE_PAGES};
 use crate::mech::numa::{NUMA_EARLY_MIGRATE, NUMA_PLACEMENT_V4_19, NUMA_SCAN_RESET_ON_MOVE, NUMA_TASK_MIGRATED, NUMA_TASK_SWAPPED};
+use crate::mech::numa::{NUMA_SCANS, SCAN_DELAY_MS, SCAN_PERIOD_MAX_MS, SCAN_PERIOD_MIN_MS, SCAN_PERIOD_NS};
 use crate::mm::mprotect::ChangeProtNuma;
 use crate::registry::{Frame, Function};
 use crate::topology::{CpuId, NodeId};
@@ -43,7 +43,7 @@ const NS_PER_MS: u64 = 1_000_000;
 
 /// The memory scale divisor (`numa_mem_scale`).
 fn mem_scale(sim: &Sim) -> u64 {
-    sim.cfg.knobs.value(MEM_SCALE).max(1)
+    sim.cfg.mem_scale
 }
 
 /// `sysctl_numa_balancing_scan_size` in pages: `scan_size_pages` if set, else the MB
