@@ -232,7 +232,7 @@ impl Sim {
                 }
             }
             Wait::Busy(until) => Some(until.max(c.clock)),
-            Wait::Acks | Wait::Lock(_) => None,
+            Wait::Acks | Wait::Lock(_) | Wait::Stop(_) => None,
         }
     }
 
@@ -645,7 +645,7 @@ impl Sim {
 
     /// Charges `cpu`'s time so far to its current task's stack (when profiling).
     #[inline(always)]
-    fn charge_profile(&mut self, c: usize) {
+    pub(crate) fn charge_profile(&mut self, c: usize) {
         if self.profiling {
             let t = self.st.cpus[c].curr as usize;
             let who = who(&self.st.tasks[t]);
@@ -666,7 +666,7 @@ impl Sim {
     /// which CPU if the CPU, left with nothing to run, took one.
     fn block(&mut self, cpu: CpuId, task: u16, until: Until) -> Option<(u16, CpuId)> {
         let c = cpu as usize;
-        match until {
+        let pulled = match until {
             // The task is in the lock's wait queue already (`Sim::lock`): a spinlock's
             // waiter spins on its CPU, a sleeping lock's waiter gives the CPU away.
             Until::Lock(id) if id.class.spins() || self.rwsem_spins(task, id) => {
@@ -706,12 +706,22 @@ impl Sim {
                 crate::kernel::sched::core::schedule_pulling(self, cpu).1
             }
             Until::Migrate(to) => crate::kernel::sched::core::move_current(self, cpu, task, to),
+            Until::Swap => {
+                crate::kernel::sched::core::migrate_swap(self, cpu, task);
+                None
+            }
             Until::Exit => crate::kernel::sched::core::do_exit(self, cpu, task),
             Until::Wake => {
                 self.sleep(cpu, task, None, false);
                 crate::kernel::sched::core::schedule_pulling(self, cpu).1
             }
+        };
+        // A task that leaves its CPU while its swap partner's stopper waits for it: the
+        // stopper of this CPU runs now and both change places.
+        if self.st.tasks[task as usize].swap_with.is_some() && self.st.cpus[c].curr != task {
+            crate::kernel::sched::core::swap_partner_left(self, cpu, task);
         }
+        pulled
     }
 
     /// `task`, running on `cpu`, goes to sleep (until `timer`, or until woken; `io`: in

@@ -179,7 +179,7 @@ pub const EXIT_TO_USER_MODE: Listing = Listing {
     function: "exit_to_user_mode",
     follows: "Linux v5.12 kernel/entry/common.c exit_to_user_mode_loop",
     lines: lines![
-        "E0" => "a move to another CPU is pending (migrate_task_to / migrate_swap): the migration stopper moves the task there",
+        "E0" => "a move to another CPU is pending (migrate_task_to, or migrate_swap: both tasks at once, this CPU's stopper waiting for the partner's if that one runs kernel code): the migration stopper moves the task there",
         "E0b" => "(model) owed time of weighted hint faults passes, interrupts on   -- each modelled fault stood for numa_mem_scale real ones",
         "E1" => "TIF_NOTIFY_RESUME: task_work_run()   -- e.g. task_numa_work queued by task_tick_numa",
         "E2" => "TIF_NEED_RESCHED: schedule()   -- the slice is over and another task is runnable",
@@ -389,7 +389,7 @@ pub const TASK_NUMA_FAULT_V4_18: Listing = Listing {
     follows: "Linux v4.17 kernel/sched/fair.c",
     lines: lines![
         "Q1" => "priv = last_cpupid unset or its pid is ours; if !priv and !TNF_NO_GROUP: task_numa_group(p, last_cpupid, flags, &priv)   -- join the last faulter's bigger group if same mm or TNF_SHARED",
-        "Q2" => "if jiffies > numa_migrate_retry: task_numa_placement(p); numa_migrate_preferred(p)   -- preferred node once per numa_scan_seq, update_task_scan_period; away from that node, task_numa_migrate looks for an idle CPU or a swap there, and if it finds one, numa_scan_period = task_scan_start(p) before the move (the swap partner keeps its period)",
+        "Q2" => "task_numa_placement(p): once per numa_scan_seq the preferred node and update_task_scan_period, and if the task is off that node, numa_migrate_preferred(p) at once; then if jiffies > numa_migrate_retry: numa_migrate_preferred(p)   -- (v4.19 put the placement behind the retry timer too: numa_placement_v4_19) away from the preferred node, task_numa_migrate looks for an idle CPU or a swap there, and if it finds one, numa_scan_period = task_scan_start(p) before the move (the swap partner keeps its period)",
         "Q3" => "if MIGRATE_FAIL: numa_faults_locality[2]++; numa_faults[membuf, mem_node, priv]++; numa_faults[cpubuf, cpu_node, priv]++; numa_faults_locality[local]++   -- [0] remote, [1] local; a shared fault between two active nodes of the group counts as local",
     ],
 };
@@ -402,6 +402,36 @@ pub const TASK_NUMA_FAULT: Listing = Listing {
         "Q1" => "priv = last_cpupid unset or its pid is ours; if !priv and !TNF_NO_GROUP: task_numa_group(p, last_cpupid, flags, &priv)   -- join the last faulter's bigger group if same mm or TNF_SHARED",
         "Q2" => "if jiffies > numa_migrate_retry: task_numa_placement(p); numa_migrate_preferred(p)   -- preferred node once per numa_scan_seq, update_task_scan_period; away from that node, task_numa_migrate looks for an idle CPU or a swap there (the move itself, like any move across nodes, goes through update_scan_period: numa_scan_period = task_scan_start(p) unless the task moves to its preferred node, or left another node after its first scan pass)",
         "Q3" => "if MIGRATE_FAIL: numa_faults_locality[2]++; numa_faults[membuf, mem_node, priv]++; numa_faults[cpubuf, cpu_node, priv]++; numa_faults_locality[local]++   -- [0] remote, [1] local; a shared fault between two active nodes of the group counts as local",
+    ],
+};
+
+/// `task_numa_migrate` up to v4.18: the search gated by `numa_has_capacity`.
+pub const TASK_NUMA_MIGRATE_V4_18: Listing = Listing {
+    function: "task_numa_migrate",
+    follows: "Linux v4.17 kernel/sched/fair.c",
+    lines: lines![
+        "M1" => "imbalance_pct = 100 + (sd_numa->imbalance_pct - 100) / 2   -- 112: sd_init gives a NUMA domain 125",
+        "M2" => "update_numa_stats(src), (dst = preferred node): nr_running, load = sum of weighted_cpuload, compute_capacity; has_free_capacity = nr_running < task_capacity (the CPUs)",
+        "M3" => "if numa_has_capacity(env): task_numa_find_cpu   -- not from a node with a free CPU to one without; src load x 112 > dst load x 100, capacity for capacity",
+        "M4" => "task_numa_compare(each CPU of dst): swap with its task for any gain if both CPUs run one task; else move to an idle CPU or swap unless load_too_imbalanced",
+        "M5" => "if nothing found or the group spans nodes: the same for every other node where the task or its group would be better off",
+        "M6" => "if numa_group spans nodes and env.dst_nid (the last node looked at) is active: sched_setnuma(p, env.dst_nid)",
+        "M7" => "if best_cpu: numa_scan_period = task_scan_start(p); migrate_task_to(p, best_cpu) or migrate_swap(p, best_task)",
+    ],
+};
+
+/// `task_numa_migrate` as v5.12 has it (v4.19 series, v5.7 spare-capacity rules).
+pub const TASK_NUMA_MIGRATE: Listing = Listing {
+    function: "task_numa_migrate",
+    follows: "Linux v5.12 kernel/sched/fair.c",
+    lines: lines![
+        "M1" => "imbalance_pct = 100 + (sd_numa->imbalance_pct - 100) / 2   -- 108: sd_init gives 117",
+        "M2" => "update_numa_stats(src), (dst = preferred node): load, runnable, util, nr_running, an idle CPU not taken by another NUMA move (numa_migrate_on); numa_classify: has spare, fully busy or overloaded",
+        "M3" => "task_numa_find_cpu: a node with spare capacity takes the task on an idle CPU if adjust_numa_imbalance allows; otherwise maymove = !load_too_imbalanced",
+        "M4" => "task_numa_compare(each CPU of dst): a swap must gain at least SMALLIMP (30), and none within a group while dst has spare capacity; a move wins if it gains more",
+        "M5" => "if nothing found or the group spans nodes: the same for every other node where the task or its group would be better off",
+        "M6" => "if numa_group: sched_setnuma(p, node of best_cpu, or the source node)",
+        "M7" => "if best_cpu: migrate_task_to(p, best_cpu) or migrate_swap(p, best_task)   -- the move restarts the scan period in update_scan_period",
     ],
 };
 

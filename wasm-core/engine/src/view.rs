@@ -574,6 +574,7 @@ pub fn frame_view(sim: &Sim, event: Option<&Event>, window: &FrameWindow, bulk: 
                 Wait::Acks => format!("waiting for {} IPI ack(s)", c.acks_pending),
                 Wait::Lock(id) => format!("spinning on a {} lock", id.class.name()),
                 Wait::Busy(_) => "running user code".into(),
+                Wait::Stop(other) => format!("its stopper waits for CPU {other}'s (migrate_swap)"),
                 Wait::None => match task.kind {
                     TaskKind::Idle if c.loaded_mm.is_some() => "idle (lazy TLB)".into(),
                     TaskKind::Idle => "idle".into(),

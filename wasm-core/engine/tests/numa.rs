@@ -870,6 +870,136 @@ ops = [{ op = "touch", vma = "heap", write = true }, { op = "compute", ns = 1000
     assert_eq!(counter(&sim, "numa_task_migrated"), 0, "no idle CPU to move to");
 }
 
+/// `migrate_swap` moves both tasks at once (`stop_two_cpus` → `migrate_swap_stop` →
+/// `__migrate_swap_task` for each, kernel/sched/core.c in v4.17 and v5.12 alike): in the
+/// swap of `two_tasks_on_each_others_memory_swap_nodes`, under either era's placement, the
+/// two threads change CPUs in one step, and never share a CPU (the task that asked does
+/// not wait queued behind its partner, nor the partner's CPU idle for it).
+#[test]
+fn a_swap_moves_both_tasks_in_one_step() {
+    for v4_19 in ["on", "off"] {
+        let text = TestScenario::new()
+            .knob("window_ms", 400)
+            .knob("scan_period_ms", 10)
+            .knob("numa_balancing_scan_delay_ms", 10)
+            .two_nodes(
+                "cpus = [0]\nmem_pages = 72\nhigh_wmark_pages = 72",
+                "cpus = [1]\nmem_pages = 72\nhigh_wmark_pages = 72",
+            )
+            .then(
+                r#"
+[[process]]
+name = "a"
+[[process.vma]]
+name = "heap"
+pages = 64
+node = 1
+[[process.thread]]
+cpus = [0, 1]
+ops = [{ op = "touch", vma = "heap", write = true }, { op = "compute", ns = 1000000 }, { op = "loop" }]
+[[process]]
+name = "b"
+[[process.vma]]
+name = "heap"
+pages = 64
+node = 0
+[[process.thread]]
+cpus = [0, 1]
+ops = [{ op = "touch", vma = "heap", write = true }, { op = "compute", ns = 1000000 }, { op = "loop" }]
+"#,
+            )
+            .text();
+        let s = scenario::parse(&text, &[]).unwrap();
+        let mut toggles = ToggleSet::default();
+        toggles.set_text("numa_placement_v4_19", v4_19).unwrap();
+        let mut sim = Sim::new(&s, &toggles, false);
+        let (a, b) = (first_thread(&sim), first_thread(&sim) + 1);
+        let mut moves = 0;
+        let mut was = (sim.st.tasks[a].cpu, sim.st.tasks[b].cpu);
+        while sim.step().is_some() {
+            let now = (sim.st.tasks[a].cpu, sim.st.tasks[b].cpu);
+            assert_ne!(
+                now.0, now.1,
+                "placement v4.19 {v4_19}: both threads on CPU {} at step {}",
+                now.0, sim.st.step
+            );
+            if now != was {
+                assert!(
+                    now.0 != was.0 && now.1 != was.1,
+                    "placement v4.19 {v4_19}: one thread moved alone at step {}",
+                    sim.st.step
+                );
+                moves += 1;
+            }
+            was = now;
+        }
+        assert!(counter(&sim, "numa_task_swapped") >= 1, "placement v4.19 {v4_19}: no swap");
+        assert!(moves >= 1, "placement v4.19 {v4_19}: the swap moved no one");
+        assert_eq!(
+            (sim.st.tasks[a].cpu, sim.st.tasks[b].cpu),
+            (1, 0),
+            "placement v4.19 {v4_19}: each runs where its memory is"
+        );
+    }
+}
+
+/// While a swap partner runs kernel code, the stopper of the CPU that asked waits for it
+/// (`multi_cpu_stop`: a `PREEMPT_NONE` / voluntary kernel preempts kernel code only where
+/// it leaves it), and the two then change places at once: in a small `numa-npb-btrfs`
+/// under v4.17's placement, every CPU whose stopper waits runs a task whose partner runs on
+/// the CPU it names, and (nearly) every wait ends in the swap.
+#[test]
+fn a_stopper_waits_for_a_swap_partner_in_kernel_code() {
+    use mmviz_engine::machine::Wait;
+    let text = mmviz_engine::builtin::find("numa-npb-btrfs").unwrap().text;
+    let params = [
+        ("cpus_per_node", 8),
+        ("ranks_per_node", 6),
+        ("private_pages", 1024),
+        ("private_4k_pages", 32),
+        ("seconds", 10),
+    ];
+    let params: Vec<(String, i64)> = params.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+    let s = scenario::parse(text, &params).unwrap();
+    let mut toggles = ToggleSet::default();
+    toggles.set_text("numa_placement_v4_19", "off").unwrap();
+    toggles.set_text("numa_skip_dirty_file", "off").unwrap();
+    let mut sim = Sim::new(&scenario::Scenario { seed: 1, ..s }, &toggles, false);
+    let (mut waits, mut swaps) = (0, 0);
+    let mut waiting: Vec<Option<(usize, usize)>> = vec![None; sim.st.cpus.len()];
+    while sim.step().is_some() {
+        for (c, was) in waiting.iter_mut().enumerate() {
+            let now = match sim.st.cpus[c].wait {
+                Wait::Stop(o) => {
+                    let p = sim.st.cpus[c].curr as usize;
+                    let t = sim.st.tasks[p].swap_with.expect("a waiting stopper's task has a partner") as usize;
+                    assert_eq!(sim.st.tasks[t].cpu, o, "the partner is on the CPU the stopper waits for");
+                    assert_eq!(sim.st.cpus[o as usize].curr as usize, t, "the partner runs there");
+                    Some((p, t))
+                }
+                _ => None,
+            };
+            if let (Some((p, t)), None) = (*was, now) {
+                // The wait ended: in the swap (the two changed CPUs) or a cancelled one.
+                if sim.st.tasks[p].cpu != c as u16 {
+                    assert_eq!(sim.st.tasks[t].cpu, c as u16, "the partner took the CPU of the task that waited");
+                    swaps += 1;
+                }
+            }
+            if now.is_some() && was.is_none() {
+                waits += 1;
+            }
+            *was = now;
+        }
+    }
+    assert!(
+        waits > 0,
+        "no stopper waited ({} swaps asked for)",
+        counter(&sim, "numa_task_swapped")
+    );
+    assert!(swaps * 10 >= waits * 9, "{swaps} of {waits} waits ended in the swap");
+}
+
 /// A thread on CPU 1 (node 1) scanning and touching a 4-page heap on node 0 whose pages
 /// last hint-faulted from CPU 0 (node 0) under the thread's own pid: the thread ran on
 /// node 0 before and has moved.

@@ -37,6 +37,10 @@ pub enum Until {
     /// The task moves to this CPU's run queue (the migration stopper's
     /// `__migrate_task`): this CPU schedules another task or idles.
     Migrate(crate::topology::CpuId),
+    /// The task changes places with its `migrate_swap` partner (`Task::swap_with`): both
+    /// move now, or this CPU's stopper waits for the partner's CPU
+    /// (`kernel::sched::core::migrate_swap`).
+    Swap,
     /// The task exits (`do_exit`).
     Exit,
     /// The task sleeps until something wakes it (`set_current_state(TASK_INTERRUPTIBLE)`;

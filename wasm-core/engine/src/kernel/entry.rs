@@ -71,6 +71,12 @@ impl UserMode {
         self.op
     }
 
+    /// Whether the thread is paying owed kernel time (`NumaStats::debt`), which stands for
+    /// kernel work, not user code.
+    pub fn paying_debt(&self) -> bool {
+        self.pc == Pc::DebtDone
+    }
+
     /// The scheduler tick preempted this thread's computation with `left` ns of it to go.
     /// Returns true if that was owed kernel time (the caller puts `left` back in the debt).
     pub fn preempt(&mut self, left: u64) -> bool {
@@ -143,9 +149,35 @@ impl UserMode {
             ));
             return (ev, Flow::Block(Until::Busy(until)));
         }
-        // A move asked for while the task ran kernel code (NUMA balancing's
-        // migrate_task_to or migrate_swap): the migration stopper moves it now.
+        // A swap asked for while the task ran kernel code (NUMA balancing's migrate_swap):
+        // both tasks move at once, or this CPU's stopper waits for the partner's.
         let curr = sim.st.cpus[c].curr;
+        if let Some(other) = sim.st.tasks[curr as usize].swap_with {
+            use crate::kernel::sched::core::SwapReady;
+            let to = sim.st.tasks[other as usize].cpu;
+            let (me, them) = (sim.task_name(cpu), sim.st.tasks[other as usize].pid);
+            match crate::kernel::sched::core::swap_ready(sim, curr) {
+                SwapReady::Now => {
+                    let ev = Ev::new(core_ev::SWITCH, "exit_to_user_mode", "E0").say(say!(
+                        sim,
+                        "Thread {me} changes places with thread {them} (migrate_swap: the stoppers of CPU {cpu} and CPU {to} move both at once): it goes to CPU {to} (node {}), thread {them} to CPU {cpu}",
+                        sim.cpu_node(to)
+                    ));
+                    return (ev, Flow::Block(Until::Swap));
+                }
+                SwapReady::Wait => {
+                    let ev = Ev::new(core_ev::SWITCH, "exit_to_user_mode", "E0").say(say!(
+                        sim,
+                        "Thread {me} is to change places with thread {them} (migrate_swap), which runs kernel code on CPU {to}: CPU {cpu}'s stopper spins until CPU {to}'s can run"
+                    ));
+                    return (ev, Flow::Block(Until::Swap));
+                }
+                // migrate_swap_stop's -EAGAIN: the partner is not where the swap wanted it.
+                SwapReady::Cancel => crate::kernel::sched::core::migrate_swap(sim, cpu, curr),
+            }
+        }
+        // A move asked for while the task ran kernel code (NUMA balancing's
+        // migrate_task_to, or an active balance): the migration stopper moves it now.
         if let Some(to) = sim.st.tasks[curr as usize].move_to {
             let allowed = sim.st.tasks[curr as usize].cpus_allowed.test(to) && to != cpu;
             if allowed {

@@ -37,6 +37,10 @@ pub enum Wait {
     Lock(LockId),
     /// Running user code until a time; interrupts are taken meanwhile and push it back.
     Busy(u64),
+    /// Its stopper spins in `multi_cpu_stop` for the other CPU of a `stop_two_cpus`
+    /// (`migrate_swap`): the task here waits to change places with the one on that CPU,
+    /// which runs kernel code until it can be preempted.
+    Stop(crate::topology::CpuId),
 }
 
 /// A CPU.

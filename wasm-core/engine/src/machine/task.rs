@@ -246,6 +246,9 @@ pub struct Task {
     /// `migrate_task_to` / `migrate_swap`): done at its next return to user space, where
     /// the kernel's migration stopper would have run.
     pub move_to: Option<CpuId>,
+    /// The task it is to change places with (`migrate_swap`, asked for by either of the
+    /// two): both move at once, when both can (`kernel::sched::core::swap_ready`).
+    pub swap_with: Option<u16>,
     /// Index of its operation list in the configuration (user threads).
     pub ops: u16,
     /// Workload operations finished (`op_seq`), for aligning two runs.

@@ -175,6 +175,45 @@ crate::toggles! { Numa;
         }],
         history: &[],
     },
+    /// `numa_placement_v4_19` (v4.19, Srikar Dronamraju's task placement series): the
+    /// search of `task_numa_migrate` and when `task_numa_fault` runs it.
+    NUMA_PLACEMENT_V4_19 = Patch {
+        id: "numa_placement_v4_19",
+        kind: ToggleKind::Bool,
+        title: "sched/numa: Remove numa_has_capacity(), Avoid task migration for small NUMA improvement, Set preferred_node based on best_cpu, Move task_numa_placement() closer to numa_migrate_preferred() (and the rest of the series)",
+        author: "Srikar Dronamraju",
+        date: "2018",
+        commit: "Srikar Dronamraju's v4.19 sched/numa series (several commits)",
+        version: "v4.19",
+        link: "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/log/kernel/sched/fair.c?h=v4.19",
+        explanation: "Up to v4.18, task_numa_migrate looked for a CPU on a node only when \
+            numa_has_capacity said so: the source node's load (the sum of its CPUs' weighted_cpuload) had to \
+            exceed the destination's by imbalance_pct (112: half of the NUMA domain's 125 above 100), \
+            capacity for capacity, and a node without a free CPU was never chosen from one with one. So \
+            between equally busy nodes no task moved and none swapped. task_numa_compare then swapped with \
+            any task for any gain when both CPUs ran one task each, and moved to an idle CPU when \
+            load_too_imbalanced allowed it. A task in a multi-node group took as its preferred node \
+            env.dst_nid, the last node the search looked at, found or not. And task_numa_fault ran \
+            task_numa_placement at every fault (once per scan sequence), calling numa_migrate_preferred \
+            at once when the task was off its preferred node. The v4.19 series removed \
+            numa_has_capacity (swaps no longer wait for an imbalance), added SMALLIMP and numa_migrate_on, \
+            set the preferred node from best_cpu and moved task_numa_placement behind the \
+            numa_migrate_retry timer; v5.7 (Mel Gorman) then judged moves by spare capacity as the load \
+            balancer does. On = the search as v5.12 has it (the model does not separate v4.19 from v5.7); \
+            off = v4.18 and earlier.",
+        functions: &["task_numa_migrate"],
+        enum_values: &[],
+        default_index: 1,
+        value_labels: &[
+            "v4.18: numa_has_capacity, swaps for any gain, placement at every fault",
+            "v4.19+: no capacity gate, SMALLIMP, placement behind the retry timer (as v5.12)",
+        ],
+        listings: &[ListingPair {
+            before: l::TASK_NUMA_MIGRATE_V4_18,
+            after: l::TASK_NUMA_MIGRATE,
+        }],
+        history: &[],
+    },
 }
 
 crate::counters! { Numa;
@@ -393,6 +432,11 @@ pub const MECHANISM: Mechanism = Mechanism {
             function: "task_numa_fault",
             variants: &[l::TASK_NUMA_FAULT_V4_18, l::TASK_NUMA_FAULT],
             select: |t| usize::from(t.on(NUMA_SCAN_RESET_ON_MOVE)),
+        },
+        FunctionListings {
+            function: "task_numa_migrate",
+            variants: &[l::TASK_NUMA_MIGRATE_V4_18, l::TASK_NUMA_MIGRATE],
+            select: |t| usize::from(t.on(NUMA_PLACEMENT_V4_19)),
         },
         FunctionListings::single(&[l::TASK_NUMA_WORK]),
         FunctionListings::single(&[l::TASK_TICK_NUMA]),

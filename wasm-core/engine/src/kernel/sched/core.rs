@@ -471,6 +471,206 @@ pub(crate) fn move_current(sim: &mut Sim, cpu: CpuId, task: u16, to: CpuId) -> O
     schedule_pulling(sim, cpu).1
 }
 
+/// Whether the two tasks of a `migrate_swap` can change places now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SwapReady {
+    /// `migrate_swap_stop` would find a task off the CPU the swap was chosen for, or not
+    /// allowed on the other one (`-EAGAIN`): neither moves.
+    Cancel,
+    /// The partner is asleep, queued, in user mode (its CPU's stopper preempts it at
+    /// once) or already waiting in its own stopper: both move now.
+    Now,
+    /// The partner runs kernel code, which a `PREEMPT_NONE` / voluntary kernel does not
+    /// preempt: this CPU's stopper waits for its return to user space (or its sleep).
+    Wait,
+}
+
+/// Whether `task`, asking to change places with its `migrate_swap` partner from the CPU
+/// it runs on, can do so now. `migrate_swap` (kernel/sched/core.c; the same in v4.17,
+/// where it takes the CPUs from `task_cpu`, and v5.12) hands `migrate_swap_stop` to
+/// `stop_two_cpus`, whose stoppers, one per CPU, meet in `multi_cpu_stop` before either
+/// moves a task: the first to get there spins until the other does. `migrate_swap_stop`
+/// then checks that each task is still on its CPU (`task_cpu`) and allowed on the other,
+/// and moves both (`__migrate_swap_task`): a queued one to the other run queue, one
+/// asleep by setting where it will wake (`wake_cpu`).
+pub(crate) fn swap_ready(sim: &Sim, task: u16) -> SwapReady {
+    let t = &sim.st.tasks[task as usize];
+    let Some(o) = t.swap_with else {
+        return SwapReady::Cancel;
+    };
+    let other = &sim.st.tasks[o as usize];
+    let (Some(to), Some(back)) = (t.move_to, other.move_to) else {
+        return SwapReady::Cancel;
+    };
+    if other.swap_with != Some(task)
+        || other.state == TaskState::Dead
+        || other.cpu != to
+        || t.cpu != back
+        || !t.cpus_allowed.test(to)
+        || !other.cpus_allowed.test(back)
+    {
+        return SwapReady::Cancel;
+    }
+    let oc = &sim.st.cpus[to as usize];
+    if oc.curr != o {
+        return SwapReady::Now;
+    }
+    let user = |debt_ok: bool| {
+        let stack = &sim.st.stacks[o as usize];
+        stack.len() == 1
+            && stack
+                .iter()
+                .next()
+                .and_then(Frame::user_mode)
+                .is_some_and(|u| debt_ok || !u.paying_debt())
+    };
+    match oc.wait {
+        Wait::Stop(_) => SwapReady::Now,
+        // User code (not the owed kernel time a hint fault left, which stands for kernel
+        // work) is preempted at once by the stopper's wake-up.
+        Wait::Busy(_) if user(false) => SwapReady::Now,
+        Wait::None if user(true) => SwapReady::Now,
+        _ => SwapReady::Wait,
+    }
+}
+
+/// `migrate_swap` for `task`, running on `cpu` at its return to user space (where the
+/// model does what the kernel's caller, `task_numa_migrate`, asked for in the hint
+/// fault): both tasks change places now, or `cpu`'s stopper waits for the partner's CPU
+/// ([`SwapReady`]). A cancelled swap leaves both where they are.
+pub(crate) fn migrate_swap(sim: &mut Sim, cpu: CpuId, task: u16) {
+    match swap_ready(sim, task) {
+        SwapReady::Now => {
+            let other = sim.st.tasks[task as usize].swap_with.unwrap_or(task);
+            swap_now(sim, task, other);
+        }
+        SwapReady::Wait => {
+            let to = sim.st.tasks[task as usize].move_to.unwrap_or(cpu);
+            sim.st.cpus[cpu as usize].wait = Wait::Stop(to);
+        }
+        SwapReady::Cancel => cancel_swap(sim, task, sim.clock(cpu)),
+    }
+}
+
+/// `task` left its CPU (asleep, queued or dead) while it has a swap pending: if its
+/// partner's stopper waits for it, the stopper of `cpu` runs now, and the two change
+/// places (a dead task cancels the swap). Otherwise the partner finds it asleep or queued
+/// when it gets to its own stopper.
+pub(crate) fn swap_partner_left(sim: &mut Sim, cpu: CpuId, task: u16) {
+    let Some(o) = sim.st.tasks[task as usize].swap_with else {
+        return;
+    };
+    let oc = &sim.st.cpus[sim.st.tasks[o as usize].cpu as usize];
+    if oc.curr != o || !matches!(oc.wait, Wait::Stop(_)) {
+        return;
+    }
+    if swap_ready(sim, o) == SwapReady::Now {
+        swap_now(sim, o, task);
+    } else {
+        cancel_swap(sim, o, sim.clock(cpu));
+    }
+}
+
+/// Drops the swap `task` is part of, at `now`: neither task moves, and a stopper waiting
+/// for the other stops waiting.
+fn cancel_swap(sim: &mut Sim, task: u16, now: u64) {
+    let other = sim.st.tasks[task as usize].swap_with.take();
+    sim.st.tasks[task as usize].move_to = None;
+    for t in [Some(task), other].into_iter().flatten() {
+        let x = &mut sim.st.tasks[t as usize];
+        if t != task && x.swap_with == Some(task) {
+            x.swap_with = None;
+            x.move_to = None;
+        }
+        let c = x.cpu;
+        if sim.st.cpus[c as usize].curr == t && matches!(sim.st.cpus[c as usize].wait, Wait::Stop(_)) {
+            stopper_done(sim, c, now);
+            sim.st.cpus[c as usize].wait = Wait::None;
+            sim.touch(c);
+        }
+    }
+}
+
+/// `cpu`'s stopper, spinning since the CPU's clock, stops at `at`: that time is the
+/// stopper's (kernel thread time), and the CPU's clock catches up.
+fn stopper_done(sim: &mut Sim, cpu: CpuId, at: u64) {
+    let c = cpu as usize;
+    sim.charge_profile(c);
+    if sim.profiling && at > sim.st.cpus[c].clock {
+        sim.st
+            .prof
+            .charge(c, at, crate::profile::Who::Kthread, &crate::core::Stack::default());
+    }
+    sim.st.cpus[c].clock = sim.st.cpus[c].clock.max(at);
+}
+
+/// Takes `task` off `cpu` for a swap at time `at` (`deactivate_task` in
+/// `__migrate_swap_task`): a running task is preempted (its user code keeps what is left,
+/// as at a tick) and its CPU runs nothing until it schedules; a queued one leaves the run
+/// queue; a sleeping one stays asleep. Returns whether it was running there.
+fn swap_leave(sim: &mut Sim, task: u16, cpu: CpuId, at: u64) -> bool {
+    let c = cpu as usize;
+    if sim.st.cpus[c].curr != task {
+        if sim.st.tasks[task as usize].state == TaskState::Runnable {
+            fair::dequeue(sim, cpu, task);
+        }
+        return false;
+    }
+    if let Wait::Busy(until) = sim.st.cpus[c].wait {
+        // User code ran until now.
+        sim.st.cpus[c].clock = sim.st.cpus[c].clock.max(at);
+        sim.charge_profile(c);
+        let left = until.saturating_sub(at);
+        if let Some(u) = sim.st.stacks[task as usize].top_mut().and_then(Frame::user_mode_mut) {
+            if u.preempt(left) {
+                sim.owe_again(cpu, task, left);
+            }
+        }
+    } else {
+        stopper_done(sim, cpu, at);
+    }
+    sim.st.cpus[c].wait = Wait::None;
+    fair::update_curr(sim, cpu);
+    sim.st.tasks[task as usize].state = TaskState::Runnable;
+    // The switch away is the CPU's next `schedule` (its stopper ran meanwhile).
+    sim.st.cpus[c].curr = sim.st.cpus[c].idle;
+    true
+}
+
+/// `migrate_swap_stop` → `__migrate_swap_task` for both tasks: `a` goes to `b`'s CPU and
+/// `b` to `a`'s, at the later of the two CPUs' clocks; each CPU whose task left schedules
+/// (the newcomer, unless CFS prefers a task queued there), an idle one runs the newcomer,
+/// a busy one may be preempted by it (`check_preempt_curr`).
+fn swap_now(sim: &mut Sim, a: u16, b: u16) {
+    let (ca, cb) = (sim.st.tasks[a as usize].cpu, sim.st.tasks[b as usize].cpu);
+    let at = sim.clock(ca).max(sim.clock(cb));
+    let left_a = swap_leave(sim, a, ca, at);
+    let left_b = swap_leave(sim, b, cb, at);
+    for (t, from, to) in [(a, ca, cb), (b, cb, ca)] {
+        fair::renormalise(sim, t, from, to);
+        task_moved(sim, t, from, to);
+        let x = &mut sim.st.tasks[t as usize];
+        x.cpu = to;
+        x.move_to = None;
+        x.swap_with = None;
+        sim.st.counters.inc(NR_MIGRATIONS);
+        if sim.st.tasks[t as usize].state == TaskState::Runnable {
+            fair::enqueue(sim, to, t);
+        }
+    }
+    for (c, left, came) in [(ca, left_a, b), (cb, left_b, a)] {
+        let x = &mut sim.st.cpus[c as usize];
+        if left || x.curr == x.idle {
+            x.clock = x.clock.max(at);
+            schedule(sim, c);
+        } else if sim.st.tasks[came as usize].state == TaskState::Runnable {
+            fair::check_preempt_wakeup(sim, c, came);
+            fair::refresh_slice(sim, c);
+        }
+        sim.touch(c);
+    }
+}
+
 /// `set_task_cpu` → `migrate_task_rq`: every mechanism that follows moves hears that
 /// `task` leaves `from` for `to` (NUMA balancing restarts its scan period there).
 pub(crate) fn task_moved(sim: &mut Sim, task: u16, from: CpuId, to: CpuId) {

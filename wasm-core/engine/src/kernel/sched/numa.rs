@@ -23,7 +23,7 @@ use crate::machine::{TaskKind, CPUPID_UNSET};
 use crate::mech::core::ev as core_ev;
 use crate::mech::numa::ev as numa_ev;
 use crate::mech::numa::{NUMA_ACCOUNT_NS, NUMA_WORK_NS, SCAN_SIZE_MB, SCAN_SIZE_PAGES};
-use crate::mech::numa::{NUMA_EARLY_MIGRATE, NUMA_SCAN_RESET_ON_MOVE, NUMA_TASK_MIGRATED, NUMA_TASK_SWAPPED};
+use crate::mech::numa::{NUMA_EARLY_MIGRATE, NUMA_PLACEMENT_V4_19, NUMA_SCAN_RESET_ON_MOVE, NUMA_TASK_MIGRATED, NUMA_TASK_SWAPPED};
 use crate::mech::numa::{NUMA_SCANS, SCAN_DELAY_MS, SCAN_PERIOD_MAX_MS, SCAN_PERIOD_MIN_MS, SCAN_PERIOD_NS};
 use crate::mm::mprotect::ChangeProtNuma;
 use crate::registry::{Frame, Function};
@@ -546,22 +546,23 @@ impl Function for TaskNumaFault {
         }
         let mut placed = None;
         let mut moved = None;
-        if now > sim.st.tasks[t].numa.migrate_retry {
+        if sim.cfg.toggles.on(NUMA_PLACEMENT_V4_19) {
+            // v4.19+: both behind the retry timer.
+            if now > sim.st.tasks[t].numa.migrate_retry {
+                placed = task_numa_placement(sim, t, mm, now);
+                moved = numa_migrate_preferred(sim, t, cpu, now);
+            }
+        } else {
+            // v4.17: task_numa_placement at every fault (it runs once per scan sequence)
+            // and, when it leaves the task off its preferred node, numa_migrate_preferred
+            // at once; then the periodic retry.
             placed = task_numa_placement(sim, t, mm, now);
-            // numa_migrate_preferred: retry interval, when there is a preferred node;
-            // then, away from that node, look for a CPU there (task_numa_migrate).
-            let n = &mut sim.st.tasks[t].numa;
-            if let Some(pref) = n.preferred_nid {
-                n.migrate_retry = now + (u64::from(n.scan_period_ms) * NS_PER_MS / 16).min(1_000_000_000);
-                if cpu_node != pref {
-                    let placement = task_numa_migrate(sim, t, cpu);
-                    match placement {
-                        Placement::Move(_) => sim.st.counters.inc(NUMA_TASK_MIGRATED),
-                        Placement::Swap(..) => sim.st.counters.inc(NUMA_TASK_SWAPPED),
-                        Placement::Stay => {}
-                    }
-                    moved = Some(placement);
-                }
+            let off = sim.st.tasks[t].numa.preferred_nid.is_some_and(|p| p != cpu_node);
+            if placed.is_some() && off {
+                moved = numa_migrate_preferred(sim, t, cpu, now);
+            }
+            if now > sim.st.tasks[t].numa.migrate_retry {
+                moved = numa_migrate_preferred(sim, t, cpu, now).or(moved);
             }
         }
         let n = &mut sim.st.tasks[t].numa;
@@ -652,6 +653,26 @@ impl Function for TaskNumaFault {
             .say(text);
         (ev, Flow::Return(Ret::Unit))
     }
+}
+
+/// `numa_migrate_preferred(p)` for task `t` on `cpu`: when it has a preferred node, the
+/// next retry in `numa_scan_period / 16` (at most a second); away from that node,
+/// `task_numa_migrate` looks for a CPU there. Returns what the search decided, if it ran.
+fn numa_migrate_preferred(sim: &mut Sim, t: usize, cpu: CpuId, now: u64) -> Option<Placement> {
+    let n = &mut sim.st.tasks[t].numa;
+    let pref = n.preferred_nid?;
+    n.migrate_retry = now + (u64::from(n.scan_period_ms) * NS_PER_MS / 16).min(1_000_000_000);
+    // A task whose swap is pending asks for nothing else until it has moved.
+    if sim.cpu_node(cpu) == pref || sim.st.tasks[t].swap_with.is_some() {
+        return None;
+    }
+    let placement = task_numa_migrate(sim, t, cpu);
+    match placement {
+        Placement::Move(_) => sim.st.counters.inc(NUMA_TASK_MIGRATED),
+        Placement::Swap(..) => sim.st.counters.inc(NUMA_TASK_SWAPPED),
+        Placement::Stay => {}
+    }
+    Some(placement)
 }
 
 /// What a `task_numa_work` pass covers.
