@@ -34,7 +34,8 @@ export function offOriginProblem(url, labOrigin) {
 /** Runs in every page and frame before its scripts: each CSP violation is logged with a marker the guard reads. */
 function reportViolations() {
   document.addEventListener('securitypolicyviolation', (e) => {
-    console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} in ${e.documentURI}${e.sample ? ` (${e.sample})` : ''}`);
+    const where = e.sourceFile ? ` by ${e.sourceFile.replace(/^.*\//, '')}:${e.lineNumber}:${e.columnNumber}` : '';
+    console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} in ${e.documentURI}${where}${e.sample ? ` (${e.sample})` : ''}`);
   });
 }
 
