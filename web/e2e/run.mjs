@@ -1374,6 +1374,7 @@ await import('./authoring.e2e.mjs');
 await import('./imports.e2e.mjs');
 await import('./zoneinfo.e2e.mjs');
 await import('./csp.e2e.mjs');
+await import('./badinput.e2e.mjs');
 
 describe('feature files', () => {
   it('raised no page errors', () => {
