@@ -64,7 +64,7 @@ export function checkGuards() {
   assert.deepEqual(seen, [], `off-origin requests or CSP violations:\n${seen.join('\n')}`);
 }
 
-/** The policy the build wrote into `distDir`/index.html (its meta tag), for a server to send as a header too. */
+/** The policy the build wrote into `distDir`/index.html (its meta tag); throws when there is none. */
 export function builtPolicy(distDir) {
   const html = readFileSync(join(distDir, 'index.html'), 'utf8');
   const m = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html);

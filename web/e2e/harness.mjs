@@ -26,7 +26,8 @@ export function useBrowser({ viewport = { width: 1280, height: 720 } } = {}) {
       if (!existsSync(join(distDir, 'index.html'))) {
         throw new Error('web/dist is not built: run `npx vite build --config web/vite.config.ts` (or `npm run build`) first');
       }
-      state.server = await startStaticServer(distDir, { 'content-security-policy': builtPolicy(distDir) });
+      builtPolicy(distDir); // throws unless the build wrote its CSP meta tag
+      state.server = await startStaticServer(distDir);
       state.baseUrl = state.server.url;
     }
     state.userDataDir = mkdtempSync(join(tmpdir(), 'mmviz-e2e-'));

@@ -232,8 +232,9 @@ before(async () => {
     if (!existsSync(join(distDir, 'index.html'))) {
       throw new Error('web/dist is not built: run `npx vite build --config web/vite.config.ts` (or `npm run build`) first');
     }
-    // The policy the build wrote into index.html, also sent as a header: a meta tag does not reach workers.
-    server = await startStaticServer(distDir, { 'content-security-policy': builtPolicy(distDir) });
+    // The page's policy is the meta tag the build wrote (a static host sends no header; README).
+    builtPolicy(distDir);
+    server = await startStaticServer(distDir);
     baseUrl = server.url;
   }
   userDataDir = mkdtempSync(join(tmpdir(), 'mmviz-e2e-'));

@@ -19,7 +19,7 @@ const MIME = {
 
 /**
  * Serves `rootDir` on 127.0.0.1 at a random free port; resolves to { url, close }. `headers` go
- * on every response (the lab's Content-Security-Policy, so that its workers run under it too).
+ * on every response.
  */
 export async function startStaticServer(rootDir, headers = {}) {
   const root = resolve(rootDir);
