@@ -22,10 +22,31 @@ const rawModulePattern = {
 };
 const wasmImportRule = ['error', { patterns: [wasmPackagePattern, rawModulePattern] }];
 
-const noHtml = {
-  selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
-  message: 'Never interpret data as HTML.',
-};
+/**
+ * No HTML from data anywhere in the lab (tests may build DOM fixtures from markup): no
+ * dangerouslySetInnerHTML, no innerHTML/outerHTML assignment, no insertAdjacentHTML,
+ * createContextualFragment or document.write. Text goes into the DOM as text nodes only.
+ * tests/eslint-no-html.test.mjs checks that each of these fires.
+ */
+const noHtml = [
+  { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Never interpret data as HTML (dangerouslySetInnerHTML).' },
+  {
+    selector: "AssignmentExpression > MemberExpression.left[property.name=/^(innerHTML|outerHTML)$/]",
+    message: 'Never interpret data as HTML (innerHTML/outerHTML assignment): set textContent or build elements.',
+  },
+  {
+    selector: "AssignmentExpression > MemberExpression.left[computed=true][property.value=/^(innerHTML|outerHTML)$/]",
+    message: 'Never interpret data as HTML (innerHTML/outerHTML assignment): set textContent or build elements.',
+  },
+  {
+    selector: 'CallExpression[callee.property.name=/^(insertAdjacentHTML|createContextualFragment)$/]',
+    message: 'Never interpret data as HTML (insertAdjacentHTML, createContextualFragment).',
+  },
+  {
+    selector: "CallExpression[callee.object.name='document'][callee.property.name=/^(write|writeln)$/]",
+    message: 'Never interpret data as HTML (document.write).',
+  },
+];
 const noWasmGlob = {
   selector: "CallExpression[callee.object.type='MetaProperty'][callee.property.name=/^glob/] Literal[value=/wasm-pkg/]",
   message: 'Only web/src/engine/raw.ts loads the wasm package.',
@@ -41,14 +62,19 @@ export default tseslint.config(
     rules: {
       ...reactHooks.configs.flat.recommended.rules,
       'no-restricted-imports': wasmImportRule,
-      'no-restricted-syntax': ['error', noHtml, noWasmGlob],
+      'no-restricted-syntax': ['error', ...noHtml, noWasmGlob],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
   {
     files: ['web/src/engine/raw.ts'],
-    rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': ['error', noHtml] },
+    rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': ['error', ...noHtml] },
+  },
+  {
+    // Tests build DOM fixtures from literal markup of their own.
+    files: ['web/src/**/*.test.{ts,tsx}'],
+    rules: { 'no-restricted-syntax': ['error', noWasmGlob] },
   },
   {
     files: ['web/src/engine/worker.ts'],

@@ -45,11 +45,46 @@ function offlinePlugin(): Plugin {
   };
 }
 
+/**
+ * The built site's Content-Security-Policy (web/README.md, "Content-Security-Policy"): everything
+ * from the site's own origin, no inline script or style, `'wasm-unsafe-eval'` so that the engine's
+ * WebAssembly may compile, and images also from `data:` (the canvases an SVG export embeds, the
+ * empty favicon) and `blob:` (the SVG drawn onto a canvas for a PNG export). Nothing else is loosened.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "worker-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+/**
+ * Writes the policy into the built index.html as the first element of <head> (a meta tag: it goes
+ * wherever the files go, to any static host, with no server configuration). Build only: the dev
+ * server's hot reload needs inline script.
+ */
+function cspPlugin(): Plugin {
+  return {
+    name: 'mmviz-csp',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CONTENT_SECURITY_POLICY }, injectTo: 'head-prepend' }],
+    },
+  };
+}
+
 export default defineConfig({
   root: webRoot,
   // Relative asset URLs: the built site works from any path and from file-less static hosts.
   base: './',
-  plugins: [react(), offlinePlugin()],
+  plugins: [react(), offlinePlugin(), cspPlugin()],
   define: {
     __MMVIZ_BUILD__: JSON.stringify(BUILD),
     // Where the lab is published, for the links it copies (README: "Publish the lab").

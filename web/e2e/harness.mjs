@@ -4,10 +4,11 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { after, before } from 'node:test';
+import { after, afterEach, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { Lab } from './helper.mjs';
+import { builtPolicy, checkGuards, guardContext } from './guard.mjs';
 import { startStaticServer } from './server.mjs';
 
 const distDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
@@ -25,6 +26,7 @@ export function useBrowser({ viewport = { width: 1280, height: 720 } } = {}) {
       if (!existsSync(join(distDir, 'index.html'))) {
         throw new Error('web/dist is not built: run `npx vite build --config web/vite.config.ts` (or `npm run build`) first');
       }
+      builtPolicy(distDir); // throws unless the build wrote its CSP meta tag
       state.server = await startStaticServer(distDir);
       state.baseUrl = state.server.url;
     }
@@ -36,8 +38,11 @@ export function useBrowser({ viewport = { width: 1280, height: 720 } } = {}) {
       viewport,
     });
     await state.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(state.baseUrl).origin });
+    await guardContext(state.context, state.baseUrl);
     for (const p of state.context.pages()) await p.close();
   });
+  // A request off the lab's origin or a CSP violation fails the test that caused it.
+  afterEach(() => checkGuards());
   after(async () => {
     await state.context?.close();
     await state.server?.close();
@@ -65,6 +70,7 @@ export function useBrowser({ viewport = { width: 1280, height: 720 } } = {}) {
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
         viewport,
       });
+      await guardContext(ctx, state.baseUrl);
       const page = ctx.pages()[0] ?? (await ctx.newPage());
       page.on('pageerror', (e) => state.pageErrors.push(e.message));
       return {

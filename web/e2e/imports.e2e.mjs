@@ -1,3 +1,4 @@
+/* global CSSStyleSheet -- used in the page (page.evaluate). */
 // End-to-end tests of the importers of pasted machine output: a real `lscpu` merged into the
 // real `numactl --hardware` of the same machine (Machine…), then `/proc/zoneinfo` and two
 // `/proc/vmstat` snapshots (Measured…) whose change shows beside the simulated counters of the
@@ -226,9 +227,18 @@ describe('importers: lscpu, zoneinfo, vmstat', () => {
     assert.deepEqual(await midWordBreaks(page), []);
     await lab.screenshot('imports-04-counters-reality-150pct');
     // The check sees a break inside a word when there is one (the old style broke anywhere).
-    const style = await page.addStyleTag({ content: 'th[scope="row"] { word-break: break-all !important; }' });
+    // (A constructed stylesheet: the lab's CSP refuses an inline <style> element.)
+    const breakAll = 'th[scope="row"] { word-break: break-all !important; }';
+    await page.evaluate((css) => {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+      window.__breakAll = sheet;
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    }, breakAll);
     assert.ok((await midWordBreaks(page)).length > 0, 'the check finds mid-word breaks');
-    await style.evaluate((el) => el.remove());
+    await page.evaluate(() => {
+      document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => s !== window.__breakAll);
+    });
     await page.setViewportSize({ width: 1280, height: 720 });
     // A reload keeps every pasted text (sessionStorage).
     await page.reload();

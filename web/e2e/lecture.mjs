@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { allowOrigin } from './guard.mjs';
 import { startStaticServer } from './server.mjs';
 
 /** Every visible text of the page (or of `rootSelector`) with its rendered size in px: computed font-size × the SVG's scale for SVG text. */
@@ -270,6 +271,8 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
           `<iframe id="lab" title="mmviz: ${scenario}" src="${src}" style="width:960px;height:600px;border:1px solid #777"></iframe></body></html>`,
       );
       const host = await startStaticServer(hostDir);
+      // The host page is the test's own, on another origin: its requests are not the lab's.
+      const disallow = allowOrigin(host.url);
       try {
       await page.goto(host.url);
       assert.notEqual(new URL(host.url).origin, new URL(baseUrl()).origin);
@@ -327,6 +330,7 @@ export function lectureSuite({ newLab, freshLab, scenario, wasm, builtins, baseU
       assert.ok(machine && machine.width > 440 && machine.width < 520, `the machine fills the narrow frame (${machine?.width} px)`);
       await lab.screenshot('embed-02-narrow-iframe');
       } finally {
+        disallow();
         await host.close();
         rmSync(hostDir, { recursive: true, force: true });
       }

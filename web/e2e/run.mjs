@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import lzString from 'lz-string';
 import { chromium } from 'playwright-core';
@@ -15,6 +15,7 @@ import { abSuite } from './ab.mjs';
 import { shareSuite } from './share.mjs';
 import { lectureSuite } from './lecture.mjs';
 import { Lab } from './helper.mjs';
+import { builtPolicy, checkGuards, guardContext } from './guard.mjs';
 import { startStaticServer } from './server.mjs';
 import { sweepSuite } from './sweep.mjs';
 import { exploreSuite } from './explore.mjs';
@@ -211,6 +212,7 @@ async function freshLab() {
   const dir = mkdtempSync(join(tmpdir(), 'mmviz-e2e-fresh-'));
   const ctx = await chromium.launchPersistentContext(dir, LAUNCH);
   await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(baseUrl).origin });
+  await guardContext(ctx, baseUrl);
   const page = ctx.pages()[0] ?? (await ctx.newPage());
   page.on('pageerror', (e) => pageErrors.push(e.message));
   return {
@@ -230,14 +232,20 @@ before(async () => {
     if (!existsSync(join(distDir, 'index.html'))) {
       throw new Error('web/dist is not built: run `npx vite build --config web/vite.config.ts` (or `npm run build`) first');
     }
+    // The page's policy is the meta tag the build wrote (a static host sends no header; README).
+    builtPolicy(distDir);
     server = await startStaticServer(distDir);
     baseUrl = server.url;
   }
   userDataDir = mkdtempSync(join(tmpdir(), 'mmviz-e2e-'));
   context = await chromium.launchPersistentContext(userDataDir, LAUNCH);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(baseUrl).origin });
+  await guardContext(context, baseUrl);
   for (const p of context.pages()) await p.close();
 });
+
+// Every test, here and in the feature files: a request off the lab's origin or a CSP violation fails it, naming the URL or directive.
+afterEach(() => checkGuards());
 
 after(async () => {
   await context?.close();
@@ -1366,6 +1374,8 @@ await import('./access.e2e.mjs');
 await import('./authoring.e2e.mjs');
 await import('./imports.e2e.mjs');
 await import('./zoneinfo.e2e.mjs');
+await import('./csp.e2e.mjs');
+await import('./badinput.e2e.mjs');
 
 describe('feature files', () => {
   it('raised no page errors', () => {

@@ -17,8 +17,11 @@ const MIME = {
   '.map': 'application/json; charset=utf-8',
 };
 
-/** Serves `rootDir` on 127.0.0.1 at a random free port; resolves to { url, close }. */
-export async function startStaticServer(rootDir) {
+/**
+ * Serves `rootDir` on 127.0.0.1 at a random free port; resolves to { url, close }. `headers` go
+ * on every response.
+ */
+export async function startStaticServer(rootDir, headers = {}) {
   const root = resolve(rootDir);
   const server = createServer(async (req, res) => {
     try {
@@ -34,6 +37,7 @@ export async function startStaticServer(rootDir) {
       res.writeHead(200, {
         'content-type': MIME[extname(file).toLowerCase()] ?? 'application/octet-stream',
         'cache-control': 'no-store',
+        ...headers,
       });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch {

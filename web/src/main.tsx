@@ -1,5 +1,7 @@
 // Entry point: applies the stored theme (before the first render, so the page never flashes
 // another one) and mounts the app.
+// First: zod must be told before any schema is built that it may not eval (the CSP).
+import './base/zodConfig';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import './styles/tokens.css';

@@ -640,13 +640,24 @@ fn dispatch(cmd: Cmd) -> Result<(), Fail> {
 /// A pasted text from a file (`-`: stdin), not necessarily UTF-8 (the parser names the
 /// first line it cannot read).
 fn read_text(file: &str) -> Result<String, Fail> {
+    let max = mmviz_engine::limits::MAX_PASTE_BYTES;
     let bytes = if file == "-" {
         let mut t = Vec::new();
+        // One byte more than the limit tells an over-long input without reading all of it.
         std::io::stdin()
+            .take(max as u64 + 1)
             .read_to_end(&mut t)
             .map_err(|e| bad(format!("-: cannot read stdin: {e}")))?;
+        if t.len() > max {
+            return Err(bad(format!(
+                "-: stdin is over {} bytes; at most that is read",
+                mmviz_engine::limits::group(max as u64)
+            )));
+        }
         t
     } else {
+        let len = std::fs::metadata(file).map_err(|e| bad(format!("{file}: cannot read: {e}")))?.len();
+        mmviz_engine::limits::check_bytes(&format!("{file}: the file"), usize::try_from(len).unwrap_or(usize::MAX), max).map_err(bad)?;
         std::fs::read(file).map_err(|e| bad(format!("{file}: cannot read: {e}")))?
     };
     Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -1207,15 +1218,17 @@ fn lab_link(
         Some(b) => link::LinkScenario::Builtin { id: b.id, text: b.text },
         None => link::LinkScenario::Custom { text: &text },
     };
-    Ok(link::lab_link(
-        &base,
-        &scenario,
-        toggles,
-        &params(param)?,
-        compared,
-        &schedule.to_string(),
-        step,
-    ))
+    let url = link::lab_link(&base, &scenario, toggles, &params(param)?, compared, &schedule.to_string(), step);
+    // The lab refuses a longer link (web/src/share/url.ts reads the same limit).
+    let fragment = url.split_once('#').map_or(0, |(_, f)| f.len());
+    if fragment > mmviz_engine::limits::MAX_LINK_CHARS {
+        return Err(bad(format!(
+            "--link: the link to {arg} would be {} characters after `#`; the lab reads at most {} (limits.rs MAX_LINK_CHARS): link a shorter scenario",
+            mmviz_engine::limits::group(fragment as u64),
+            mmviz_engine::limits::group(mmviz_engine::limits::MAX_LINK_CHARS as u64)
+        )));
+    }
+    Ok(url)
 }
 
 /// Prints links under a table: "link: URL" (or "link A/B: URL" for a comparison).
@@ -1480,8 +1493,7 @@ fn load_scheduled(arg: &str, param: &[String], choice: &Choice) -> Result<(Strin
 fn read(arg: &str) -> Result<(String, String), Fail> {
     let path = Path::new(arg);
     if path.exists() {
-        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{arg}: cannot read: {e}")))?;
-        return Ok((arg.to_string(), text));
+        return Ok((arg.to_string(), read_scenario_file(arg)?));
     }
     if let Some(b) = builtin::find(arg) {
         return Ok((format!("builtin:{}", b.id), b.text.to_string()));
@@ -1490,6 +1502,28 @@ fn read(arg: &str) -> Result<(String, String), Fail> {
         "{arg}: no such file, and no built-in scenario has that id (built-ins: {})",
         builtin::BUILTINS.iter().map(|b| b.id).collect::<Vec<_>>().join(", ")
     )))
+}
+
+/// A scenario file's text: refused at once when larger than the limit (before reading it), and
+/// named by line and column when it is not UTF-8 text (binary garbage, a compressed file).
+fn read_scenario_file(arg: &str) -> Result<String, Fail> {
+    let path = Path::new(arg);
+    let meta = std::fs::metadata(path).map_err(|e| bad(format!("{arg}: cannot read: {e}")))?;
+    if meta.is_dir() {
+        return Err(bad(format!("{arg}: a folder, not a scenario file (`mmviz check` takes folders)")));
+    }
+    let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+    mmviz_engine::limits::check_bytes(&format!("{arg}: the file"), len, mmviz_engine::limits::MAX_SCENARIO_BYTES).map_err(bad)?;
+    let bytes = std::fs::read(path).map_err(|e| bad(format!("{arg}: cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = at - before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+        bad(format!(
+            "{arg}: line {line}, column {column}: not UTF-8 text (byte {at}); a scenario is a TOML text file"
+        ))
+    })
 }
 
 /// Expands folders to their `*.toml` files (sorted); no arguments means the built-ins.

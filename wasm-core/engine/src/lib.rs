@@ -18,6 +18,7 @@ pub mod invariants;
 pub mod kernel;
 pub mod knobs;
 pub mod lecture;
+pub mod limits;
 pub mod listings;
 pub mod lscpu;
 pub mod machine;

@@ -198,6 +198,10 @@ fn cache_size(f: &Field) -> Result<(u64, Option<u32>, bool), PasteError> {
 
 /// Reads `lscpu` text.
 pub fn parse(text: &str) -> Result<Lscpu, PasteError> {
+    // Refused before it is read: a pasted text larger than any real machine prints (limits.rs).
+    if let Err(message) = crate::limits::check_bytes("the lscpu text", text.len(), crate::limits::MAX_PASTE_BYTES) {
+        return Err(PasteError { line: 1, message });
+    }
     let all = lines(text);
     let last = all.last().map(|(n, _)| *n);
     let mut fields: Vec<Field> = Vec::new();

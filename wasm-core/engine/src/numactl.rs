@@ -255,6 +255,10 @@ fn classify(line: usize, s: &str, in_distances: bool) -> Result<Option<Rec>, Num
 
 /// Reads `numactl --hardware` text.
 pub fn parse(text: &str) -> Result<NumaHardware, NumactlError> {
+    // Refused before it is read: a pasted text larger than any real machine prints (limits.rs).
+    if let Err(message) = crate::limits::check_bytes("the numactl --hardware text", text.len(), crate::limits::MAX_PASTE_BYTES) {
+        return Err(NumactlError { line: 1, message });
+    }
     let mut recs: Vec<Rec> = Vec::new();
     let mut in_distances = false;
     let mut last_line = 0;

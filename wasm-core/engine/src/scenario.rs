@@ -1304,6 +1304,12 @@ pub fn metric_names() -> Vec<&'static str> {
 
 /// Parses and validates scenario text, with `params` (name, value) overriding defaults.
 pub fn parse(text: &str, params: &[(String, i64)]) -> Result<Scenario, ScenarioError> {
+    // Before the TOML parser sees it: a 50 MB text is refused at once, not parsed for seconds.
+    crate::limits::check_bytes("the scenario text", text.len(), crate::limits::MAX_SCENARIO_BYTES).map_err(|message| ScenarioError {
+        line: None,
+        field: None,
+        message,
+    })?;
     let file: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     let resolver = Resolver {
         text,
@@ -1405,13 +1411,22 @@ fn subst_thread(t: &ThreadSpec, key: &str, index: i64) -> ThreadSpec {
 }
 
 fn toml_error(text: &str, e: &toml::de::Error) -> ScenarioError {
-    let message = e.message().trim().to_string();
+    let mut message = e.message().trim().to_string();
+    // serde names the Rust type of a number-or-reference field that got neither; say what it takes.
+    if message.starts_with("data did not match any variant of untagged enum NumOrParam") {
+        message = "expected a whole number or a \"$param\" reference".into();
+    }
     match e.span() {
         Some(span) => {
             let line = line_of(text, span.start);
+            let mut field = field_at(text, line);
+            // A missing field belongs to the table, not to the key that happens to be on the line.
+            if message.starts_with("missing field") {
+                field = field.and_then(|f| f.rsplit_once('.').map(|(table, _)| table.to_string()));
+            }
             ScenarioError {
                 line: Some(line),
-                field: field_at(text, line),
+                field,
                 message,
             }
         }
@@ -1434,6 +1449,10 @@ fn field_at(text: &str, line: usize) -> Option<String> {
         .map(|l| l.trim())
         .find(|l| l.starts_with('['))
         .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    if this.starts_with('[') && key.is_none() {
+        // The line is a table header: the table is the field (`[title]` where a string belongs).
+        return Some(this.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    }
     match (header, key) {
         (_, Some(k)) if this.starts_with('[') => Some(k),
         (Some(h), Some(k)) => Some(format!("{h}.{k}")),
@@ -1662,11 +1681,15 @@ impl Resolver<'_> {
                 out.push(q);
             }
         }
-        if out.len() > 1000 {
+        if out.len() > crate::limits::MAX_PROCESSES {
             return Err(ScenarioError {
                 line: None,
                 field: Some("process".into()),
-                message: format!("at most 1000 processes (the `count`s make {})", out.len()),
+                message: format!(
+                    "at most {} processes (the `count`s make {})",
+                    crate::limits::MAX_PROCESSES,
+                    out.len()
+                ),
             });
         }
         Ok(out)
@@ -1828,11 +1851,11 @@ impl Resolver<'_> {
             }
             (None, None, None) => (self.spec_nodes()?, None),
         };
-        if raw.is_empty() || raw.len() > 64 {
+        if raw.is_empty() || raw.len() > crate::limits::MAX_NODES {
             return Err(ScenarioError {
                 line: None,
                 field: Some("machine.node".into()),
-                message: "a machine needs 1 to 64 nodes".into(),
+                message: format!("a machine needs 1 to {} nodes, not {}", crate::limits::MAX_NODES, raw.len()),
             });
         }
         if raw.iter().all(|n| n.pages == 0) {
@@ -1854,14 +1877,14 @@ impl Resolver<'_> {
             };
             let mut cpus = Vec::new();
             for &c in &n.cpus {
-                if !(0..crate::machine::cpumask::MAX_CPUS as i64).contains(&c) {
+                if !(0..crate::limits::MAX_CPUS as i64).contains(&c) {
                     return Err(self.err(
                         n.cpus_span.clone(),
                         format!("{field}.cpus"),
                         format!(
                             "CPU id {c} is out of range 0..={} (the model runs machines of up to {} CPUs)",
-                            crate::machine::cpumask::MAX_CPUS - 1,
-                            crate::machine::cpumask::MAX_CPUS
+                            crate::limits::MAX_CPUS - 1,
+                            crate::limits::MAX_CPUS
                         ),
                     ));
                 }
@@ -1879,11 +1902,15 @@ impl Resolver<'_> {
                 cpu_node[c] = Some(i as NodeId);
                 cpus.push(c as CpuId);
             }
-            if first_pfn.checked_add(pages).is_none_or(|t| t > 1 << 28) {
+            if first_pfn.checked_add(pages).is_none_or(|t| t > crate::limits::MAX_PAGES) {
                 return Err(self.err(
                     n.pages_span.clone(),
                     format!("{field}.mem_pages"),
-                    "the machine has too much memory for the model (at most 2^28 pages)",
+                    format!(
+                        "the machine has too much memory for the model: its nodes add up to {} pages, at most {} (2^26)",
+                        crate::limits::group(u64::from(first_pfn) + u64::from(pages)),
+                        crate::limits::group(u64::from(crate::limits::MAX_PAGES))
+                    ),
                 ));
             }
             nodes.push(Node {
@@ -1982,7 +2009,7 @@ impl Resolver<'_> {
         let mut out: Vec<RawNode> = Vec::new();
         for (i, n) in m.node.iter().enumerate() {
             let field = format!("machine.node[{i}]");
-            let pages = self.num(&n.mem_pages, &format!("{field}.mem_pages"), 0, 1 << 26)? as u32;
+            let pages = self.num(&n.mem_pages, &format!("{field}.mem_pages"), 0, i64::from(crate::limits::MAX_PAGES))? as u32;
             let (cpus, cpus_span) = match (&n.cpus, &n.nr_cpus) {
                 (Some(c), None) => (c.get_ref().clone(), c.span()),
                 (None, Some(k)) => {
@@ -2066,7 +2093,7 @@ impl Resolver<'_> {
             let nz = zones.as_ref().and_then(|z| z.get(i));
             // The zoneinfo's managed pages, when pasted, are the node's size to the page.
             let pages = nz.map_or(n.size_mb * 256 / scale, |z| u64::from(z.sim_managed));
-            if pages > 1 << 26 {
+            if pages > u64::from(crate::limits::MAX_PAGES) {
                 return Err(self.err(
                     span.clone(),
                     "machine.mem_scale",
@@ -2169,11 +2196,15 @@ impl Resolver<'_> {
 
     fn processes(&self, topo: &Topology) -> Result<Vec<ProcessDef>, ScenarioError> {
         let mut out: Vec<ProcessDef> = Vec::new();
-        if self.file.process.len() > 1000 {
+        if self.file.process.len() > crate::limits::MAX_PROCESSES {
             return Err(ScenarioError {
                 line: None,
                 field: Some("process".into()),
-                message: "at most 1000 processes".into(),
+                message: format!(
+                    "at most {} processes, not {}",
+                    crate::limits::MAX_PROCESSES,
+                    self.file.process.len()
+                ),
             });
         }
         let forker = self.forkers()?;
@@ -2208,7 +2239,7 @@ impl Resolver<'_> {
                         ))
                     }
                 };
-                let pages = self.num(&v.pages, &format!("{vf}.pages"), 1, 1 << 26)? as u32;
+                let pages = self.num(&v.pages, &format!("{vf}.pages"), 1, i64::from(crate::limits::MAX_VMA_PAGES))? as u32;
                 total += u64::from(pages);
                 let node = match &v.node {
                     Some(n) => Some(self.num(n, &format!("{vf}.node"), 0, topo.nodes.len() as i64 - 1)? as NodeId),
@@ -2260,11 +2291,15 @@ impl Resolver<'_> {
                     nohugepage: v.nohugepage,
                 });
             }
-            if total > 1 << 28 {
+            if total > crate::limits::MAX_PROCESS_PAGES {
                 return Err(self.err(
                     p.name.span(),
                     format!("{pf}.vma"),
-                    "the VMAs are too large for the model (at most 2^28 pages per process)",
+                    format!(
+                        "the VMAs are too large for the model: {} pages, at most {} (2^28) per process",
+                        crate::limits::group(total),
+                        crate::limits::group(crate::limits::MAX_PROCESS_PAGES)
+                    ),
                 ));
             }
             let forked_by = forker[pi].as_ref().map(|&(parent, _)| parent as u16);

@@ -63,6 +63,10 @@ fn is_pairs(s: &str) -> bool {
 
 /// Reads one `/proc/vmstat` snapshot.
 pub fn parse(text: &str) -> Result<Vec<Counter>, PasteError> {
+    // Refused before it is read: a pasted text larger than any real machine prints (limits.rs).
+    if let Err(message) = crate::limits::check_bytes("the /proc/vmstat text", text.len(), crate::limits::MAX_PASTE_BYTES) {
+        return Err(PasteError { line: 1, message });
+    }
     let all = lines(text);
     let last = all.last().map(|(n, _)| *n);
     let mut out: Vec<Counter> = Vec::new();

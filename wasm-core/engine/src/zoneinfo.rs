@@ -128,6 +128,10 @@ fn note(unused: &mut Vec<String>, name: &str) {
 
 /// Reads `/proc/zoneinfo` text.
 pub fn parse(text: &str) -> Result<Zoneinfo, PasteError> {
+    // Refused before it is read: a pasted text larger than any real machine prints (limits.rs).
+    if let Err(message) = crate::limits::check_bytes("the /proc/zoneinfo text", text.len(), crate::limits::MAX_PASTE_BYTES) {
+        return Err(PasteError { line: 1, message });
+    }
     let all = lines(text);
     let last = all.last().map(|(n, _)| *n);
     let mut out = Zoneinfo::default();

@@ -15,6 +15,7 @@ import { tags } from '@lezer/highlight';
 import schema from '../../../scenarios/scenario.schema.json';
 import { completionTables, completionsAt, type ToggleName } from './completions';
 import type { Diagnostic } from './diagnostics';
+import { adoptEditorStyles } from './adoptStyles';
 
 /** Colours of the highlighted text: theme tokens, so the editor follows the lab's theme. */
 const highlight = HighlightStyle.define([
@@ -87,6 +88,7 @@ export default function CodeEditor(props: CodeEditorProps) {
       if (!found || (found.from === ctx.pos - line.from && !ctx.explicit)) return null;
       return { from: line.from + found.from, options: found.options.map((o) => ({ label: o.label, detail: o.detail, type: o.kind === 'section' ? 'namespace' : o.kind === 'op' ? 'function' : 'property' })), validFor: /^[\w[\].]*$/ };
     };
+    adoptEditorStyles();
     const v = new EditorView({
       parent: host.current,
       state: EditorState.create({

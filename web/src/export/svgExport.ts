@@ -77,7 +77,9 @@ function inlineStyles(from: Element, to: Element): void {
       .map(([p, v]) => `${p}:${v}`)
       .join(';');
     target.removeAttribute('class');
-    if (style) target.setAttribute('style', style);
+    // Through the CSSOM, not setAttribute('style'): the lab's Content-Security-Policy refuses inline
+    // style attributes (style-src 'self'), and the clone belongs to the lab's document until imported.
+    if (style && 'style' in target) (target as SVGElement).style.cssText = style;
   });
 }
 

@@ -3,6 +3,7 @@
 // text as a button that selects it (PasteBox: the three together, as Machine… and Measured… use them). What is pasted is only ever text: React puts it in the
 // DOM as text nodes, never as markup. The engine reads it (readPaste), the latest text only.
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { MAX_PASTE_BYTES, sizeProblem } from '../base/limits';
 import { errorLine, errorWithoutLine } from '../base/numactl';
 import { errorMessage } from '../engine/engine';
 import type { PasteKind, PasteKinds } from '../engine/types';
@@ -30,6 +31,12 @@ export function usePasteParse<K extends PasteKind>(
     if (empty) return;
     let stale = false;
     const timer = setTimeout(() => {
+      // Larger than the engine reads (limits.rs): said at once, the text kept, nothing sent to the worker.
+      const over = (JSON.parse(key) as string[]).map((t) => sizeProblem('the text', t, MAX_PASTE_BYTES)).find((p) => p !== null);
+      if (over) {
+        setGot({ kind: 'error', message: `line 1: ${over}` });
+        return;
+      }
       engine.readPaste(kind, JSON.parse(key) as PasteKinds[K]['texts']).then(
         (value) => {
           if (!stale) setGot({ kind: 'ok', value });
@@ -45,6 +52,16 @@ export function usePasteParse<K extends PasteKind>(
     };
   }, [empty, engine, kind, key]);
   return empty ? { kind: 'empty' } : got;
+}
+
+/** The most line numbers the gutter draws (far more than any machine's output has). */
+export const MAX_GUTTER_LINES = 20_000;
+
+/** Lines of `text`, counted without splitting it. */
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 /** The pasted text's lines with their numbers beside it; `mark` is the 1-based line an error names. */
@@ -71,7 +88,8 @@ export function NumberedTextarea({
   testId?: string;
 }) {
   const gutter = useRef<HTMLDivElement>(null);
-  const count = Math.max(1, text.split('\n').length);
+  // The gutter numbers at most MAX_GUTTER_LINES lines: a 50 MB paste must not make a million elements.
+  const count = Math.min(MAX_GUTTER_LINES, Math.max(1, lineCount(text)));
   const height = { height: `calc(${rows} * 1.45em + 0.8rem)` };
   return (
     <div className={styles.editor}>

@@ -29,14 +29,15 @@
 // with the value meaning the same (mremap_latency_limit=true is mremap_pmd_extents=false).
 // Everything read from a URL is validated here (zod) and is only ever used as data.
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
+import { group, MAX_LINK_CHARS, MAX_SCENARIO_BYTES, sizeProblem } from '../base/limits';
 import { z } from 'zod';
 import type { ToggleValue } from '../engine/types';
 
 /** Current URL format version. */
 export const URL_FORMAT_VERSION = 2;
 
-/** Largest fragment we try to read. */
-export const MAX_FRAGMENT_CHARS = 200_000;
+/** Largest fragment we try to read (the engine's limits.rs MAX_LINK_CHARS). */
+export const MAX_FRAGMENT_CHARS = MAX_LINK_CHARS;
 
 /**
  * Which scenario a link opens, at which seed when not at the scenario's own (`seed=`), and
@@ -368,6 +369,8 @@ export function decodeScenarioText(encoded: string): string {
   if (!text || compressToEncodedURIComponent(text) !== encoded) {
     throw new Error('the custom scenario (s=) is damaged: it could not be decompressed');
   }
+  const over = sizeProblem('the custom scenario (s=)', text, MAX_SCENARIO_BYTES);
+  if (over) throw new Error(over);
   return text;
 }
 
@@ -380,7 +383,7 @@ export function urlToState(fragment: string, upgraders: Readonly<Record<number, 
   const body = fragment.startsWith('#') ? fragment.slice(1) : fragment;
   if (body.trim() === '') return { ok: true, state: null, warnings: [] };
   try {
-    if (body.length > MAX_FRAGMENT_CHARS) throw new Error(`it is too long (${body.length} characters)`);
+    if (body.length > MAX_FRAGMENT_CHARS) throw new Error(`it is too long (${group(body.length)} characters after #; at most ${group(MAX_FRAGMENT_CHARS)})`);
     let pairs = splitPairs(body);
     const v = pairs.get('v');
     if (v === undefined) throw new Error('it has no format version (v=)');

@@ -223,7 +223,7 @@ crate::knobs! { Core;
     /// flushes.
     TLB_SINGLE_PAGE_FLUSH_CEILING => "tlb_single_page_flush_ceiling", KnobKind::Int { min: 0, max: 1 << 20, scale: 1 }, Some(33),
     /// Safety net: the run stops with an error after this many steps (default 5,000,000).
-    MAX_STEPS => "max_steps", KnobKind::Int { min: 1, max: 1 << 40, scale: 1 }, Some(5_000_000),
+    MAX_STEPS => "max_steps", KnobKind::Int { min: 1, max: crate::limits::MAX_STEPS as i64, scale: 1 }, Some(5_000_000),
     /// A fixed time slice in µs in place of CFS's `sched_slice`, for teaching scenarios whose
     /// steps are microseconds apart: the running thread gives the CPU up at its next return
     /// to user space after the slice, counted from when it was picked, not at the next
