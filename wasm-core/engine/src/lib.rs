@@ -14,6 +14,7 @@ pub mod counters;
 pub mod diverge;
 pub mod engine;
 pub mod explore;
+pub mod fuzzing;
 pub mod invariants;
 pub mod kernel;
 pub mod knobs;
