@@ -128,10 +128,10 @@ fn number(f: &Field) -> Result<u32, PasteError> {
         .or_else(|_| err(f.line, format!("`{}:` `{}` is not a whole number", f.key, quote(&f.value))))
 }
 
-/// The most CPUs a list may name (Linux's NR_CPUS tops out at 8192).
-const MAX_CPUS: u64 = 1 << 20;
+/// The CPUs a machine may have (limits.rs): every CPU id is below this.
+const MAX_CPUS: u64 = crate::limits::MAX_CPUS as u64;
 
-/// `0-9,80-89` as CPU numbers (empty for an empty list).
+/// `0-9,80-89` as CPU numbers (empty for an empty list), each below limits.rs `MAX_CPUS`.
 pub fn cpu_list(line: usize, s: &str, what: &str) -> Result<Vec<u32>, PasteError> {
     let mut out = Vec::new();
     for t in s.split(|c: char| c == ',' || c.is_whitespace()).filter(|t| !t.is_empty()) {
@@ -145,6 +145,16 @@ pub fn cpu_list(line: usize, s: &str, what: &str) -> Result<Vec<u32>, PasteError
         };
         if a > b {
             return err(line, format!("{what}: range `{}` runs backwards", quote(t)));
+        }
+        if b >= MAX_CPUS {
+            return err(
+                line,
+                format!(
+                    "{what}: cpu {b} in `{}` is out of range 0..={} (the model runs machines of up to {MAX_CPUS} CPUs)",
+                    quote(t),
+                    MAX_CPUS - 1
+                ),
+            );
         }
         if b - a + 1 + out.len() as u64 > MAX_CPUS {
             return err(line, format!("{what}: `{}` names too many CPUs (at most {MAX_CPUS})", quote(t)));
@@ -279,6 +289,15 @@ pub fn parse(text: &str) -> Result<Lscpu, PasteError> {
             };
             if out.nodes.iter().any(|n| n.id == id) {
                 return err(f.line, format!("a second `NUMA node{id} CPU(s):` line"));
+            }
+            if out.nodes.len() >= crate::limits::MAX_NODES {
+                return err(
+                    f.line,
+                    format!(
+                        "node {id} is one node too many (the model runs machines of up to {} nodes)",
+                        crate::limits::MAX_NODES
+                    ),
+                );
             }
             let mut cpus = cpu_list(f.line, &f.value, &f.key)?;
             cpus.sort_unstable();

@@ -72,9 +72,11 @@ fn err<T>(line: usize, message: impl Into<String>) -> Result<T, NumactlError> {
     })
 }
 
-/// The most CPUs a listing may name (Linux's NR_CPUS tops out at 8192): a typo such as
-/// `0-4000000000` is an error, not an allocation.
-const MAX_CPUS: u64 = 1 << 20;
+/// The CPUs a machine may have (limits.rs): a CPU id is below this, so a listing names at
+/// most this many and a typo such as `0-4000000000` is an error, not an allocation.
+const MAX_CPUS: u64 = crate::limits::MAX_CPUS as u64;
+/// The nodes a machine may have (limits.rs): a distance header names at most this many.
+const MAX_NODES: u64 = crate::limits::MAX_NODES as u64;
 
 /// A token with the line it came from.
 type Tok = (usize, String);
@@ -143,8 +145,8 @@ fn node_id(line: usize, s: &str) -> Result<u32, NumactlError> {
     }
 }
 
-/// Expands a list of `N` and `A-B` tokens (ascending ranges).
-fn expand(toks: &[Tok], what: &str) -> Result<Vec<(usize, u32)>, NumactlError> {
+/// Expands a list of `N` and `A-B` tokens (ascending ranges) naming at most `max` items.
+fn expand(toks: &[Tok], what: &str, max: u64) -> Result<Vec<(usize, u32)>, NumactlError> {
     let mut out = Vec::new();
     for (line, t) in toks {
         let (a, b) = match t.split_once('-') {
@@ -157,11 +159,8 @@ fn expand(toks: &[Tok], what: &str) -> Result<Vec<(usize, u32)>, NumactlError> {
         if a > b {
             return err(*line, format!("{what} range `{}` runs backwards", quote(t)));
         }
-        if b - a + 1 + out.len() as u64 > MAX_CPUS || b > u64::from(u32::MAX) {
-            return err(
-                *line,
-                format!("{what} range `{}` is too large (at most {MAX_CPUS} in all)", quote(t)),
-            );
+        if b - a + 1 + out.len() as u64 > max || b > u64::from(u32::MAX) {
+            return err(*line, format!("{what} range `{}` is too large (at most {max} in all)", quote(t)));
         }
         out.extend((a..=b).map(|v| (*line, v as u32)));
     }
@@ -358,8 +357,17 @@ fn build(recs: Vec<Rec>, last_line: usize) -> Result<NumaHardware, NumactlError>
                 if n.cpus.is_some() {
                     return err(line, format!("a second `node {node} cpus:` line"));
                 }
-                let cpus = expand(&toks, "cpu")?;
+                let cpus = expand(&toks, "cpu", MAX_CPUS)?;
                 for &(l, c) in &cpus {
+                    if u64::from(c) >= MAX_CPUS {
+                        return err(
+                            l,
+                            format!(
+                                "cpu {c} is out of range 0..={} (the model runs machines of up to {MAX_CPUS} CPUs)",
+                                MAX_CPUS - 1
+                            ),
+                        );
+                    }
                     if let Some(other) = cpu_owner.insert(c, node) {
                         return err(l, format!("cpu {c} is listed on node {other} and again on node {node}"));
                     }
@@ -385,7 +393,7 @@ fn build(recs: Vec<Rec>, last_line: usize) -> Result<NumaHardware, NumactlError>
                 if header.is_some() {
                     return err(line, "a second distance header");
                 }
-                let ids = expand(&toks, "node id")?;
+                let ids = expand(&toks, "node id", MAX_NODES)?;
                 header = Some((line, ids));
             }
             Rec::Row { line, node, toks } => {
@@ -405,6 +413,12 @@ fn build(recs: Vec<Rec>, last_line: usize) -> Result<NumaHardware, NumactlError>
     }
     if nodes.is_empty() {
         return err(1, "no `node N size:` or `node N cpus:` lines: is this numactl --hardware output?");
+    }
+    if let Some((&id, n)) = nodes.iter().nth(MAX_NODES as usize) {
+        return err(
+            n.first_line,
+            format!("node {id} is one node too many (the model runs machines of up to {MAX_NODES} nodes)"),
+        );
     }
     let mut out = Vec::with_capacity(nodes.len());
     for (&id, n) in &nodes {
@@ -433,7 +447,7 @@ fn build(recs: Vec<Rec>, last_line: usize) -> Result<NumaHardware, NumactlError>
             );
         }
         if let Some(list) = list {
-            let listed = expand(&tokens(line, &list), "node id")?;
+            let listed = expand(&tokens(line, &list), "node id", MAX_NODES)?;
             let mut listed: Vec<u32> = listed.into_iter().map(|(_, v)| v).collect();
             listed.sort_unstable();
             if !listed.iter().copied().eq(nodes.keys().copied()) {
