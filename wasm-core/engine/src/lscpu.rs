@@ -314,7 +314,7 @@ pub fn parse(text: &str) -> Result<Lscpu, PasteError> {
             .map(str::to_string)
             .or_else(|| (sec.to_ascii_lowercase().starts_with("caches") && k.starts_with('l')).then(|| k.clone()));
         if let Some(level) = level {
-            if level.len() <= 4 && level.starts_with('l') && level[1..2].chars().all(|c| c.is_ascii_digit()) {
+            if level.len() <= 4 && level.starts_with('l') && level.as_bytes().get(1).is_some_and(u8::is_ascii_digit) {
                 let (bytes, instances, total) = cache_size(f)?;
                 let name = format!("L{}", &f.key[1..level.len()]);
                 out.caches.push(Cache {
