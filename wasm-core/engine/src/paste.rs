@@ -39,6 +39,22 @@ pub fn quote(s: &str) -> String {
     }
 }
 
+/// A value from outside (a toggle's id or value, a link's part) for a one-line message: as
+/// [`quote`], with control characters (a newline, a tab, a NUL) written as escapes (`\n`).
+pub fn quote_value(s: &str) -> String {
+    let escaped: String = s
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    quote(&escaped)
+}
+
 /// The lines worth reading, as `(1-based line, text)`: `\r` and trailing blanks removed,
 /// blank lines and Markdown fences (```` ``` ````) dropped, and a mail reader's quoting
 /// (`> ` at the start of every non-blank line) taken off. Leading blanks are kept (some

@@ -134,14 +134,25 @@ impl Patch {
             ToggleKind::Bool => match text.trim() {
                 "on" | "true" | "1" | "yes" => Ok(ToggleValue::Bool(true)),
                 "off" | "false" | "0" | "no" => Ok(ToggleValue::Bool(false)),
-                other => Err(format!("toggle `{}` is on/off, not `{other}`", self.id)),
+                other => Err(format!(
+                    "toggle `{}` is on/off, not `{}`",
+                    self.id,
+                    crate::paste::quote_value(other)
+                )),
             },
             ToggleKind::Enum => self
                 .enum_values
                 .iter()
                 .find(|v| **v == text.trim())
                 .map(|v| ToggleValue::Enum((*v).into()))
-                .ok_or_else(|| format!("toggle `{}` takes one of {}, not `{text}`", self.id, self.enum_values.join(", "))),
+                .ok_or_else(|| {
+                    format!(
+                        "toggle `{}` takes one of {}, not `{}`",
+                        self.id,
+                        self.enum_values.join(", "),
+                        crate::paste::quote_value(text)
+                    )
+                }),
         }
     }
 
@@ -184,7 +195,12 @@ impl Kernel {
     /// Parses `v5.12`, `5.12`, `v4.19.3` or `v6.7-rc1`.
     pub fn parse(text: &str) -> Result<Kernel, String> {
         let t = text.trim();
-        let bad = || format!("`{t}` is not a kernel version (expected vMAJOR.MINOR, e.g. v5.12)");
+        let bad = || {
+            format!(
+                "`{}` is not a kernel version (expected vMAJOR.MINOR, e.g. v5.12)",
+                crate::paste::quote_value(t)
+            )
+        };
         let body = t.strip_prefix('v').unwrap_or(t);
         let body = body.split('-').next().unwrap_or("");
         let mut parts = body.split('.');
@@ -417,10 +433,13 @@ impl ToggleSet {
         if let Some(r) = renamed(id) {
             return self.set(r.new, r.translate(&value)?);
         }
-        let idx = registry()
-            .iter()
-            .position(|p| p.id == id)
-            .ok_or_else(|| format!("unknown toggle `{id}` (known toggles: {})", known_ids()))?;
+        let idx = registry().iter().position(|p| p.id == id).ok_or_else(|| {
+            format!(
+                "unknown toggle `{}` (known toggles: {})",
+                crate::paste::quote_value(id),
+                known_ids()
+            )
+        })?;
         let patch = registry()[idx];
         let value = match (&value, patch.kind) {
             (ToggleValue::Bool(_), ToggleKind::Bool) => value,
@@ -468,7 +487,11 @@ impl ToggleSet {
             return self.default_to(r.new, r.translate(&value)?);
         }
         let Some(i) = registry().iter().position(|p| p.id == id) else {
-            return Err(format!("unknown toggle `{id}` (known toggles: {})", known_ids()));
+            return Err(format!(
+                "unknown toggle `{}` (known toggles: {})",
+                crate::paste::quote_value(id),
+                known_ids()
+            ));
         };
         if !self.explicit[i] {
             self.set(id, value)?;
@@ -501,7 +524,13 @@ impl ToggleSet {
         if renamed(id).is_some() {
             return self.set(id, ToggleValue::Enum(text.into()));
         }
-        let patch = find(id).ok_or_else(|| format!("unknown toggle `{id}` (known toggles: {})", known_ids()))?;
+        let patch = find(id).ok_or_else(|| {
+            format!(
+                "unknown toggle `{}` (known toggles: {})",
+                crate::paste::quote_value(id),
+                known_ids()
+            )
+        })?;
         let v = patch.parse_value(text)?;
         self.set(id, v)
     }

@@ -131,7 +131,18 @@ impl fmt::Display for Schedule {
 
 /// At most 24 characters of `s` for a message.
 fn shorten(s: &str) -> String {
-    let mut out: String = s.chars().take(24).collect();
+    // Control characters as escapes, so the message stays one line.
+    let mut out: String = s
+        .chars()
+        .take(24)
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
     if s.chars().count() > 24 {
         out.push('…');
     }
