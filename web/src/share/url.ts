@@ -30,6 +30,7 @@
 // Everything read from a URL is validated here (zod) and is only ever used as data.
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from 'lz-string';
 import { group, MAX_LINK_CHARS, MAX_SCENARIO_BYTES, sizeProblem } from '../base/limits';
+import { decompressedLength } from './lzLength';
 import { z } from 'zod';
 import type { ToggleValue } from '../engine/types';
 
@@ -364,6 +365,12 @@ export function upgradePairs(version: number, pairs: Map<string, string>, upgrad
 
 /** Decodes custom scenario text from `s=`; throws if it is damaged. */
 export function decodeScenarioText(encoded: string): string {
+  // Its length first: a few dozen KB of link can stand for gigabytes of text (lzLength.ts).
+  const size = decompressedLength(encoded, MAX_SCENARIO_BYTES);
+  if (size.kind === 'over') {
+    throw new Error(`the custom scenario (s=) would decompress to more than ${group(MAX_SCENARIO_BYTES)} characters; at most ${group(MAX_SCENARIO_BYTES)} bytes are read`);
+  }
+  if (size.kind === 'damaged') throw new Error('the custom scenario (s=) is damaged: it could not be decompressed');
   const text = decompressFromEncodedURIComponent(encoded);
   // Decompression of garbage often "succeeds" with junk: accept only canonical input.
   if (!text || compressToEncodedURIComponent(text) !== encoded) {
