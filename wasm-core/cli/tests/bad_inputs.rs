@@ -222,6 +222,13 @@ fn catalogue() -> Vec<Case> {
             &["{f}", "count", "1024"],
         ),
         scenario(
+            "10^6 threads from counts in a 300-byte file",
+            GOOD.replacen("name = \"p\"", "name = \"p{p}\"\ncount = 1000", 1)
+                .replacen("[[process.thread]]", "[[process.thread]]\ncount = 1024", 1)
+                .into_bytes(),
+            &["{f}", "process[0].thread[0].count", "8,192 threads"],
+        ),
+        scenario(
             "a node with no memory anywhere",
             edit("mem_pages = 64", "mem_pages = 0"),
             &["{f}", "mem_pages"],

@@ -29,6 +29,17 @@ pub const MAX_PROCESS_PAGES: u64 = 1 << 28;
 /// Processes of a scenario after every `count` is expanded.
 pub const MAX_PROCESSES: usize = 1000;
 
+/// VMAs of all the processes of a scenario after every `count` is expanded (each VMA keeps
+/// its page-table and rmap state; the largest built-in has 768).
+pub const MAX_VMAS: u64 = 1 << 16;
+
+/// Threads of a scenario after every `count` is expanded (the largest built-in has 256).
+pub const MAX_THREADS: u64 = 1 << 13;
+
+/// Operations of all the threads of a scenario after every `count` is expanded (an operation
+/// takes tens of bytes; the largest built-in has 1,024).
+pub const MAX_OPS: u64 = 1 << 20;
+
 /// The largest `knobs.max_steps` (the step budget of a run; 5,000,000 by default). At the
 /// 2.15 M steps/s wasm ran the largest built-in run at, 2^32 steps take about half an hour.
 pub const MAX_STEPS: u64 = 1 << 32;
@@ -96,6 +107,24 @@ pub const LIMITS: &[Limit] = &[
         value: MAX_PROCESSES as u64,
         what: "processes, `count`s expanded",
         field: "`process`",
+    },
+    Limit {
+        name: "MAX_VMAS",
+        value: MAX_VMAS,
+        what: "VMAs of all processes, `count`s expanded",
+        field: "`process[].vma`",
+    },
+    Limit {
+        name: "MAX_THREADS",
+        value: MAX_THREADS,
+        what: "threads of all processes, `count`s expanded",
+        field: "`process[].thread`",
+    },
+    Limit {
+        name: "MAX_OPS",
+        value: MAX_OPS,
+        what: "operations of all threads, `count`s expanded",
+        field: "`process[].thread[].ops`",
     },
     Limit {
         name: "MAX_STEPS",

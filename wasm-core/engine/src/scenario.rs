@@ -1337,6 +1337,56 @@ pub fn parse(text: &str, params: &[(String, i64)]) -> Result<Scenario, ScenarioE
 /// The most copies one `count` makes.
 const MAX_COPIES: i64 = 1024;
 
+/// VMAs, threads and operations of the processes expanded so far ([`Resolver::expand`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Expanded {
+    vmas: u64,
+    threads: u64,
+    ops: u64,
+}
+
+impl Expanded {
+    /// A process's tables as written, each counted once.
+    fn of_process(p: &ProcessSpec) -> Self {
+        Expanded {
+            vmas: p.vma.len() as u64,
+            threads: p.thread.len() as u64,
+            ops: p.thread.iter().map(|t| t.ops.len() as u64).sum(),
+        }
+    }
+
+    /// Adds `times` copies of `each`; an error naming `field` and the limit when a total
+    /// passes limits.rs `MAX_VMAS`, `MAX_THREADS` or `MAX_OPS`.
+    fn add(&mut self, each: Expanded, times: u64, field: &str) -> Result<(), ScenarioError> {
+        use crate::limits::{group, MAX_OPS, MAX_THREADS, MAX_VMAS};
+        let next = Expanded {
+            vmas: self.vmas + each.vmas * times,
+            threads: self.threads + each.threads * times,
+            ops: self.ops + each.ops * times,
+        };
+        for (what, n, max) in [
+            ("VMAs", next.vmas, MAX_VMAS),
+            ("threads", next.threads, MAX_THREADS),
+            ("operations", next.ops, MAX_OPS),
+        ] {
+            if n > max {
+                return Err(ScenarioError {
+                    line: None,
+                    field: Some(field.to_string()),
+                    message: format!(
+                        "the processes' `count`s make more than {} {what} in all (at least {}); at most {} are run",
+                        group(max),
+                        group(n),
+                        group(max)
+                    ),
+                });
+            }
+        }
+        *self = next;
+        Ok(())
+    }
+}
+
 /// Replaces every `{key}` in `s` by `index`.
 fn subst(s: &str, key: &str, index: i64) -> String {
     s.replace(key, &index.to_string())
@@ -1588,20 +1638,28 @@ impl Resolver<'_> {
         Ok(params)
     }
 
-    /// `items` with each one that has a `count` replaced by that many `copy(item, k)`.
+    /// `items` with each one that has a `count` replaced by that many `copy(item, k)`, each
+    /// copy charged to `used` as `charge` gives it (refused before it is made when over).
     fn copies<T: Clone>(
         &self,
         items: &[T],
         field: &str,
         count: impl Fn(&T) -> Option<&Num>,
         copy: impl Fn(&T, i64) -> T,
+        used: &mut Expanded,
+        charge: impl Fn(&T) -> Expanded,
     ) -> Result<Vec<T>, ScenarioError> {
         let mut out = Vec::new();
         for (i, item) in items.iter().enumerate() {
             match count(item) {
-                None => out.push(item.clone()),
+                None => {
+                    used.add(charge(item), 1, field)?;
+                    out.push(item.clone());
+                }
                 Some(n) => {
-                    let c = self.num(n, &format!("{field}[{i}].count"), 0, MAX_COPIES)?;
+                    let f = format!("{field}[{i}].count");
+                    let c = self.num(n, &f, 0, MAX_COPIES)?;
+                    used.add(charge(item), c as u64, &f)?;
                     out.extend((0..c).map(|k| copy(item, k)));
                 }
             }
@@ -1613,6 +1671,10 @@ impl Resolver<'_> {
     /// one's VMAs and threads (`{i}`). An index left in a name after that is an error.
     fn expand(&self) -> Result<Vec<ProcessSpec>, ScenarioError> {
         let mut out = Vec::new();
+        // What the copies made so far hold, checked against limits.rs before each is made:
+        // `count`s multiply (1024 processes of 1024 threads of a long `ops` list), so a short
+        // file could otherwise ask for gigabytes.
+        let mut used = Expanded::default();
         for (pi, p) in self.file.process.iter().enumerate() {
             let pf = format!("process[{pi}]");
             let copies = match &p.count {
@@ -1626,6 +1688,10 @@ impl Resolver<'_> {
                 }
                 Some(n) => Some(self.num(n, &format!("{pf}.count"), 0, MAX_COPIES)?),
             };
+            // The process copies as written (before their own tables' `count`s): charged
+            // to a scratch copy of `used`, so that the copies are not made when too many.
+            let mut trial = used;
+            trial.add(Expanded::of_process(p), copies.map_or(1, |c| c as u64), &format!("{pf}.count"))?;
             let procs: Vec<ProcessSpec> = match copies {
                 None => vec![p.clone()],
                 Some(c) => (0..c)
@@ -1647,6 +1713,11 @@ impl Resolver<'_> {
                         count: None,
                         ..subst_vma(v, "{i}", k)
                     },
+                    &mut used,
+                    |_| Expanded {
+                        vmas: 1,
+                        ..Expanded::default()
+                    },
                 )?;
                 let threads = self.copies(
                     &q.thread,
@@ -1655,6 +1726,12 @@ impl Resolver<'_> {
                     |t, k| ThreadSpec {
                         count: None,
                         ..subst_thread(t, "{i}", k)
+                    },
+                    &mut used,
+                    |t| Expanded {
+                        threads: 1,
+                        ops: t.ops.len() as u64,
+                        ..Expanded::default()
                     },
                 )?;
                 for key in ["{p}", "{i}"] {
