@@ -36,9 +36,11 @@ pub const MAX_VMAS: u64 = 1 << 16;
 /// Threads of a scenario after every `count` is expanded (the largest built-in has 256).
 pub const MAX_THREADS: u64 = 1 << 13;
 
-/// Operations of all the threads of a scenario after every `count` is expanded (an operation
-/// takes tens of bytes; the largest built-in has 1,024).
-pub const MAX_OPS: u64 = 1 << 20;
+/// Operations of all the threads of a scenario after every `count` is expanded (the largest
+/// built-in has 1,024). Parsing holds each copy as the file's table, about 1.1 KB: 2^18 of them
+/// took 0.70 s and 300 MB peak RSS, 2^20 took 2.6 s and 1.16 GB (`mmviz run`, debug build,
+/// 8,192 threads of 32 or 128 `compute`s, BENCHMARKS.md "Limits").
+pub const MAX_OPS: u64 = 1 << 18;
 
 /// The largest `knobs.max_steps` (the step budget of a run; 5,000,000 by default). At the
 /// 2.15 M steps/s wasm ran the largest built-in run at, 2^32 steps take about half an hour.

@@ -18,7 +18,7 @@ export const MAX_VMAS = 65536;
 /** threads of all processes, `count`s expanded (process[].thread). */
 export const MAX_THREADS = 8192;
 /** operations of all threads, `count`s expanded (process[].thread[].ops). */
-export const MAX_OPS = 1048576;
+export const MAX_OPS = 262144;
 /** the step budget of a run (knobs.max_steps). */
 export const MAX_STEPS = 4294967296;
 /** bytes of a scenario's text (a scenario file, the editor, a link's s=). */
