@@ -231,14 +231,14 @@ pub fn link(data: &[u8]) {
                     scenario_text = Some(b.text.to_string());
                     Ok(())
                 }
-                None => Err(format!("no built-in scenario {v}")),
+                None => Err(format!("no built-in scenario `{}`", crate::paste::quote_value(&v))),
             },
             "s" => {
                 scenario_text = Some(v.clone());
                 Ok(())
             }
             "sched" => crate::core::Schedule::parse(&v).map(|s| schedule = s),
-            "seed" => v.parse::<u64>().map(|s| seed = Some(s)).map_err(|e| e.to_string()),
+            "seed" => v.parse::<u64>().map(|s| seed = Some(s)).map_err(|e| format!("seed: {e}")),
             "ab" => ab(&v, &mut toggles),
             _ => {
                 if let Some(id) = k.strip_prefix("t.") {
@@ -272,8 +272,9 @@ pub fn link(data: &[u8]) {
 /// A comparison: `t.ID:A,B` (a toggle's two values), `k:V1,V2` (two kernel versions),
 /// `p:MECH/NAME,MECH/NAME` (two presets). The first side is applied to `toggles`.
 fn ab(v: &str, toggles: &mut ToggleSet) -> Result<(), String> {
-    let (what, pair) = v.split_once(':').ok_or_else(|| format!("`{v}` has no `:`"))?;
-    let (a, b) = pair.split_once(',').ok_or_else(|| format!("`{pair}` is not two values"))?;
+    let q = crate::paste::quote_value;
+    let (what, pair) = v.split_once(':').ok_or_else(|| format!("`{}` has no `:`", q(v)))?;
+    let (a, b) = pair.split_once(',').ok_or_else(|| format!("`{}` is not two values", q(pair)))?;
     if let Some(id) = what.strip_prefix("t.") {
         let mut other = toggles.clone();
         other.set_text(id, b)?;
@@ -287,11 +288,11 @@ fn ab(v: &str, toggles: &mut ToggleSet) -> Result<(), String> {
         for p in [a, b] {
             let name = p.rsplit('/').next().unwrap_or(p);
             if !crate::registry::MECHANISMS.iter().any(|m| m.presets.iter().any(|x| x.name == name)) {
-                return Err(format!("no preset {p}"));
+                return Err(format!("no preset `{}`", q(p)));
             }
         }
         Ok(())
     } else {
-        Err(format!("`{what}` is not a comparison"))
+        Err(format!("`{}` is not a comparison", q(what)))
     }
 }
