@@ -222,6 +222,7 @@ pub fn link(data: &[u8]) {
     let mut params: Vec<(String, i64)> = Vec::new();
     let mut schedule = crate::core::Schedule::default();
     let mut seed: Option<u64> = None;
+    let mut builtin: Option<&'static crate::builtin::Builtin> = None;
     for part in body.split('&') {
         let (k, v) = part.split_once('=').unwrap_or((part, ""));
         let (k, v) = (percent_decode(k), percent_decode(v));
@@ -229,12 +230,14 @@ pub fn link(data: &[u8]) {
             "sc" => match crate::builtin::find(&v) {
                 Some(b) => {
                     scenario_text = Some(b.text.to_string());
+                    builtin = Some(b);
                     Ok(())
                 }
                 None => Err(format!("no built-in scenario `{}`", crate::paste::quote_value(&v))),
             },
             "s" => {
                 scenario_text = Some(v.clone());
+                builtin = None;
                 Ok(())
             }
             "sched" => crate::core::Schedule::parse(&v).map(|s| schedule = s),
@@ -257,7 +260,13 @@ pub fn link(data: &[u8]) {
         }
     }
     let Some(st) = scenario_text else { return };
-    match crate::scenario::parse(&st, &params) {
+    // A built-in without params parses the same every time: once per process (the scenario
+    // target covers the parser; this one is about the link's parts).
+    let parsed = match builtin {
+        Some(b) if params.is_empty() => parsed_builtin(b),
+        _ => crate::scenario::parse(&st, &params),
+    };
+    match parsed {
         Ok(mut s) => {
             s.schedule = schedule;
             if let Some(seed) = seed {
@@ -267,6 +276,19 @@ pub fn link(data: &[u8]) {
         }
         Err(e) => scenario_error("link scenario", &st, &e),
     }
+}
+
+fn parsed_builtin(b: &'static crate::builtin::Builtin) -> Result<crate::scenario::Scenario, crate::scenario::ScenarioError> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Cache = Mutex<HashMap<&'static str, Result<crate::scenario::Scenario, crate::scenario::ScenarioError>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut map = match cache.lock() {
+        Ok(m) => m,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    map.entry(b.id).or_insert_with(|| crate::scenario::parse(b.text, &[])).clone()
 }
 
 /// A comparison: `t.ID:A,B` (a toggle's two values), `k:V1,V2` (two kernel versions),
