@@ -25,6 +25,9 @@ use crate::patches::ToggleSet;
 /// Steps a target runs of a scenario it accepted.
 pub const STEPS: u64 = 300;
 
+/// Steps the link target runs of a scenario a link names (the invariants checked at the end).
+pub const LINK_STEPS: u64 = 40;
+
 /// The largest machine (simulated pages) a target boots; larger ones are parsed only.
 pub const BOOT_PAGES: u32 = 1 << 14;
 
@@ -154,19 +157,22 @@ pub fn vmstat(data: &[u8]) {
     }
 }
 
-/// Boots `scenario` under `toggles` when its machine is small and runs its first
-/// [`STEPS`] steps, checking the invariants after each.
-fn boot_and_step(what: &str, scenario: &crate::scenario::Scenario, toggles: &ToggleSet) {
+/// Boots `scenario` under `toggles` when its machine is small and runs its first `steps`
+/// steps, checking the invariants after each when `every_step`, else after the last.
+fn boot_and_step(what: &str, scenario: &crate::scenario::Scenario, toggles: &ToggleSet, steps: u64, every_step: bool) {
     if scenario.topology.total_pages() > BOOT_PAGES {
         return;
     }
     let mut sim = crate::engine::Sim::new(scenario, toggles, false);
-    for _ in 0..STEPS {
-        if sim.step().is_none() {
-            break;
+    for i in 0..steps {
+        let more = sim.step().is_some();
+        if every_step || !more || i + 1 == steps {
+            if let Err(e) = crate::invariants::check(&sim) {
+                panic!("{what}: invariant broken after step {}: {e}", sim.st.step);
+            }
         }
-        if let Err(e) = crate::invariants::check(&sim) {
-            panic!("{what}: invariant broken after step {}: {e}", sim.st.step);
+        if !more {
+            break;
         }
     }
 }
@@ -184,7 +190,7 @@ fn scenario_error(what: &str, text: &str, e: &crate::scenario::ScenarioError) {
 pub fn scenario(data: &[u8]) {
     let t = text(data);
     match crate::scenario::parse(&t, &[]) {
-        Ok(s) => boot_and_step("scenario", &s, &ToggleSet::default()),
+        Ok(s) => boot_and_step("scenario", &s, &ToggleSet::default(), STEPS, true),
         Err(e) => scenario_error("scenario", &t, &e),
     }
 }
@@ -272,7 +278,9 @@ pub fn link(data: &[u8]) {
             if let Some(seed) = seed {
                 s.seed = seed;
             }
-            boot_and_step("link", &s, &toggles);
+            // The link's toggles, schedule and seed at work for a few steps: the scenario
+            // target steps further with the invariants checked at every step.
+            boot_and_step("link", &s, &toggles, LINK_STEPS, false);
         }
         Err(e) => scenario_error("link scenario", &st, &e),
     }
