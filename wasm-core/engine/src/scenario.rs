@@ -1550,7 +1550,8 @@ impl Resolver<'_> {
                 *self.params.get(name).ok_or_else(|| {
                     let known: Vec<&str> = self.params.keys().map(String::as_str).collect();
                     format!(
-                        "unknown parameter `${name}` (declared: {})",
+                        "unknown parameter `${}` (declared: {})",
+                        crate::paste::quote_value(name),
                         if known.is_empty() { "none".into() } else { known.join(", ") }
                     )
                 })?
@@ -1620,9 +1621,10 @@ impl Resolver<'_> {
             let p = params.iter_mut().find(|p| &p.name == name).ok_or_else(|| {
                 let known: Vec<&str> = f.params.keys().map(String::as_str).collect();
                 ScenarioError::input(
-                    format!("param {name}"),
+                    format!("param {}", crate::paste::quote_value(name)),
                     format!(
-                        "this scenario has no parameter `{name}` (it has: {})",
+                        "this scenario has no parameter `{}` (it has: {})",
+                        crate::paste::quote_value(name),
                         if known.is_empty() { "none".into() } else { known.join(", ") }
                     ),
                 )
@@ -1784,7 +1786,11 @@ impl Resolver<'_> {
                 return Err(self.err(
                     n.span(),
                     field,
-                    format!("unknown cost `{name}` (known: {})", Costs::names().join(", ")),
+                    format!(
+                        "unknown cost `{}` (known: {})",
+                        crate::paste::quote_value(name),
+                        Costs::names().join(", ")
+                    ),
                 ));
             }
         }
@@ -2243,7 +2249,11 @@ impl Resolver<'_> {
             let field = format!("knobs.{name}");
             let Some(def) = crate::registry::KNOBS.iter().find(|k| k.name == name) else {
                 let known: Vec<&str> = crate::registry::KNOBS.iter().map(|k| k.name).collect();
-                return Err(self.err(v.span(), field, format!("unknown knob `{name}` (known: {})", known.join(", "))));
+                return Err(self.err(
+                    v.span(),
+                    field,
+                    format!("unknown knob `{}` (known: {})", crate::paste::quote_value(name), known.join(", ")),
+                ));
             };
             let value = match (def.kind, v.get_ref()) {
                 (crate::knobs::KnobKind::Bool, toml::Value::Boolean(b)) => i64::from(*b),
@@ -2843,7 +2853,8 @@ impl Resolver<'_> {
             processes.iter().position(|p| p.name == name).ok_or_else(|| {
                 let names: Vec<&str> = processes.iter().map(|p| p.name.as_str()).collect();
                 format!(
-                    "no process named `{name}` (processes: {})",
+                    "no process named `{}` (processes: {})",
+                    crate::paste::quote_value(name),
                     if names.is_empty() { "none".into() } else { names.join(", ") }
                 )
             })
