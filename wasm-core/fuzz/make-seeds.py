@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the raw seed inputs of every target into seeds-raw/ (not committed) from the
-repository's scenarios, importer fixtures and golden links; `cargo fuzz cmin`-style merging
-(README.md) then keeps the ones that add coverage in seeds/."""
+repository's scenarios, importer fixtures and golden links; a set-cover merge with a long
+run's corpus (README.md, "Seeds") gives the committed seeds/."""
 import json, os, glob, shutil
 
 here = os.path.dirname(os.path.abspath(__file__))
