@@ -1,6 +1,6 @@
 //! The fuzz targets: one function per reader of outside text, taking raw bytes. The
 //! libFuzzer crate (`wasm-core/fuzz`, `cargo +nightly fuzz run TARGET`) calls them, and
-//! `tests/fuzz_corpus.rs` replays the committed corpus and the regression inputs through the
+//! `tests/fuzz.rs` replays the committed corpus and the regression inputs through the
 //! same functions on stable (the short run in CI).
 //!
 //! Each target reads the bytes as the lab or the CLI would hand them over (UTF-8, bad bytes
